@@ -1,0 +1,290 @@
+"""Bots: players that choose from an observation and the legal actions, never from the game.
+
+>>> import chasetheace as cta
+>>> game = cta.Game(cta.Rules(), players=4, seed=3)
+>>> bots = [cta.ThresholdBot(8), cta.RandomBot(), cta.CountingBot(), cta.ThresholdBot(6)]
+>>> cta.play_game(game, bots, seed=3)
+>>> game.over
+True
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol, runtime_checkable
+
+from .cards import Card, pack, parse_rank, rank_char
+from .game import Action, Game
+from .rules import STRENGTH
+
+__all__ = ["Bot", "RandomBot", "ThresholdBot", "CountingBot", "play_game", "make_bot", "BOT_KINDS"]
+
+Observation = Mapping[str, Any]
+
+
+@runtime_checkable
+class Bot(Protocol):
+    """Anything with ``choose(observation, legal, rng) -> Action``."""
+
+    def choose(self, observation: Observation, legal: Sequence[Action],
+               rng: random.Random) -> Action:
+        """Pick one of ``legal`` knowing only ``observation``."""
+        ...
+
+
+class RandomBot:
+    """Keeps or swaps at random."""
+
+    name = "random"
+
+    def choose(self, observation: Observation, legal: Sequence[Action],
+               rng: random.Random) -> Action:
+        """A uniformly random legal action."""
+        return rng.choice(list(legal))
+
+    def __repr__(self) -> str:
+        return "RandomBot()"
+
+
+class ThresholdBot:
+    """Swaps when holding a card weaker than ``threshold`` (a rank, e.g. 8 or 'T'); else keeps."""
+
+    name = "threshold"
+
+    def __init__(self, threshold: int | str = 8) -> None:
+        self.threshold = parse_rank(threshold)
+
+    def choose(self, observation: Observation, legal: Sequence[Action],
+               rng: random.Random) -> Action:
+        """Keep at or above the threshold's strength."""
+        strength = STRENGTH[observation["rules"]["ranking"]]
+        card = Card.parse(observation["card"])
+        return Action.KEEP if strength[card.rank] >= strength[self.threshold] else Action.SWAP
+
+    def __repr__(self) -> str:
+        return f"ThresholdBot({rank_char(self.threshold)!r})"
+
+
+class CountingBot:
+    """Uses everything its seat may know to compare the chance of losing if it keeps or swaps.
+
+    It tracks the cards it gave and received, shown blockers and kings, announcements, and,
+    with ``between_hands = to-bottom``, the order of the cards that went under the stock, so it
+    knows which cards were dealt and what the dealer would draw.
+    """
+
+    name = "counting"
+
+    def __init__(self) -> None:
+        self._tracker: _Tracker | None = None
+
+    def choose(self, observation: Observation, legal: Sequence[Action],
+               rng: random.Random) -> Action:
+        """Keep unless swapping lowers the estimated chance of holding the lowest card."""
+        tracker = self._tracker
+        if tracker is None or not tracker.follows(observation):
+            tracker = self._tracker = _Tracker(observation)
+        tracker.update(observation)
+        keep, swap = tracker.loss_estimates(observation)
+        return Action.SWAP if swap < keep - 1e-12 else Action.KEEP
+
+    def __repr__(self) -> str:
+        return "CountingBot()"
+
+
+class _Tracker:
+    """What one seat can work out from its observations, updated event by event."""
+
+    def __init__(self, obs: Observation) -> None:
+        rules = obs["rules"]
+        self.seat: int = obs["seat"]
+        self.rules = rules
+        self.strength = STRENGTH[rules["ranking"]]
+        self.blocker: int | None = (None if rules["blocker"] == "none" else 13
+                                    if rules["blocker"] == "king" else
+                                    1 if rules["ranking"] == "ace-high" else 13)
+        self.pack = pack(rules["deck"])
+        self.stock: list[Card | None] = [None] * len(self.pack)
+        self.held: dict[int, Card | None] = {}
+        self.rank_at: dict[int, int] = {}
+        self.set_aside: Card | None = None
+        self.pending: tuple[int, Card | None] | None = None
+        self.after_shuffle = False
+        self.seen = 0
+        self.mark: Any = None
+
+    def follows(self, obs: Observation) -> bool:
+        history = obs["history"]
+        return (obs["seat"] == self.seat and len(history) >= self.seen
+                and (self.seen == 0 or history[self.seen - 1] == self.mark))
+
+    def update(self, obs: Observation) -> None:
+        history = obs["history"]
+        for ev in history[self.seen:]:
+            self._apply(ev)
+        self.seen = len(history)
+        self.mark = history[-1] if history else None
+        for s, text in enumerate(obs["cards"]):
+            if text is not None:
+                self.held[s] = Card.parse(text)
+
+    def _apply(self, ev: Mapping[str, Any]) -> None:
+        kind = ev["type"]
+        if kind == "shuffle":
+            self.after_shuffle = True
+            return
+        if kind == "hand_started":
+            if self.after_shuffle:
+                self.stock = [None] * len(self.pack)
+            self.order = list(ev["order"])
+            self.held, self.rank_at, self.set_aside, self.pending = {}, {}, None, None
+        elif kind == "dealt":
+            k = ev["count"]
+            for seat, card in zip(self.order, self.stock[:k]):
+                self.held[seat] = card
+            del self.stock[:k]
+            for seat, text in ev["cards"]:
+                self.held[seat] = Card.parse(text)
+        elif kind in ("king_jerk", "show_blocker"):
+            self.held[ev["seat"]] = Card.parse(ev["card"])
+        elif kind == "blocked":
+            self.held[ev["neighbour"]] = Card.parse(ev["card"])
+        elif kind == "swap":
+            a, b = ev["seat"], ev["neighbour"]
+            self.held[a], self.held[b] = self.held.get(b), self.held.get(a)
+            self.rank_at[a], self.rank_at[b] = self.rank_at.pop(b, 0), self.rank_at.pop(a, 0)
+            if "given" in ev:
+                mine, theirs = Card.parse(ev["given"]), Card.parse(ev["received"])
+                self.held[a], self.held[b] = theirs, mine
+            if ev["announced"]:
+                self.rank_at[a] = ev["announced"]
+        elif kind == "dealer_exchange":
+            pos, d = ev["position"], ev["seat"]
+            drawn = Card.parse(ev["drawn"]) if "drawn" in ev else self.stock[pos]
+            self.pending = (pos, self.held.get(d))
+            del self.stock[pos]
+            self.set_aside = self.held.get(d)
+            self.held[d] = drawn
+        elif kind == "dealer_drew_blocker" and ev["rule"] == "void" and self.pending:
+            pos, original = self.pending
+            self.stock.insert(pos, Card.parse(ev["card"]))
+            self.held[ev["seat"]], self.set_aside = original, None
+        elif kind in ("dealer_same_rank",):
+            self.set_aside = Card.parse(ev["given"])
+            self.held[ev["seat"]] = Card.parse(ev["drawn"])
+        elif kind == "showdown":
+            for seat, text in ev["cards"]:
+                self.held[seat] = Card.parse(text)
+        elif kind == "collected":
+            ours = [self.held.get(s) for s in self.order] + (
+                [self.set_aside] if len(ev["cards"]) > len(self.order) else [])
+            for text, guess in zip(ev["cards"], ours):
+                self.stock.append(Card.parse(text) if text is not None else guess)
+        self.after_shuffle = False
+
+    # --- the decision ---------------------------------------------------------------------
+
+    def loss_estimates(self, obs: Observation) -> tuple[float, float]:
+        """Estimated chances of losing this hand if it keeps, and if it swaps."""
+        me, dealer = self.seat, obs["dealer"]
+        mine = Card.parse(obs["card"])
+        living = [s for s in obs["order"]]
+        others = {s: self._strength_at(s) for s in living if s != me}
+        located = {c for c in self.held.values() if c is not None} | {
+            c for c in self.stock if c is not None}
+        if self.set_aside is not None:
+            located.add(self.set_aside)
+        located.add(mine)
+        pool = [c for c in self.pack if c not in located]
+        keep = self._p_lose(self.strength[mine.rank], others, pool)
+        if me == dealer:
+            return keep, self._dealer_swap(mine, others, pool)
+        nb = next(s for s in living[living.index(me) + 1:] + living if s != me)
+        known = self.held.get(nb)
+        outcomes: list[tuple[Card, list[Card]]]
+        if known is not None:
+            outcomes = [(known, pool)]
+        else:
+            outcomes = [(d, [c for c in pool if c is not d]) for d in pool]
+        total = 0.0
+        for d, rest in outcomes:
+            if self.blocker is not None and d.rank == self.blocker:
+                total += self._p_lose(self.strength[mine.rank], {**others, nb: 14}, rest)
+            else:
+                total += self._p_lose(self.strength[d.rank],
+                                      {**others, nb: self.strength[mine.rank]}, rest)
+        return keep, total / max(1, len(outcomes))
+
+    def _strength_at(self, seat: int) -> int | None:
+        card = self.held.get(seat)
+        if card is not None:
+            return self.strength[card.rank]
+        rank = self.rank_at.get(seat)
+        return self.strength[rank] if rank else None
+
+    def _p_lose(self, mine: int, others: Mapping[int, int | None], pool: list[Card]) -> float:
+        known = [v for v in others.values() if v is not None]
+        if any(v < mine for v in known):
+            return 0.0
+        unknown = sum(1 for v in others.values() if v is None)
+        higher = sum(1 for c in pool if self.strength[c.rank] > mine)
+        if unknown == 0:
+            return 1.0
+        if unknown > len(pool):
+            return 0.0
+        return math.comb(higher, unknown) / math.comb(len(pool), unknown)
+
+    def _dealer_swap(self, mine: Card, others: Mapping[int, int | None],
+                     pool: list[Card]) -> float:
+        rules = self.rules
+        if rules["dealer_exchange"] == "top":
+            slots: list[Card | None] = self.stock[:1]
+        else:
+            slots = list(self.stock)
+        total = 0.0
+        count = 0
+        for slot in slots:
+            draws = [slot] if slot is not None else pool
+            for d in draws:
+                count += 1
+                rest = [c for c in pool if c is not d]
+                if self.blocker is not None and d.rank == self.blocker:
+                    rule = rules["dealer_draws_blocker"]
+                    if rule == "void":
+                        total += self._p_lose(self.strength[mine.rank], others, rest)
+                        continue
+                    if rule == "dealer-loses":
+                        total += 1.0
+                        continue
+                if d.rank == mine.rank and rules["dealer_same_rank"] != "none":
+                    continue
+                total += self._p_lose(self.strength[d.rank], others, rest)
+        return total / max(1, count)
+
+
+BOT_KINDS = ("random", "threshold", "counting")
+
+
+def make_bot(spec: str) -> Bot:
+    """A bot from a short spec: ``random``, ``threshold``, ``threshold:8``, ``counting``."""
+    kind, _, arg = spec.strip().lower().partition(":")
+    if kind == "random" and not arg:
+        return RandomBot()
+    if kind == "threshold":
+        return ThresholdBot(arg or 8)
+    if kind == "counting" and not arg:
+        return CountingBot()
+    raise ValueError(f"unknown bot {spec!r}: allowed random, threshold, threshold:RANK, counting")
+
+
+def play_game(game: Game, bots: Sequence[Bot], *, seed: int | None = None,
+              rng: random.Random | None = None) -> None:
+    """Let ``bots`` (one per seat) play ``game`` to the end, each seeing only its observation."""
+    if len(bots) != game.players:
+        raise ValueError(f"need {game.players} bots, one per seat, got {len(bots)}")
+    rng = rng if rng is not None else random.Random(seed)
+    while game.to_act is not None:
+        seat = game.to_act
+        game.act(bots[seat].choose(game.observation(seat), game.legal_actions(), rng))

@@ -1,0 +1,650 @@
+"""The Chase the Ace state machine (RULES.md part A).
+
+>>> import chasetheace as cta
+>>> game = cta.Game(cta.Rules.preset("standard"), players=3, seed=1)
+>>> game.to_act is not None and game.legal_actions() == [cta.Action.KEEP, cta.Action.SWAP]
+True
+>>> while not game.over:
+...     _ = game.act("keep")
+>>> game.winner in (0, 1, 2), sum(game.lives) + game.kitty
+(True, 9)
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from enum import StrEnum
+from typing import Any, Protocol
+
+from .cards import Card, pack
+from .errors import IllegalActionError, RecordError
+from .events import (
+    Blocked,
+    Collected,
+    CutDraw,
+    DealerChosen,
+    DealerDraw,
+    DealerDrewBlocker,
+    DealerExchange,
+    DealerSameRank,
+    Dealt,
+    Eliminated,
+    Event,
+    FinalTie,
+    GameOver,
+    HandStarted,
+    Keep,
+    KingJerk,
+    LivesLost,
+    Pick,
+    ShowBlocker,
+    Showdown,
+    Shuffle,
+    Swap,
+)
+from .rules import Rules
+
+__all__ = ["Action", "Game", "DEFAULT_NAMES"]
+
+DEFAULT_NAMES = ("Ann", "Bob", "Cat", "Dan", "Eve", "Fay", "Gus", "Hal", "Ivy", "Jo", "Kim",
+                 "Lou", "Max", "Ned", "Oli", "Pam", "Quin", "Ray", "Sue", "Tom", "Uma", "Vic",
+                 "Wes", "Xan", "Yul", "Zoe")
+PUBLIC = -1  # a knowledge mask with every seat's bit set
+
+
+class Action(StrEnum):
+    """A player's decision on its turn: keep ("stand") or swap ("change")."""
+
+    KEEP = "keep"
+    SWAP = "swap"
+
+
+class _Chance(Protocol):
+    def shuffle(self, cards: list[Card]) -> list[Card]: ...
+    def pick(self, bound: int) -> int: ...
+
+
+class _LiveChance:
+    """Chance from an injected generator."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+
+    def shuffle(self, cards: list[Card]) -> list[Card]:
+        order = cards[:]
+        self.rng.shuffle(order)
+        return order
+
+    def pick(self, bound: int) -> int:
+        return self.rng.randrange(bound)
+
+
+class _ScriptedChance:
+    """Chance read back from a record: the next event must be the matching chance event."""
+
+    def __init__(self, game: Game, script: Sequence[Event]) -> None:
+        self.game, self.script = game, script
+
+    def _next(self) -> tuple[int, Event]:
+        i = len(self.game.events)
+        if i >= len(self.script):
+            raise RecordError("the record ends where the game goes on", i)
+        return i, self.script[i]
+
+    def shuffle(self, cards: list[Card]) -> list[Card]:
+        i, ev = self._next()
+        if not isinstance(ev, Shuffle):
+            raise RecordError(f"expected a shuffle here, found {ev.type}", i)
+        if sorted(ev.cards) != sorted(cards):
+            raise RecordError("the shuffle is not an order of the cards being shuffled", i)
+        return list(ev.cards)
+
+    def pick(self, bound: int) -> int:
+        i, ev = self._next()
+        if not isinstance(ev, Pick) or ev.bound != bound or not 0 <= ev.value < bound:
+            raise RecordError(f"expected a pick in 0..{bound - 1} here, found {ev.to_dict()}", i)
+        return ev.value
+
+
+class Game:
+    """One game of Chase the Ace: hands until one player is left (or the final tie decides).
+
+    Everything automatic (dealing, shown blockers, showdowns, chips, elimination, the next hand)
+    happens inside the constructor and :meth:`act`, so ``to_act`` is always a real decision.
+
+    ``players`` is a count or a list of names. ``seed`` or ``rng`` is the only source of chance.
+    ``deck`` stacks the pack for the first hand (top first; missing cards follow in pack order);
+    ``dealer`` names the first dealer; ``carry`` is money already in the pot (a session's
+    carry-over). Each player antes ``rules.ante`` into the pot at the start.
+    """
+
+    def __init__(
+        self,
+        rules: Rules | None = None,
+        players: int | Sequence[str] = 5,
+        *,
+        seed: int | None = None,
+        rng: random.Random | None = None,
+        deck: Sequence[str | Card] | None = None,
+        dealer: int | None = None,
+        carry: int = 0,
+        _script: Sequence[Event] | None = None,
+    ) -> None:
+        self.rules = rules = Rules() if rules is None else rules
+        if not isinstance(rules, Rules):
+            raise ValueError(f"rules must be a Rules, not {type(rules).__name__}")
+        self.names = _names(players, rules)
+        self.players = n = len(self.names)
+        if seed is not None and rng is not None:
+            raise ValueError("give seed or rng, not both")
+        self._rng = rng if rng is not None else random.Random(seed)
+        self._chance: _Chance = _LiveChance(self._rng) if _script is None else _ScriptedChance(
+            self, _script)
+        self._script = _script
+        self._pack = pack(rules.deck)
+        self.stacked = _stacked(deck, self._pack)
+        if dealer is not None and not (isinstance(dealer, int) and 0 <= dealer < n):
+            raise ValueError(f"bad dealer {dealer!r}: allowed 0..{n - 1}")
+        if not isinstance(carry, int) or isinstance(carry, bool) or carry < 0:
+            raise ValueError(f"bad carry {carry!r}: the pot carried over is an integer >= 0")
+        self.carry = carry
+        self._blocker = rules.blocker_rank or 0
+        self._strength = [rules.strength(c) for c in range(1, 14)]  # by rank - 1
+
+        self.events: list[Event] = []
+        self._views: dict[int | None, list[dict[str, Any]]] = {}
+        self.lives = [rules.lives] * n
+        self.alive = [True] * n
+        self.kitty = 0
+        self.pot = carry + rules.ante * n
+        self.money = [-rules.ante] * n
+        self.hand = 0
+        self.winners: tuple[int, ...] = ()
+        self.over = False
+        self.to_act: int | None = None
+        self.stock: list[Card] = list(self.stacked) if self.stacked else list(self._pack)
+        self._hands: list[Card | None] = [None] * n
+        self._set_aside: Card | None = None
+        self._seen = [0] * 52
+        self._order: list[int] = []
+        self._turn = 0
+        self._done = [False] * n
+        self._immune: int | None = None
+        self.first_dealer = dealer
+        self.dealer = dealer if dealer is not None else self._choose_dealer()
+        self._start_hand()
+        self._advance()
+
+    # --- the public API -------------------------------------------------------------------
+
+    @property
+    def winner(self) -> int | None:
+        """The seat that won, or None (game in progress, split pot, or no winner)."""
+        return self.winners[0] if len(self.winners) == 1 else None
+
+    @property
+    def players_in(self) -> list[int]:
+        """The seats still in the game."""
+        return [s for s in range(self.players) if self.alive[s]]
+
+    @property
+    def eldest(self) -> int | None:
+        """The seat that acts first this hand."""
+        return self._order[0] if self._order else None
+
+    @property
+    def done(self) -> list[int]:
+        """The seats whose turn this hand is done."""
+        return [s for s in self._order if self._done[s]]
+
+    def legal_actions(self) -> list[Action]:
+        """The actions open to the seat to act ([] once the game is over)."""
+        return [] if self.to_act is None else [Action.KEEP, Action.SWAP]
+
+    def verify_act(self, action: Action | str, seat: int | None = None) -> Action:
+        """Raise IllegalActionError if ``action`` (by ``seat``, if given) is not legal now."""
+        if self.to_act is None:
+            raise IllegalActionError("the game is over: no action is legal")
+        if seat is not None and seat != self.to_act:
+            raise IllegalActionError(
+                f"seat {seat!r} acted out of turn: it is seat {self.to_act}'s turn")
+        try:
+            return Action(action)
+        except ValueError:
+            raise IllegalActionError(
+                f"unknown action {action!r}: allowed keep, swap") from None
+
+    def can_act(self, action: Action | str, seat: int | None = None) -> bool:
+        """Whether :meth:`act` would accept this action."""
+        try:
+            self.verify_act(action, seat)
+        except IllegalActionError:
+            return False
+        return True
+
+    def act(self, action: Action | str, seat: int | None = None) -> list[Event]:
+        """The seat to act keeps or swaps; returns the events that followed, up to the next decision.
+
+        Raises IllegalActionError (a ValueError) and changes nothing if the action is not legal.
+        """
+        act = self.verify_act(action, seat)
+        start = len(self.events)
+        s = self.to_act
+        assert s is not None
+        self.to_act = None
+        if s == self.dealer:
+            self._dealer_turn(act)
+        else:
+            self._player_turn(s, act)
+        self._advance()
+        return self.events[start:]
+
+    def card(self, seat: int) -> Card | None:
+        """The card ``seat`` holds now (omniscient: for referees and tests, never for players)."""
+        return self._hands[seat]
+
+    def observation(self, seat: int | None) -> dict[str, Any]:
+        """Exactly what ``seat`` may know (RULES.md A4), as a JSON-serialisable dict.
+
+        ``seat=None`` gives a spectator's view: only what every player sees.
+        """
+        if seat is not None and not (isinstance(seat, int) and not isinstance(seat, bool)
+                                     and 0 <= seat < self.players):
+            raise ValueError(f"bad seat {seat!r}: allowed 0..{self.players - 1} or None")
+        seen = self._seen
+        cards: list[str | None] = []
+        for c in self._hands:
+            if c is None:
+                cards.append(None)
+            else:
+                mask = seen[c.id]
+                cards.append(str(c) if mask == PUBLIC or (seat is not None and mask >> seat & 1)
+                              else None)
+        mine = None if seat is None else self._hands[seat]
+        set_aside = self._set_aside
+        return {
+            "seat": seat,
+            "players": self.players,
+            "names": list(self.names),
+            "rules": self.rules.to_dict(),
+            "hand": self.hand,
+            "dealer": self.dealer,
+            "eldest": self.eldest,
+            "order": list(self._order),
+            "to_act": self.to_act,
+            "legal": [a.value for a in self.legal_actions()] if seat == self.to_act else [],
+            "lives": list(self.lives),
+            "in": list(self.alive),
+            "kitty": self.kitty,
+            "pot": self.pot,
+            "card": None if mine is None else str(mine),
+            "cards": cards,
+            "set_aside": str(set_aside) if set_aside is not None and seat is not None
+            and (seen[set_aside.id] >> seat & 1) else None,
+            "done": self.done,
+            "stock_size": len(self.stock),
+            "over": self.over,
+            "winners": list(self.winners),
+            "history": self._history(seat),
+        }
+
+    def record(self) -> dict[str, Any]:
+        """The game record: versioned, JSON-serialisable; :meth:`from_record` replays it."""
+        from .record import game_record
+
+        return game_record(self)
+
+    @classmethod
+    def from_record(cls, data: Any, *, seed: int | None = None) -> Game:
+        """Replay and validate a record; RecordError names the first bad event."""
+        from .record import game_from_record
+
+        return game_from_record(data, seed=seed)
+
+    def __repr__(self) -> str:
+        state = "over" if self.over else f"hand {self.hand}, seat {self.to_act} to act"
+        return f"<Game {self.players} players, {state}, lives {self.lives}>"
+
+    # --- chance and history ---------------------------------------------------------------
+
+    def _go_live(self, seed: int | None) -> None:
+        """After a replay: chance comes from a fresh generator again."""
+        self._script = None
+        self._rng.seed(seed)
+        self._chance = _LiveChance(self._rng)
+
+    def _emit(self, event: Event) -> None:
+        script = self._script
+        if script is not None:
+            i = len(self.events)
+            if i >= len(script):
+                raise RecordError(f"the record ends, but the game goes on with {event.type}", i)
+            if script[i] != event:
+                raise RecordError(
+                    f"the record says {script[i].to_dict()}, the rules give {event.to_dict()}", i)
+        self.events.append(event)
+
+    def _shuffle(self, cards: list[Card]) -> list[Card]:
+        order = self._chance.shuffle(cards)
+        self._emit(Shuffle(tuple(order)))
+        return order
+
+    def _pick(self, bound: int) -> int:
+        value = self._chance.pick(bound)
+        self._emit(Pick(bound, value))
+        return value
+
+    def _history(self, seat: int | None) -> list[dict[str, Any]]:
+        view = self._views.get(seat)
+        if view is None:
+            view = self._views[seat] = []
+        events = self.events
+        for i in range(len(view), len(events)):
+            view.append(events[i].view(seat))
+        return list(view)
+
+    # --- the steps of RULES.md A3 ---------------------------------------------------------
+
+    def _strong(self, card: Card) -> int:
+        return self._strength[card.rank - 1]
+
+    def _left(self, seat: int) -> int:
+        n, alive = self.players, self.alive
+        s = (seat + 1) % n
+        while not alive[s]:
+            s = (s + 1) % n
+        return s
+
+    def _choose_dealer(self) -> int:
+        method, n = self.rules.first_dealer, self.players
+        if method == "random":
+            dealer = self._pick(n)
+        elif method == "high-card":
+            contenders = list(range(n))
+            while True:
+                order = self._shuffle(self._pack)
+                draws = tuple(zip(contenders, order))
+                self._emit(DealerDraw(draws))
+                best = max(self._strong(c) for _, c in draws)
+                contenders = [s for s, c in draws if self._strong(c) == best]
+                if len(contenders) == 1:
+                    break
+            dealer = contenders[0]
+        else:  # first-jack
+            order = self._shuffle(self._pack)
+            k = next(i for i, c in enumerate(order) if c.rank == 11)
+            self._emit(DealerDraw(tuple((i % n, order[i]) for i in range(k + 1))))
+            dealer = k % n
+        self._emit(DealerChosen(dealer, method))
+        return dealer
+
+    def _start_hand(self) -> None:
+        self.hand += 1
+        rules = self.rules
+        if (self.hand == 1 and not self.stacked) or (self.hand > 1 and rules.between_hands == "shuffle"):
+            self.stock = self._shuffle(self.stock)
+        order = []
+        s = self.dealer
+        for _ in range(self.players):
+            s = self._left(s)
+            order.append(s)
+            if s == self.dealer:
+                break
+        self._order = order
+        self._emit(HandStarted(self.hand, self.dealer, tuple(order)))
+        stock, hands, seen = self.stock, self._hands, self._seen
+        dealt = stock[:len(order)]
+        del stock[:len(order)]
+        for seat, card in zip(order, dealt):
+            hands[seat] = card
+            seen[card.id] = 1 << seat
+        self._emit(Dealt(tuple(zip(order, dealt))))
+        self._done = [False] * self.players
+        self._set_aside = None
+        self._immune = None
+        self._turn = 0
+        if rules.kings_jerk:
+            top = rules.top_rank
+            for seat, card in zip(order, dealt):
+                if card.rank == top:
+                    took = self.kitty > 0
+                    if took:
+                        self.kitty -= 1
+                        self.lives[seat] += 1
+                    seen[card.id] = PUBLIC
+                    self._emit(KingJerk(seat, card, took))
+
+    def _advance(self) -> None:
+        """Run everything automatic until a decision is pending or the game is over."""
+        while not self.over:
+            order, done = self._order, self._done
+            while self._turn < len(order) and done[order[self._turn]]:
+                self._turn += 1
+            if self._turn >= len(order):
+                self._showdown()
+                continue
+            seat = order[self._turn]
+            card = self._hands[seat]
+            assert card is not None
+            if card.rank == self._blocker:
+                self._seen[card.id] = PUBLIC
+                self._emit(ShowBlocker(seat, card))
+                done[seat] = True
+                if self.rules.king_stops_play:
+                    self._turn = len(order)
+                continue
+            self.to_act = seat
+            return
+
+    def _player_turn(self, seat: int, action: Action) -> None:
+        done = self._done
+        done[seat] = True
+        if action is Action.KEEP:
+            self._emit(Keep(seat))
+            return
+        hands, seen = self._hands, self._seen
+        nb = self._left(seat)
+        mine, theirs = hands[seat], hands[nb]
+        assert mine is not None and theirs is not None
+        if theirs.rank == self._blocker:
+            seen[theirs.id] = PUBLIC
+            done[nb] = True
+            self._emit(Blocked(seat, nb, theirs))
+            if self.rules.king_stops_play:
+                self._turn = len(self._order)
+            return
+        hands[seat], hands[nb] = theirs, mine
+        if seen[mine.id] != PUBLIC:
+            seen[mine.id] |= 1 << nb
+        if seen[theirs.id] != PUBLIC:
+            seen[theirs.id] |= 1 << seat
+        announced = theirs.rank if self.rules.announce_low and theirs.rank <= 2 else None
+        self._emit(Swap(seat, nb, mine, theirs, announced))
+
+    def _dealer_turn(self, action: Action) -> None:
+        rules, d = self.rules, self.dealer
+        self._done[d] = True
+        self._turn = len(self._order)
+        if action is Action.KEEP:
+            self._emit(Keep(d))
+            return
+        stock = self.stock
+        pos = self._pick(len(stock)) if rules.dealer_exchange == "cut" else 0
+        given, drawn = self._hands[d], stock[pos]
+        assert given is not None
+        self._emit(DealerExchange(d, pos, given, drawn))
+        if drawn.rank == self._blocker and rules.dealer_draws_blocker != "allowed":
+            if rules.dealer_draws_blocker == "dealer-loses":
+                self._exchange_with_stock(pos, given, drawn)
+            self._seen[drawn.id] = PUBLIC
+            self._emit(DealerDrewBlocker(d, drawn, rules.dealer_draws_blocker))
+            if rules.dealer_draws_blocker == "dealer-loses":
+                self._end_hand([d], double=False)
+            return
+        self._exchange_with_stock(pos, given, drawn)
+        if drawn.rank == given.rank and rules.dealer_same_rank != "none":
+            self._seen[drawn.id] = self._seen[given.id] = PUBLIC
+            self._emit(DealerSameRank(d, given, drawn, rules.dealer_same_rank))
+            if rules.dealer_same_rank == "dealer-wins":
+                self._end_hand([s for s in self._order if s != d], double=False)
+            else:
+                self._immune = d
+
+    def _exchange_with_stock(self, pos: int, given: Card, drawn: Card) -> None:
+        d = self.dealer
+        del self.stock[pos]
+        self._hands[d] = drawn
+        self._set_aside = given
+        self._seen[drawn.id] = 1 << d  # what anyone knew of it before it left the stock is stale
+
+    def _showdown(self) -> None:
+        hands, order = self._hands, self._order
+        shown = tuple((s, hands[s]) for s in order)
+        for _, c in shown:
+            assert c is not None
+            self._seen[c.id] = PUBLIC
+        losers = self._losers([s for s in order if s != self._immune])
+        self._emit(Showdown(shown, tuple(losers)))  # type: ignore[arg-type]
+        self._end_hand(losers, double=self.rules.ace_pays_double)
+
+    def _losers(self, seats: list[int]) -> list[int]:
+        """The holders of the lowest card among ``seats`` (in turn order), by ties and pairing."""
+        hands, rules = self._hands, self.rules
+        if rules.pairing:
+            groups: dict[int, list[int]] = {}
+            for s in seats:
+                card = hands[s]
+                assert card is not None
+                groups.setdefault(card.rank, []).append(s)
+            weakest = min(groups, key=lambda r: (len(groups[r]), self._strength[r - 1]))
+            return groups[weakest]
+        strengths = [self._strong(hands[s]) for s in seats]  # type: ignore[arg-type]
+        low = min(strengths)
+        tied = [s for s, v in zip(seats, strengths) if v == low]
+        if rules.ties == "eldest-loses":
+            return tied[:1]
+        if rules.ties == "latest-loses":
+            return tied[-1:]
+        return tied
+
+    def _end_hand(self, losers: list[int], *, double: bool) -> None:
+        """Steps 5 to 7 after the losers are known: chips, elimination, collection, next deal."""
+        rules, lives, hands = self.rules, self.lives, self._hands
+        had = {s: lives[s] for s in losers}
+        payments = []
+        for s in losers:
+            card = hands[s]
+            owed = 2 if double and card is not None and card.rank == 1 else 1
+            paid = min(owed, lives[s])
+            lives[s] -= paid
+            self.kitty += paid
+            payments.append((s, paid))
+        self._emit(LivesLost(tuple(payments)))
+        if rules.last_chance:
+            out = [s for s in losers if had[s] == 0]
+        else:
+            out = [s for s in losers if lives[s] == 0]
+        living = [s for s in self._order if s not in out]
+        winners: tuple[int, ...] | None = None
+        if not living:
+            self._emit(FinalTie(tuple(out), rules.final_tie))
+            if rules.final_tie == "replay":
+                for s, paid in payments:
+                    lives[s] += paid
+                    self.kitty -= paid
+            elif rules.final_tie == "split":
+                winners = tuple(out)
+            elif rules.final_tie == "cut":
+                winners = (self._cut_for_pot(out),)
+            else:
+                winners = ()
+        elif out:
+            for s in out:
+                self.alive[s] = False
+            self._emit(Eliminated(tuple(out)))
+            if len(living) == 1:
+                winners = (living[0],)
+        self._collect()
+        if winners is not None:
+            self._finish(winners)
+            return
+        self.dealer = self._left(self.dealer)
+        self._start_hand()
+
+    def _cut_for_pot(self, seats: list[int]) -> int:
+        contenders = list(seats)
+        while len(contenders) > 1:
+            order = self._shuffle(self._pack)
+            draws = tuple(zip(contenders, order))
+            self._emit(CutDraw(draws))
+            best = max(self._strong(c) for _, c in draws)
+            contenders = [s for s, c in draws if self._strong(c) == best]
+        return contenders[0]
+
+    def _collect(self) -> None:
+        hands = self._hands
+        cards = [c for c in (hands[s] for s in self._order) if c is not None]
+        if self._set_aside is not None:
+            cards.append(self._set_aside)
+        if self.rules.between_hands == "to-bottom":
+            self._emit(Collected(tuple(cards), tuple(self._seen[c.id] for c in cards)))
+        self.stock.extend(cards)
+        for s in self._order:
+            hands[s] = None
+        self._set_aside = None
+        self._done = [False] * self.players
+        self._turn = 0
+
+    def _finish(self, winners: tuple[int, ...]) -> None:
+        payouts: list[tuple[int, int]] = []
+        if winners:
+            share = self.pot // len(winners)
+            for s in winners:
+                payouts.append((s, share))
+                self.money[s] += share
+            self.pot -= share * len(winners)
+        self.winners = winners
+        self.over = True
+        self.to_act = None
+        self._order = []
+        self._emit(GameOver(winners, tuple(payouts)))
+
+
+def _names(players: int | Sequence[str], rules: Rules) -> tuple[str, ...]:
+    if isinstance(players, bool):
+        raise ValueError(f"bad players {players!r}: a count or a list of names")
+    if isinstance(players, int):
+        names = [DEFAULT_NAMES[i] if i < len(DEFAULT_NAMES) else f"Player {i + 1}"
+                 for i in range(players)] if players > 0 else []
+    elif isinstance(players, Sequence) and not isinstance(players, str):
+        names = list(players)
+        for name in names:
+            if not isinstance(name, str) or not name.strip():
+                raise ValueError(f"bad player name {name!r}: names are non-empty strings")
+        if len(set(names)) != len(names):
+            raise ValueError("player names must differ")
+    else:
+        raise ValueError(f"bad players {players!r}: a count or a list of names")
+    if not 2 <= len(names) <= rules.max_players:
+        raise ValueError(
+            f"bad number of players {len(names)}: allowed 2..{rules.max_players} "
+            f"with a {rules.deck}-card pack")
+    return tuple(names)
+
+
+def _stacked(deck: Sequence[str | Card] | None, full: list[Card]) -> list[Card] | None:
+    if deck is None:
+        return None
+    if isinstance(deck, str) or not isinstance(deck, Sequence):
+        raise ValueError("deck must be a list of cards, top first")
+    cards = [Card.parse(c) for c in deck]
+    allowed = set(full)
+    seen: set[Card] = set()
+    for c in cards:
+        if c not in allowed:
+            raise ValueError(f"card {c} is not in the {len(full)}-card pack")
+        if c in seen:
+            raise ValueError(f"card {c} appears twice in the deck")
+        seen.add(c)
+    return cards + [c for c in full if c not in seen]
