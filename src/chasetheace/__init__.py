@@ -8,7 +8,17 @@
 True
 """
 
-from .bots import BOT_KINDS, Bot, CountingBot, RandomBot, ThresholdBot, make_bot, play_game
+from .bots import (
+    BOT_KINDS,
+    Bot,
+    CountingBot,
+    RandomBot,
+    ThresholdBot,
+    bot_kinds,
+    make_bot,
+    play_game,
+    register_bot,
+)
 from .cards import Card, pack
 from .errors import IllegalActionError, RecordError
 from .events import Event
@@ -19,7 +29,8 @@ from .session import Session
 __version__ = "0.1.0"
 
 __all__ = [
-    "Action", "BOT_KINDS", "Bot", "Card", "CountingBot", "Event", "Game", "IllegalActionError",
-    "OPTIONS", "Option", "PRESETS", "Preset", "RandomBot", "RecordError", "Rules", "Session",
-    "ThresholdBot", "make_bot", "pack", "play_game", "preset_info", "__version__",
+    "BOT_KINDS", "OPTIONS", "PRESETS",
+    "Action", "Bot", "Card", "CountingBot", "Event", "Game", "IllegalActionError", "Option", "Preset",
+    "RandomBot", "RecordError", "Rules", "Session", "ThresholdBot",
+    "bot_kinds", "make_bot", "pack", "play_game", "preset_info", "register_bot", "__version__",
 ]
