@@ -8,6 +8,7 @@
 True
 """
 
+from .acechasing import AceChasingGame, Offer
 from .bots import (
     BOT_KINDS,
     Bot,
@@ -30,7 +31,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "BOT_KINDS", "OPTIONS", "PRESETS",
-    "Action", "Bot", "Card", "CountingBot", "Event", "Game", "IllegalActionError", "Option", "Preset",
+    "AceChasingGame", "Action", "Bot", "Card", "CountingBot", "Event", "Game", "IllegalActionError", "Offer", "Option", "Preset",
     "RandomBot", "RecordError", "Rules", "Session", "ThresholdBot",
     "bot_kinds", "make_bot", "pack", "play_game", "preset_info", "register_bot", "__version__",
 ]
