@@ -211,7 +211,7 @@ class AceChasingGame:
             raise IllegalActionError("the game is over: no action is legal")
         if seat is not None and seat != to_act:
             raise IllegalActionError(f"seat {seat!r} acted out of turn{self._why_not(seat)}: "
-                                     f"it is seat {to_act}'s turn {self._task()}")
+                                     f"it is seat {to_act}'s turn to {self._task()}")
         if isinstance(action, Offer):
             if self.phase != BETTING:
                 raise IllegalActionError(
@@ -406,10 +406,10 @@ class AceChasingGame:
 
     def _task(self) -> str:
         if self.phase == EXCHANGES:
-            return "to keep or swap"
+            return "keep or swap"
         if self._pending is not None:
-            return f"to accept or decline seat {self._order[self._index]}'s offer of {self._pending}"
-        return "to offer a bet (Offer(amount), Offer(0): no bet)"
+            return f"accept or decline seat {self._order[self._index]}'s offer of {self._pending}"
+        return "offer a bet (Offer(amount), Offer(0): no bet)"
 
     def _why_not(self, seat: Any) -> str:
         if self.phase == BETTING and self._offers.get(seat, 0) >= MAX_OFFERS:
