@@ -213,7 +213,8 @@ def test_an_offer_while_the_matador_must_answer() -> None:
     game = cta.AceChasingGame(4, seed=9)
     game.act(cta.Offer(5))
     before = snapshot(game)
-    with pytest.raises(cta.IllegalActionError, match="seat 0 \\(the matador\\) must accept or decline seat 1's offer of 5, not offer"):
+    words = r"seat 0 \(the matador\) must accept or decline seat 1's offer of 5, not offer"
+    with pytest.raises(cta.IllegalActionError, match=words):
         game.act(cta.Offer(6))
     assert snapshot(game) == before
 

@@ -7,6 +7,7 @@ independent implementation.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Iterator
 from typing import Any
@@ -85,10 +86,8 @@ def card_strings(value: Any) -> Iterator[str]:
         for v in value:
             yield from card_strings(v)
     elif isinstance(value, str) and len(value) == 2:
-        try:
+        with contextlib.suppress(ValueError):
             yield str(Card.parse(value))
-        except ValueError:
-            pass
 
 
 def knowable(game: cta.AceChasingGame, seat: int | None) -> set[str]:
