@@ -58,15 +58,22 @@ def knockout_chance(observation: Observation) -> float:
     others = [s for s in order if s != m]
     unknown = sum(1 for s in others if s not in known)
     seen = [known[s] for s in others if s in known]
+    at_least = [0] * 15  # at_least[r]: cards of the pool of rank r or more
+    by_suit = dict.fromkeys("cdhs", 0)
+    for c in pool:
+        at_least[c.rank] += 1
+        by_suit[c.suit] += 1
+    for r in range(13, 0, -1):
+        at_least[r] += at_least[r + 1]
     matador = known.get(m)
     candidates = [matador] if matador is not None else pool
+    drawn = 0 if matador is not None else 1  # an unknown matador's card comes from the pool
     total = 0.0
     for top in candidates:
         if not all(_safe(c, top) for c in seen):
             continue
-        rest = len(pool) - (top is not matador)
-        safe = sum(1 for c in pool if c is not top and _safe(c, top))
-        total += math.comb(safe, unknown) / math.comb(rest, unknown)
+        safe = len(pool) - by_suit[top.suit] if top.rank == 1 else at_least[top.rank] - drawn
+        total += math.comb(safe, unknown) / math.comb(len(pool) - drawn, unknown)
     return total / len(candidates)
 
 
