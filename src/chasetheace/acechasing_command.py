@@ -112,7 +112,7 @@ def narrate(view: Mapping[str, Any], names: Sequence[str], viewer: int | None = 
         return [f"Nobody else showed: {who(m)} {'are' if es == '' else 'is'} knocked out"
                 + (f" and pay{es} {total}." if total else ".")]
     if kind == "eliminated":
-        out = [who(s) for s in view["seats"]]
+        out = [who(s) for s in sorted(view["seats"], key=lambda s: s != viewer)]  # "You and Bob"
         return [f"{' and '.join(out)} {'are' if len(out) > 1 or out == ['You'] else 'is'} out."]
     if kind == "game_over":
         return [f"{who(s)} win{'' if s == viewer else 's'} the game." for s in view["winners"]]
@@ -310,6 +310,7 @@ def simulate_ace_chasing(*, players: int = 5, bots: Sequence[str] = ("odds",), g
                                  for p in places if place_rounds[p]],
         "win_rate_by_seat": [_row({"seat": s, "bot": specs[s]}, wins[s], games, "wins", "games")
                              for s in range(players)],
+        "money_by_seat": money,
         "money_per_game_by_seat": [round(m / games, 4) for m in money],
         "bets": {"standing": bets, "mean_amount": round(staked / bets, 4) if bets else 0.0},
         "seconds": round(seconds, 3),
