@@ -244,6 +244,11 @@ class Game:
         """The card ``seat`` holds now (omniscient: for referees and tests, never for players)."""
         return self._hands[seat]
 
+    @property
+    def set_aside(self) -> Card | None:
+        """The dealer's given-up card this hand (omniscient: never for players)."""
+        return self._set_aside
+
     def observation(self, seat: int | None) -> dict[str, Any]:
         """Exactly what ``seat`` may know (RULES.md A4), as a JSON-serialisable dict.
 
