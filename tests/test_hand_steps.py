@@ -288,7 +288,7 @@ def test_shuffle_between_hands() -> None:
 def test_deck_32() -> None:
     g = cta.Game(cta.Rules(deck=32), players=31, seed=1)
     assert g.observation(0)["stock_size"] == 1
-    with pytest.raises(ValueError, match="allowed 2..31"):
+    with pytest.raises(ValueError, match=r"allowed 2\.\.31"):
         cta.Game(cta.Rules(deck=32), players=32)
     with pytest.raises(ValueError, match="not in the 32-card pack"):
         cta.Game(cta.Rules(deck=32), players=3, deck=["2c"])
