@@ -41,7 +41,8 @@ class Event:
     def to_dict(self) -> dict[str, Any]:
         """The whole event, hidden cards included (for game records, never for players)."""
         out: dict[str, Any] = {"type": self.type}
-        for name in self.__slots__:
+        names: tuple[str, ...] = self.__slots__
+        for name in names:
             out[name] = _jsonable(getattr(self, name))
         return out
 
