@@ -8,6 +8,7 @@
 True
 """
 
+from . import events
 from .bots import (
     BOT_KINDS,
     Bot,
@@ -32,5 +33,5 @@ __all__ = [
     "BOT_KINDS", "OPTIONS", "PRESETS",
     "Action", "Bot", "Card", "CountingBot", "Event", "Game", "IllegalActionError", "Option", "Preset",
     "RandomBot", "RecordError", "Rules", "Session", "ThresholdBot",
-    "bot_kinds", "make_bot", "pack", "play_game", "preset_info", "register_bot", "__version__",
+    "bot_kinds", "events", "make_bot", "pack", "play_game", "preset_info", "register_bot", "__version__",
 ]
