@@ -8,6 +8,7 @@
 True
 """
 
+from . import events
 from .acechasing import AceChasingGame, Offer
 from .acechasing_bots import OddsBot, RandomAceChasingBot, make_ace_chasing_bot, play_ace_chasing_game
 from .bots import (
@@ -35,6 +36,6 @@ __all__ = [
     "AceChasingGame", "Action", "Bot", "Card", "CountingBot", "Event", "Game", "IllegalActionError",
     "OddsBot", "Offer", "Option", "Preset", "RandomAceChasingBot", "RandomBot", "RecordError", "Rules",
     "Session", "ThresholdBot",
-    "bot_kinds", "make_ace_chasing_bot", "make_bot", "pack", "play_ace_chasing_game", "play_game",
+    "bot_kinds", "events", "make_ace_chasing_bot", "make_bot", "pack", "play_ace_chasing_game", "play_game",
     "preset_info", "register_bot", "__version__",
 ]
