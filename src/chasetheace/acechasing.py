@@ -132,6 +132,7 @@ class AceChasingGame:
         self._script = _script
         self.events: list[Event] = []
         self._views: dict[int | None, list[dict[str, Any]]] = {}
+        self._shared: list[dict[str, Any] | None] = []
         self.money = [0] * n
         self.alive = [True] * n
         self.round = 0
@@ -386,9 +387,14 @@ class AceChasingGame:
 
     def _history(self, seat: int | None) -> list[dict[str, Any]]:
         view = self._views.setdefault(seat, [])
-        events = self.events
+        events, shared = self.events, self._shared
+        for i in range(len(shared), len(events)):
+            ev = events[i]
+            # an event every seat sees alike is written out once, for everyone (views are read-only)
+            shared.append(ev.to_dict() if type(ev).view is Event.view else None)
         for i in range(len(view), len(events)):
-            view.append(events[i].view(seat))
+            public = shared[i]
+            view.append(public if public is not None else events[i].view(seat))
         return list(view)
 
     def _decision(self, ev: Event) -> Move | None:
