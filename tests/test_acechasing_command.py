@@ -19,6 +19,7 @@ from chasetheace.acechasing_command import (
     narrate,
     play_ace_chasing,
     register,
+    replay_ace_chasing,
     simulate_ace_chasing,
 )
 from test_acechasing_properties import knowable
@@ -150,3 +151,33 @@ def test_the_plug_in_plays(capsys: pytest.CaptureFixture[str], monkeypatch: pyte
     args = parser().parse_args(["ace-chasing", "play", "--seed", "2"])
     assert args.func(args) == 0
     assert "You leave the table" in capsys.readouterr().out
+
+
+def test_replay_tells_a_saved_game_and_checks_it(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    save = tmp_path / "g.json"
+    _, _, ask = scripted(["2", "d", "k"])
+    game = play_ace_chasing(players=4, seed=7, save=str(save), ask=ask, say=lambda line: None)  # type: ignore[arg-type]
+    args = parser().parse_args(["ace-chasing", "replay", str(save)])
+    assert args.func(args) == 0
+    out = capsys.readouterr().out
+    assert "Dealt: Ann " not in out and "Dealt: You " in out  # every card, seat 0 is "You"
+    assert f"won by {game.names[game.winners[0]]}" in out
+    args = parser().parse_args(["ace-chasing", "replay", "--check", str(save)])
+    assert args.func(args) == 0
+    assert capsys.readouterr().out.count("\n") == 1
+
+
+def test_replay_names_the_file_and_the_bad_event(tmp_path: Path) -> None:
+    game = cta.AceChasingGame(4, seed=3)
+    game.act(cta.Offer(2))
+    record = game.record()
+    record["events"][3]["amount"] = -2
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(record))
+    with pytest.raises(cta.RecordError, match=rf"{re.escape(str(path))}: event 3: bad offer -2"):
+        replay_ace_chasing(str(path))
+    path.write_text("{nope")
+    with pytest.raises(cta.RecordError, match="is not JSON"):
+        replay_ace_chasing(str(path))
+    with pytest.raises(OSError):
+        replay_ace_chasing(str(tmp_path / "missing.json"))

@@ -3,7 +3,8 @@ bots with statistics (:func:`simulate_ace_chasing`).
 
 Both are plain functions with injected input and output, so they need no terminal library.
 :func:`register` plugs them into the ``chase-the-ace`` command as ``chase-the-ace ace-chasing
-play`` and ``chase-the-ace ace-chasing simulate``.
+play``, ``chase-the-ace ace-chasing simulate`` and ``chase-the-ace ace-chasing replay`` (check a
+saved record and tell it, every card shown).
 
 Everything a person is told comes from ``game.observation(you)``, through :func:`narrate`, which
 says only what the event views it is given hold.
@@ -29,12 +30,13 @@ from .acechasing import AceAction, AceChasingGame, Offer
 from .acechasing_bots import ACE_CHASING_BOTS, AceChasingBot, make_ace_chasing_bot
 from .acechasing_events import BetAccepted, RoundStarted, Settled
 from .cards import Card
+from .errors import RecordError
 from .events import Eliminated
 from .game import DEFAULT_NAMES
 
 __all__ = [
     "narrate", "parse_reply", "play_ace_chasing", "simulate_ace_chasing", "format_simulation",
-    "register", "run_play", "run_simulate", "LeaveTable",
+    "replay_ace_chasing", "register", "run_play", "run_simulate", "run_replay", "LeaveTable",
 ]
 
 SUIT_SYMBOLS = {"c": "♣", "d": "♦", "h": "♥", "s": "♠"}
@@ -74,6 +76,8 @@ def narrate(view: Mapping[str, Any], names: Sequence[str], viewer: int | None = 
         m = view["matador"]
         return [f"Round {view['round']}: {who(m)} {'are' if m == viewer else 'is'} the matador."]
     if kind == "dealt":
+        if viewer is None and view["cards"]:  # a whole record, told after the game
+            return ["Dealt: " + ", ".join(f"{who(s)} {card_text(c)}" for s, c in view["cards"]) + "."]
         return [f"You are dealt {card_text(c)}." for s, c in view["cards"] if s == viewer]
     if kind == "offered":
         s, amount = view["seat"], view["amount"]
@@ -93,10 +97,12 @@ def narrate(view: Mapping[str, Any], names: Sequence[str], viewer: int | None = 
         return [f"{who(view['seat'])}: Keep."]
     if kind == "swap":
         line = f"{who(view['seat'])}: Swap with {who(view['neighbour'])}."
-        if "given" in view:
+        if "given" in view and viewer in (view["seat"], view["neighbour"]):
             mine = view["seat"] == viewer
             gave, got = (view["given"], view["received"]) if mine else (view["received"], view["given"])
             line += f" You gave {card_text(gave)} and got {card_text(got)}."
+        elif "given" in view:
+            line += f" ({card_text(view['given'])} for {card_text(view['received'])})"
         return [line]
     if kind == "shown":
         head = {1: "The matador", 2: "Lower than the matador", 3: "Of a face-up ace's suit"}
@@ -363,6 +369,40 @@ def run_simulate(args: argparse.Namespace) -> int:
     return 0
 
 
+def replay_ace_chasing(path: str, *, check: bool = False,
+                       say: Callable[[str], None] = print) -> AceChasingGame:
+    """Replay the record in ``path``, checking every event; tell it with every card unless ``check``.
+
+    Raises RecordError (naming the file and the first bad event) or OSError.
+    """
+    text = Path(path).read_text(encoding="utf-8")
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise RecordError(f"{path} is not JSON: {exc.msg} at line {exc.lineno}") from None
+    try:
+        game = AceChasingGame.from_record(data)
+    except RecordError as exc:
+        raise RecordError(f"{path}: {exc}") from None
+    if not check:
+        for event in game.events:
+            for line in narrate(event.to_dict(), game.names):
+                say(line)
+    if game.over:
+        say(f"The record is valid: {len(game.events)} events, {game.round} rounds, "
+            f"won by {game.names[game.winners[0]]}.")
+    else:
+        say(f"The record is valid: {len(game.events)} events; it stops in round {game.round} "
+            f"with {game.names[game.to_act or 0]} to act.")
+    return game
+
+
+def run_replay(args: argparse.Namespace) -> int:
+    """``replay FILE [--check]``; the exit status."""
+    replay_ace_chasing(args.file, check=args.check)
+    return 0
+
+
 def _bot_help() -> str:
     kinds = "; ".join(help_ for _, help_ in ACE_CHASING_BOTS.values())
     return f"a bot, once for every bot seat or once per seat ({kinds}); default odds"
@@ -389,7 +429,7 @@ def add_simulate_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def register(subparsers: Any) -> None:
-    """Add ``ace-chasing play`` and ``ace-chasing simulate`` to the ``chase-the-ace`` command."""
+    """Add ``ace-chasing play``, ``simulate`` and ``replay`` to the ``chase-the-ace`` command."""
     top = subparsers.add_parser("ace-chasing", help="Ace Chasing, the matador game (RULES.md part B)",
                                 description="Ace Chasing: bet against the matador, then keep or swap.")
     sub = top.add_subparsers(dest="ace_chasing_command", metavar="COMMAND", required=True)
@@ -399,3 +439,7 @@ def register(subparsers: Any) -> None:
     sim = sub.add_parser("simulate", help="bots against bots, with statistics")
     add_simulate_arguments(sim)
     sim.set_defaults(func=run_simulate)
+    replay = sub.add_parser("replay", help="check a saved Ace Chasing record and tell it")
+    replay.add_argument("file", metavar="FILE", help="a record written by play --save")
+    replay.add_argument("--check", action="store_true", help="only check it; print one line")
+    replay.set_defaults(func=run_replay)
