@@ -11,8 +11,8 @@ No terminal library is needed here: the command line adds colour on top.
 >>> for event in game.observation(0)["history"]:
 ...     for line in narrator.tell(event):
 ...         print(line)
-Ann deals first (chosen at random).
-Hand 1: Ann deals, Bob is eldest.
+You deal first (chosen at random).
+Hand 1: You deal, Bob is eldest.
 You are dealt 3♦.
 >>> print(card_text("Th"), card_text(None))
 10♥ ?
@@ -268,7 +268,7 @@ def explain_rules(rules: Rules, players: int | None = None) -> list[str]:
     else:
         word = rank_word(rules.blocker_rank)
         stop = " and play stops at once" if rules.king_stops_play else ""
-        lines.append(f"{rank_word(rules.blocker_rank, article=True).capitalize()} blocks: a player holding the "
+        lines.append(f"{_upper_first(rank_word(rules.blocker_rank, article=True))} blocks: a player holding the "
                      f"{word} shows it on their turn, and a neighbour asked to change shows it "
                      f"instead; the change is void{stop}.")
     if rules.kings_jerk:
@@ -316,6 +316,10 @@ def explain_rules(rules: Rules, players: int | None = None) -> list[str]:
         lines.append("Differs from the standard game in: "
                      + ", ".join(f"{k}={_value_text(v)}" for k, v in changed.items()) + ".")
     return lines
+
+
+def _upper_first(text: str) -> str:
+    return text[:1].upper() + text[1:]
 
 
 def _value_text(value: Any) -> str:
