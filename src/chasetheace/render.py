@@ -262,15 +262,15 @@ def explain_rules(rules: Rules, players: int | None = None) -> list[str]:
     lines.append(f"Cards rank from strongest to weakest: {_order_words(rules.ranking)}. "
                  "Suits do not matter. Whoever holds the lowest card at the showdown loses a life.")
     lines.append("In turn, starting left of the dealer, each player may Stand (keep the card) or "
-                 "Change (swap it with the left neighbour, who must agree).")
+                 "Change (swap it with the left neighbour, who cannot refuse).")
     if rules.blocker_rank is None:
         lines.append("Nothing blocks: every change goes through.")
     else:
         word = rank_word(rules.blocker_rank)
         stop = " and play stops at once" if rules.king_stops_play else ""
-        lines.append(f"{_upper_first(rank_word(rules.blocker_rank, article=True))} blocks: a player holding the "
-                     f"{word} shows it on their turn, and a neighbour asked to change shows it "
-                     f"instead; the change is void{stop}.")
+        one = _upper_first(rank_word(rules.blocker_rank, article=True))
+        lines.append(f"{one} blocks: a player holding the {word} shows it on their turn, and a "
+                     f"neighbour asked to change shows it instead; the change is void{stop}.")
     if rules.kings_jerk:
         lines.append(f"Kings Jerk: a player dealt {rank_word(rules.top_rank, article=True)} shows it "
                      "and takes a chip from the kitty.")
@@ -327,6 +327,6 @@ def _value_text(value: Any) -> str:
 
 
 def option_rows(rules: Rules) -> list[tuple[str, str, str, str, bool]]:
-    """One row per option: key, value in force, meaning, source, and whether it differs from standard."""
+    """One row per option: key, value in force, meaning, source, whether it differs from standard."""
     return [(key, _value_text(getattr(rules, key)), o.meaning, o.source,
              getattr(rules, key) != o.default) for key, o in OPTIONS.items()]
