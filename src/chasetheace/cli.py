@@ -27,6 +27,7 @@ import argparse
 import csv
 import importlib
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -182,6 +183,7 @@ def _pct(row: dict[str, Any]) -> tuple[str, str]:
 
 
 def _print_simulation(result: SimResult, preset: str) -> None:
+    from rich.markup import escape
     from rich.table import Table
 
     from .play import make_console
@@ -189,9 +191,11 @@ def _print_simulation(result: SimResult, preset: str) -> None:
     console = make_console()
     c = result.config
     changes = ", ".join(f"{k}={v}" for k, v in c.rules.changes().items()) or "standard rules"
-    console.print(f"[bold]{c.game}[/] · {changes} · {c.players} players · seed {c.seed}: "
-                  f"{result.tally.games:,} games, {result.tally.hands:,} hands", markup=False)
-    pos = Table(title="Loss rate per hand by position", title_justify="left")
+    console.print(f"[bold]{escape(c.game)}[/] · {escape(changes)} · {c.players} players · "
+                  f"seed {c.seed}: {result.tally.games:,} games, {result.tally.hands:,} hands")
+    pos = Table(title="Loss rate per hand by position", title_justify="left", caption_justify="left",
+                caption="Places count from the eldest; the dealer acts last. Hands with fewer "
+                "players in have fewer places.")
     for name in ("position", "hands", "losses", "rate", "95% CI"):
         pos.add_column(name, justify="left" if name == "position" else "right")
     for row in result.loss_rate_by_position():
@@ -418,6 +422,10 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     try:
         status: int = func(args)
+    except BrokenPipeError:  # the reader went away (| head): stop quietly
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
     except (ValueError, OSError) as exc:  # RecordError is a ValueError
         print(f"{PROG}: error: {_one_line(exc)}", file=sys.stderr)
         return 2
