@@ -15,10 +15,6 @@ subparser with ``subparsers.add_parser(...)`` and calls ``set_defaults(func=run)
 Errors. A ValueError, OSError or ``chasetheace.RecordError`` raised by a handler for a user's
 mistake is printed as one line ``chase-the-ace: error: <message>`` on stderr, exit status 2.
 Argument errors are one line too, also exit status 2.
-
->>> main(["rules", "--rule", "lives"])
-chase-the-ace: error: bad --rule 'lives': write KEY=VALUE, e.g. lives=4
-2
 """
 
 from __future__ import annotations
