@@ -211,6 +211,7 @@ def run_table(console: Console, game: Game, bots: Sequence[Bot | None], you: int
     """Play ``game`` to the end: the person at seat ``you`` is asked, bots choose for the others."""
     narrator = Narrator(game.names, game.rules, viewer=you)
     told = 0
+    watching = False
     _save(save, game)
     while True:
         obs = game.observation(you)
@@ -220,6 +221,9 @@ def run_table(console: Console, game: Game, bots: Sequence[Bot | None], you: int
         seat = game.to_act
         if seat is None:
             break
+        if not obs["in"][you] and not watching:
+            watching = True
+            console.print("[dim]You are out: the bots play on to the end.[/dim]")
         if seat == you:
             console.print(table_view(obs))
             game.act(ask(console, obs, game.rules))
