@@ -357,7 +357,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     sim = sub.add_parser("simulate", help="bots against bots, with statistics",
                          description="Bots against bots: loss rate per hand by position and win "
-                         "rate per game by seat, with 95%% (Wilson) confidence intervals.")
+                         "rate per game by seat, with 95% (Wilson) confidence intervals.")
     sim.add_argument("--game", default="chase-the-ace", help="the game (default chase-the-ace)")
     add_rules_arguments(sim)
     amount = sim.add_mutually_exclusive_group()

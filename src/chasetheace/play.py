@@ -241,7 +241,8 @@ def play_chase_the_ace(args: argparse.Namespace, console: Console, rules: Rules)
     players = args.players if args.players is not None else (
         len(args.bot) + 1 if args.bot and len(args.bot) > 1 else args.default_players)
     if players < 2:
-        raise ValueError(f"bad number of players {players}: allowed 2..{rules.max_players}")
+        raise ValueError(f"bad number of players {players}: allowed 2..{rules.max_players} "
+                         f"with a {rules.deck}-card pack")
     specs = bot_specs(args.bot, players - 1, "counting")
     names = [args.name, *bot_names(args.name, players - 1)]
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(10**6)
