@@ -26,7 +26,8 @@ from typing import Any
 from .cards import RANK_NAMES, Card
 from .rules import OPTIONS, STRENGTH, Rules
 
-__all__ = ["Narrator", "card_text", "rank_word", "explain_rules", "lives_text", "position_name", "option_rows"]
+__all__ = ["Narrator", "card_text", "rank_word", "explain_rules", "lives_text", "position_name",
+           "option_rows"]
 
 SUIT_SYMBOLS = {"c": "♣", "d": "♦", "h": "♥", "s": "♠"}
 ORDINALS = ("eldest", "2nd", "3rd")
