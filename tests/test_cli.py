@@ -52,6 +52,23 @@ def test_a_whole_game_to_the_end(monkeypatch: pytest.MonkeyPatch, capsys: pytest
     assert "You hold" in out and "Keep it, or swap with Bob?" in out
 
 
+def test_another_game_in_the_same_session(monkeypatch: pytest.MonkeyPatch,
+                                          capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    record = tmp_path / "game.json"
+    argv = ["play", "--seed", "4", "--players", "3", "--bot", "threshold:8", "--rule", "lives=2",
+            "--save", str(record)]
+    _, once, _ = run(monkeypatch, capsys, argv, stdin="k\n" * 100)
+    decisions = once.count("keep or swap?")
+    assert "Money after 1 game:" in once and "Another game?" in once
+    status, out, err = run(monkeypatch, capsys, argv, stdin="k\n" * decisions + "y\n" + "k\n" * 100)
+    assert status == 0 and err == ""
+    assert "Money after 1 game:" in out and "Money after 2 games:" in out
+    first = cta.Game.from_record(json.loads(record.read_text()))
+    second = cta.Game.from_record(json.loads((tmp_path / "game-2.json").read_text()))
+    assert first.over and second.over and first.events != second.events
+    assert sum(first.money) + sum(second.money) + second.pot == 0
+
+
 def test_short_and_long_answers_and_help(monkeypatch: pytest.MonkeyPatch,
                                          capsys: pytest.CaptureFixture[str]) -> None:
     status, out, err = run(monkeypatch, capsys, ["play", "--seed", "5", "--players", "3"],

@@ -17,13 +17,14 @@ from .bots import Bot, make_bot
 from .game import DEFAULT_NAMES, Action, Game
 from .render import Narrator, card_text, explain_rules
 from .rules import Rules
+from .session import Session
 
 if TYPE_CHECKING:
     from rich.console import Console
     from rich.table import Table
 
 __all__ = ["PLAY_GAMES", "register_play", "make_console", "table_view", "bot_specs", "bot_names",
-           "parse_answer", "QuitGame", "tell", "ask", "run_table", "play_chase_the_ace"]
+           "parse_answer", "QuitGame", "tell", "ask", "run_table", "numbered", "play_chase_the_ace"]
 
 KEEP_WORDS = {"k", "keep", "stand", "st", "stay", "stick"}
 SWAP_WORDS = {"s", "swap", "change", "c", "ch"}
@@ -61,15 +62,15 @@ def make_console(*, stderr: bool = False) -> Console:
     return Console(highlighter=GameHighlighter(), theme=theme, stderr=stderr)
 
 
-def bot_specs(specs: Sequence[str] | None, seats: int, default: str) -> list[str]:
-    """One bot spec for each of ``seats`` bot seats: none given -> ``default`` everywhere; one ->
-    that one everywhere; otherwise exactly one per seat."""
+def bot_specs(specs: Sequence[str] | None, count: int, default: str, *, seats: str = "seats") -> list[str]:
+    """One bot spec for each of ``count`` seats: none given -> ``default`` everywhere; one ->
+    that one everywhere; otherwise exactly one per seat (``seats`` names them in errors)."""
     given = list(specs or [default])
     if len(given) == 1:
-        return given * seats
-    if len(given) != seats:
-        raise ValueError(f"got {len(given)} --bot options for {seats} bot seats: "
-                         "give one for every bot seat, or one for all")
+        return given * count
+    if len(given) != count:
+        raise ValueError(f"got {len(given)} --bot options for {count} {seats}: "
+                         "give one for each, or one for all")
     return given
 
 
@@ -237,29 +238,67 @@ def run_table(console: Console, game: Game, bots: Sequence[Bot | None], you: int
 
 
 def play_chase_the_ace(args: argparse.Namespace, console: Console, rules: Rules) -> int:
-    """``chase-the-ace play`` for Chase the Ace: one game, you at seat 0 and bots around you."""
+    """``chase-the-ace play`` for Chase the Ace: you at seat 0, bots around you, game after game.
+
+    The games form one session (RULES.md A1): antes go into the pot each game and a pot nobody
+    won carries over. With ``--save FILE`` the first game's record goes to FILE, the next to
+    FILE-2, and so on.
+    """
     players = args.players if args.players is not None else (
         len(args.bot) + 1 if args.bot and len(args.bot) > 1 else args.default_players)
     if players < 2:
         raise ValueError(f"bad number of players {players}: allowed 2..{rules.max_players} "
                          f"with a {rules.deck}-card pack")
-    specs = bot_specs(args.bot, players - 1, "counting")
+    specs = bot_specs(args.bot, players - 1, "counting", seats="bot seats")
     names = [args.name, *bot_names(args.name, players - 1)]
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(10**6)
-    game = Game(rules, names, seed=seed)
-    bots: list[Bot | None] = [None, *(make_bot(s, rules, players) for s in specs)]
-    if args.save is not None:
-        _save(args.save, game)  # fail now, not after the game, if the file cannot be written
+    session = Session(rules, names, seed=seed)
+    for spec in specs:
+        make_bot(spec, rules, players)  # a bad spec fails before the first deal
     who = ", ".join(f"{n} ({s})" for n, s in zip(names[1:], specs))
     console.print(f"[bold]Chase the Ace[/] · {players} players · seed {seed}")
     you = "You" if args.name == "You" else f"You ({args.name})"
     console.print(f"{you} against {who}.", markup=False)
     console.print("Lowest card loses a life. Answer [bold]k[/] to keep (stand), [bold]s[/] to swap "
                   "(change); [bold]r[/] rules, [bold]q[/] quit.")
-    run_table(console, game, bots, 0, random.Random(seed), args.save)
-    if args.save is not None:
-        console.print(f"The game record is in {args.save}.", markup=False)
-    return 0
+    choices = random.Random(seed)
+    number = 1
+    while True:
+        game = session.new_game()
+        path = numbered(args.save, number)
+        _save(path, game)  # fail now, not after the game, if the file cannot be written
+        bots: list[Bot | None] = [None, *(make_bot(s, rules, players) for s in specs)]
+        run_table(console, game, bots, 0, choices, path)
+        ledger = " · ".join(f"{n} {m:+d}" for n, m in zip(names, session.money))
+        console.print(f"Money after {number} game{'s' if number > 1 else ''}: {ledger}"
+                      + (f" (pot carried over: {session.carry})" if session.carry else ""),
+                      markup=False)
+        if path is not None:
+            console.print(f"The game record is in {path}.", markup=False)
+        if not _again(console):
+            return 0
+        number += 1
+
+
+def numbered(path: str | None, number: int) -> str | None:
+    """The record file of the ``number``-th game: FILE, then FILE-2, FILE-3 (before the suffix).
+
+    >>> numbered("game.json", 1), numbered("game.json", 3), numbered(None, 2)
+    ('game.json', 'game-3.json', None)
+    """
+    if path is None or number == 1:
+        return path
+    p = Path(path)
+    return str(p.with_name(f"{p.stem}-{number}{p.suffix}"))
+
+
+def _again(console: Console) -> bool:
+    try:
+        answer = console.input("[bold cyan]Another game? \\[y/N][/] ")
+    except EOFError:
+        console.print()
+        return False
+    return answer.strip().lower() in ("y", "yes")
 
 
 PlayFunction = Callable[[argparse.Namespace, "Console", Rules], int]

@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 import multiprocessing
 import random
+import signal
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -243,6 +244,11 @@ def _run_job(job: Job) -> Tally:
     return GAMES[job.config.game](job)
 
 
+def _quiet_worker() -> None:
+    """Workers leave Ctrl-C to the parent, which stops them: no traceback from each worker."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def _results(jobs: list[Job], workers: int) -> Iterator[tuple[Job, Tally]]:
     if workers <= 1 or len(jobs) <= 1:
         for job in jobs:
@@ -251,7 +257,7 @@ def _results(jobs: list[Job], workers: int) -> Iterator[tuple[Job, Tally]]:
     methods = multiprocessing.get_all_start_methods()
     # fork keeps the bot kinds and games registered by plug-ins; spawn is the fallback elsewhere.
     context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
-    with context.Pool(min(workers, len(jobs))) as pool:
+    with context.Pool(min(workers, len(jobs)), initializer=_quiet_worker) as pool:
         yield from zip(jobs, pool.imap(_run_job, jobs))
 
 
