@@ -27,6 +27,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from .bots import bot_kinds
@@ -36,7 +37,7 @@ from .render import Narrator, explain_rules, option_rows
 from .rules import PRESETS, Rules, preset_info
 
 if TYPE_CHECKING:
-    from .sim import SimResult
+    from .sim import SimConfig, SimResult
 
 __all__ = ["main", "build_parser", "add_rules_arguments", "rules_from_args", "PLUGIN_MODULES"]
 
@@ -142,21 +143,26 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     games = args.games if args.games is not None or args.hands is not None else 1000
     config = SimConfig(rules=rules, bots=specs, seed=args.seed, games=games, hands=args.hands,
                        game=args.game)
+    for path in (args.csv, args.plot):
+        if path is not None:
+            _check_writable(path)
     if args.plot is not None:
         _check_plotting()
     result = _run_simulation(config, args.workers, show_progress=sys.stderr.isatty())
+    label = preset_info(args.preset).name + (f" with {', '.join(args.rule)}" if args.rule else "")
     if args.json:
-        print(json.dumps(result.to_dict(), indent=2))
+        print(json.dumps({"preset": preset_info(args.preset).name, "rule_changes": args.rule,
+                          **result.to_dict()}, indent=2))
     else:
-        _print_simulation(result, args.preset)
+        _print_simulation(result, label)
     if args.csv is not None:
         _write_csv(result, args.csv)
     if args.plot is not None:
-        _plot(result, args.plot, args.preset)
+        _plot(result, args.plot, label)
     return 0
 
 
-def _run_simulation(config: Any, workers: int, *, show_progress: bool) -> SimResult:
+def _run_simulation(config: SimConfig, workers: int, *, show_progress: bool) -> SimResult:
     from .sim import simulate
 
     if not show_progress:
@@ -178,7 +184,7 @@ def _pct(row: dict[str, Any]) -> tuple[str, str]:
     return f"{100 * row['rate']:.1f}%", f"{100 * lo:.1f}% .. {100 * hi:.1f}%"
 
 
-def _print_simulation(result: SimResult, preset: str) -> None:
+def _print_simulation(result: SimResult, label: str) -> None:
     from rich.markup import escape
     from rich.table import Table
 
@@ -186,8 +192,7 @@ def _print_simulation(result: SimResult, preset: str) -> None:
 
     console = make_console()
     c = result.config
-    changes = ", ".join(f"{k}={v}" for k, v in c.rules.changes().items()) or "standard rules"
-    console.print(f"[bold]{escape(c.game)}[/] · {escape(changes)} · {c.players} players · "
+    console.print(f"[bold]{escape(c.game)}[/] · {escape(label)} · {c.players} players · "
                   f"seed {c.seed}: {result.tally.games:,} games, {result.tally.hands:,} hands")
     pos = Table(title="Loss rate per hand by position", title_justify="left", caption_justify="left",
                 caption="Places count from the eldest; the dealer acts last. Hands with fewer "
@@ -230,6 +235,17 @@ def _write_csv(result: SimResult, path: str) -> None:
                           row["wins"], row["rate"], *row["ci95"]])
 
 
+def _check_writable(path: str) -> None:
+    """Fail before a long run, not after it, when an output file cannot be written."""
+    folder = Path(path).parent
+    if not folder.is_dir():
+        raise ValueError(f"cannot write {path}: there is no folder {folder}")
+    if Path(path).is_dir():
+        raise ValueError(f"cannot write {path}: it is a folder")
+    if not os.access(folder, os.W_OK):
+        raise ValueError(f"cannot write {path}: the folder {folder} is not writable")
+
+
 def _check_plotting() -> None:
     try:
         import matplotlib  # noqa: F401
@@ -237,7 +253,7 @@ def _check_plotting() -> None:
         raise ValueError("--plot needs matplotlib: pip install 'chase-the-ace[plot]'") from None
 
 
-def _plot(result: SimResult, path: str, preset: str) -> None:
+def _plot(result: SimResult, path: str, label: str) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -255,7 +271,7 @@ def _plot(result: SimResult, path: str, preset: str) -> None:
         axes.set_ylabel("loss rate per hand")
         axes.set_ylim(0, max([*rates, 0.01]) * 1.25)
     c = result.config
-    fig.suptitle(f"{c.game}, {preset}, {c.players} players, {result.tally.hands:,} hands "
+    fig.suptitle(f"{c.game}, {label}, {c.players} players, {result.tally.hands:,} hands "
                  f"(bars: 95% CI)")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
@@ -338,6 +354,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """The whole command line: the built-in subcommands, then any installed plug-ins."""
+    plugins = _import_plugins()
     parser = _Parser(prog=PROG, description="Chase the Ace (Ranter-Go-Round, Cuckoo, Screw Your "
                      "Neighbour, Le Her): play it against bots, or study it by simulation.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -389,13 +406,21 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("--check", action="store_true", help="only check it; print one line")
     replay.set_defaults(func=_cmd_replay)
 
-    for name in PLUGIN_MODULES:
-        try:
-            module = importlib.import_module(name)
-        except ImportError:
-            continue
+    for module in plugins:
         module.register(sub)
     return parser
+
+
+def _import_plugins() -> list[ModuleType]:
+    """The installed modules of :data:`PLUGIN_MODULES` (imported early, so that bot kinds they
+    register on import are listed in the built-in commands' help too)."""
+    found = []
+    for name in PLUGIN_MODULES:
+        try:
+            found.append(importlib.import_module(name))
+        except ImportError:
+            continue
+    return found
 
 
 def _one_line(exc: BaseException) -> str:
