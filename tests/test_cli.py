@@ -337,6 +337,15 @@ def test_plugins_add_subcommands(monkeypatch: pytest.MonkeyPatch, capsys: pytest
     assert status == 2 and err == "chase-the-ace: error: nine lives is too many\n"
 
 
+def test_without_rich_is_one_line(monkeypatch: pytest.MonkeyPatch,
+                                  capsys: pytest.CaptureFixture[str]) -> None:
+    for name in [m for m in sys.modules if m == "rich" or m.startswith("rich.")]:
+        monkeypatch.setitem(sys.modules, name, None)
+    status, _, err = run(monkeypatch, capsys, ["rules"])
+    assert status == 2
+    assert err == "chase-the-ace: error: this command needs Rich: pip install 'chase-the-ace[cli]'\n"
+
+
 def test_rules_from_args() -> None:
     rules = cli.rules_from_args("standard", ["lives=2", "king-stops-play=yes", "ranking = ace-high"])
     assert (rules.lives, rules.king_stops_play, rules.ranking) == (2, True, "ace-high")

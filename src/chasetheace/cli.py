@@ -453,4 +453,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
         return 130
+    except ImportError as exc:
+        if (exc.name or "").partition(".")[0] != "rich":
+            raise
+        print(f"{PROG}: error: this command needs Rich: pip install 'chase-the-ace[cli]'", file=sys.stderr)
+        return 2
     return status
