@@ -89,6 +89,15 @@ def test_quitting_midway_is_one_line(monkeypatch: pytest.MonkeyPatch, capsys: py
     assert "Traceback" not in out + err
 
 
+def test_a_game_left_midway_is_saved_so_far(monkeypatch: pytest.MonkeyPatch,
+                                            capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    record = tmp_path / "left.json"
+    status, _, _ = run(monkeypatch, capsys, ["play", "--seed", "8", "--save", str(record)], stdin="s\nk\n")
+    assert status == 0
+    status, out, _ = run(monkeypatch, capsys, ["replay", "--check", str(record)])
+    assert status == 0 and "it stops in hand" in out and "with You to act" in out
+
+
 class _CtrlC(io.StringIO):
     def readline(self, size: int | None = -1) -> str:
         raise KeyboardInterrupt

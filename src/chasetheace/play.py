@@ -213,7 +213,6 @@ def run_table(console: Console, game: Game, bots: Sequence[Bot | None], you: int
     narrator = Narrator(game.names, game.rules, viewer=you)
     told = 0
     watching = False
-    _save(save, game)
     while True:
         obs = game.observation(you)
         history = obs["history"]
@@ -226,9 +225,9 @@ def run_table(console: Console, game: Game, bots: Sequence[Bot | None], you: int
             watching = True
             console.print("[dim]You are out: the bots play on to the end.[/dim]")
         if seat == you:
+            _save(save, game)  # a game left at this question is saved up to it
             console.print(table_view(obs))
             game.act(ask(console, obs, game.rules))
-            _save(save, game)
         else:
             bot = bots[seat]
             assert bot is not None
