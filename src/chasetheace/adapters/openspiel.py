@@ -40,10 +40,10 @@ import numpy as np
 import pyspiel
 
 from ..cards import Card, pack
-from ..events import FinalTie, HandStarted, LivesLost
 from ..game import Action, Game
 from ..rules import OPTIONS, Rules
 from .encoding import Encoder, hand_events
+from .episode import chip_rewards
 
 __all__ = ["GAME_TYPE", "ChaseTheAceGame", "ChaseTheAceState", "ChaseTheAceObserver", "DEFAULTS",
            "rules_from_params", "parse_cards"]
@@ -144,7 +144,7 @@ class ChaseTheAceGame(pyspiel.Game):  # type: ignore[misc]
 class _CutAtTop(random.Random):
     """The engine's chance when OpenSpiel owns it: the dealer's cut is made at the top."""
 
-    def randrange(self, start: int, stop: int | None = None, step: int = 1) -> int:  # type: ignore[override]
+    def randrange(self, start: int, stop: int | None = None, step: int = 1) -> int:
         """Always the first position: the card there was chosen by an OpenSpiel chance node."""
         return 0
 
@@ -191,7 +191,7 @@ class ChaseTheAceState(pyspiel.State):  # type: ignore[misc]
 
     def is_terminal(self) -> bool:
         """Whether the hand is over."""
-        return self.current_player() == pyspiel.PlayerId.TERMINAL
+        return bool(self.current_player() == pyspiel.PlayerId.TERMINAL)
 
     def _legal_actions(self, player: int) -> list[int]:
         return list(range(len(ACTIONS)))
@@ -247,19 +247,10 @@ class ChaseTheAceState(pyspiel.State):  # type: ignore[misc]
 
     def returns(self) -> list[float]:
         """Minus the chips each seat paid in the hand (zeros until it is over)."""
-        n = self.spec.num_players()
-        paid = [0.0] * n
-        if self.table is None or not self.is_terminal():
-            return paid
-        for ev in self.table.events:
-            if isinstance(ev, HandStarted) and ev.hand > 1:
-                break
-            if isinstance(ev, LivesLost):
-                for s, chips in ev.payments:
-                    paid[s] -= chips
-            elif isinstance(ev, FinalTie) and ev.rule == "replay":
-                paid = [0.0] * n
-        return paid
+        table = self.table
+        if table is None or not self.is_terminal():
+            return [0.0] * self.spec.num_players()
+        return chip_rewards(table.events, self.spec.num_players(), hand=1)
 
     def observation_for(self, seat: int | None) -> dict[str, Any] | None:
         """The engine's observation of ``seat`` (None: public), or None while dealing."""
