@@ -83,6 +83,21 @@ class Encoder:
         self.outcome_size = n * d + 3 * n + 2
         self.size = self.state_size + self.history_size + self.outcome_size
 
+    def card_offsets(self) -> list[int]:
+        """Where each block of one card per pack position starts in a tensor (for decoding)."""
+        n, d = self.players, len(self.pack)
+        state = [6 * n + 3, 6 * n + 3 + d] + [6 * n + 3 + 2 * d + s * d for s in range(n)]
+        past = [self.state_size] + [
+            self.state_size + d + k * self.event_size + len(TURN_KINDS) + 2 * n + j * d
+            for k in range(self.max_events) for j in (0, 1)]
+        outcome = [self.state_size + self.history_size + s * d for s in range(n)]
+        return state + past + outcome
+
+    def cards_in(self, tensor: npt.NDArray[np.float32]) -> set[str]:
+        """Every card a tensor names anywhere (what a test of hidden information looks for)."""
+        d = len(self.pack)
+        return {self.pack[i] for at in self.card_offsets() for i in np.flatnonzero(tensor[at:at + d])}
+
     # --- tensors ------------------------------------------------------------------------------
 
     def tensor(self, obs: Observation, *, hand: int | None = None,

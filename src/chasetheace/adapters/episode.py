@@ -10,7 +10,7 @@ chip Kings Jerk gave it); in whole-game mode each winner also gets ``win_reward`
 >>> while not ep.over:
 ...     rewards = ep.act("keep")
 >>> ep.total
-[0.0, -1.0, 0.0]
+[0.0, 0.0, -1.0]
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 >>> from chasetheace.adapters.gymnasium import env
 >>> e = env(players=3, seat=0, opponents="threshold:8", single_hand=True)
 >>> obs, info = e.reset(seed=1)
->>> obs.shape == e.observation_space.shape, e.action_space.n
+>>> obs.shape == e.observation_space.shape, int(e.action_space.n)
 (True, 2)
 
 Options: ``players`` (default 3), ``seat`` (the agent's seat, default 0), ``opponents`` (one
