@@ -45,7 +45,7 @@ def env(**options: Any) -> ChaseTheAceEnv:
 class ChaseTheAceEnv(gym.Env[npt.NDArray[np.float32], np.int64]):
     """One seat of Chase the Ace against engine bots."""
 
-    metadata = {"render_modes": ["human", "ansi"]}  # noqa: RUF012 (declared so by gymnasium.Env)
+    metadata = {"render_modes": ["human", "ansi"], "render_fps": 1}  # noqa: RUF012 (declared so by gymnasium.Env)
 
     def __init__(self, players: int = 3, seat: int = 0, opponents: str | Sequence[str] = "threshold",
                  preset: str = "standard", single_hand: bool = False, win_reward: float = 1.0,

@@ -37,6 +37,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import pyspiel
 
 from ..cards import Card, pack
@@ -45,7 +46,7 @@ from ..rules import OPTIONS, Rules
 from .encoding import Encoder, hand_events
 from .episode import chip_rewards
 
-__all__ = ["GAME_TYPE", "ChaseTheAceGame", "ChaseTheAceState", "ChaseTheAceObserver", "DEFAULTS",
+__all__ = ["GAME_TYPE", "ChaseTheAceGame", "ChaseTheAceState", "ChaseTheAceObserver", "DEFAULTS", "Memo",
            "rules_from_params", "parse_cards"]
 
 SHORT_NAME = "python_chase_the_ace"
@@ -120,6 +121,7 @@ class ChaseTheAceGame(pyspiel.Game):  # type: ignore[misc]
             raise ValueError(f"bad dealer {dealer!r}: a seat 0..{n - 1}, or -1 for chance")
         self.fixed_dealer: int | None = None if dealer == -1 else dealer
         self.encoder = Encoder(rules, n)
+        self.memo = Memo()
         worst = 2 if rules.ace_pays_double and rules.lives >= 2 else 1
         info = pyspiel.GameInfo(
             num_distinct_actions=len(ACTIONS),
@@ -139,6 +141,27 @@ class ChaseTheAceGame(pyspiel.Game):  # type: ignore[misc]
         """An observer for tensors and strings (information state when ``perfect_recall``)."""
         return ChaseTheAceObserver(
             self, iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False), params)
+
+
+class Memo:
+    """What states of one game worked out, by action path: solvers revisit the same states often.
+
+    Bounded: it starts afresh once it holds ``limit`` entries.
+    """
+
+    def __init__(self, limit: int = 200_000) -> None:
+        self.limit = limit
+        self.facts: dict[tuple[Any, ...], Any] = {}
+
+    def get(self, key: tuple[Any, ...], compute: Callable[[], Any]) -> Any:
+        """The value stored under ``key``, computing and storing it the first time."""
+        facts = self.facts
+        if key in facts:
+            return facts[key]
+        if len(facts) >= self.limit:
+            facts.clear()
+        value = facts[key] = compute()
+        return value
 
 
 class _CutAtTop(random.Random):
@@ -161,6 +184,7 @@ class ChaseTheAceState(pyspiel.State):  # type: ignore[misc]
         self.moves: list[Action] = []
         self.drawing = False  # the dealer chose to swap; chance picks the card drawn
         self.drawn: Card | None = None
+        self.path: tuple[int, ...] = ()  # every action so far: the key of the game's memo
         self._cache = _Cache()
 
     @property
@@ -181,9 +205,14 @@ class ChaseTheAceState(pyspiel.State):  # type: ignore[misc]
 
     def current_player(self) -> int:
         """The seat to act, CHANCE, or TERMINAL."""
-        table = self.table
-        if table is None or self.drawing:
+        if self.dealer is None or self.drawing or len(self.dealt) < self.spec.num_players():
             return int(pyspiel.PlayerId.CHANCE)
+        player: int = self.spec.memo.get(("player", self.path), self._player_now)
+        return player
+
+    def _player_now(self) -> int:
+        table = self.table
+        assert table is not None
         if table.over or table.hand > 1:
             return int(pyspiel.PlayerId.TERMINAL)
         assert table.to_act is not None
@@ -209,6 +238,10 @@ class ChaseTheAceState(pyspiel.State):  # type: ignore[misc]
         return [c for c in self.spec.deal_from if c not in dealt]
 
     def _apply_action(self, action: int) -> None:
+        self._apply(action)
+        self.path += (action,)
+
+    def _apply(self, action: int) -> None:
         if self.dealer is None:
             self.dealer = action
         elif len(self.dealt) < self.spec.num_players():
@@ -219,13 +252,13 @@ class ChaseTheAceState(pyspiel.State):  # type: ignore[misc]
             self._cache.table = None  # rebuilt on the stacked pack with the drawn card
             self.moves.append(Action.SWAP)
         else:
-            table = self.table
-            assert table is not None
             move = ACTIONS[action]
-            if move is Action.SWAP and table.to_act == self.dealer:
+            if move is Action.SWAP and self.current_player() == self.dealer:
                 self.drawing = True
                 return
-            table.act(move)
+            table = self._cache.table  # else a copy rebuilds the engine's game when it needs it
+            if table is not None:
+                table.act(move)
             self.moves.append(move)
 
     def _engine(self) -> Game:
@@ -247,9 +280,14 @@ class ChaseTheAceState(pyspiel.State):  # type: ignore[misc]
 
     def returns(self) -> list[float]:
         """Minus the chips each seat paid in the hand (zeros until it is over)."""
-        table = self.table
-        if table is None or not self.is_terminal():
+        if not self.is_terminal():
             return [0.0] * self.spec.num_players()
+        paid: list[float] = self.spec.memo.get(("returns", self.path), self._returns_now)
+        return list(paid)
+
+    def _returns_now(self) -> list[float]:
+        table = self.table
+        assert table is not None
         return chip_rewards(table.events, self.spec.num_players(), hand=1)
 
     def observation_for(self, seat: int | None) -> dict[str, Any] | None:
@@ -413,16 +451,25 @@ class ChaseTheAceObserver:
 
     def set_from(self, state: ChaseTheAceState, player: int) -> None:
         """Fill :attr:`tensor` with what ``player`` (or the public) knows in ``state``."""
+        key = ("tensor", self.public, self.recall, player, state.path)
+        self.tensor[:] = state.spec.memo.get(key, lambda: self._tensor(state, player))
+
+    def _tensor(self, state: ChaseTheAceState, player: int) -> npt.NDArray[np.float32]:
         obs = state.observation_for(None if self.public else player)
         if obs is None:
-            self.tensor.fill(0.0)
+            out = np.zeros(self.encoder.size, np.float32)
             if not self.public:
-                self.tensor[player] = 1.0
-            return
-        self.tensor[:] = self.encoder.tensor(obs, hand=1, history=self.recall)
+                out[player] = 1.0
+            return out
+        return self.encoder.tensor(obs, hand=1, history=self.recall)
 
     def string_from(self, state: ChaseTheAceState, player: int) -> str:
         """What ``player`` (or the public) knows in ``state``, as one line."""
+        key = ("string", self.public, self.recall, player, state.path)
+        text: str = state.spec.memo.get(key, lambda: self._string(state, player))
+        return text
+
+    def _string(self, state: ChaseTheAceState, player: int) -> str:
         seat = None if self.public else player
         obs = state.observation_for(seat)
         if obs is None:

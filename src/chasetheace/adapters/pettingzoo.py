@@ -44,7 +44,7 @@ class raw_env(AECEnv):  # type: ignore[misc]
     """The unwrapped AEC environment; see the module docstring for the options."""
 
     metadata: ClassVar[dict[str, Any]] = {
-        "render_modes": ["human", "ansi"], "name": NAME, "is_parallelizable": False}
+        "render_modes": ["human", "ansi"], "name": NAME, "is_parallelizable": False, "render_fps": 1}
 
     def __init__(self, players: int = 3, preset: str = "standard", single_hand: bool = False,
                  win_reward: float = 1.0, render_mode: str | None = None, **rules: Any) -> None:
