@@ -10,15 +10,15 @@ pytest.importorskip("pyspiel")
 pytest.importorskip("pettingzoo")
 pytest.importorskip("gymnasium")
 
-import numpy as np  # noqa: E402
-import pyspiel  # noqa: E402
-from adapters_support import cards_named, known_cards  # noqa: E402
+import numpy as np
+import pyspiel
 
-import chasetheace as cta  # noqa: E402
-import chasetheace.adapters.openspiel  # noqa: E402, F401
-from chasetheace.adapters.encoding import Encoder  # noqa: E402
-from chasetheace.adapters.gymnasium import env as gym_env  # noqa: E402
-from chasetheace.adapters.pettingzoo import env as pz_env  # noqa: E402
+import chasetheace as cta
+import chasetheace.adapters.openspiel
+from adapters_support import cards_named, known_cards
+from chasetheace.adapters.encoding import Encoder
+from chasetheace.adapters.gymnasium import env as gym_env
+from chasetheace.adapters.pettingzoo import env as pz_env
 
 VARIANTS = [
     {},

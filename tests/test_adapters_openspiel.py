@@ -9,10 +9,10 @@ import pytest
 
 pytest.importorskip("pyspiel")
 
-import numpy as np  # noqa: E402
-import pyspiel  # noqa: E402
-from open_spiel.python import policy as policy_lib  # noqa: E402
-from open_spiel.python.algorithms import (  # noqa: E402
+import numpy as np
+import pyspiel
+from open_spiel.python import policy as policy_lib
+from open_spiel.python.algorithms import (
     cfr,
     exploitability,
     external_sampling_mccfr,
@@ -21,8 +21,8 @@ from open_spiel.python.algorithms import (  # noqa: E402
     mcts,
 )
 
-import chasetheace as cta  # noqa: E402
-from chasetheace.adapters import openspiel as adapter  # noqa: E402
+import chasetheace as cta
+import chasetheace.adapters.openspiel
 
 GOLDEN = Path(__file__).parent / "golden" / "python_chase_the_ace.txt"
 TINY = {"players": 2, "dealer": 1, "cards": "Kc 9c 5c 2c Ac"}

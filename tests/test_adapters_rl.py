@@ -9,14 +9,14 @@ import pytest
 pytest.importorskip("pettingzoo")
 pytest.importorskip("gymnasium")
 
-import gymnasium as gym  # noqa: E402
-import numpy as np  # noqa: E402
-from gymnasium.utils.env_checker import check_env  # noqa: E402
-from pettingzoo.test import api_test, seed_test  # noqa: E402
+import gymnasium as gym
+import numpy as np
+from gymnasium.utils.env_checker import check_env
+from pettingzoo.test import api_test, seed_test
 
-from chasetheace.adapters import chase_the_ace_v0  # noqa: E402
-from chasetheace.adapters.gymnasium import env as gym_env  # noqa: E402
-from chasetheace.adapters.pettingzoo import env as pz_env  # noqa: E402
+from chasetheace.adapters import chase_the_ace_v0
+from chasetheace.adapters.gymnasium import env as gym_env
+from chasetheace.adapters.pettingzoo import env as pz_env
 
 
 @pytest.mark.parametrize("options", [
@@ -59,7 +59,7 @@ def test_an_eliminated_agent_is_terminated_while_the_game_goes_on() -> None:
     raw = env.unwrapped
     seen_out_early = False
     for agent in env.agent_iter():
-        obs, _, term, trunc, _ = env.last()
+        _, _, term, trunc, _ = env.last()
         if term and not raw.episode.over:
             seen_out_early = True
             assert not raw.episode.game.alive[raw.seat[agent]]

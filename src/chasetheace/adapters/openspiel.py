@@ -39,15 +39,17 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 import pyspiel
+from open_spiel.python import policy as policy_lib
 
+from ..bots import Bot, make_bot
 from ..cards import Card, pack
 from ..game import Action, Game
 from ..rules import OPTIONS, Rules
 from .encoding import Encoder, hand_events
 from .episode import chip_rewards
 
-__all__ = ["GAME_TYPE", "ChaseTheAceGame", "ChaseTheAceState", "ChaseTheAceObserver", "DEFAULTS", "Memo",
-           "rules_from_params", "parse_cards"]
+__all__ = ["GAME_TYPE", "BotPolicy", "ChaseTheAceGame", "ChaseTheAceState", "ChaseTheAceObserver",
+           "DEFAULTS", "Memo", "rules_from_params", "parse_cards"]
 
 SHORT_NAME = "python_chase_the_ace"
 DEFAULTS: dict[str, Any] = {
@@ -476,6 +478,29 @@ class ChaseTheAceObserver:
             who = "-" if seat is None else seat
             return f"seat {who} | dealing | dealer {'?' if state.dealer is None else state.dealer}"
         return self.encoder.text(obs, hand=1, history=self.recall)
+
+
+class BotPolicy(policy_lib.Policy):  # type: ignore[misc]
+    """An engine bot (a :func:`chasetheace.make_bot` spec or a :class:`~chasetheace.Bot`) as an
+    OpenSpiel policy, for every seat; it sees only its seat's observation.
+
+    ``seed`` seeds the generator handed to the bot (a RandomBot's choice becomes a coin flip's
+    probabilities only in expectation; deterministic bots give one action probability 1).
+    """
+
+    def __init__(self, game: ChaseTheAceGame, bot: str | Bot, seed: int = 0) -> None:
+        super().__init__(game, list(range(game.num_players())))
+        self.bot = make_bot(bot, game.rules, game.num_players()) if isinstance(bot, str) else bot
+        self.rng = random.Random(seed)
+
+    def action_probabilities(self, state: ChaseTheAceState,
+                             player_id: int | None = None) -> dict[int, float]:
+        """Probability 1 on the bot's choice for the seat to act."""
+        seat = state.current_player() if player_id is None else player_id
+        obs = state.observation_for(seat)
+        assert obs is not None
+        choice = self.bot.choose(obs, list(ACTIONS), self.rng)
+        return {a: float(ACTIONS[a] is Action(choice)) for a in range(len(ACTIONS))}
 
 
 pyspiel.register_game(GAME_TYPE, ChaseTheAceGame)
