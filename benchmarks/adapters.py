@@ -3,7 +3,8 @@
     python benchmarks/adapters.py [--seconds 2] [--players 4]
 
 Every playout chooses keep or swap uniformly at random. "hand" rows play one hand from a new game;
-"game" rows play whole games (hands until one player is left). Figures depend on the machine.
+"game" rows play whole games (hands until one player is left); "resample" counts calls of
+resample_from_infostate. Figures depend on the machine.
 """
 
 from __future__ import annotations
@@ -73,6 +74,33 @@ def openspiel_hand(players: int) -> Callable[[int], int]:
     return run
 
 
+def openspiel_resample(players: int) -> Callable[[int], int]:
+    """OpenSpiel's resample_from_infostate at every decision of random hands (one per playout)."""
+    import numpy as np
+    import pyspiel
+
+    import chasetheace.adapters.openspiel  # noqa: F401 (registers the game)
+
+    game = pyspiel.load_game("python_chase_the_ace", {"players": players})
+    rng = np.random.default_rng(2)
+    sampler = pyspiel.UniformProbabilitySampler(0.0, 1.0)
+    state = game.new_initial_state()
+
+    def run(i: int) -> int:
+        nonlocal state
+        while True:
+            if state.is_terminal():
+                state = game.new_initial_state()
+            elif state.is_chance_node():
+                outcomes = state.chance_outcomes()
+                state.apply_action(outcomes[int(rng.integers(len(outcomes)))][0])
+            else:
+                state.resample_from_infostate(state.current_player(), sampler)
+                state.apply_action(int(rng.integers(2)))
+                return 0
+    return run
+
+
 def pettingzoo(players: int, single_hand: bool) -> Callable[[int], int]:
     """PettingZoo's AEC loop, observing every agent at every step as a learner would."""
     from chasetheace.adapters.pettingzoo import env as make
@@ -116,21 +144,22 @@ def main() -> None:
         ("engine, hand", lambda: engine_hand(n)),
         ("engine, game", lambda: engine_game(n)),
         ("openspiel, hand", lambda: openspiel_hand(n)),
+        ("openspiel, resample", lambda: openspiel_resample(n)),
         ("pettingzoo, hand", lambda: pettingzoo(n, True)),
         ("pettingzoo, game", lambda: pettingzoo(n, False)),
         ("gymnasium, hand", lambda: gymnasium(n, True)),
         ("gymnasium, game", lambda: gymnasium(n, False)),
     ]
     print(f"{n} players, standard rules, random actions, {args.seconds:g} s each")
-    print(f"{'':18} {'playouts/s':>11} {'hands/s':>9}")
+    print(f"{'':20} {'playouts/s':>11} {'hands/s':>9}")
     for name, make in rows:
         try:
             run = make()
         except ImportError as exc:
-            print(f"{name:18} skipped ({exc.name} not installed)")
+            print(f"{name:20} skipped ({exc.name} not installed)")
             continue
         playouts, hands = rate(run, args.seconds)
-        print(f"{name:18} {playouts:11.0f} {hands:9.0f}")
+        print(f"{name:20} {playouts:11.0f} {hands:9.0f}")
 
 
 if __name__ == "__main__":

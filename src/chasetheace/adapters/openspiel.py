@@ -148,11 +148,13 @@ class ChaseTheAceGame(pyspiel.Game):  # type: ignore[misc]
 class Memo:
     """What states of one game worked out, by action path: solvers revisit the same states often.
 
-    Bounded: it starts afresh once it holds ``limit`` entries.
+    Bounded: it starts afresh once what it holds weighs ``limit`` (a tensor weighs its length, a
+    string an eighth of its length, anything else 1), about 4 bytes a unit.
     """
 
-    def __init__(self, limit: int = 200_000) -> None:
+    def __init__(self, limit: int = 16_000_000) -> None:
         self.limit = limit
+        self.weight = 0
         self.facts: dict[tuple[Any, ...], Any] = {}
 
     def get(self, key: tuple[Any, ...], compute: Callable[[], Any]) -> Any:
@@ -160,9 +162,14 @@ class Memo:
         facts = self.facts
         if key in facts:
             return facts[key]
-        if len(facts) >= self.limit:
+        value = compute()
+        weight = value.size if isinstance(value, np.ndarray) else (
+            len(value) // 8 + 1 if isinstance(value, str) else 1)
+        if self.weight + weight > self.limit:
             facts.clear()
-        value = facts[key] = compute()
+            self.weight = 0
+        facts[key] = value
+        self.weight += weight
         return value
 
 
