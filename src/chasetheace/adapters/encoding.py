@@ -50,14 +50,17 @@ def hand_events(obs: Observation, hand: int | None = None) -> list[Mapping[str, 
     """The events of one hand (default: the current one) in the seat's view, from its start."""
     want = obs["hand"] if hand is None else hand
     history: Sequence[Mapping[str, Any]] = obs["history"]
-    start = None
-    for i, ev in enumerate(history):
+    end = len(history)
+    for i in range(len(history) - 1, -1, -1):  # from the end: the hand asked for is usually recent
+        ev = history[i]
         if ev["type"] == "hand_started":
             if ev["hand"] == want:
-                start = i
-            elif start is not None:
-                return list(history[start:i])
-    return [] if start is None else list(history[start:])
+                return list(history[i:end])
+            if ev["hand"] > want:
+                end = i
+            else:
+                break
+    return []
 
 
 def hand_is_live(obs: Observation, hand: int | None) -> bool:
