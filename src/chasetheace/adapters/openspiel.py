@@ -325,7 +325,7 @@ class ChaseTheAceState(pyspiel.State):  # type: ignore[misc]
         n = self.spec.num_players()
         obs = self.observation_for(seat)
         if obs is None:
-            return {k: c for k, c in enumerate(self.dealt) if self._order()[k] == seat}
+            return {}  # while dealing, a seat knows only the dealer (see the observer)
         slot = {s: k for k, s in enumerate(self._order())}
         fixed: dict[int, Card] = {}
         before_draw = None
