@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pickle
 import re
 from pathlib import Path
 
@@ -170,6 +171,18 @@ def test_resampling_keeps_the_information_state_and_ismcts_plays() -> None:
         else:
             state.apply_action(bot.step(state))
     assert sum(state.returns()) <= -1
+
+
+def test_games_and_states_survive_pickling() -> None:
+    game = pyspiel.load_game("python_chase_the_ace", TINY)
+    state = game.new_initial_state()
+    for action in (16, 48):  # deal 5c, Kc
+        state.apply_action(action)
+    again = pickle.loads(pickle.dumps(game))
+    assert again.deal_from == game.deal_from and again.rules == game.rules
+    copy = pickle.loads(pickle.dumps(state))
+    assert copy.history() == state.history()
+    assert copy.information_state_string(0) == state.information_state_string(0)
 
 
 def _golden_arguments() -> tuple[str, list[int]]:

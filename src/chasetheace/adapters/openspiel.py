@@ -102,16 +102,17 @@ def parse_cards(text: str, rules: Rules) -> list[Card]:
     return sorted(cards)
 
 
-class ChaseTheAceGame(pyspiel.Game):  # type: ignore[misc]
-    """The OpenSpiel game: parameters as in the module docstring."""
+class _Setup:
+    """What a parameter set means: the rules, the cards to deal from, the dealer, the encoder."""
 
-    def __init__(self, params: Mapping[str, Any] | None = None) -> None:
-        merged = {**DEFAULTS, **(params or {})}
+    def __init__(self, params: Mapping[str, Any]) -> None:
+        merged = {**DEFAULTS, **params}
         unknown = set(merged) - set(DEFAULTS)
         if unknown:
             raise ValueError(f"unknown parameter {sorted(unknown)[0]!r}: allowed {', '.join(DEFAULTS)}")
+        self.params = merged
         self.rules = rules = rules_from_params(merged)
-        n = merged["players"]
+        self.players = n = merged["players"]
         if not 2 <= n <= rules.max_players:
             raise ValueError(f"bad players {n!r}: allowed 2..{rules.max_players} "
                              f"with a {rules.deck}-card pack")
@@ -124,15 +125,59 @@ class ChaseTheAceGame(pyspiel.Game):  # type: ignore[misc]
         self.fixed_dealer: int | None = None if dealer == -1 else dealer
         self.encoder = Encoder(rules, n)
         self.memo = Memo()
-        worst = 2 if rules.ace_pays_double and rules.lives >= 2 else 1
-        info = pyspiel.GameInfo(
+
+    def info(self) -> Any:
+        """OpenSpiel's GameInfo for these parameters."""
+        worst = 2 if self.rules.ace_pays_double and self.rules.lives >= 2 else 1
+        return pyspiel.GameInfo(
             num_distinct_actions=len(ACTIONS),
             max_chance_outcomes=52,  # chance outcomes are card ids (and seats for the dealer)
-            num_players=n,
+            num_players=self.players,
             min_utility=-float(worst),
             max_utility=0.0,
-            max_game_length=2 * n + 2)
-        super().__init__(GAME_TYPE, info, merged)
+            max_game_length=2 * self.players + 2)
+
+
+class ChaseTheAceGame(pyspiel.Game):  # type: ignore[misc]
+    """The OpenSpiel game: parameters as in the module docstring."""
+
+    def __init__(self, params: Mapping[str, Any] | None = None) -> None:
+        setup = _Setup(params or {})
+        super().__init__(GAME_TYPE, setup.info(), setup.params)
+        self.__dict__["_setup"] = setup
+
+    @property
+    def setup(self) -> _Setup:
+        """The meaning of the parameters (worked out again after unpickling, which skips __init__)."""
+        setup = self.__dict__.get("_setup")
+        if setup is None:
+            setup = self.__dict__["_setup"] = _Setup(self.get_parameters())
+        return setup
+
+    @property
+    def rules(self) -> Rules:
+        """The rules of the hand."""
+        return self.setup.rules
+
+    @property
+    def deal_from(self) -> list[Card]:
+        """The cards chance deals and draws from."""
+        return self.setup.deal_from
+
+    @property
+    def fixed_dealer(self) -> int | None:
+        """The dealer's seat, or None when chance picks it."""
+        return self.setup.fixed_dealer
+
+    @property
+    def encoder(self) -> Encoder:
+        """The shared encoder for this table."""
+        return self.setup.encoder
+
+    @property
+    def memo(self) -> Memo:
+        """What this game's states worked out."""
+        return self.setup.memo
 
     def new_initial_state(self) -> ChaseTheAceState:
         """The start of a hand: chance picks the dealer (unless fixed) and deals."""
