@@ -14,7 +14,6 @@ import pytest
 
 import chasetheace as cta
 from chasetheace.acechasing_command import (
-    LeaveTable,
     card_text,
     narrate,
     play_ace_chasing,
@@ -22,6 +21,7 @@ from chasetheace.acechasing_command import (
     replay_ace_chasing,
     simulate_ace_chasing,
 )
+from chasetheace.play import QuitGame
 from test_acechasing_properties import knowable
 
 CARD = re.compile(r"(?:10|[AKQJ2-9])[♣♦♥♠]")
@@ -59,14 +59,14 @@ def test_a_whole_game_with_every_kind_of_reply(tmp_path: Path) -> None:
 def test_leaving_the_table_keeps_the_record(tmp_path: Path) -> None:
     save = tmp_path / "game.json"
     _, lines, ask = scripted(["q"])
-    with pytest.raises(LeaveTable):
+    with pytest.raises(QuitGame):
         play_ace_chasing(players=4, seed=1, matador=1, save=str(save), ask=ask, say=lines.append)  # type: ignore[arg-type]
     game = cta.AceChasingGame.from_record(json.loads(save.read_text()))
     assert game.to_act == 0 and not game.over
 
 
 def test_play_rejects_a_bad_table() -> None:
-    with pytest.raises(ValueError, match="got 2 bots for 3 bot seats"):
+    with pytest.raises(ValueError, match="got 2 --bot options for 3 bot seats"):
         play_ace_chasing(players=4, bots=["odds", "random"], ask=lambda p: "q", say=print)
     with pytest.raises(ValueError, match="unknown Ace Chasing bot"):
         play_ace_chasing(players=4, bots=["clever"], ask=lambda p: "q", say=print)
@@ -181,3 +181,74 @@ def test_replay_names_the_file_and_the_bad_event(tmp_path: Path) -> None:
         replay_ace_chasing(str(path))
     with pytest.raises(OSError):
         replay_ace_chasing(str(tmp_path / "missing.json"))
+
+
+# --- through chase-the-ace itself: play --game ace-chasing, simulate --game ace-chasing ----------
+
+def cli_run(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], argv: list[str],
+            stdin: str = "") -> tuple[int, str, str]:
+    from chasetheace import cli
+
+    monkeypatch.setenv("COLUMNS", "200")
+    monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
+    status = cli.main(argv)
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_play_game_ace_chasing(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+                               tmp_path: Path) -> None:
+    save = tmp_path / "game.json"
+    status, out, err = cli_run(monkeypatch, capsys, [
+        "play", "--game", "ace-chasing", "--seed", "4", "--players", "4", "--bot", "odds",
+        "--save", str(save)], stdin="huh\n3\na\nk\n" * 60)
+    assert (status, err) == (0, "")
+    game = cta.AceChasingGame.from_record(json.loads(save.read_text()))
+    assert game.over
+    assert "Round 1: You are the matador." in out and "the game." in out
+    assert "Answer a to accept the bet" in out  # "huh" was explained
+    assert f"The game record is in {save}" in out
+
+
+def test_play_game_ace_chasing_rules_help_and_leaving(monkeypatch: pytest.MonkeyPatch,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = cli_run(monkeypatch, capsys, ["play", "--game", "ace-chasing", "--rules-help"])
+    assert status == 0 and "matador" in out and "lives" not in out
+    status, out, err = cli_run(monkeypatch, capsys, ["play", "--game", "ace-chasing", "--seed", "1"],
+                               stdin="q\n")
+    assert status == 0 and "You leave the table" in err
+    status, out, err = cli_run(monkeypatch, capsys, ["play", "--game", "ace-chasing", "--seed", "1"])
+    assert status == 0 and "You leave the table" in err  # end of input
+
+
+@pytest.mark.parametrize(("argv", "words"), [
+    (["play", "--game", "ace-chasing", "--rule", "lives=2"], "Ace Chasing has no rule options"),
+    (["play", "--game", "ace-chasing", "--players", "3"], "bad number of players 3"),
+    (["play", "--game", "ace-chasing", "--bot", "counting"], "unknown Ace Chasing bot 'counting'"),
+    (["simulate", "--game", "ace-chasing", "--hands", "5"], "--hands is not available for Ace Chasing"),
+    (["simulate", "--game", "ace-chasing", "--plot", "x.png"], "--plot is not available for Ace Chasing"),
+    (["simulate", "--game", "ace-chasing", "--preset", "cuckoo"], "Ace Chasing has no rule options"),
+    (["simulate", "--game", "ace-chasing", "--players", "5", "--bot", "odds", "--bot", "random"],
+     "got 2 --bot options for 5 seats"),
+    (["ace-chasing", "simulate", "--games", "0"], "bad number of games 0"),
+])
+def test_mistakes_are_one_line_exit_2(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+                                      argv: list[str], words: str) -> None:
+    status, _, err = cli_run(monkeypatch, capsys, argv)
+    assert status == 2
+    assert err.count("\n") == 1 and words in err and "Traceback" not in err
+
+
+def test_simulate_game_ace_chasing(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+                                   tmp_path: Path) -> None:
+    argv = ["simulate", "--game", "ace-chasing", "--games", "25", "--players", "6", "--seed", "3", "--json"]
+    status, out, err = cli_run(monkeypatch, capsys, [*argv, "--csv", str(tmp_path / "r.csv")])
+    assert (status, err) == (0, "")
+    first = json.loads(out)
+    assert first["games"] == 25 and first["players"] == 6 and first["bots"] == ["odds"] * 6
+    rows = (tmp_path / "r.csv").read_text().splitlines()
+    assert rows[0].startswith("table,key,trials") and rows[1].startswith("matador_survival,matador,")
+    _, again, _ = cli_run(monkeypatch, capsys, argv)
+    assert stable(json.loads(again)) == stable(first)
+    status, out, _ = cli_run(monkeypatch, capsys, ["simulate", "--game", "ace-chasing", "--games", "10"])
+    assert status == 0 and "The matador survives" in out and "rounds per second" in out

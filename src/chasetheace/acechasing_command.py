@@ -17,41 +17,33 @@ says only what the event views it is given hold.
 from __future__ import annotations
 
 import argparse
+import csv
 import json
-import math
 import random
 import time
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .acechasing import AceAction, AceChasingGame, Offer
+from .acechasing import MAX_OFFERS, AceAction, AceChasingGame, Offer
 from .acechasing_bots import ACE_CHASING_BOTS, AceChasingBot, make_ace_chasing_bot
 from .acechasing_events import BetAccepted, RoundStarted, Settled
-from .cards import Card
 from .errors import RecordError
 from .events import Eliminated
-from .game import DEFAULT_NAMES
+from .play import QuitGame, bot_names, bot_specs, register_play
+from .render import card_text
+from .sim import wilson
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from .rules import Rules
 
 __all__ = [
     "narrate", "parse_reply", "play_ace_chasing", "simulate_ace_chasing", "format_simulation",
-    "replay_ace_chasing", "register", "run_play", "run_simulate", "run_replay", "LeaveTable",
+    "replay_ace_chasing", "register", "run_play", "run_simulate", "run_replay",
 ]
-
-SUIT_SYMBOLS = {"c": "♣", "d": "♦", "h": "♥", "s": "♠"}
-Z95 = 1.959963984540054
-
-
-class LeaveTable(Exception):
-    """The person asked to leave the table."""
-
-
-def card_text(card: str | Card) -> str:
-    """A card as a player writes it: ``'10♥'``, ``'A♣'``."""
-    c = Card.parse(card)
-    return ("10" if c.rank == 10 else str(c)[0]) + SUIT_SYMBOLS[c.suit]
-
 
 def _place(index: int, size: int) -> str:
     if index == size - 1:
@@ -169,18 +161,19 @@ def _status(obs: Mapping[str, Any]) -> str:
     return f"[round {obs['round']} · matador {names[obs['matador']]} · you hold {card} · money: {money}]"
 
 
-def play_ace_chasing(*, players: int = 4, name: str = "You", bots: Sequence[str] = ("odds",),
+def play_ace_chasing(*, players: int = 5, name: str = "You", bots: Sequence[str] = ("odds",),
                      seed: int | None = None, matador: int = 0, save: str | None = None,
                      ask: Callable[[str], str] = input,
                      say: Callable[[str], None] = print) -> AceChasingGame:
     """You (seat 0) against bots at an Ace Chasing table, until the game ends or you leave.
 
     ``bots`` is one spec for every bot seat or one per bot seat; ``ask`` reads a reply to a
-    prompt and ``say`` prints a line. Raises :class:`LeaveTable` if you quit (the record, if
+    prompt and ``say`` prints a line. Raises :class:`chasetheace.play.QuitGame` if you quit (the record, if
     saved, stays as far as it went). Returns the finished game.
     """
     specs = _specs(bots, players - 1)
-    names = [name, *_bot_names(name, players - 1)]
+    AceChasingGame(players)  # checks the player count
+    names = [name, *bot_names(name, players - 1)]
     seed = seed if seed is not None else random.SystemRandom().randrange(10**6)
     game = AceChasingGame(names, seed=seed, matador=matador)
     robots: list[AceChasingBot | None] = [None, *(make_ace_chasing_bot(s) for s in specs)]
@@ -189,6 +182,7 @@ def play_ace_chasing(*, players: int = 4, name: str = "You", bots: Sequence[str]
     say(f"Ace Chasing · {players} players · seed {seed}: you against "
         + ", ".join(f"{n} ({s})" for n, s in zip(names[1:], specs)) + ".")
     told = 0
+    watching = False
     while True:
         obs = game.observation(0)
         for view in obs["history"][told:]:
@@ -198,6 +192,9 @@ def play_ace_chasing(*, players: int = 4, name: str = "You", bots: Sequence[str]
         seat = game.to_act
         if seat is None:
             break
+        if not obs["in"][0] and not watching:
+            watching = True
+            say("You are out: the bots play on to the end.")
         if seat == 0:
             say(_status(obs))
             game.act(_ask(game, ask, say))
@@ -206,6 +203,9 @@ def play_ace_chasing(*, players: int = 4, name: str = "You", bots: Sequence[str]
             assert bot is not None
             game.act(bot.choose(game.observation(seat), game.legal_actions(), rng))
         _save(save, game)
+    say("Money: " + " · ".join(f"{n} {m:+d}" for n, m in zip(names, game.money)))
+    if save is not None:
+        say(f"The game record is in {save} (chase-the-ace ace-chasing replay {save} tells it).")
     return game
 
 
@@ -215,26 +215,17 @@ def _ask(game: AceChasingGame, ask: Callable[[str], str], say: Callable[[str], N
     while True:
         reply = parse_reply(ask(prompt), legal)
         if reply == "quit":
-            raise LeaveTable
+            raise QuitGame
         if isinstance(reply, AceAction | Offer) and game.can_act(reply):
             return reply
         say(help_text)
 
 
 def _specs(bots: Sequence[str] | None, seats: int) -> list[str]:
-    given = list(bots or ["odds"])
-    if len(given) == 1:
-        given *= seats
-    if len(given) != seats:
-        raise ValueError(f"got {len(given)} bots for {seats} bot seats: give one for all, or one per seat")
-    for spec in given:
-        make_ace_chasing_bot(spec)
-    return given
-
-
-def _bot_names(human: str, count: int) -> list[str]:
-    pool = [n for n in DEFAULT_NAMES[1:] if n.lower() != human.strip().lower()]
-    return (pool + [f"Bot {i + 1}" for i in range(count)])[:count]
+    specs = bot_specs(bots, seats, "odds", seats="bot seats" if seats else "seats")
+    for spec in specs:
+        make_ace_chasing_bot(spec)  # a bad spec fails before the first deal
+    return specs
 
 
 def _save(path: str | None, game: AceChasingGame) -> None:
@@ -243,17 +234,6 @@ def _save(path: str | None, game: AceChasingGame) -> None:
 
 
 # --- simulate ----------------------------------------------------------------------------------
-
-def wilson(successes: int, trials: int) -> tuple[float, float]:
-    """The 95% Wilson score interval for a proportion; (0, 1) with no trials."""
-    if trials <= 0:
-        return 0.0, 1.0
-    z, p = Z95, successes / trials
-    denom = 1 + z * z / trials
-    centre = (p + z * z / (2 * trials)) / denom
-    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
-
 
 def _row(head: dict[str, Any], k: int, n: int, key: str, total: str) -> dict[str, Any]:
     lo, hi = wilson(k, n)
@@ -348,16 +328,84 @@ def format_simulation(result: Mapping[str, Any]) -> list[str]:
 
 # --- the command line ----------------------------------------------------------------------------
 
+RULES_SUMMARY = (
+    "One player is the matador; one card each, dealt clockwise from the matador's left, the matador last.",
+    "Each other player may bet against the matador: offer an amount; the matador accepts or declines; "
+    f"after a decline, offer again or withdraw ({MAX_OFFERS} offers at most).",
+    "Then each player but the matador keeps or swaps with the left neighbour; the matador takes no turn "
+    "and gets whatever the player on its right passes.",
+    "The matador shows its card; everyone holding a lower one shows it (K high, A low); if an ace is "
+    "face up, everyone holding a card of its suit shows it.",
+    "If anyone but the matador showed a card, they are out and the matador collects every bet; "
+    "otherwise the matador is out and pays every bet.",
+    "The next matador is the nearest player still in to the right. The last player left wins.",
+)
+"""Part B of RULES.md in a few lines, for ``play --rules-help``."""
+
+
+def _no_rule_options(args: argparse.Namespace) -> None:
+    if args.rule or args.preset != "standard":
+        raise ValueError("Ace Chasing has no rule options (RULES.md part B): drop --preset and --rule")
+
+
+def play_from_cli(args: argparse.Namespace, console: Console, rules: Rules) -> int:
+    """``chase-the-ace play --game ace-chasing`` (registered with :func:`chasetheace.play.register_play`)."""
+    _no_rule_options(args)
+    if args.rules_help:
+        console.print("[bold]Ace Chasing[/] (RULES.md part B):")
+        for line in RULES_SUMMARY:
+            console.print("• " + line, markup=False)
+        return 0
+    from rich.markup import escape
+
+    players = args.players if args.players is not None else (
+        len(args.bot) + 1 if args.bot and len(args.bot) > 1 else 5)
+    play_ace_chasing(players=players, name=args.name, bots=args.bot, seed=args.seed, save=args.save,
+                     ask=lambda prompt: console.input(f"[bold cyan]{escape(prompt)}[/]"),
+                     say=lambda line: console.print(line, markup=False))
+    return 0
+
+
+def simulate_from_cli(args: argparse.Namespace) -> int:
+    """``chase-the-ace simulate --game ace-chasing`` (registered with
+    :func:`chasetheace.cli.register_simulate`). ``--workers`` is accepted, but one process plays."""
+    _no_rule_options(args)
+    for flag, value in (("--hands", args.hands), ("--plot", args.plot)):
+        if value is not None:
+            raise ValueError(f"{flag} is not available for Ace Chasing (use --games, --json, --csv)")
+    players = args.players if args.players is not None else (
+        len(args.bot) if args.bot and len(args.bot) > 1 else 5)
+    result = simulate_ace_chasing(players=players, bots=args.bot or ["odds"], games=args.games or 1000,
+                                  seed=args.seed)
+    print(json.dumps(result, indent=2) if args.json else "\n".join(format_simulation(result)))
+    if args.csv is not None:
+        write_csv(result, args.csv)
+    return 0
+
+
+def write_csv(result: Mapping[str, Any], path: str) -> None:
+    """The rates of :func:`simulate_ace_chasing` as CSV rows (table, key, trials, count, rate, CI)."""
+    with Path(path).open("w", newline="", encoding="utf-8") as f:
+        out = csv.writer(f)
+        out.writerow(["table", "key", "trials", "count", "rate", "ci95_low", "ci95_high"])
+        rows: list[tuple[str, str, int, int, dict[str, Any]]] = [
+            ("matador_survival", "matador", result["matador_survival"]["rounds"],
+             result["matador_survival"]["survived"], result["matador_survival"])]
+        rows += [("knocked_out_by_place", r["place"], r["rounds"], r["out"], r)
+                 for r in result["knocked_out_by_place"]]
+        rows += [("win_by_seat", f"{r['seat']} {r['bot']}", r["games"], r["wins"], r)
+                 for r in result["win_rate_by_seat"]]
+        for table, key, trials, count, r in rows:
+            out.writerow([table, key, trials, count, r["rate"], *r["ci95"]])
+
+
 def run_play(args: argparse.Namespace) -> int:
     """``play`` with the arguments of :func:`add_play_arguments`; the exit status."""
     try:
         play_ace_chasing(players=args.players, name=args.name, bots=args.bot or ["odds"],
                          seed=args.seed, matador=args.matador, save=args.save)
-    except (LeaveTable, EOFError):
+    except (QuitGame, EOFError):
         print("You leave the table; the game is left unfinished.")
-        return 0
-    if args.save is not None:
-        print(f"The game record is in {args.save}.")
     return 0
 
 
@@ -410,7 +458,8 @@ def _bot_help() -> str:
 
 def add_play_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of Ace Chasing's ``play``."""
-    parser.add_argument("--players", type=int, default=4, metavar="N", help="players, you included (4..52)")
+    parser.add_argument("--players", type=int, default=5, metavar="N",
+                        help="players, you included (4..52, default 5)")
     parser.add_argument("--name", default="You", help="your name at the table")
     parser.add_argument("--bot", action="append", metavar="SPEC", help=_bot_help())
     parser.add_argument("--seed", type=int, help="seed for the shuffles (default: a fresh one, shown)")
@@ -429,7 +478,8 @@ def add_simulate_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def register(subparsers: Any) -> None:
-    """Add ``ace-chasing play``, ``simulate`` and ``replay`` to the ``chase-the-ace`` command."""
+    """Add ``ace-chasing play``, ``simulate`` and ``replay`` to the ``chase-the-ace`` command, and
+    make ``play --game ace-chasing`` and ``simulate --game ace-chasing`` run Ace Chasing."""
     top = subparsers.add_parser("ace-chasing", help="Ace Chasing, the matador game (RULES.md part B)",
                                 description="Ace Chasing: bet against the matador, then keep or swap.")
     sub = top.add_subparsers(dest="ace_chasing_command", metavar="COMMAND", required=True)
@@ -443,3 +493,7 @@ def register(subparsers: Any) -> None:
     replay.add_argument("file", metavar="FILE", help="a record written by play --save")
     replay.add_argument("--check", action="store_true", help="only check it; print one line")
     replay.set_defaults(func=run_replay)
+    from .cli import register_simulate
+
+    register_play("ace-chasing", play_from_cli)
+    register_simulate("ace-chasing", simulate_from_cli)

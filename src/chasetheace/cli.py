@@ -25,7 +25,7 @@ import importlib
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -39,12 +39,20 @@ from .rules import PRESETS, Rules, preset_info
 if TYPE_CHECKING:
     from .sim import SimConfig, SimResult
 
-__all__ = ["main", "build_parser", "add_rules_arguments", "rules_from_args", "PLUGIN_MODULES"]
+__all__ = ["main", "build_parser", "add_rules_arguments", "rules_from_args", "PLUGIN_MODULES",
+           "SIMULATE_GAMES", "register_simulate"]
 
 PROG = "chase-the-ace"
 PLUGIN_MODULES = ("chasetheace.solver.command", "chasetheace.web.command",
                   "chasetheace.acechasing_command")
 """Optional modules that add subcommands, each through ``register(subparsers)``."""
+SIMULATE_GAMES: dict[str, Callable[[argparse.Namespace], int]] = {}
+"""Games whose ``simulate --game NAME`` a plug-in runs itself, registered by :func:`register_simulate`."""
+
+
+def register_simulate(name: str, function: Callable[[argparse.Namespace], int]) -> None:
+    """Make ``chase-the-ace simulate --game NAME`` run ``function(args)`` (the exit status)."""
+    SIMULATE_GAMES[name] = function
 
 
 class _Parser(argparse.ArgumentParser):
@@ -109,7 +117,7 @@ def _cmd_play(args: argparse.Namespace) -> int:
         raise ValueError(f"unknown game {args.game!r}: allowed {', '.join(PLAY_GAMES)}")
     rules = rules_from_args(args.preset, args.rule)
     console = make_console()
-    if args.rules_help:
+    if args.rules_help and args.game == "chase-the-ace":  # other games explain their own
         console.print(f"[bold]The rules in force[/] ({preset_info(args.preset).name}"
                       f"{' with changes' if args.rule else ''}):")
         for line in explain_rules(rules):
@@ -136,6 +144,8 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     from .play import bot_specs
     from .sim import SimConfig
 
+    if args.game in SIMULATE_GAMES:
+        return SIMULATE_GAMES[args.game](args)
     rules = rules_from_args(args.preset, args.rule)
     players = args.players if args.players is not None else (
         len(args.bot) if args.bot and len(args.bot) > 1 else _preset_players(args.preset) or 5)
@@ -361,7 +371,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     play = sub.add_parser("play", help="play against bots at the terminal",
                           description="You against bots. Answer k (keep, stand) or s (swap, change).")
-    play.add_argument("--game", default="chase-the-ace", help="the game (default chase-the-ace)")
+    play.add_argument("--game", default="chase-the-ace",
+                      help="the game: chase-the-ace (default) or ace-chasing")
     add_rules_arguments(play)
     play.add_argument("--players", type=int, metavar="N", help="players at the table, you included "
                       "(default 5, or the preset's own)")
@@ -375,7 +386,8 @@ def build_parser() -> argparse.ArgumentParser:
     sim = sub.add_parser("simulate", help="bots against bots, with statistics",
                          description="Bots against bots: loss rate per hand by position and win "
                          "rate per game by seat, with 95% (Wilson) confidence intervals.")
-    sim.add_argument("--game", default="chase-the-ace", help="the game (default chase-the-ace)")
+    sim.add_argument("--game", default="chase-the-ace",
+                     help="the game: chase-the-ace (default) or ace-chasing")
     add_rules_arguments(sim)
     amount = sim.add_mutually_exclusive_group()
     amount.add_argument("--games", type=_positive, metavar="N", help="play N whole games (default 1000)")
