@@ -171,7 +171,7 @@ def play_ace_chasing(*, players: int = 5, name: str = "You", bots: Sequence[str]
     prompt and ``say`` prints a line. Raises :class:`chasetheace.play.QuitGame` if you quit (the record, if
     saved, stays as far as it went). Returns the finished game.
     """
-    specs = _specs(bots, players - 1)
+    specs = _specs(bots, players - 1, "bot seats")
     AceChasingGame(players)  # checks the player count
     names = [name, *bot_names(name, players - 1)]
     seed = seed if seed is not None else random.SystemRandom().randrange(10**6)
@@ -221,8 +221,8 @@ def _ask(game: AceChasingGame, ask: Callable[[str], str], say: Callable[[str], N
         say(help_text)
 
 
-def _specs(bots: Sequence[str] | None, seats: int) -> list[str]:
-    specs = bot_specs(bots, seats, "odds", seats="bot seats" if seats else "seats")
+def _specs(bots: Sequence[str] | None, count: int, seats: str) -> list[str]:
+    specs = bot_specs(bots, count, "odds", seats=seats)
     for spec in specs:
         make_ace_chasing_bot(spec)  # a bad spec fails before the first deal
     return specs
@@ -247,7 +247,7 @@ def simulate_ace_chasing(*, players: int = 5, bots: Sequence[str] = ("odds",), g
 
     Seat 0 is the first matador of every game. The numbers depend only on the arguments.
     """
-    specs = _specs(bots, players)
+    specs = _specs(bots, players, "seats")
     if isinstance(games, bool) or not isinstance(games, int) or games < 1:
         raise ValueError(f"bad number of games {games!r}: at least 1")
     AceChasingGame(players)  # checks the player count
