@@ -13,6 +13,7 @@ One bot plays every role a seat meets: bettor, matador and exchanger.
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 from collections.abc import Callable, Mapping, Sequence
@@ -54,10 +55,16 @@ def knockout_chance(observation: Observation) -> float:
     """
     order, m = observation["order"], observation["matador"]
     known = {s: Card.parse(c) for s, c in enumerate(observation["cards"]) if c is not None and s in order}
-    pool = [c for c in PACK if c not in known.values()]
     others = [s for s in order if s != m]
     unknown = sum(1 for s in others if s not in known)
-    seen = [known[s] for s in others if s in known]
+    seen = tuple(sorted(known[s] for s in others if s in known))
+    return _chance(unknown, seen, known.get(m))
+
+
+@functools.lru_cache(maxsize=4096)
+def _chance(unknown: int, seen: tuple[Card, ...], matador: Card | None) -> float:
+    """:func:`knockout_chance` given the others' known cards and the matador's, if known."""
+    pool = [c for c in PACK if c not in seen and c is not matador]
     at_least = [0] * 15  # at_least[r]: cards of the pool of rank r or more
     by_suit = dict.fromkeys("cdhs", 0)
     for c in pool:
@@ -65,7 +72,6 @@ def knockout_chance(observation: Observation) -> float:
         by_suit[c.suit] += 1
     for r in range(13, 0, -1):
         at_least[r] += at_least[r + 1]
-    matador = known.get(m)
     candidates = [matador] if matador is not None else pool
     drawn = 0 if matador is not None else 1  # an unknown matador's card comes from the pool
     total = 0.0
