@@ -2,9 +2,10 @@
 bots with statistics (:func:`simulate_ace_chasing`).
 
 Both are plain functions with injected input and output, so they need no terminal library.
-:func:`register` plugs them into the ``chase-the-ace`` command as ``chase-the-ace ace-chasing
-play``, ``chase-the-ace ace-chasing simulate`` and ``chase-the-ace ace-chasing replay`` (check a
-saved record and tell it, every card shown).
+:func:`register` (called by :mod:`chasetheace.cli`) makes ``chase-the-ace play --game
+ace-chasing`` and ``chase-the-ace simulate --game ace-chasing`` run them, and adds
+``chase-the-ace ace-chasing play|simulate|replay`` (``replay`` checks a saved record and tells it,
+every card shown).
 
 Everything a person is told comes from ``game.observation(you)``, through :func:`narrate`, which
 says only what the event views it is given hold.
@@ -31,7 +32,7 @@ from .acechasing_bots import ACE_CHASING_BOTS, AceChasingBot, make_ace_chasing_b
 from .acechasing_events import BetAccepted, RoundStarted, Settled
 from .errors import RecordError
 from .events import Eliminated
-from .play import QuitGame, bot_names, bot_specs, register_play
+from .play import HELP_WORDS, QUIT_WORDS, QuitGame, bot_names, bot_specs, parse_answer, register_play
 from .render import card_text
 from .sim import wilson
 
@@ -44,6 +45,7 @@ __all__ = [
     "narrate", "parse_reply", "play_ace_chasing", "simulate_ace_chasing", "format_simulation",
     "replay_ace_chasing", "register", "run_play", "run_simulate", "run_replay",
 ]
+
 
 def _place(index: int, size: int) -> str:
     if index == size - 1:
@@ -125,19 +127,18 @@ def parse_reply(text: str, legal: Sequence[str]) -> AceAction | Offer | str | No
     >>> parse_reply("5", ["offer"]), parse_reply("no", ["accept", "decline"])
     (Offer(amount=5), <AceAction.DECLINE: 'decline'>)
     """
+    if legal[0] == "keep":  # the words of part A: keep, stand, swap, change, ...
+        answer = parse_answer(text)
+        return {"keep": AceAction.KEEP, "swap": AceAction.SWAP, "rules": "help"}.get(answer or "", answer)
     word = text.strip().lower().rstrip("!.")
-    if word in ("q", "quit", "exit"):
-        return "quit"
-    if word in ("?", "h", "help"):
-        return "help"
+    if word in QUIT_WORDS or word in HELP_WORDS:
+        return "quit" if word in QUIT_WORDS else "help"
     replies: dict[str, dict[str, AceAction | Offer]] = {
         "offer": {"n": Offer(0), "no": Offer(0), "none": Offer(0), "pass": Offer(0), "w": Offer(0),
                   "withdraw": Offer(0)},
         "accept": {"a": AceAction.ACCEPT, "accept": AceAction.ACCEPT, "y": AceAction.ACCEPT,
                    "yes": AceAction.ACCEPT, "d": AceAction.DECLINE, "decline": AceAction.DECLINE,
                    "n": AceAction.DECLINE, "no": AceAction.DECLINE},
-        "keep": {"k": AceAction.KEEP, "keep": AceAction.KEEP, "stand": AceAction.KEEP,
-                 "s": AceAction.SWAP, "swap": AceAction.SWAP, "change": AceAction.SWAP},
     }
     if legal[0] == "offer" and word.isdigit():
         return Offer(int(word))
