@@ -29,6 +29,7 @@ bench: $(STAMP)
 	$(PY) benchmarks/bots.py --games 300
 	$(PY) benchmarks/simulate.py
 	$(PY) benchmarks/adapters.py
+	$(PY) benchmarks/acechasing.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
