@@ -311,7 +311,7 @@ def test_a_bad_record_names_the_first_bad_event() -> None:
         (bad(record, i_shown, step=2), i_shown, "the record says"),
         (bad(record, i_settled, survived="yes"), i_settled, "expected true or false"),
         (bad(record, 0, cards=["Ac"] * 52), 0, "not an order of the whole pack"),
-        (bad(record, 2, type="nonsense"), 2, "unknown Ace Chasing event type"),
+        (bad(record, 2, type="nonsense"), 2, "unknown event type"),
     ]
     for data, index, words in cases:
         with pytest.raises(cta.RecordError, match=words) as info:

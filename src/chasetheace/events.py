@@ -41,8 +41,7 @@ class Event:
     def to_dict(self) -> dict[str, Any]:
         """The whole event, hidden cards included (for game records, never for players)."""
         out: dict[str, Any] = {"type": self.type}
-        names: tuple[str, ...] = self.__slots__
-        for name in names:
+        for name in _field_names(type(self)):
             out[name] = _jsonable(getattr(self, name))
         return out
 
@@ -52,6 +51,16 @@ class Event:
         Views are shared between observations: treat them as read-only.
         """
         return self.to_dict()
+
+
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+def _field_names(cls: type) -> tuple[str, ...]:
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        names = _FIELD_NAMES[cls] = tuple(f.name for f in dataclasses.fields(cls))
+    return names
 
 
 def _jsonable(v: Any) -> Any:
@@ -299,14 +308,17 @@ EVENT_TYPES: dict[str, type[Event]] = {
 }
 
 
-def event_from_dict(data: Mapping[str, Any]) -> Event:
-    """Read an event written by :meth:`Event.to_dict`; ValueError says what is wrong."""
+def event_from_dict(data: Mapping[str, Any], types: Mapping[str, type[Event]] = EVENT_TYPES) -> Event:
+    """Read an event written by :meth:`Event.to_dict`; ValueError says what is wrong.
+
+    ``types`` maps the ``type`` names a game knows to their event classes.
+    """
     if not isinstance(data, Mapping):
         raise ValueError(f"an event must be an object, not {type(data).__name__}")
     kind = data.get("type")
-    if not isinstance(kind, str) or kind not in EVENT_TYPES:
+    if not isinstance(kind, str) or kind not in types:
         raise ValueError(f"unknown event type {kind!r}")
-    cls = EVENT_TYPES[kind]
+    cls = types[kind]
     fields = {f.name: f for f in dataclasses.fields(cls)}
     extra = set(data) - set(fields) - {"type"}
     if extra:

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from .errors import RecordError
-from .events import Blocked, DealerExchange, Event, Keep, Swap, event_from_dict
+from .events import EVENT_TYPES, Blocked, DealerExchange, Event, Keep, Swap, event_from_dict
 from .rules import Rules
 
 if TYPE_CHECKING:
@@ -40,14 +40,14 @@ def game_record(game: Game) -> dict[str, Any]:
     }
 
 
-def load_events(items: Any) -> list[Event]:
-    """Read a list of event dicts; RecordError names the first bad one."""
+def load_events(items: Any, types: Mapping[str, type[Event]] = EVENT_TYPES) -> list[Event]:
+    """Read a list of event dicts of the given ``types``; RecordError names the first bad one."""
     if not isinstance(items, list):
         raise RecordError("'events' must be a list")
     events = []
     for i, item in enumerate(items):
         try:
-            events.append(event_from_dict(item))
+            events.append(event_from_dict(item, types))
         except ValueError as exc:
             raise RecordError(str(exc), i) from None
     return events
