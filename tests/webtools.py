@@ -75,7 +75,9 @@ class Client:
     """A WebSocket client that records every message and rebuilds its seat's event history."""
 
     def __init__(self, url: str) -> None:
-        self.ws: ClientConnection = connect(url, max_size=None, open_timeout=5)
+        # entered as a context manager, as websockets >= 17 asks; no proxy on loopback
+        self.ws: ClientConnection = connect(url, max_size=None, open_timeout=5, proxy=None,
+                                            compression=None).__enter__()
         self.log: list[tuple[str, dict[str, Any]]] = []  # (raw text, parsed) of every message
         self.state: dict[str, Any] | None = None
         self.history: list[dict[str, Any]] = []
