@@ -102,7 +102,7 @@ def test_a_killed_server_restores_every_table_exactly(tmp_path: Path, started: l
         assert new.seat == old.seat
         assert new.game == game and new.history == history  # the very same state, mid-hand
     play_to_end([ann2, bob2])
-    record = Store(str(db)).game_record(table, 1, ann2.game["rules"])  # type: ignore[index]
+    record = Store(str(db)).game_record(table, 1, ann2.state["table"]["options"]["rules"])  # type: ignore[index]
     assert cta.Game.from_record(record).over
 
 

@@ -59,6 +59,14 @@ def open_page(browser: Any, width: int, height: int, errors: list[str], mobile: 
     return page
 
 
+def wait_until(page: Any, expression: str, timeout: float = 10.0) -> None:
+    """Poll a page expression (wait_for_function would need eval, which the page's CSP forbids)."""
+    end = time.monotonic() + timeout
+    while not page.evaluate(expression):
+        assert time.monotonic() < end, f"timed out waiting for {expression}"
+        page.wait_for_timeout(20)
+
+
 def state(page: Any) -> Any:
     return page.evaluate("ui.state && {game: ui.state.game, history: ui.history, seat: ui.seat}")
 
@@ -102,7 +110,7 @@ def test_two_people_play_a_whole_game_with_bots_and_a_reload(browser: Any, serve
             before = state(bob)
             bob.reload()
             bob.wait_for_selector("#table:not([hidden])")
-            bob.wait_for_function("ui.state && ui.state.game")
+            wait_until(bob, "!!(ui.state && ui.state.game)")
             after = state(bob)
             assert after["seat"] == before["seat"] == 1
             assert after["history"][:len(before["history"])] == before["history"]
@@ -132,7 +140,7 @@ def test_a_spectator_sees_only_what_everyone_sees(browser: Any, server: Any, art
     watcher.click("#watch-button")
     watcher.wait_for_selector("#table:not([hidden])")
     ann.click("#start")
-    watcher.wait_for_function("ui.state && ui.state.game")
+    wait_until(watcher, "!!(ui.state && ui.state.game)")
     game = state(watcher)["game"]
     assert game["card"] is None and game["seat"] is None
     assert not watcher.is_visible("#keep") and not watcher.is_visible("#start")

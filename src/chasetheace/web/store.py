@@ -107,6 +107,8 @@ class Store:
         # (the OS holds the write); only a power cut can lose the last commits.
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.execute("PRAGMA busy_timeout=5000")
+        # checkpoints (which fsync) run in :meth:`checkpoint` off the event loop, not inside a commit
+        self.db.execute("PRAGMA wal_autocheckpoint=0")
         self.db.executescript(_SCHEMA)
         row = self.db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
         if row is None:
@@ -116,8 +118,21 @@ class Store:
                              f"{SCHEMA_VERSION}")
 
     def close(self) -> None:
-        """Close the database."""
+        """Checkpoint and close the database."""
+        self.checkpoint("TRUNCATE")
         self.db.close()
+
+    def checkpoint(self, mode: str = "PASSIVE") -> None:
+        """Copy the write-ahead log into the database file, on a connection of its own (so another
+        thread may call it while the server writes)."""
+        if self.path == ":memory:":
+            return
+        db = sqlite3.connect(self.path, isolation_level=None)
+        try:
+            db.execute("PRAGMA busy_timeout=5000")
+            db.execute(f"PRAGMA wal_checkpoint({'TRUNCATE' if mode == 'TRUNCATE' else 'PASSIVE'})")
+        finally:
+            db.close()
 
     @property
     def journal_mode(self) -> str:

@@ -16,6 +16,7 @@ Nothing here does I/O but the store, and nothing here knows about sockets or tim
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import random
@@ -80,7 +81,11 @@ class TableOptions:
         return self.bots or "counting"
 
     def to_dict(self) -> dict[str, Any]:
-        """The options as JSON (stored, and shown to every client)."""
+        """The options as JSON (stored, and shown to every client); one shared dict: do not change it."""
+        return self._dict
+
+    @functools.cached_property
+    def _dict(self) -> dict[str, Any]:
         return {"preset": self.preset, "rules": self.rules.to_dict(), "seats": self.seats,
                 "bots": self.bots, "timer": self.timer, "on_timeout": self.on_timeout}
 
