@@ -222,6 +222,8 @@ class Server:
             watchers.discard(conn)
             if not watchers:
                 del self.watchers[table.id]
+                if table.id not in self.pending:  # nobody there, nothing to play: reload when asked
+                    self.lobby.tables.pop(table.id, None)
         self.broadcast(table)
 
     # --- telling clients ------------------------------------------------------------------------
