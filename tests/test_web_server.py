@@ -9,6 +9,8 @@ from typing import Any
 
 import httpx
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from websockets.exceptions import ConnectionClosed
 
 import chasetheace as cta
@@ -283,3 +285,27 @@ def test_the_store_uses_wal_and_never_holds_a_token(server: LiveServer, clients:
     assert store.journal_mode == "wal"
     dump = "\n".join(store.db.iterdump())
     assert ann.token not in dump and bob.token not in dump  # type: ignore[operator]
+
+
+_JUNK = st.one_of(
+    st.text(max_size=200),
+    st.dictionaries(st.sampled_from(["type", "action", "table", "name", "token", "v", "seat", "options"]),
+                    st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=30),
+                              st.sampled_from(["act", "start", "rematch", "keep", "swap", "ping"]),
+                              st.dictionaries(st.text(max_size=8), st.integers(), max_size=3)),
+                    max_size=5).map(json.dumps),
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(junk=_JUNK)
+def test_junk_from_a_stranger_changes_nothing(server: LiveServer, junk: str) -> None:
+    before = [server.count(f"SELECT COUNT(*) FROM {t}") for t in ("tables", "seats", "actions")]
+    c = server.client()
+    try:
+        c.send(junk)
+        replies = c.quiet()
+    finally:
+        c.close()
+    assert [m["type"] for m in replies] in ([], ["error"], ["pong"]), replies
+    assert [server.count(f"SELECT COUNT(*) FROM {t}") for t in ("tables", "seats", "actions")] == before

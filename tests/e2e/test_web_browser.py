@@ -88,7 +88,7 @@ def test_two_people_play_a_whole_game_with_bots_and_a_reload(browser: Any, serve
 
     bob = open_page(browser, 390, 844, errors, mobile=True)
     bob.goto(invite)
-    bob.fill("#join-name", "Bob")
+    bob.fill("#join-name", "<i>Bob</i>")  # a name is text, never markup
     bob.click("#join-button")
     bob.wait_for_selector("#table:not([hidden])")
     ann.wait_for_selector("text=Bob")
@@ -114,7 +114,8 @@ def test_two_people_play_a_whole_game_with_bots_and_a_reload(browser: Any, serve
             after = state(bob)
             assert after["seat"] == before["seat"] == 1
             assert after["history"][:len(before["history"])] == before["history"]
-            assert bob.is_visible(".seat.me") and "Bob" in bob.inner_text(".seat.me")
+            assert bob.is_visible(".seat.me") and "<i>Bob</i>" in bob.inner_text(".seat.me")
+            assert bob.locator(".seat i").count() == 0
             reloaded = True
         ann.wait_for_timeout(20)
     assert reloaded and clicks["Ann"] > 0
@@ -122,6 +123,7 @@ def test_two_people_play_a_whole_game_with_bots_and_a_reload(browser: Any, serve
         banner = page.inner_text("#banner")
         assert "wins" in banner or "share" in banner or "No winner" in banner
         assert "Showdown" in page.inner_text("#log")
+        assert page.locator(".seat .last").count() > 0  # the last hand's shown cards and losses
     ann.screenshot(path=str(artifacts / "3-desktop-over.png"), full_page=True)
     bob.screenshot(path=str(artifacts / "4-phone-over.png"), full_page=True)
     assert ann.is_visible("#rematch") and not bob.is_visible("#rematch")

@@ -242,6 +242,7 @@ function renderSeats(t, g) {
   ring.replaceChildren();
   const n = t.seats.length;
   const me = ui.seat === null ? 0 : ui.seat;
+  const last = lastHand();
   t.seats.forEach((s, i) => {
     const box = el("div", "seat");
     if (s.kind === "empty") box.classList.add("empty");
@@ -265,9 +266,31 @@ function renderSeats(t, g) {
         box.append(cardNode(i === ui.seat ? g.card : g.cards[i], i === ui.seat ? "mine" : ""));
       }
       if (g.done.includes(i) && !g.over) box.append(el("div", "done", "played"));
+      const shown = last.cards[i];
+      const paid = last.paid[i];
+      if (shown || paid) {
+        const line = el("div", "last" + (paid ? " lost" : ""), "last hand: ");
+        if (shown) line.append(cardNode(shown, "mini"));
+        if (paid) line.append(" −" + paid + "♥");
+        box.append(line);
+      }
     }
     ring.append(box);
   });
+}
+
+// The last finished hand, from the history: the cards shown at its showdown and the lives paid.
+function lastHand() {
+  const h = ui.history;
+  const out = { cards: {}, paid: {} };
+  let i = h.length - 1;
+  while (i >= 0 && h[i].type !== "lives_lost") i--;
+  if (i < 0) return out;
+  for (const [seat, n] of h[i].payments) out.paid[seat] = n;
+  for (let j = i - 1; j >= 0 && h[j].type !== "hand_started"; j--) {
+    if (h[j].type === "showdown") for (const [seat, card] of h[j].cards) out.cards[seat] = card;
+  }
+  return out;
 }
 
 function tick(t) {
