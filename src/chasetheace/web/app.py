@@ -27,6 +27,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from ..bots import bot_kinds
+from ..game import Game
 from ..rules import OPTIONS, PRESETS
 from . import protocol as P
 from .store import Store
@@ -244,8 +245,9 @@ class Server:
         deadline = self.deadlines.get(table.id)
         info["turn_ms_left"] = (None if deadline is None
                                 else max(0, round((deadline - time.monotonic()) * 1000)))
+        head = f'{{"type":"state","v":{P.VERSION},"table":{P.encode(info)},'
         game = table.game
-        views: dict[int | None, dict[str, Any]] = {}
+        views: dict[int | None, tuple[str, list[dict[str, Any]]]] = {}
         texts: dict[tuple[int | None, int], str] = {}
         for conn in conns:
             seat = conn.seat
@@ -254,18 +256,13 @@ class Server:
             key = (seat, conn.sent)
             text = texts.get(key)
             if text is None:
-                obs = None
-                history: list[dict[str, Any]] = []
-                if game is not None:
-                    obs = views.get(seat)
-                    if obs is None:
-                        obs = views[seat] = game.observation(seat)
-                        obs["history"] = obs.pop("history")
-                    history = obs["history"]
-                body = None if obs is None else {k: v for k, v in obs.items() if k not in _IN_TABLE}
-                text = texts[key] = P.encode({
-                    "type": "state", "v": P.VERSION, "table": info, "you": {"seat": seat},
-                    "game": body, "events_from": conn.sent, "events": history[conn.sent:]})
+                view = views.get(seat)
+                if view is None:
+                    view = views[seat] = _view(game, seat)
+                body, history = view
+                # the parts are JSON already: the table's facts are encoded once for every reader
+                text = texts[key] = (f'{head}"you":{{"seat":{P.encode(seat)}}},"game":{body},'
+                                     f'"events_from":{conn.sent},"events":{P.encode(history[conn.sent:])}}}')
             conn.send(text)
             conn.sent = len(game.events) if game is not None else 0
 
@@ -308,6 +305,14 @@ class Server:
             log.exception("automatic move failed at table %s", table.id)
             return
         self.changed(table)
+
+
+def _view(game: Game | None, seat: int | None) -> tuple[str, list[dict[str, Any]]]:
+    """A seat's observation as JSON (less what the table part already says) and its history."""
+    if game is None:
+        return "null", []
+    obs = game.observation(seat)
+    return P.encode({k: v for k, v in obs.items() if k not in _IN_TABLE}), obs["history"]
 
 
 def _welcome() -> dict[str, Any]:
