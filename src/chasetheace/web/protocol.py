@@ -249,6 +249,6 @@ def error(code: str, message: str) -> dict[str, Any]:
     return {"type": "error", "v": VERSION, "code": code, "message": message}
 
 
-def encode(message: Mapping[str, Any]) -> str:
-    """One server message as compact JSON text."""
+def encode(message: Any) -> str:
+    """One server message (or a part of one) as compact JSON text."""
     return json.dumps(message, separators=(",", ":"), ensure_ascii=False)
