@@ -187,7 +187,7 @@ async def main_async(args: argparse.Namespace, port: int, server_pid: int) -> di
         await asyncio.gather(*(seat_table(bench, r, url, humans, args.seats) for r in runs[start:start + 25]))
     connect_s = time.perf_counter() - t0
     connected = sum(1 for r in runs for c in r.clients if c.open)
-    cpu0, wall0 = cpu_seconds(server_pid), time.perf_counter()
+    cpu0, wall0, mine0 = cpu_seconds(server_pid), time.perf_counter(), time.process_time()
     bench.until = time.monotonic() + args.duration
     for r in runs:
         asyncio.get_running_loop().call_later(bench.rng.random() * args.think, r.clients[0].send,
@@ -196,6 +196,7 @@ async def main_async(args: argparse.Namespace, port: int, server_pid: int) -> di
     held = sum(1 for r in runs for c in r.clients if c.open)
     measured = time.perf_counter() - wall0
     cpu = cpu_seconds(server_pid) - cpu0
+    mine = time.process_time() - mine0
     await asyncio.sleep(0.5)  # let the last updates land
     for r in runs:
         for c in r.clients:
@@ -214,7 +215,9 @@ async def main_async(args: argparse.Namespace, port: int, server_pid: int) -> di
         "latency_samples": len(lat), "p50_ms": round(pct(0.50), 2), "p90_ms": round(pct(0.90), 2),
         "p99_ms": round(pct(0.99), 2), "max_ms": round(1000 * lat[-1], 2) if lat else None,
         "mean_ms": round(1000 * statistics.fmean(lat), 2) if lat else None,
-        "server_cpu_percent_of_one_core": round(100 * cpu / measured, 1), "errors": len(bench.errors),
+        "server_cpu_percent_of_one_core": round(100 * cpu / measured, 1),
+        "clients_cpu_percent_of_one_core": round(100 * mine / measured, 1), "errors": len(bench.errors),
+        "load_average": os.getloadavg()[0],
         "first_errors": bench.errors[:3],
     }
 
@@ -254,7 +257,9 @@ def main() -> int:
           f"messages received {result['messages_received']}")
     print(f"latency action -> every client's update: p50 {result['p50_ms']} ms, p90 {result['p90_ms']} ms, "
           f"p99 {result['p99_ms']} ms, max {result['max_ms']} ms ({result['latency_samples']} actions)")
-    print(f"server CPU: {result['server_cpu_percent_of_one_core']}% of one core; errors: {result['errors']}")
+    print(f"CPU: server {result['server_cpu_percent_of_one_core']}% of one core, load generator "
+          f"{result['clients_cpu_percent_of_one_core']}%; machine load average {result['load_average']:.2f}; "
+          f"errors: {result['errors']}")
     print(json.dumps(result))
     return 0
 

@@ -330,12 +330,13 @@ def _welcome() -> dict[str, Any]:
     }
 
 
-async def _housekeeping(store: Store, every: float = 2.0, full_gc: float = 600.0) -> None:
+async def _housekeeping(store: Store, manage_gc: bool, every: float = 2.0, full_gc: float = 600.0) -> None:
     """Now and then: checkpoint the WAL in a worker thread, so no commit on the loop waits on fsync;
     and freeze the objects that survived so far, so the collector's full passes (which stopped
     the loop for up to half a second with 1,000 players) scan only new objects. Objects freed by
     reference counting still go at once; cyclic garbage among frozen objects waits for the full
-    collection every ``full_gc`` seconds."""
+    collection every ``full_gc`` seconds. (The collector is the process's: only a server that owns
+    its process, as ``serve`` does, should ``manage_gc``.)"""
     last_full = time.monotonic()
     while True:
         await asyncio.sleep(every)
@@ -343,6 +344,8 @@ async def _housekeeping(store: Store, every: float = 2.0, full_gc: float = 600.0
             await asyncio.to_thread(store.checkpoint)
         except Exception:
             log.exception("WAL checkpoint failed")
+        if not manage_gc:
+            continue
         if time.monotonic() - last_full > full_gc:
             gc.unfreeze()
             gc.collect()
@@ -379,10 +382,11 @@ class _SecurityHeaders:
 
 
 def create_app(db: str = "chase-the-ace.sqlite3", *, bot_delay: float = 0.8,
-               timer_scale: float = 1.0) -> Starlette:
+               timer_scale: float = 1.0, manage_gc: bool = False) -> Starlette:
     """The ASGI app: the page at ``/`` and ``/t/{table}``, the socket at ``/ws``, ``/healthz``.
 
-    The running :class:`Server` is ``app.state.server``.
+    The running :class:`Server` is ``app.state.server``. ``manage_gc`` lets the server freeze the
+    garbage collector's survivors now and then (for a process of its own, as ``serve`` runs it).
     """
     holder: dict[str, Server] = {}
 
@@ -390,7 +394,7 @@ def create_app(db: str = "chase-the-ace.sqlite3", *, bot_delay: float = 0.8,
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         store = Store(db)
         app.state.server = holder["server"] = Server(store, bot_delay=bot_delay, timer_scale=timer_scale)
-        checkpoints = asyncio.create_task(_housekeeping(store))
+        checkpoints = asyncio.create_task(_housekeeping(store, manage_gc))
         try:
             yield
         finally:

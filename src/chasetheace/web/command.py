@@ -60,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
     except Exception as exc:  # a database that cannot be opened is a user's mistake
         print(f"chase-the-ace serve: cannot open database {args.db!r}: {exc}", file=sys.stderr)
         return 2
-    app = create_app(args.db, bot_delay=args.bot_delay)
+    app = create_app(args.db, bot_delay=args.bot_delay, manage_gc=True)
     print(f"chase-the-ace: serving on http://{args.host}:{args.port}/ (database {args.db})", flush=True)
     config = uvicorn.Config(app, host=args.host, port=args.port, log_level=args.log_level,
                             ws_max_size=65536, ws_per_message_deflate=False, server_header=False,
