@@ -18,6 +18,7 @@ import pytest
 CHROMIUM = next((p for p in ("/usr/bin/chromium", shutil.which("chromium")) if p and os.path.exists(p)), None)
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed "
                                 "(apt-get install -y chromium); .ci/run installs it")
+NO_SIDEWAYS_SCROLL = "document.documentElement.scrollWidth <= window.innerWidth"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
@@ -108,6 +109,7 @@ def test_two_people_play_a_whole_game_with_bots_and_a_reload(browser: Any, serve
                 page.wait_for_timeout(30)
         if not reloaded and clicks["Bob"] >= 2 and not bob.is_visible("#banner"):
             before = state(bob)
+            assert bob.evaluate(NO_SIDEWAYS_SCROLL)
             bob.reload()
             bob.wait_for_selector("#table:not([hidden])")
             wait_until(bob, "!!(ui.state && ui.state.game)")
@@ -147,4 +149,26 @@ def test_a_spectator_sees_only_what_everyone_sees(browser: Any, server: Any, art
     assert game["card"] is None and game["seat"] is None
     assert not watcher.is_visible("#keep") and not watcher.is_visible("#start")
     watcher.screenshot(path=str(artifacts / "5-spectator.png"), full_page=True)
+    assert errors == []
+
+
+
+def test_the_lobby_fits_a_phone_with_every_house_rule_open(browser: Any, server: Any,
+                                                           artifacts: Path) -> None:
+    errors: list[str] = []
+    page = open_page(browser, 360, 740, errors, mobile=True)
+    page.goto(server.url + "/")
+    page.click("summary")
+    page.select_option("#preset", "cuckoo")
+    assert page.evaluate(NO_SIDEWAYS_SCROLL)
+    page.screenshot(path=str(artifacts / "6-phone-lobby.png"), full_page=True)
+    page.fill("#create-name", "Zoë")
+    page.fill('[data-key="lives"]', "2")
+    page.select_option("#bots", "")  # people only
+    page.click("#create-button")
+    page.wait_for_selector("#table:not([hidden])")
+    page.click("#start")  # alone, without bots: refused, and the reason is shown
+    page.wait_for_selector("#toast:not([hidden])")
+    assert "at least 2 players" in page.inner_text("#toast")
+    assert page.evaluate(NO_SIDEWAYS_SCROLL)
     assert errors == []
