@@ -245,6 +245,8 @@ def test_joining_a_full_started_or_finished_table(server: LiveServer, clients: l
 @pytest.mark.parametrize(("options", "words"), [
     ({"preset": "poker"}, "unknown preset 'poker'"),
     ({"options": {"lives": 0}}, "bad value 0 for rule 'lives'"),
+    ({"options": {"lives": 10 ** 80}}, "at most 99 at a web table"),
+    ({"options": {"ante": 1.5}}, "bad value 1.5 for rule 'ante'"),
     ({"options": {"blocker": "queen"}}, "bad value 'queen' for rule 'blocker'"),
     ({"options": {"jokers": True}}, "unknown rule 'jokers'"),
     ({"bots": "genius"}, "unknown bot 'genius'"),

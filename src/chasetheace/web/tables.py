@@ -34,9 +34,10 @@ from ..rules import OPTIONS, Rules, preset_info
 from .protocol import MAX_SEATS, Create, ProtocolError
 from .store import Store, StoredTable
 
-__all__ = ["TableOptions", "Table", "Lobby", "HUMAN", "hash_token"]
+__all__ = ["TableOptions", "Table", "Lobby", "HUMAN", "MAX_COUNT", "hash_token"]
 
 HUMAN = "human"
+MAX_COUNT = 99  # the largest lives or ante a web table takes (the engine has no upper bound)
 _ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
@@ -65,6 +66,9 @@ class TableOptions:
             for key, value in options.items():
                 if key not in OPTIONS:
                     raise ValueError(f"unknown rule {key!r}: allowed {', '.join(OPTIONS)}")
+                if OPTIONS[key].minimum is not None and isinstance(value, int) and value > MAX_COUNT:
+                    raise ValueError(
+                        f"bad value {value!r} for rule {key!r}: at most {MAX_COUNT} at a web table")
                 rules = rules.replace(**{key: value})
             most = min(MAX_SEATS, rules.max_players)
             if not 2 <= seats <= most:
