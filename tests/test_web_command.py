@@ -42,3 +42,15 @@ def test_a_database_from_a_newer_schema_is_refused(tmp_path: Path,
     con.close()
     assert command.main(["--db", str(db)]) == 2
     assert "schema version 99" in capsys.readouterr().err
+
+
+def test_a_port_in_use_is_one_line_and_status_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import socket
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        assert command.main(["--port", str(port), "--db", str(tmp_path / "x.sqlite3")]) == 2
+    err = capsys.readouterr().err
+    assert f"cannot listen on 127.0.0.1:{port}" in err and err.count("\n") == 1

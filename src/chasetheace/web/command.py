@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import socket
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -60,15 +61,34 @@ def run(args: argparse.Namespace) -> int:
     except Exception as exc:  # a database that cannot be opened is a user's mistake
         print(f"chase-the-ace serve: cannot open database {args.db!r}: {exc}", file=sys.stderr)
         return 2
+    try:
+        sock = _listen(args.host, args.port)
+    except OSError as exc:
+        print(f"chase-the-ace serve: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}",
+              file=sys.stderr)
+        return 2
     app = create_app(args.db, bot_delay=args.bot_delay, manage_gc=True)
-    print(f"chase-the-ace: serving on http://{args.host}:{args.port}/ (database {args.db})", flush=True)
-    config = uvicorn.Config(app, host=args.host, port=args.port, log_level=args.log_level,
-                            ws_max_size=65536, ws_per_message_deflate=False, server_header=False,
-                            lifespan="on")
+    port = sock.getsockname()[1]
+    print(f"chase-the-ace: serving on http://{args.host}:{port}/ (database {args.db})", flush=True)
+    config = uvicorn.Config(app, log_level=args.log_level, ws_max_size=65536, ws_per_message_deflate=False,
+                            server_header=False, lifespan="on")
     server = uvicorn.Server(config)
     with contextlib.suppress(KeyboardInterrupt):
-        server.run()
+        server.run(sockets=[sock])
     return 0 if server.started or server.should_exit else 1
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    """A bound socket for the server, so a port in use is a clear error before anything starts."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+    except OSError:
+        sock.close()
+        raise
+    return sock
 
 
 def main(argv: Sequence[str] | None = None) -> int:
