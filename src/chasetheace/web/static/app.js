@@ -243,6 +243,7 @@ function renderSeats(t, g) {
   const n = t.seats.length;
   const me = ui.seat === null ? 0 : ui.seat;
   const last = lastHand();
+  const acts = thisHand();
   t.seats.forEach((s, i) => {
     const box = el("div", "seat");
     if (s.kind === "empty") box.classList.add("empty");
@@ -252,7 +253,7 @@ function renderSeats(t, g) {
     // seats round an ellipse, yours at the bottom, in the direction of play (clockwise)
     const angle = Math.PI / 2 + (2 * Math.PI * (i - me)) / n;
     box.style.left = (50 + 42 * Math.cos(angle)).toFixed(2) + "%";
-    box.style.top = (50 + 34 * Math.sin(angle)).toFixed(2) + "%";
+    box.style.top = (50 + 33 * Math.sin(angle)).toFixed(2) + "%";
     const head = el("div", "who");
     head.append(el("span", "name", s.kind === "empty" ? (s.bot ? "bot (" + s.bot + ")" : "empty seat") : s.name));
     if (s.kind === "bot") head.append(el("span", "tag", "bot"));
@@ -265,7 +266,7 @@ function renderSeats(t, g) {
       if (g.in[i] && (g.cards[i] || g.order.includes(i))) {
         box.append(cardNode(i === ui.seat ? g.card : g.cards[i], i === ui.seat ? "mine" : ""));
       }
-      if (g.done.includes(i) && !g.over) box.append(el("div", "done", "played"));
+      if (acts[i] && !g.over) box.append(el("div", "done", acts[i]));
       const shown = last.cards[i];
       const paid = last.paid[i];
       if (shown || paid) {
@@ -277,6 +278,24 @@ function renderSeats(t, g) {
     }
     ring.append(box);
   });
+}
+
+// What each seat did so far this hand, in the traditional words, from the history.
+function thisHand() {
+  const h = ui.history;
+  const acts = {};
+  let i = h.length - 1;
+  while (i >= 0 && h[i].type !== "hand_started") i--;
+  for (i = Math.max(i, 0); i < h.length; i++) {
+    const ev = h[i];
+    if (ev.type === "keep") acts[ev.seat] = "“Stand!”";
+    else if (ev.type === "swap") acts[ev.seat] = "“Change!” ⇄ " + (ui.state.table.seats[ev.neighbour] || {}).name;
+    else if (ev.type === "blocked") { acts[ev.seat] = "“Change!” — blocked"; acts[ev.neighbour] = "“King!”"; }
+    else if (ev.type === "show_blocker") acts[ev.seat] = "“King!”";
+    else if (ev.type === "dealer_exchange") acts[ev.seat] = "took from the stock";
+    else if (ev.type === "dealer_drew_blocker") acts[ev.seat] = "drew a king: " + ev.rule;
+  }
+  return acts;
 }
 
 // The last finished hand, from the history: the cards shown at its showdown and the lives paid.
