@@ -5,7 +5,8 @@ connects ``--tables x --seats`` players (less ``--bots`` per table, which the se
 every table play game after game for ``--duration`` seconds, each person acting ``--think``
 seconds after its turn comes, then stops by itself. Prints the connected players held, actions
 per second, and the latency from an action being sent to every client at that table having
-received the update it caused (p50/p90/p99/max).
+received the update it caused (p50/p90/p99/max). Actions per second counts the players' actions;
+the bots' moves come on top.
 
     python benchmarks/server_load.py                          # 200 tables of 5: 1,000 players
     python benchmarks/server_load.py --tables 20 --duration 5 # a quick look
