@@ -148,6 +148,9 @@ class Server:
             self.dispatch(conn, P.parse_message(data))
         except P.ProtocolError as exc:
             conn.send(P.encode(P.error(exc.code, str(exc))))
+        except Exception:  # a bug or a failing disk: say so, keep the connection, log the details
+            log.exception("failed to handle a message")
+            conn.send(P.encode(P.error("internal", "the server could not handle this message")))
 
     def dispatch(self, conn: Connection, msg: P.ClientMessage) -> None:
         """Apply one valid message."""
