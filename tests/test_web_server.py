@@ -209,9 +209,11 @@ def test_a_token_acts_only_for_its_own_seat(server: LiveServer, clients: list[Cl
     assert_refused(mallory, {"type": "resume", "table": table, "token": carl.token}, "bad_token", [ann, bob])
     assert_refused(mallory, {"type": "resume", "table": "nope", "token": ann.token}, "no_table", [ann, bob])
     assert_refused(mallory, {"type": "resume", "table": "../../etc", "token": ann.token}, "no_table")
-    # whoever holds seat 0's token acts for seat 0 only: it cannot play seat 1's turn
-    if bob.my_turn():
-        assert_refused(ann, {"type": "act", "action": "swap"}, "out_of_turn", [bob])
+    # a token acts for its own seat only: whoever is not to act cannot play the other's turn
+    idle, busy = (ann, bob) if bob.my_turn() else (bob, ann)
+    assert busy.my_turn()
+    assert_refused(idle, {"type": "act", "action": "swap"}, "out_of_turn", [busy])
+    assert_refused(idle, {"type": "act", "action": "swap", "seat": busy.seat}, "bad_message", [busy])
     assert actions(server, table) == before
 
 
