@@ -94,7 +94,7 @@ class Client:
     def recv(self, timeout: float = 5.0) -> dict[str, Any]:
         raw = self.ws.recv(timeout)
         assert isinstance(raw, str)
-        msg = json.loads(raw)
+        msg: dict[str, Any] = json.loads(raw)
         self.log.append((raw, msg))
         if msg["type"] == "state":
             if msg["events_from"] == 0:
@@ -131,7 +131,7 @@ class Client:
     def quiet(self) -> list[dict[str, Any]]:
         """Ping and collect everything up to the pong: what the server sent meanwhile."""
         self.send({"type": "ping"})
-        got = []
+        got: list[dict[str, Any]] = []
         while True:
             msg = self.recv()
             if msg["type"] == "pong":
