@@ -89,6 +89,9 @@ def test_two_people_play_a_whole_game_with_bots_and_a_reload(browser: Any, serve
 
     bob = open_page(browser, 390, 844, errors, mobile=True)
     bob.goto(invite)
+    bob.wait_for_selector("#join-about:has-text('Ann invites you')")
+    assert "1 of 4 seats taken" in bob.inner_text("#join-about")
+    bob.screenshot(path=str(artifacts / "1-phone-join.png"))
     bob.fill("#join-name", "<i>Bob</i>")  # a name is text, never markup
     bob.click("#join-button")
     bob.wait_for_selector("#table:not([hidden])")

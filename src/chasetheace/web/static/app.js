@@ -9,7 +9,7 @@ const $ = (id) => document.getElementById(id);
 
 const ui = {
   ws: null, welcome: null, table: null, seat: null, role: null, state: null,
-  history: [], gameNo: 0, retry: 0, wanted: null, ticking: null,
+  history: [], gameNo: 0, retry: 0, wanted: null, ticking: null, previewing: false,
 };
 
 // --- small helpers ------------------------------------------------------------------------------
@@ -86,7 +86,24 @@ function onWelcome(msg) {
   const table = ui.table || tableFromPath();
   if (!table) { show("lobby"); return; }
   ui.wanted = table;
-  if (!rejoin(table)) { $("join-about").textContent = "You have been invited to a game of Chase the Ace."; show("join"); }
+  if (!rejoin(table)) {
+    // watch quietly to show who invited you and to what, until you take a seat or choose to watch
+    ui.previewing = true;
+    $("join-about").textContent = "You have been invited to a game of Chase the Ace.";
+    show("join");
+    send({ type: "watch", table });
+  }
+}
+
+function preview(msg) {
+  const t = msg.table;
+  const people = t.seats.filter((s) => s.kind === "human").map((s) => s.name);
+  const rules = t.options.preset + (t.options.bots ? ", bots fill empty seats" : ", people only");
+  const text = people[0] + " invites you to Chase the Ace (" + rules + "): " + people.length + " of " +
+    t.options.seats + " seats taken" + (people.length > 1 ? " by " + people.join(", ") : "") + ".";
+  const open = t.status === "waiting" && people.length < t.options.seats;
+  $("join-about").textContent = open ? text : text + " The game has " + (t.status === "waiting" ? "no free seat" : "started") + ": you can watch it.";
+  $("join-button").hidden = !open;
 }
 
 // Back to our seat (or to watching) after a reload or a dropped connection; false if neither.
@@ -99,6 +116,8 @@ function rejoin(table) {
 }
 
 function onJoined(msg) {
+  if (msg.role === "spectator" && ui.previewing) return;
+  ui.previewing = false;
   ui.table = msg.table;
   ui.seat = msg.seat;
   ui.role = msg.role;
@@ -185,6 +204,7 @@ function createTable(event) {
 // --- the table ----------------------------------------------------------------------------------
 
 function onState(msg) {
+  if (ui.previewing) { preview(msg); return; }
   if (msg.table.game_no !== ui.gameNo || msg.events_from === 0) { ui.history = []; $("log").replaceChildren(); }
   ui.gameNo = msg.table.game_no;
   if (msg.events_from !== ui.history.length) { rejoin(ui.table); return; }
@@ -381,7 +401,11 @@ document.addEventListener("DOMContentLoaded", () => {
     e.preventDefault();
     send({ type: "join", table: tableFromPath(), name: $("join-name").value });
   });
-  $("watch-button").addEventListener("click", () => { ui.role = "spectator"; send({ type: "watch", table: tableFromPath() }); });
+  $("watch-button").addEventListener("click", () => {
+    ui.role = "spectator";
+    ui.previewing = false;
+    send({ type: "watch", table: tableFromPath() });
+  });
   $("keep").addEventListener("click", () => send({ type: "act", action: "keep" }));
   $("swap").addEventListener("click", () => send({ type: "act", action: "swap" }));
   $("start").addEventListener("click", () => send({ type: "start" }));
