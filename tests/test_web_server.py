@@ -313,3 +313,17 @@ def test_junk_from_a_stranger_changes_nothing(server: LiveServer, junk: str) -> 
         c.close()
     assert [m["type"] for m in replies] in ([], ["error"], ["pong"]), replies
     assert [server.count(f"SELECT COUNT(*) FROM {t}") for t in ("tables", "seats", "actions")] == before
+
+
+def test_a_table_left_alone_and_found_again_is_one_table(server: LiveServer, clients: list[Client]) -> None:
+    (ann,) = connect(server, clients)
+    table = create(ann, seats=2, bots=None)["table"]
+    ann.close()  # nobody at the table: the server may let it go and load it again when asked
+    (bob,) = connect(server, clients)
+    bob.request({"type": "watch", "table": table}, "joined")  # as the invite page does
+    join(bob, table, "Bob")
+    (ann2,) = connect(server, clients)
+    ann2.request({"type": "resume", "table": table, "token": ann.token}, "joined")
+    ann2.send({"type": "start"})
+    play_to_end([ann2, bob])  # both seats act on the same game
+    assert server.count("SELECT COUNT(DISTINCT seat) FROM actions WHERE table_id=?", table) == 2

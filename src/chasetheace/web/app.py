@@ -125,7 +125,9 @@ class Server:
         except (WebSocketDisconnect, RuntimeError):
             pass
         finally:
-            self.unbind(conn)
+            left = self.unbind(conn)
+            if left is not None:
+                self.release(left)
             conn.close()
             writer.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -200,7 +202,7 @@ class Server:
 
     def bind(self, conn: Connection, table: Table, seat: int | None, token: str | None = None) -> None:
         """Attach a connection to a seat (or as a spectator) and send it the whole state."""
-        self.unbind(conn)
+        left = self.unbind(conn)
         if seat is not None:
             for other in list(self.watchers.get(table.id, ())):
                 if other.seat == seat:
@@ -214,21 +216,29 @@ class Server:
             joined["token"] = token
         conn.send(P.encode(joined))
         self.broadcast(table)
+        if left is not None and left is not table:
+            self.release(left)
 
-    def unbind(self, conn: Connection) -> None:
-        """Detach a connection from its table."""
+    def unbind(self, conn: Connection) -> Table | None:
+        """Detach a connection from its table; returns the table it left."""
         table = conn.table
         if table is None:
-            return
+            return None
         conn.table = conn.seat = None
         watchers = self.watchers.get(table.id)
         if watchers is not None:
             watchers.discard(conn)
             if not watchers:
                 del self.watchers[table.id]
-                if table.id not in self.pending:  # nobody there, nothing to play: reload when asked
-                    self.lobby.tables.pop(table.id, None)
         self.broadcast(table)
+        return table
+
+    def release(self, table: Table) -> None:
+        """Let a table go from memory when nobody is at it and nothing is due; it is loaded again
+        from the store when asked for (one Table object per table id, always)."""
+        if (table.id not in self.watchers and table.id not in self.pending
+                and self.lobby.tables.get(table.id) is table):
+            del self.lobby.tables[table.id]
 
     # --- telling clients ------------------------------------------------------------------------
 
@@ -308,6 +318,7 @@ class Server:
             log.exception("automatic move failed at table %s", table.id)
             return
         self.changed(table)
+        self.release(table)
 
 
 def _view(game: Game | None, seat: int | None) -> tuple[str, list[dict[str, Any]]]:
