@@ -66,3 +66,20 @@ def test_unknown_tables_and_ids_are_refused(tmp_path: Path) -> None:
         with pytest.raises(ProtocolError) as info:
             lobby.get(bad)
         assert info.value.code == "no_table"
+
+
+def test_a_move_the_store_fails_to_save_is_undone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    store = Store(str(tmp_path / "t.sqlite3"))
+    table, seat, _ = Lobby(store).create(Create("Ann", seats=3, bots="threshold"))
+    table.start(seat)
+    before = every_view(table)
+    game = table.game
+    assert game is not None and game.to_act is not None
+
+    def full_disk(*args: object) -> None:
+        raise OSError("disk full")
+
+    monkeypatch.setattr(store, "append_action", full_disk)
+    with pytest.raises(OSError, match="disk full"):
+        table.act(game.to_act, "keep")
+    assert every_view(table) == before

@@ -218,8 +218,19 @@ class Table:
         except IllegalActionError as exc:
             code = "game_over" if game.over else "out_of_turn"
             raise ProtocolError(str(exc), code) from None
-        self.store.append_action(self.id, self.game_no, seat, action, actor, events)
+        try:
+            self.store.append_action(self.id, self.game_no, seat, action, actor, events)
+        except Exception:
+            self._reload()  # the move was not saved: undo it by rebuilding the game from the store
+            raise
         return events
+
+    def _reload(self) -> None:
+        saved = self.store.load_table(self.id)
+        if saved is not None:
+            again = Table.restore(saved, self.store)
+            self.game, self.game_no, self.game_seed, self.kinds = (
+                again.game, again.game_no, again.game_seed, again.kinds)
 
     def _check_creator(self, seat: int, what: str) -> None:
         if seat != 0:
