@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 import uvicorn
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
@@ -19,6 +20,7 @@ from websockets.sync.client import ClientConnection, connect
 from chasetheace.web.app import Server, create_app
 
 CARD = re.compile(r'"([A2-9TJQK][cdhs])"')
+SCREENSHOTS = pytest.StashKey[list[str]]()  # where the browser test left its screenshots
 
 
 class LiveServer:

@@ -24,11 +24,16 @@ ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-f
 
 
 @pytest.fixture(scope="module")
-def artifacts(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def artifacts(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> Iterator[Path]:
+    """The screenshots' folder ($CTA_ARTIFACTS, or a temporary one); its path is printed at the end."""
     folder = Path(os.environ.get("CTA_ARTIFACTS") or tmp_path_factory.mktemp("screenshots"))
     folder.mkdir(parents=True, exist_ok=True)
-    print(f"\nbrowser test screenshots: {folder}")
-    return folder
+    yield folder
+    shots = sorted(p.name for p in folder.glob("*.png"))
+    from webtools import SCREENSHOTS  # tests/e2e/conftest.py prints these lines at the end
+
+    request.config.stash.setdefault(SCREENSHOTS, []).append(
+        f"browser test screenshots in {folder}: {', '.join(shots)}")
 
 
 @pytest.fixture(scope="module")
