@@ -24,11 +24,14 @@ test: $(STAMP)
 	$(PY) -m pytest
 
 lint: $(STAMP)
-	$(PY) -m ruff check src tests benchmarks
+	$(PY) -m ruff check src tests benchmarks examples
 	$(PY) -m mypy src
 
 bench: $(STAMP)
 	$(PY) benchmarks/engine.py
+	$(PY) benchmarks/bots.py --games 300
+	$(PY) benchmarks/simulate.py
+	$(PY) benchmarks/adapters.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

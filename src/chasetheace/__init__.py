@@ -8,6 +8,9 @@
 True
 """
 
+from . import events
+from .acechasing import AceChasingGame, Offer
+from .acechasing_bots import OddsBot, RandomAceChasingBot, make_ace_chasing_bot, play_ace_chasing_game
 from .bots import (
     BOT_KINDS,
     Bot,
@@ -30,7 +33,9 @@ __version__ = "0.1.0"
 
 __all__ = [
     "BOT_KINDS", "OPTIONS", "PRESETS",
-    "Action", "Bot", "Card", "CountingBot", "Event", "Game", "IllegalActionError", "Option", "Preset",
-    "RandomBot", "RecordError", "Rules", "Session", "ThresholdBot",
-    "bot_kinds", "make_bot", "pack", "play_game", "preset_info", "register_bot", "__version__",
+    "AceChasingGame", "Action", "Bot", "Card", "CountingBot", "Event", "Game", "IllegalActionError",
+    "OddsBot", "Offer", "Option", "Preset", "RandomAceChasingBot", "RandomBot", "RecordError", "Rules",
+    "Session", "ThresholdBot",
+    "bot_kinds", "events", "make_ace_chasing_bot", "make_bot", "pack", "play_ace_chasing_game", "play_game",
+    "preset_info", "register_bot", "__version__",
 ]

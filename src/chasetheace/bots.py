@@ -193,32 +193,35 @@ class _Tracker:
         """Estimated chances of losing this hand if it keeps, and if it swaps."""
         me, dealer = self.seat, obs["dealer"]
         mine = Card.parse(obs["card"])
-        living = [s for s in obs["order"]]
+        living = list(obs["order"])
         others = {s: self._strength_at(s) for s in living if s != me}
         located = {c for c in self.held.values() if c is not None} | {
             c for c in self.stock if c is not None}
         if self.set_aside is not None:
             located.add(self.set_aside)
         located.add(mine)
-        pool = [c for c in self.pack if c not in located]
-        keep = self._p_lose(self.strength[mine.rank], others, pool)
+        pool = _Pool([c for c in self.pack if c not in located], self.strength)
+        m = self.strength[mine.rank]
+        keep = self._p_lose(m, others, pool.size, pool.above(m))
         if me == dealer:
             return keep, self._dealer_swap(mine, others, pool)
         nb = next(s for s in living[living.index(me) + 1:] + living if s != me)
         known = self.held.get(nb)
-        outcomes: list[tuple[Card, list[Card]]]
         if known is not None:
-            outcomes = [(known, pool)]
-        else:
-            outcomes = [(d, [c for c in pool if c is not d]) for d in pool]
+            return keep, self._after_swap(m, known.rank, others, nb, pool.size, pool, removed=None)
         total = 0.0
-        for d, rest in outcomes:
-            if self.blocker is not None and d.rank == self.blocker:
-                total += self._p_lose(self.strength[mine.rank], {**others, nb: 14}, rest)
-            else:
-                total += self._p_lose(self.strength[d.rank],
-                                      {**others, nb: self.strength[mine.rank]}, rest)
-        return keep, total / max(1, len(outcomes))
+        for rank, count in pool.rank_counts.items():
+            total += count * self._after_swap(m, rank, others, nb, pool.size - 1, pool, removed=rank)
+        return keep, total / max(1, pool.size)
+
+    def _after_swap(self, m: int, rank: int, others: Mapping[int, int | None], nb: int, size: int,
+                    pool: _Pool, removed: int | None) -> float:
+        """The chance of losing after asking the neighbour, who turns out to hold ``rank``."""
+        d = self.strength[rank]
+        gone = 0 if removed is None else 1
+        if self.blocker is not None and rank == self.blocker:  # blocked: keep, neighbour shown
+            return self._p_lose(m, {**others, nb: 14}, size, pool.above(m) - gone * (d > m))
+        return self._p_lose(d, {**others, nb: m}, size, pool.above(d))
 
     def _strength_at(self, seat: int) -> int | None:
         card = self.held.get(seat)
@@ -227,44 +230,59 @@ class _Tracker:
         rank = self.rank_at.get(seat)
         return self.strength[rank] if rank else None
 
-    def _p_lose(self, mine: int, others: Mapping[int, int | None], pool: list[Card]) -> float:
-        known = [v for v in others.values() if v is not None]
-        if any(v < mine for v in known):
+    @staticmethod
+    def _p_lose(mine: int, others: Mapping[int, int | None], size: int, higher: int) -> float:
+        """The chance that ``mine`` is the lowest when the unknown others hold cards of the pool."""
+        if any(v is not None and v < mine for v in others.values()):
             return 0.0
         unknown = sum(1 for v in others.values() if v is None)
-        higher = sum(1 for c in pool if self.strength[c.rank] > mine)
         if unknown == 0:
             return 1.0
-        if unknown > len(pool):
+        if unknown > size:
             return 0.0
-        return math.comb(higher, unknown) / math.comb(len(pool), unknown)
+        return math.comb(higher, unknown) / math.comb(size, unknown)
 
-    def _dealer_swap(self, mine: Card, others: Mapping[int, int | None],
-                     pool: list[Card]) -> float:
+    def _dealer_swap(self, mine: Card, others: Mapping[int, int | None], pool: _Pool) -> float:
+        """The chance of losing if the dealer exchanges with the stock, averaged over the draw."""
         rules = self.rules
-        if rules["dealer_exchange"] == "top":
-            slots: list[Card | None] = self.stock[:1]
-        else:
-            slots = list(self.stock)
+        slots: list[Card | None] = self.stock[:1] if rules["dealer_exchange"] == "top" else self.stock
+        draws: list[tuple[int, float, bool]] = [(c.rank, 1.0, False) for c in slots if c is not None]
+        unknown_slots = len(slots) - len(draws)
+        if unknown_slots and pool.size:
+            draws += [(rank, unknown_slots * n / pool.size, True) for rank, n in pool.rank_counts.items()]
+        m = self.strength[mine.rank]
         total = 0.0
-        count = 0
-        for slot in slots:
-            draws = [slot] if slot is not None else pool
-            for d in draws:
-                count += 1
-                rest = [c for c in pool if c is not d]
-                if self.blocker is not None and d.rank == self.blocker:
-                    rule = rules["dealer_draws_blocker"]
-                    if rule == "void":
-                        total += self._p_lose(self.strength[mine.rank], others, rest)
-                        continue
-                    if rule == "dealer-loses":
-                        total += 1.0
-                        continue
-                if d.rank == mine.rank and rules["dealer_same_rank"] != "none":
+        for rank, weight, from_pool in draws:
+            size = pool.size - from_pool
+            d = self.strength[rank]
+            if self.blocker is not None and rank == self.blocker:
+                rule = rules["dealer_draws_blocker"]
+                if rule == "void":  # shown and put back: the dealer keeps its card
+                    total += weight * self._p_lose(m, others, size, pool.above(m) - (from_pool and d > m))
                     continue
-                total += self._p_lose(self.strength[d.rank], others, rest)
-        return total / max(1, count)
+                if rule == "dealer-loses":
+                    total += weight
+                    continue
+            if rank == mine.rank and rules["dealer_same_rank"] != "none":
+                continue  # the dealer cannot lose this hand
+            total += weight * self._p_lose(d, others, size, pool.above(d))
+        return total / max(1, len(slots))
+
+
+class _Pool:
+    """The cards whose place a seat does not know: how many, how strong, of which ranks."""
+
+    def __init__(self, cards: list[Card], strength: Mapping[int, int]) -> None:
+        self.size = len(cards)
+        values = [strength[c.rank] for c in cards]
+        self._above = [sum(1 for v in values if v > x) for x in range(15)]
+        self.rank_counts: dict[int, int] = {}
+        for c in cards:
+            self.rank_counts[c.rank] = self.rank_counts.get(c.rank, 0) + 1
+
+    def above(self, strength: int) -> int:
+        """How many pool cards are strictly stronger."""
+        return self._above[min(strength, 14)]
 
 
 BotFactory = Callable[[str, Rules, int], Bot]

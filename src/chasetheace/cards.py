@@ -5,6 +5,10 @@ A card is written as rank + suit: ``A 2 3 4 5 6 7 8 9 T J Q K`` and ``c d h s``
 
 >>> Card.parse("10h")
 Card('Th')
+>>> Card('Th') is Card(10, 'h')
+True
+>>> Card('Th') is Card(10, 'h')
+True
 >>> str(Card.parse("as")), Card.parse("Kd").rank
 ('As', 13)
 >>> [str(c) for c in pack(32)][:5]
@@ -39,8 +43,11 @@ class Card:
     suit: str
     _text: str
 
-    def __new__(cls, rank: int, suit: str) -> Card:
-        if not (isinstance(rank, int) and 1 <= rank <= 13) or suit not in SUIT_CHARS or len(suit) != 1:
+    def __new__(cls, rank: int | str, suit: str | None = None) -> Card:
+        if suit is None and isinstance(rank, str):
+            return cls.parse(rank)  # Card('Th'), so that repr() is valid code
+        if not (isinstance(rank, int) and 1 <= rank <= 13) or not isinstance(suit, str) \
+                or len(suit) != 1 or suit not in SUIT_CHARS:
             raise ValueError(f"no such card: rank {rank!r}, suit {suit!r}")
         return CARDS[(rank - 1) * 4 + SUIT_CHARS.index(suit)]
 

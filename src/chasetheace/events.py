@@ -41,20 +41,24 @@ class Event:
     def to_dict(self) -> dict[str, Any]:
         """The whole event, hidden cards included (for game records, never for players)."""
         out: dict[str, Any] = {"type": self.type}
-        for f in dataclasses.fields(self):
-            out[f.name] = _jsonable(getattr(self, f.name))
+        names: tuple[str, ...] = self.__slots__
+        for name in names:
+            out[name] = _jsonable(getattr(self, name))
         return out
 
     def view(self, seat: Seat) -> dict[str, Any]:
-        """What ``seat`` sees of this event. By default an event is wholly public."""
+        """What ``seat`` sees of this event. By default an event is wholly public.
+
+        Views are shared between observations: treat them as read-only.
+        """
         return self.to_dict()
 
 
 def _jsonable(v: Any) -> Any:
-    if isinstance(v, Card):
-        return str(v)
-    if isinstance(v, tuple):
+    if type(v) is tuple:
         return [_jsonable(x) for x in v]
+    if type(v) is Card:
+        return str(v)
     return v
 
 

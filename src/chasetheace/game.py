@@ -152,8 +152,10 @@ class Game:
         self._blocker = rules.blocker_rank or 0
         self._strength = [rules.strength(c) for c in range(1, 14)]  # by rank - 1
 
+        self._rules_dict = rules.to_dict()
         self.events: list[Event] = []
         self._views: dict[int | None, list[dict[str, Any]]] = {}
+        self._shared: list[dict[str, Any] | None] = []
         self.lives = [rules.lives] * n
         self.alive = [True] * n
         self.kitty = 0
@@ -244,6 +246,11 @@ class Game:
         """The card ``seat`` holds now (omniscient: for referees and tests, never for players)."""
         return self._hands[seat]
 
+    @property
+    def set_aside(self) -> Card | None:
+        """The dealer's given-up card this hand (omniscient: never for players)."""
+        return self._set_aside
+
     def observation(self, seat: int | None) -> dict[str, Any]:
         """Exactly what ``seat`` may know (RULES.md A4), as a JSON-serialisable dict.
 
@@ -267,7 +274,7 @@ class Game:
             "seat": seat,
             "players": self.players,
             "names": list(self.names),
-            "rules": self.rules.to_dict(),
+            "rules": dict(self._rules_dict),
             "hand": self.hand,
             "dealer": self.dealer,
             "eldest": self.eldest,
@@ -339,9 +346,14 @@ class Game:
         view = self._views.get(seat)
         if view is None:
             view = self._views[seat] = []
-        events = self.events
+        events, shared = self.events, self._shared
+        for i in range(len(shared), len(events)):
+            ev = events[i]
+            # an event every seat sees alike is written out once, for everyone
+            shared.append(ev.to_dict() if type(ev).view is Event.view else None)
         for i in range(len(view), len(events)):
-            view.append(events[i].view(seat))
+            public = shared[i]
+            view.append(public if public is not None else events[i].view(seat))
         return list(view)
 
     # --- the steps of RULES.md A3 ---------------------------------------------------------

@@ -1,0 +1,7 @@
+"""``python -m chasetheace``: the ``chase-the-ace`` command."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())

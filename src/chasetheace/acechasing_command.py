@@ -1,0 +1,500 @@
+"""Ace Chasing at the command line: you against bots (:func:`play_ace_chasing`), and bots against
+bots with statistics (:func:`simulate_ace_chasing`).
+
+Both are plain functions with injected input and output, so they need no terminal library.
+:func:`register` (called by :mod:`chasetheace.cli`) makes ``chase-the-ace play --game
+ace-chasing`` and ``chase-the-ace simulate --game ace-chasing`` run them, and adds
+``chase-the-ace ace-chasing play|simulate|replay`` (``replay`` checks a saved record and tells it,
+every card shown).
+
+Everything a person is told comes from ``game.observation(you)``, through :func:`narrate`, which
+says only what the event views it is given hold.
+
+>>> result = simulate_ace_chasing(players=5, bots=["odds"], games=20, seed=1)
+>>> result["games"], sum(row["wins"] for row in result["win_rate_by_seat"])
+(20, 20)
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import random
+import time
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .acechasing import MAX_OFFERS, AceAction, AceChasingGame, Offer
+from .acechasing_bots import ACE_CHASING_BOTS, AceChasingBot, make_ace_chasing_bot
+from .acechasing_events import BetAccepted, RoundStarted, Settled
+from .errors import RecordError
+from .events import Eliminated
+from .play import HELP_WORDS, QUIT_WORDS, QuitGame, bot_names, bot_specs, parse_answer, register_play
+from .render import card_text
+from .sim import wilson
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from .rules import Rules
+
+__all__ = [
+    "narrate", "parse_reply", "play_ace_chasing", "simulate_ace_chasing", "format_simulation",
+    "replay_ace_chasing", "register", "run_play", "run_simulate", "run_replay",
+]
+
+
+def _place(index: int, size: int) -> str:
+    if index == size - 1:
+        return "matador"
+    return {0: "1st", 1: "2nd", 2: "3rd"}.get(index, f"{index + 1}th")
+
+
+def narrate(view: Mapping[str, Any], names: Sequence[str], viewer: int | None = None) -> list[str]:
+    """One event, as a seat sees it (a dict from ``observation(seat)["history"]``), in words.
+
+    >>> narrate({"type": "shown", "step": 2, "cards": [[2, "Ah"]]}, ["Ann", "Bob", "Cat"], 0)
+    ['Lower than the matador: Cat shows A♥.']
+    """
+    def who(seat: int) -> str:
+        return "You" if seat == viewer else names[seat]
+
+    def shown(pairs: Sequence[Sequence[Any]]) -> str:
+        return ", ".join(f"{who(s)} show{'' if s == viewer else 's'} {card_text(c)}" for s, c in pairs)
+
+    kind = view["type"]
+    if kind == "round_started":
+        m = view["matador"]
+        return [f"Round {view['round']}: {who(m)} {'are' if m == viewer else 'is'} the matador."]
+    if kind == "dealt":
+        if viewer is None and view["cards"]:  # a whole record, told after the game
+            return ["Dealt: " + ", ".join(f"{who(s)} {card_text(c)}" for s, c in view["cards"]) + "."]
+        return [f"You are dealt {card_text(c)}." for s, c in view["cards"] if s == viewer]
+    if kind == "offered":
+        s, amount = view["seat"], view["amount"]
+        if amount:
+            return [f"{who(s)} offer{'' if s == viewer else 's'} to bet {amount} that the matador "
+                    "is knocked out."]
+        return [f"{who(s)} {'bet' if s == viewer else 'bets'} nothing." if view["number"] == 1
+                else f"{who(s)} withdraw{'' if s == viewer else 's'}."]
+    if kind in ("bet_accepted", "bet_declined"):
+        verdict = "accepted" if kind == "bet_accepted" else "declined"
+        return [f"The matador {verdict} {who(view['seat'])}'s offer of {view['amount']}."
+                .replace("You's", "your")]
+    if kind == "betting_closed":
+        bets = ", ".join(f"{who(s)} {a}" for s, a in view["bets"]) or "none"
+        return [f"The betting is closed. Bets standing: {bets}."]
+    if kind == "keep":
+        return [f"{who(view['seat'])}: Keep."]
+    if kind == "swap":
+        line = f"{who(view['seat'])}: Swap with {who(view['neighbour'])}."
+        if "given" in view and viewer in (view["seat"], view["neighbour"]):
+            mine = view["seat"] == viewer
+            gave, got = (view["given"], view["received"]) if mine else (view["received"], view["given"])
+            line += f" You gave {card_text(gave)} and got {card_text(got)}."
+        elif "given" in view:
+            line += f" ({card_text(view['given'])} for {card_text(view['received'])})"
+        return [line]
+    if kind == "shown":
+        head = {1: "The matador", 2: "Lower than the matador", 3: "Of a face-up ace's suit"}
+        if view["step"] == 1:
+            s, c = view["cards"][0]
+            return [f"{head[1]}, {who(s)}, show{'' if s == viewer else 's'} {card_text(c)}."]
+        return [f"{head[view['step']]}: {shown(view['cards'])}."]
+    if kind == "settled":
+        m, es = view["matador"], "" if view["matador"] == viewer else "s"
+        total = sum(abs(a) for s, a in view["payments"] if s != m)
+        if view["survived"]:
+            return [f"{who(m)} survive{es}" + (f" and collect{es} {total}." if total else ".")]
+        return [f"Nobody else showed: {who(m)} {'are' if es == '' else 'is'} knocked out"
+                + (f" and pay{es} {total}." if total else ".")]
+    if kind == "eliminated":
+        out = [who(s) for s in sorted(view["seats"], key=lambda s: s != viewer)]  # "You and Bob"
+        return [f"{' and '.join(out)} {'are' if len(out) > 1 or out == ['You'] else 'is'} out."]
+    if kind == "game_over":
+        return [f"{who(s)} win{'' if s == viewer else 's'} the game." for s in view["winners"]]
+    return []  # a shuffle: nothing to say
+
+
+# --- play --------------------------------------------------------------------------------------
+
+def parse_reply(text: str, legal: Sequence[str]) -> AceAction | Offer | str | None:
+    """A person's reply as an action, ``'quit'`` or ``'help'``; None if it makes no sense here.
+
+    >>> parse_reply("5", ["offer"]), parse_reply("no", ["accept", "decline"])
+    (Offer(amount=5), <AceAction.DECLINE: 'decline'>)
+    """
+    if legal[0] == "keep":  # the words of part A: keep, stand, swap, change, ...
+        answer = parse_answer(text)
+        return {"keep": AceAction.KEEP, "swap": AceAction.SWAP, "rules": "help"}.get(answer or "", answer)
+    word = text.strip().lower().rstrip("!.")
+    if word in QUIT_WORDS or word in HELP_WORDS:
+        return "quit" if word in QUIT_WORDS else "help"
+    replies: dict[str, dict[str, AceAction | Offer]] = {
+        "offer": {"n": Offer(0), "no": Offer(0), "none": Offer(0), "pass": Offer(0), "w": Offer(0),
+                  "withdraw": Offer(0)},
+        "accept": {"a": AceAction.ACCEPT, "accept": AceAction.ACCEPT, "y": AceAction.ACCEPT,
+                   "yes": AceAction.ACCEPT, "d": AceAction.DECLINE, "decline": AceAction.DECLINE,
+                   "n": AceAction.DECLINE, "no": AceAction.DECLINE},
+    }
+    if legal[0] == "offer" and word.isdigit():
+        return Offer(int(word))
+    return replies[legal[0]].get(word)
+
+
+PROMPTS = {
+    "offer": ("Bet how much that the matador is knocked out? [a whole number, 0 or n for no bet] ",
+              "Answer a whole number to offer (0 or n: no bet); q to leave."),
+    "accept": ("Accept or decline? [a/d] ", "Answer a to accept the bet, d to decline it; q to leave."),
+    "keep": ("Keep or swap with your left neighbour? [k/s] ",
+             "Answer k to keep your card, s to swap with the player on your left; q to leave."),
+}
+
+
+def _status(obs: Mapping[str, Any]) -> str:
+    names, me = obs["names"], obs["seat"]
+    money = ", ".join(f"{'You' if s == me else names[s]} {obs['money'][s]:+d}"
+                      for s in range(obs["players"]) if obs["in"][s])
+    card = card_text(obs["card"]) if obs["card"] else "no card"
+    return f"[round {obs['round']} · matador {names[obs['matador']]} · you hold {card} · money: {money}]"
+
+
+def play_ace_chasing(*, players: int = 5, name: str = "You", bots: Sequence[str] = ("odds",),
+                     seed: int | None = None, matador: int = 0, save: str | None = None,
+                     ask: Callable[[str], str] = input,
+                     say: Callable[[str], None] = print) -> AceChasingGame:
+    """You (seat 0) against bots at an Ace Chasing table, until the game ends or you leave.
+
+    ``bots`` is one spec for every bot seat or one per bot seat; ``ask`` reads a reply to a
+    prompt and ``say`` prints a line. Raises :class:`chasetheace.play.QuitGame` if you quit (the record, if
+    saved, stays as far as it went). Returns the finished game.
+    """
+    specs = _specs(bots, players - 1, "bot seats")
+    AceChasingGame(players)  # checks the player count
+    names = [name, *bot_names(name, players - 1)]
+    seed = seed if seed is not None else random.SystemRandom().randrange(10**6)
+    game = AceChasingGame(names, seed=seed, matador=matador)
+    robots: list[AceChasingBot | None] = [None, *(make_ace_chasing_bot(s) for s in specs)]
+    rng = random.Random(seed)
+    _save(save, game)
+    say(f"Ace Chasing · {players} players · seed {seed}: you against "
+        + ", ".join(f"{n} ({s})" for n, s in zip(names[1:], specs)) + ".")
+    told = 0
+    watching = False
+    while True:
+        obs = game.observation(0)
+        for view in obs["history"][told:]:
+            for line in narrate(view, names, 0):
+                say(line)
+        told = len(obs["history"])
+        seat = game.to_act
+        if seat is None:
+            break
+        if not obs["in"][0] and not watching:
+            watching = True
+            say("You are out: the bots play on to the end.")
+        if seat == 0:
+            say(_status(obs))
+            game.act(_ask(game, ask, say))
+        else:
+            bot = robots[seat]
+            assert bot is not None
+            game.act(bot.choose(game.observation(seat), game.legal_actions(), rng))
+        _save(save, game)
+    say("Money: " + " · ".join(f"{n} {m:+d}" for n, m in zip(names, game.money)))
+    if save is not None:
+        say(f"The game record is in {save} (chase-the-ace ace-chasing replay {save} tells it).")
+    return game
+
+
+def _ask(game: AceChasingGame, ask: Callable[[str], str], say: Callable[[str], None]) -> AceAction | Offer:
+    legal = [a.value for a in game.legal_actions()]
+    prompt, help_text = PROMPTS[legal[0]]
+    while True:
+        reply = parse_reply(ask(prompt), legal)
+        if reply == "quit":
+            raise QuitGame
+        if isinstance(reply, AceAction | Offer) and game.can_act(reply):
+            return reply
+        say(help_text)
+
+
+def _specs(bots: Sequence[str] | None, count: int, seats: str) -> list[str]:
+    specs = bot_specs(bots, count, "odds", seats=seats)
+    for spec in specs:
+        make_ace_chasing_bot(spec)  # a bad spec fails before the first deal
+    return specs
+
+
+def _save(path: str | None, game: AceChasingGame) -> None:
+    if path is not None:
+        Path(path).write_text(json.dumps(game.record(), indent=1) + "\n", encoding="utf-8")
+
+
+# --- simulate ----------------------------------------------------------------------------------
+
+def _row(head: dict[str, Any], k: int, n: int, key: str, total: str) -> dict[str, Any]:
+    lo, hi = wilson(k, n)
+    return {**head, total: n, key: k, "rate": round(k / n if n else 0.0, 6),
+            "ci95": [round(lo, 6), round(hi, 6)]}
+
+
+def simulate_ace_chasing(*, players: int = 5, bots: Sequence[str] = ("odds",), games: int = 1000,
+                         seed: int = 1) -> dict[str, Any]:
+    """Bots against bots for ``games`` games; the statistics as one JSON-serialisable dict.
+
+    Seat 0 is the first matador of every game. The numbers depend only on the arguments.
+    """
+    specs = _specs(bots, players, "seats")
+    if isinstance(games, bool) or not isinstance(games, int) or games < 1:
+        raise ValueError(f"bad number of games {games!r}: at least 1")
+    AceChasingGame(players)  # checks the player count
+    rng = random.Random(f"ace-chasing/{seed}")
+    place_rounds: Counter[str] = Counter()
+    place_out: Counter[str] = Counter()
+    wins = [0] * players
+    money = [0] * players
+    rounds = survived = bets = staked = 0
+    start = time.perf_counter()
+    for _ in range(games):
+        game = AceChasingGame(players, rng=random.Random(rng.getrandbits(64)))
+        robots = [make_ace_chasing_bot(s) for s in specs]
+        choices = random.Random(rng.getrandbits(64))
+        while game.to_act is not None:
+            seat = game.to_act
+            game.act(robots[seat].choose(game.observation(seat), game.legal_actions(), choices))
+        order: tuple[int, ...] = ()
+        for ev in game.events:
+            if isinstance(ev, RoundStarted):
+                order = ev.order
+                rounds += 1
+            elif isinstance(ev, BetAccepted):
+                bets += 1
+                staked += ev.amount
+            elif isinstance(ev, Settled):
+                survived += ev.survived
+            elif isinstance(ev, Eliminated):
+                for i, s in enumerate(order):
+                    place = _place(i, len(order))
+                    place_rounds[place] += 1
+                    place_out[place] += s in ev.seats
+        wins[game.winners[0]] += 1
+        money = [a + b for a, b in zip(money, game.money)]
+    seconds = time.perf_counter() - start
+    places = [_place(i, players) for i in range(players - 1)] + ["matador"]
+    return {
+        "game": "ace-chasing",
+        "players": players,
+        "bots": specs,
+        "seed": seed,
+        "games": games,
+        "rounds": rounds,
+        "matador_survival": _row({}, survived, rounds, "survived", "rounds"),
+        "knocked_out_by_place": [_row({"place": p}, place_out[p], place_rounds[p], "out", "rounds")
+                                 for p in places if place_rounds[p]],
+        "win_rate_by_seat": [_row({"seat": s, "bot": specs[s]}, wins[s], games, "wins", "games")
+                             for s in range(players)],
+        "money_by_seat": money,
+        "money_per_game_by_seat": [round(m / games, 4) for m in money],
+        "bets": {"standing": bets, "mean_amount": round(staked / bets, 4) if bets else 0.0},
+        "seconds": round(seconds, 3),
+        "rounds_per_second": round(rounds / seconds, 1) if seconds > 0 else 0.0,
+    }
+
+
+def format_simulation(result: Mapping[str, Any]) -> list[str]:
+    """The statistics of :func:`simulate_ace_chasing` as lines of text."""
+    def pct(row: Mapping[str, Any]) -> str:
+        lo, hi = row["ci95"]
+        return f"{100 * row['rate']:5.1f}%  (95% CI {100 * lo:.1f}% .. {100 * hi:.1f}%)"
+
+    lines = [f"Ace Chasing · {result['players']} players · seed {result['seed']}: "
+             f"{result['games']:,} games, {result['rounds']:,} rounds",
+             f"The matador survives {pct(result['matador_survival'])}",
+             "Knocked out per round, by place in the deal (1st: the matador's left):"]
+    lines += [f"  {row['place']:>8}  {row['out']:>7,} / {row['rounds']:<7,} {pct(row)}"
+              for row in result["knocked_out_by_place"]]
+    lines.append("Games won and money per game, by seat (seat 0 is the first matador):")
+    lines += [f"  seat {row['seat']:>2} {row['bot']:<24} {pct(row)}  money {m:+.2f}"
+              for row, m in zip(result["win_rate_by_seat"], result["money_per_game_by_seat"])]
+    lines.append(f"Bets that stood: {result['bets']['standing']:,}, "
+                 f"mean amount {result['bets']['mean_amount']:.2f}")
+    lines.append(f"{result['rounds']:,} rounds in {result['seconds']:.2f} s: "
+                 f"{result['rounds_per_second']:,.0f} rounds per second.")
+    return lines
+
+
+# --- the command line ----------------------------------------------------------------------------
+
+RULES_SUMMARY = (
+    "One player is the matador; one card each, dealt clockwise from the matador's left, the matador last.",
+    "Each other player may bet against the matador: offer an amount; the matador accepts or declines; "
+    f"after a decline, offer again or withdraw ({MAX_OFFERS} offers at most).",
+    "Then each player but the matador keeps or swaps with the left neighbour; the matador takes no turn "
+    "and gets whatever the player on its right passes.",
+    "The matador shows its card; everyone holding a lower one shows it (K high, A low); if an ace is "
+    "face up, everyone holding a card of its suit shows it.",
+    "If anyone but the matador showed a card, they are out and the matador collects every bet; "
+    "otherwise the matador is out and pays every bet.",
+    "The next matador is the nearest player still in to the right. The last player left wins.",
+)
+"""Part B of RULES.md in a few lines, for ``play --rules-help``."""
+
+
+def _no_rule_options(args: argparse.Namespace) -> None:
+    if args.rule or args.preset != "standard":
+        raise ValueError("Ace Chasing has no rule options (RULES.md part B): drop --preset and --rule")
+
+
+def play_from_cli(args: argparse.Namespace, console: Console, rules: Rules) -> int:
+    """``chase-the-ace play --game ace-chasing`` (registered with :func:`chasetheace.play.register_play`)."""
+    _no_rule_options(args)
+    if args.rules_help:
+        console.print("[bold]Ace Chasing[/] (RULES.md part B):")
+        for line in RULES_SUMMARY:
+            console.print("• " + line, markup=False)
+        return 0
+    from rich.markup import escape
+
+    players = args.players if args.players is not None else (
+        len(args.bot) + 1 if args.bot and len(args.bot) > 1 else 5)
+    play_ace_chasing(players=players, name=args.name, bots=args.bot, seed=args.seed, save=args.save,
+                     ask=lambda prompt: console.input(f"[bold cyan]{escape(prompt)}[/]"),
+                     say=lambda line: console.print(line, markup=False))
+    return 0
+
+
+def simulate_from_cli(args: argparse.Namespace) -> int:
+    """``chase-the-ace simulate --game ace-chasing`` (registered with
+    :func:`chasetheace.cli.register_simulate`). ``--workers`` is accepted, but one process plays."""
+    _no_rule_options(args)
+    for flag, value in (("--hands", args.hands), ("--plot", args.plot)):
+        if value is not None:
+            raise ValueError(f"{flag} is not available for Ace Chasing (use --games, --json, --csv)")
+    players = args.players if args.players is not None else (
+        len(args.bot) if args.bot and len(args.bot) > 1 else 5)
+    result = simulate_ace_chasing(players=players, bots=args.bot or ["odds"], games=args.games or 1000,
+                                  seed=args.seed)
+    print(json.dumps(result, indent=2) if args.json else "\n".join(format_simulation(result)))
+    if args.csv is not None:
+        write_csv(result, args.csv)
+    return 0
+
+
+def write_csv(result: Mapping[str, Any], path: str) -> None:
+    """The rates of :func:`simulate_ace_chasing` as CSV rows (table, key, trials, count, rate, CI)."""
+    with Path(path).open("w", newline="", encoding="utf-8") as f:
+        out = csv.writer(f)
+        out.writerow(["table", "key", "trials", "count", "rate", "ci95_low", "ci95_high"])
+        rows: list[tuple[str, str, int, int, dict[str, Any]]] = [
+            ("matador_survival", "matador", result["matador_survival"]["rounds"],
+             result["matador_survival"]["survived"], result["matador_survival"])]
+        rows += [("knocked_out_by_place", r["place"], r["rounds"], r["out"], r)
+                 for r in result["knocked_out_by_place"]]
+        rows += [("win_by_seat", f"{r['seat']} {r['bot']}", r["games"], r["wins"], r)
+                 for r in result["win_rate_by_seat"]]
+        for table, key, trials, count, r in rows:
+            out.writerow([table, key, trials, count, r["rate"], *r["ci95"]])
+
+
+def run_play(args: argparse.Namespace) -> int:
+    """``play`` with the arguments of :func:`add_play_arguments`; the exit status."""
+    try:
+        play_ace_chasing(players=args.players, name=args.name, bots=args.bot or ["odds"],
+                         seed=args.seed, matador=args.matador, save=args.save)
+    except (QuitGame, EOFError):
+        print("You leave the table; the game is left unfinished.")
+    return 0
+
+
+def run_simulate(args: argparse.Namespace) -> int:
+    """``simulate`` with the arguments of :func:`add_simulate_arguments`; the exit status."""
+    result = simulate_ace_chasing(players=args.players, bots=args.bot or ["odds"], games=args.games,
+                                  seed=args.seed)
+    print(json.dumps(result, indent=2) if args.json else "\n".join(format_simulation(result)))
+    return 0
+
+
+def replay_ace_chasing(path: str, *, check: bool = False,
+                       say: Callable[[str], None] = print) -> AceChasingGame:
+    """Replay the record in ``path``, checking every event; tell it with every card unless ``check``.
+
+    Raises RecordError (naming the file and the first bad event) or OSError.
+    """
+    text = Path(path).read_text(encoding="utf-8")
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise RecordError(f"{path} is not JSON: {exc.msg} at line {exc.lineno}") from None
+    try:
+        game = AceChasingGame.from_record(data)
+    except RecordError as exc:
+        raise RecordError(f"{path}: {exc}") from None
+    if not check:
+        for event in game.events:
+            for line in narrate(event.to_dict(), game.names):
+                say(line)
+    if game.over:
+        say(f"The record is valid: {len(game.events)} events, {game.round} rounds, "
+            f"won by {game.names[game.winners[0]]}.")
+    else:
+        say(f"The record is valid: {len(game.events)} events; it stops in round {game.round} "
+            f"with {game.names[game.to_act or 0]} to act.")
+    return game
+
+
+def run_replay(args: argparse.Namespace) -> int:
+    """``replay FILE [--check]``; the exit status."""
+    replay_ace_chasing(args.file, check=args.check)
+    return 0
+
+
+def _bot_help() -> str:
+    kinds = "; ".join(help_ for _, help_ in ACE_CHASING_BOTS.values())
+    return f"a bot, once for every bot seat or once per seat ({kinds}); default odds"
+
+
+def add_play_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of Ace Chasing's ``play``."""
+    parser.add_argument("--players", type=int, default=5, metavar="N",
+                        help="players, you included (4..52, default 5)")
+    parser.add_argument("--name", default="You", help="your name at the table")
+    parser.add_argument("--bot", action="append", metavar="SPEC", help=_bot_help())
+    parser.add_argument("--seed", type=int, help="seed for the shuffles (default: a fresh one, shown)")
+    parser.add_argument("--matador", type=int, default=0, metavar="SEAT",
+                        help="the first matador's seat (default 0: you)")
+    parser.add_argument("--save", metavar="FILE", help="write the game record (JSON) to FILE")
+
+
+def add_simulate_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of Ace Chasing's ``simulate``."""
+    parser.add_argument("--players", type=int, default=5, metavar="N", help="seats (4..52, default 5)")
+    parser.add_argument("--bot", action="append", metavar="SPEC", help=_bot_help())
+    parser.add_argument("--games", type=int, default=1000, metavar="N", help="games to play (default 1000)")
+    parser.add_argument("--seed", type=int, default=1, help="seed (default 1): same seed, same numbers")
+    parser.add_argument("--json", action="store_true", help="print one JSON object instead of text")
+
+
+def register(subparsers: Any) -> None:
+    """Add ``ace-chasing play``, ``simulate`` and ``replay`` to the ``chase-the-ace`` command, and
+    make ``play --game ace-chasing`` and ``simulate --game ace-chasing`` run Ace Chasing."""
+    top = subparsers.add_parser("ace-chasing", help="Ace Chasing, the matador game (RULES.md part B)",
+                                description="Ace Chasing: bet against the matador, then keep or swap.")
+    sub = top.add_subparsers(dest="ace_chasing_command", metavar="COMMAND", required=True)
+    play = sub.add_parser("play", help="you against bots at the terminal")
+    add_play_arguments(play)
+    play.set_defaults(func=run_play)
+    sim = sub.add_parser("simulate", help="bots against bots, with statistics")
+    add_simulate_arguments(sim)
+    sim.set_defaults(func=run_simulate)
+    replay = sub.add_parser("replay", help="check a saved Ace Chasing record and tell it")
+    replay.add_argument("file", metavar="FILE", help="a record written by play --save")
+    replay.add_argument("--check", action="store_true", help="only check it; print one line")
+    replay.set_defaults(func=run_replay)
+    from .cli import register_simulate
+
+    register_play("ace-chasing", play_from_cli)
+    register_simulate("ace-chasing", simulate_from_cli)

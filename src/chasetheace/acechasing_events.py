@@ -1,0 +1,180 @@
+"""The events of Ace Chasing (RULES.md part B) and how a record's event list is read back.
+
+Part B shares the engine's events for what works the same way (:class:`~chasetheace.events.Shuffle`,
+:class:`~chasetheace.events.Dealt`, :class:`~chasetheace.events.Keep`,
+:class:`~chasetheace.events.Swap`, :class:`~chasetheace.events.Eliminated`,
+:class:`~chasetheace.events.GameOver`) and adds its own for rounds, bets and the resolution.
+Every one of them is public except the shuffle's order, the deal and the cards of a swap,
+whose views (from the engine) show them only to the seats that saw them.
+
+>>> BetAccepted(seat=2, amount=5).to_dict()
+{'type': 'bet_accepted', 'seat': 2, 'amount': 5}
+>>> read_event({'type': 'shown', 'step': 1, 'cards': [[0, 'Ac']]})
+Shown(step=1, cards=((0, Card('Ac')),))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, fields
+from typing import Any, ClassVar
+
+from .cards import Card
+from .errors import RecordError
+from .events import Dealt, Eliminated, Event, GameOver, Keep, Shuffle, Swap, event_from_dict
+
+__all__ = [
+    "RoundStarted", "Offered", "BetAccepted", "BetDeclined", "BettingClosed", "Shown", "Settled",
+    "ACE_CHASING_EVENTS", "read_event", "read_events",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class RoundStarted(Event):
+    """A round began: its number, the matador, and the deal order (matador's left first, matador last)."""
+
+    type: ClassVar[str] = "round_started"
+    round: int
+    matador: int
+    order: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Offered(Event):
+    """Bettor ``seat`` made its ``number``-th offer (1..3) of ``amount``; 0 means no bet / withdraw."""
+
+    type: ClassVar[str] = "offered"
+    seat: int
+    amount: int
+    number: int
+
+
+@dataclass(frozen=True, slots=True)
+class BetAccepted(Event):
+    """The matador accepted ``seat``'s offer of ``amount``: the bet stands."""
+
+    type: ClassVar[str] = "bet_accepted"
+    seat: int
+    amount: int
+
+
+@dataclass(frozen=True, slots=True)
+class BetDeclined(Event):
+    """The matador declined ``seat``'s offer of ``amount``."""
+
+    type: ClassVar[str] = "bet_declined"
+    seat: int
+    amount: int
+
+
+@dataclass(frozen=True, slots=True)
+class BettingClosed(Event):
+    """Every bettor has had its say; ``bets`` are the standing bets, ``(seat, amount)``."""
+
+    type: ClassVar[str] = "betting_closed"
+    bets: tuple[tuple[int, int], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Shown(Event):
+    """Resolution step ``step`` (1 to 3 of part B): these cards were laid face up."""
+
+    type: ClassVar[str] = "shown"
+    step: int
+    cards: tuple[tuple[int, Card], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Settled(Event):
+    """The round's bets were paid: ``survived`` says whether the matador survived.
+
+    ``payments`` holds each ``(seat, change)`` of money, the matador's included; they sum to 0.
+    """
+
+    type: ClassVar[str] = "settled"
+    matador: int
+    survived: bool
+    payments: tuple[tuple[int, int], ...]
+
+
+ACE_CHASING_EVENTS: dict[str, type[Event]] = {
+    cls.type: cls for cls in (
+        Shuffle, RoundStarted, Dealt, Offered, BetAccepted, BetDeclined, BettingClosed, Keep, Swap,
+        Shown, Settled, Eliminated, GameOver)
+}
+_OWN = {RoundStarted, Offered, BetAccepted, BetDeclined, BettingClosed, Shown, Settled}
+
+
+def _int(v: Any) -> int:
+    if not isinstance(v, int) or isinstance(v, bool):
+        raise ValueError(f"expected an integer, got {v!r}")
+    return v
+
+
+def _bool(v: Any) -> bool:
+    if not isinstance(v, bool):
+        raise ValueError(f"expected true or false, got {v!r}")
+    return v
+
+
+def _items(read: Callable[[Any], Any]) -> Callable[[Any], tuple[Any, ...]]:
+    def read_list(v: Any) -> tuple[Any, ...]:
+        if not isinstance(v, list):
+            raise ValueError(f"expected a list, got {v!r}")
+        return tuple(read(x) for x in v)
+    return read_list
+
+
+def _pair(second: Callable[[Any], Any]) -> Callable[[Any], tuple[int, Any]]:
+    def read_pair(v: Any) -> tuple[int, Any]:
+        if not isinstance(v, list) or len(v) != 2:
+            raise ValueError(f"expected a pair, got {v!r}")
+        return _int(v[0]), second(v[1])
+    return read_pair
+
+
+_READERS: dict[str, Callable[[Any], Any]] = {
+    "int": _int,
+    "bool": _bool,
+    "tuple[int, ...]": _items(_int),
+    "tuple[tuple[int, int], ...]": _items(_pair(_int)),
+    "tuple[tuple[int, Card], ...]": _items(_pair(Card.parse)),
+}
+
+
+def read_event(data: Any) -> Event:
+    """Read one Ace Chasing event written by ``to_dict()``; ValueError says what is wrong."""
+    if not isinstance(data, Mapping):
+        raise ValueError(f"an event must be an object, not {type(data).__name__}")
+    kind = data.get("type")
+    cls = ACE_CHASING_EVENTS.get(kind) if isinstance(kind, str) else None
+    if cls is None:
+        raise ValueError(f"unknown Ace Chasing event type {kind!r}")
+    if cls not in _OWN:
+        return event_from_dict(data)
+    names = {f.name: str(f.type) for f in fields(cls)}
+    extra = set(data) - set(names) - {"type"}
+    if extra:
+        raise ValueError(f"{kind} event has unknown fields: {', '.join(sorted(extra))}")
+    values: dict[str, Any] = {}
+    for name, annotation in names.items():
+        if name not in data:
+            raise ValueError(f"{kind} event lacks the field {name!r}")
+        try:
+            values[name] = _READERS[annotation](data[name])
+        except (ValueError, TypeError) as exc:
+            raise ValueError(f"{kind} event, field {name!r}: {exc}") from None
+    return cls(**values)
+
+
+def read_events(items: Any) -> list[Event]:
+    """Read a record's list of events; RecordError names the first bad one."""
+    if not isinstance(items, list):
+        raise RecordError("'events' must be a list")
+    events = []
+    for i, item in enumerate(items):
+        try:
+            events.append(read_event(item))
+        except ValueError as exc:
+            raise RecordError(str(exc), i) from None
+    return events

@@ -1,0 +1,12 @@
+"""Adapters that make chase-the-ace a game for research toolkits.
+
+Each adapter is a thin layer over the engine's public API and :meth:`Game.observation`:
+
+- :mod:`chasetheace.adapters.openspiel`: importing it registers the OpenSpiel game
+  ``python_chase_the_ace`` (extra ``[spiel]``);
+- :mod:`chasetheace.adapters.pettingzoo`: the AEC environment ``chase_the_ace_v0`` (extra ``[rl]``);
+- :mod:`chasetheace.adapters.gymnasium`: a single-agent environment against engine bots (``[rl]``).
+
+They share one encoder, :mod:`chasetheace.adapters.encoding`, that turns an observation into a
+fixed-size tensor and a line of text.
+"""

@@ -1,0 +1,473 @@
+"""The ``chase-the-ace`` command (also ``python -m chasetheace``).
+
+Subcommands: ``play`` (you against bots), ``simulate`` (bots against bots, with statistics),
+``rules`` (the presets and options), ``replay`` (check and tell a saved game record).
+
+Plug-ins. After its own subcommands, :func:`build_parser` imports each module of
+:data:`PLUGIN_MODULES` that is installed (``chasetheace.solver.command``,
+``chasetheace.web.command``, ``chasetheace.acechasing_command``; an ImportError skips it
+silently). Each such module has ``register(subparsers) -> None``, which adds its own
+subparser with ``subparsers.add_parser(...)`` and calls ``set_defaults(func=run)``, where
+``run(args: argparse.Namespace) -> int`` returns the exit status. They may reuse
+:func:`add_rules_arguments` and :func:`rules_from_args`, and build bots with
+``chasetheace.make_bot``.
+
+Errors. A ValueError, OSError or ``chasetheace.RecordError`` raised by a handler for a user's
+mistake is printed as one line ``chase-the-ace: error: <message>`` on stderr, exit status 2.
+Argument errors are one line too, also exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import importlib
+import json
+import os
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, NoReturn
+
+from .bots import bot_kinds
+from .errors import RecordError
+from .game import Game
+from .render import Narrator, explain_rules, option_rows
+from .rules import PRESETS, Rules, preset_info
+
+if TYPE_CHECKING:
+    from .sim import SimConfig, SimResult
+
+__all__ = ["main", "build_parser", "add_rules_arguments", "rules_from_args", "PLUGIN_MODULES",
+           "SIMULATE_GAMES", "register_simulate"]
+
+PROG = "chase-the-ace"
+PLUGIN_MODULES = ("chasetheace.solver.command", "chasetheace.web.command",
+                  "chasetheace.acechasing_command")
+"""Optional modules that add subcommands, each through ``register(subparsers)``."""
+SIMULATE_GAMES: dict[str, Callable[[argparse.Namespace], int]] = {}
+"""Games whose ``simulate --game NAME`` a plug-in runs itself, registered by :func:`register_simulate`."""
+
+
+def register_simulate(name: str, function: Callable[[argparse.Namespace], int]) -> None:
+    """Make ``chase-the-ace simulate --game NAME`` run ``function(args)`` (the exit status)."""
+    SIMULATE_GAMES[name] = function
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line on stderr, exit status 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+# --- shared helpers ------------------------------------------------------------------------
+
+def add_rules_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add ``--preset NAME`` and repeatable ``--rule KEY=VALUE`` to ``parser``."""
+    names = ", ".join(p.name for p in PRESETS)
+    parser.add_argument("--preset", default="standard", metavar="NAME",
+                        help=f"the rules to start from (default standard): {names}")
+    parser.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE",
+                        help="change one option, e.g. --rule lives=4 (repeatable; "
+                             "see `chase-the-ace rules standard`)")
+
+
+def rules_from_args(preset: str, rule_specs: Sequence[str]) -> Rules:
+    """The rules of ``preset`` with each ``key=value`` of ``rule_specs`` applied in order.
+
+    >>> rules_from_args("cuckoo", ["lives=4", "ranking=ace-high"]).lives
+    4
+    """
+    rules = Rules.preset(preset)
+    for spec in rule_specs:
+        key, sep, value = spec.partition("=")
+        if not sep or not key.strip():
+            raise ValueError(f"bad --rule {spec!r}: write KEY=VALUE, e.g. lives=4")
+        rules = rules.with_text(key.strip(), value)
+    return rules
+
+
+def _preset_players(preset: str) -> int | None:
+    return preset_info(preset).players
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _bot_help() -> str:
+    kinds = "; ".join(f"{k}: {h}" for k, h in bot_kinds().items())
+    return f"a bot, once for all bot seats or once per seat ({kinds})"
+
+
+# --- play ----------------------------------------------------------------------------------
+
+def _cmd_play(args: argparse.Namespace) -> int:
+    from .play import PLAY_GAMES, make_console
+
+    if args.game not in PLAY_GAMES:
+        raise ValueError(f"unknown game {args.game!r}: allowed {', '.join(PLAY_GAMES)}")
+    rules = rules_from_args(args.preset, args.rule)
+    console = make_console()
+    if args.rules_help and args.game == "chase-the-ace":  # other games explain their own
+        console.print(f"[bold]The rules in force[/] ({preset_info(args.preset).name}"
+                      f"{' with changes' if args.rule else ''}):")
+        for line in explain_rules(rules):
+            console.print("• " + line, markup=False)
+        return 0
+    args.default_players = _preset_players(args.preset) or 5
+    from .play import QuitGame
+
+    try:
+        return PLAY_GAMES[args.game](args, console, rules)
+    except (QuitGame, EOFError) as exc:
+        if isinstance(exc, EOFError):
+            console.print()
+        print("You leave the table; the game is left unfinished.", file=sys.stderr)
+        return 0
+    except KeyboardInterrupt:
+        print("\nInterrupted: you leave the table; the game is left unfinished.", file=sys.stderr)
+        return 130
+
+
+# --- simulate ------------------------------------------------------------------------------
+
+def _cmd_simulate(args: argparse.Namespace) -> int:
+    from .play import bot_specs
+    from .sim import SimConfig
+
+    if args.game in SIMULATE_GAMES:
+        return SIMULATE_GAMES[args.game](args)
+    rules = rules_from_args(args.preset, args.rule)
+    players = args.players if args.players is not None else (
+        len(args.bot) if args.bot and len(args.bot) > 1 else _preset_players(args.preset) or 5)
+    specs = tuple(bot_specs(args.bot, players, "threshold:8"))
+    games = args.games if args.games is not None or args.hands is not None else 1000
+    config = SimConfig(rules=rules, bots=specs, seed=args.seed, games=games, hands=args.hands,
+                       game=args.game)
+    for path in (args.csv, args.plot):
+        if path is not None:
+            _check_writable(path)
+    if args.plot is not None:
+        _check_plotting()
+    result = _run_simulation(config, args.workers, show_progress=sys.stderr.isatty())
+    label = preset_info(args.preset).name + (f" with {', '.join(args.rule)}" if args.rule else "")
+    if args.json:
+        print(json.dumps({"preset": preset_info(args.preset).name, "rule_changes": args.rule,
+                          **result.to_dict()}, indent=2))
+    else:
+        _print_simulation(result, label)
+    if args.csv is not None:
+        _write_csv(result, args.csv)
+    if args.plot is not None:
+        _plot(result, args.plot, label)
+    return 0
+
+
+def _run_simulation(config: SimConfig, workers: int, *, show_progress: bool) -> SimResult:
+    from .sim import simulate
+
+    if not show_progress:
+        return simulate(config, workers=workers)
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    from .play import make_console
+
+    unit = "games" if config.games is not None else "hands"
+    with Progress(TextColumn(f"simulating {unit}"), BarColumn(), MofNCompleteColumn(),
+                  TimeRemainingColumn(), console=make_console(stderr=True), transient=True) as bar:
+        task = bar.add_task("sim", total=config.games or config.hands)
+        return simulate(config, workers=workers,
+                        progress=lambda done, total: bar.update(task, completed=done))
+
+
+def _pct(row: dict[str, Any]) -> tuple[str, str]:
+    lo, hi = row["ci95"]
+    return f"{100 * row['rate']:.1f}%", f"{100 * lo:.1f}% .. {100 * hi:.1f}%"
+
+
+def _print_simulation(result: SimResult, label: str) -> None:
+    from rich.markup import escape
+    from rich.table import Table
+
+    from .play import make_console
+
+    console = make_console()
+    c = result.config
+    console.print(f"[bold]{escape(c.game)}[/] · {escape(label)} · {c.players} players · "
+                  f"seed {c.seed}: {result.tally.games:,} games, {result.tally.hands:,} hands")
+    pos = Table(title="Loss rate per hand by position", title_justify="left", caption_justify="left",
+                caption="Places count from the eldest; the dealer acts last. Hands with fewer "
+                "players in have fewer places.")
+    for name in ("position", "hands", "losses", "rate", "95% CI"):
+        pos.add_column(name, justify="left" if name == "position" else "right")
+    for row in result.loss_rate_by_position():
+        pos.add_row(row["position"], f"{row['hands']:,}", f"{row['losses']:,}", *_pct(row))
+    console.print(pos)
+    wins = Table(title="Win rate per game by seat", title_justify="left")
+    for name in ("seat", "name", "bot", "wins", "rate", "95% CI"):
+        wins.add_column(name, justify="right" if name in ("wins", "rate", "95% CI") else "left")
+    for row in result.win_rate_by_seat():
+        wins.add_row(str(row["seat"]), row["name"], row["bot"], f"{row['wins']:,}", *_pct(row))
+    if result.tally.games:
+        console.print(wins)
+    if result.tally.no_sole_winner:
+        console.print(f"{result.tally.no_sole_winner} games had no sole winner (split or no winner).")
+    workers = f"{result.workers} worker{'s' if result.workers > 1 else ''}"
+    console.print(f"{result.tally.hands:,} hands in {result.seconds:.2f} s: "
+                  f"{result.hands_per_second:,.0f} hands per second ({workers}).", markup=False)
+
+
+def _write_csv(result: SimResult, path: str) -> None:
+    with Path(path).open("w", newline="", encoding="utf-8") as f:
+        out = csv.writer(f)
+        out.writerow(["table", "key", "trials", "count", "rate", "ci95_low", "ci95_high"])
+        for row in result.loss_rate_by_position():
+            out.writerow(["loss_by_position", row["position"], row["hands"], row["losses"],
+                          row["rate"], *row["ci95"]])
+        for size, rows in result.loss_rate_by_players_in().items():
+            for row in rows:
+                out.writerow([f"loss_by_position_{size}_players", row["position"], row["hands"],
+                              row["losses"], row["rate"], *row["ci95"]])
+        for row in result.loss_rate_by_rank_dealt():
+            out.writerow(["loss_by_rank_dealt", row["rank"], row["hands"], row["losses"],
+                          row["rate"], *row["ci95"]])
+        for row in result.win_rate_by_seat():
+            out.writerow(["win_by_seat", f"{row['seat']} {row['name']} {row['bot']}", row["games"],
+                          row["wins"], row["rate"], *row["ci95"]])
+
+
+def _check_writable(path: str) -> None:
+    """Fail before a long run, not after it, when an output file cannot be written."""
+    folder = Path(path).parent
+    if not folder.is_dir():
+        raise ValueError(f"cannot write {path}: there is no folder {folder}")
+    if Path(path).is_dir():
+        raise ValueError(f"cannot write {path}: it is a folder")
+    if not os.access(folder, os.W_OK):
+        raise ValueError(f"cannot write {path}: the folder {folder} is not writable")
+
+
+def _check_plotting() -> None:
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        raise ValueError("--plot needs matplotlib: pip install 'chase-the-ace[plot]'") from None
+
+
+def _plot(result: SimResult, path: str, label: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    by_pos = result.loss_rate_by_position()
+    by_rank = result.loss_rate_by_rank_dealt()
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.2))
+    for axes, rows, key, label in ((left, by_pos, "position", "position in the turn order"),
+                                   (right, by_rank, "rank", "rank dealt (weakest first)")):
+        rates = [r["rate"] for r in rows]
+        errors = [[r["rate"] - r["ci95"][0] for r in rows], [r["ci95"][1] - r["rate"] for r in rows]]
+        axes.bar([r[key] for r in rows], rates, yerr=errors, capsize=3, color="#b03a2e")
+        axes.set_xlabel(label)
+        axes.set_ylabel("loss rate per hand")
+        axes.set_ylim(0, max([*rates, 0.01]) * 1.25)
+    c = result.config
+    fig.suptitle(f"{c.game}, {label}, {c.players} players, {result.tally.hands:,} hands "
+                 f"(bars: 95% CI)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+# --- rules ---------------------------------------------------------------------------------
+
+def _cmd_rules(args: argparse.Namespace) -> int:
+    from rich import box
+    from rich.table import Table
+
+    from .play import make_console
+
+    console = make_console()
+    if args.name is None and not args.rule:
+        table = Table(title="Presets (chase-the-ace rules NAME shows one in full)", title_justify="left",
+                      box=box.SIMPLE_HEAD, expand=True)
+        table.add_column("preset", no_wrap=True)
+        table.add_column("what it is", ratio=3)
+        table.add_column("source", ratio=1, min_width=12)
+        for p in PRESETS:
+            aliases = f" [dim](also {', '.join(p.aliases)})[/dim]" if p.aliases else ""
+            table.add_row(f"[bold]{p.name}[/]", p.description + aliases, p.source)
+        console.print(table)
+        return 0
+    preset = args.name or "standard"
+    rules = rules_from_args(preset, args.rule)
+    info = preset_info(preset)
+    table = Table(title=f"{info.name}: {info.description}", title_justify="left", box=box.SIMPLE_HEAD,
+                  expand=True)
+    table.add_column("option", no_wrap=True, style="bold")
+    table.add_column("value", no_wrap=True)
+    table.add_column("meaning", ratio=3)
+    table.add_column("source", ratio=2)
+    for key, value, meaning, source, changed in option_rows(rules):
+        table.add_row(key, f"[bold yellow]{value}[/]" if changed else value, meaning, source)
+    console.print(table)
+    console.print("[dim]Values in yellow differ from the standard game.[/dim]")
+    return 0
+
+
+# --- replay --------------------------------------------------------------------------------
+
+def _read_record(path: str) -> Any:
+    text = Path(path).read_text(encoding="utf-8")
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise RecordError(f"{path} is not JSON: {exc.msg} at line {exc.lineno}") from None
+
+
+def _cmd_replay(args: argparse.Namespace) -> int:
+    from .play import make_console, tell
+
+    data = _read_record(args.file)
+    try:
+        game = Game.from_record(data)
+    except RecordError as exc:
+        raise RecordError(f"{args.file}: {exc}") from None
+    console = make_console()
+    if not args.check:
+        # a seat named "You" (play's default name) is told in the second person
+        you = game.names.index("You") if "You" in game.names else None
+        tell(console, Narrator(game.names, game.rules, viewer=you),
+             [event.to_dict() for event in game.events])
+    hands = game.hand
+    if game.over:
+        end = ("won by " + " and ".join(game.names[s] for s in game.winners)) if game.winners \
+            else "with no winner"
+        console.print(f"The record is valid: {len(game.events)} events, {hands} hands, "
+                      f"the game {end}.", markup=False)
+    else:
+        console.print(f"The record is valid: {len(game.events)} events; it stops in hand {hands} "
+                      f"with {game.names[game.to_act or 0]} to act.", markup=False)
+    return 0
+
+
+# --- the parser ----------------------------------------------------------------------------
+
+def build_parser() -> argparse.ArgumentParser:
+    """The whole command line: the built-in subcommands, then any installed plug-ins."""
+    plugins = _import_plugins()
+    parser = _Parser(prog=PROG, description="Chase the Ace (Ranter-Go-Round, Cuckoo, Screw Your "
+                     "Neighbour, Le Her): play it against bots, or study it by simulation.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    play = sub.add_parser("play", help="play against bots at the terminal",
+                          description="You against bots. Answer k (keep, stand) or s (swap, change).")
+    play.add_argument("--game", default="chase-the-ace",
+                      help="the game: chase-the-ace (default) or ace-chasing")
+    add_rules_arguments(play)
+    play.add_argument("--players", type=int, metavar="N", help="players at the table, you included "
+                      "(default 5, or the preset's own)")
+    play.add_argument("--name", default="You", help="your name at the table")
+    play.add_argument("--bot", action="append", metavar="SPEC", help=_bot_help() + "; default counting")
+    play.add_argument("--seed", type=int, help="seed for the shuffles (default: a fresh one, shown)")
+    play.add_argument("--save", metavar="FILE", help="write the game record (JSON) to FILE")
+    play.add_argument("--rules-help", action="store_true", help="explain the rules in force and stop")
+    play.set_defaults(func=_cmd_play)
+
+    sim = sub.add_parser("simulate", help="bots against bots, with statistics",
+                         description="Bots against bots: loss rate per hand by position and win "
+                         "rate per game by seat, with 95% (Wilson) confidence intervals.")
+    sim.add_argument("--game", default="chase-the-ace",
+                     help="the game: chase-the-ace (default) or ace-chasing")
+    add_rules_arguments(sim)
+    amount = sim.add_mutually_exclusive_group()
+    amount.add_argument("--games", type=_positive, metavar="N", help="play N whole games (default 1000)")
+    amount.add_argument("--hands", type=_positive, metavar="N", help="play N hands instead")
+    sim.add_argument("--players", type=int, metavar="N", help="seats (default 5, or the preset's own)")
+    sim.add_argument("--bot", action="append", metavar="SPEC",
+                     help=_bot_help() + "; default threshold:8")
+    sim.add_argument("--seed", type=int, default=1, help="seed (default 1): same seed, same numbers")
+    sim.add_argument("--workers", type=_positive, default=1, metavar="K",
+                     help="processes to share the work (the numbers do not depend on K)")
+    sim.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
+    sim.add_argument("--csv", metavar="FILE", help="also write the rates to FILE as CSV")
+    sim.add_argument("--plot", metavar="FILE.png", help="also draw the loss rates (needs matplotlib)")
+    sim.set_defaults(func=_cmd_simulate)
+
+    rules = sub.add_parser("rules", help="the presets, or every option of one",
+                           description="Without NAME: the presets. With NAME: every option with "
+                           "its value, meaning and source.")
+    rules.add_argument("name", nargs="?", metavar="NAME", help="a preset or alias")
+    rules.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE",
+                       help="change one option (repeatable)")
+    rules.set_defaults(func=_cmd_rules)
+
+    replay = sub.add_parser("replay", help="check a saved game record and tell it hand by hand",
+                            description="Replays a record written by `play --save`, checking every "
+                            "event against the rules, and tells the game with every card.")
+    replay.add_argument("file", metavar="FILE", help="a game record (JSON)")
+    replay.add_argument("--check", action="store_true", help="only check it; print one line")
+    replay.set_defaults(func=_cmd_replay)
+
+    for module in plugins:
+        module.register(sub)
+    return parser
+
+
+def _import_plugins() -> list[ModuleType]:
+    """The installed modules of :data:`PLUGIN_MODULES` (imported early, so that bot kinds they
+    register on import are listed in the built-in commands' help too)."""
+    found = []
+    for name in PLUGIN_MODULES:
+        try:
+            found.append(importlib.import_module(name))
+        except ImportError:
+            continue
+    return found
+
+
+def _one_line(exc: BaseException) -> str:
+    if isinstance(exc, OSError) and exc.strerror:
+        where = exc.filename if exc.filename is not None else ""
+        return f"{where}: {exc.strerror}" if where else exc.strerror
+    return " ".join(str(exc).split()) or type(exc).__name__
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; returns the exit status (0 fine, 2 a user's mistake)."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help, or an argument error already printed on one line
+        return exc.code if isinstance(exc.code, int) else 2
+    func = getattr(args, "func", None)
+    if func is None:
+        parser.print_help()
+        return 0
+    try:
+        status: int = func(args)
+    except BrokenPipeError:  # the reader went away (| head): stop quietly
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
+    except (ValueError, OSError) as exc:  # RecordError is a ValueError
+        print(f"{PROG}: error: {_one_line(exc)}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return 130
+    except ImportError as exc:
+        if (exc.name or "").partition(".")[0] != "rich":
+            raise
+        print(f"{PROG}: error: this command needs Rich: pip install 'chase-the-ace[cli]'", file=sys.stderr)
+        return 2
+    return status

@@ -1,0 +1,310 @@
+"""You against bots at a terminal table, drawn with Rich (the ``[cli]`` extra).
+
+Everything the person sees comes from ``game.observation(you)``: the table, their card, and the
+story of the hand told by :class:`chasetheace.render.Narrator`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .bots import Bot, make_bot
+from .game import DEFAULT_NAMES, Action, Game
+from .render import Narrator, card_text, explain_rules
+from .rules import Rules
+from .session import Session
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.table import Table
+
+__all__ = ["PLAY_GAMES", "register_play", "make_console", "table_view", "bot_specs", "bot_names",
+           "parse_answer", "QuitGame", "tell", "ask", "run_table", "numbered", "play_chase_the_ace"]
+
+KEEP_WORDS = {"k", "keep", "stand", "st", "stay", "stick"}
+SWAP_WORDS = {"s", "swap", "change", "c", "ch"}
+QUIT_WORDS = {"q", "quit", "exit"}
+HELP_WORDS = {"?", "h", "help"}
+RULES_WORDS = {"r", "rules"}
+
+
+class QuitGame(Exception):
+    """The person asked to leave the table."""
+
+
+def make_console(*, stderr: bool = False) -> Console:
+    """A Rich console that colours cards by suit and the words of the game."""
+    from rich.console import Console
+    from rich.highlighter import RegexHighlighter
+    from rich.theme import Theme
+
+    class GameHighlighter(RegexHighlighter):
+        """Red and black suits, calls, losses and wins."""
+
+        base_style = "cta."
+        highlights = [  # noqa: RUF012 (rich's own API is a class attribute list)
+            r"(?P<red>(?:10|[AKQJ2-9])[♥♦])",
+            r"(?P<black>(?:10|[AKQJ2-9])[♣♠])",
+            r"(?P<call>Change!|Stand\.|(?:King|Ace|Queen|Jack)!)",
+            r"(?P<bad>\blos(?:e|es) (?:a life|\d+ lives)|\b(?:is|are) out\b|Lowest:)",
+            r"(?P<good>\bwins? the game\b|\bshare the pot\b)",
+        ]
+
+    theme = Theme({
+        "cta.red": "bold red", "cta.black": "bold", "cta.call": "bold cyan",
+        "cta.bad": "yellow", "cta.good": "bold green",
+    })
+    return Console(highlighter=GameHighlighter(), theme=theme, stderr=stderr)
+
+
+def bot_specs(specs: Sequence[str] | None, count: int, default: str, *, seats: str = "seats") -> list[str]:
+    """One bot spec for each of ``count`` seats: none given -> ``default`` everywhere; one ->
+    that one everywhere; otherwise exactly one per seat (``seats`` names them in errors)."""
+    given = list(specs or [default])
+    if len(given) == 1:
+        return given * count
+    if len(given) != count:
+        raise ValueError(f"got {len(given)} --bot options for {count} {seats}: "
+                         "give one for each, or one for all")
+    return given
+
+
+def bot_names(human: str, count: int) -> list[str]:
+    """Names for ``count`` bots that differ from the person's name."""
+    pool = [n for n in DEFAULT_NAMES[1:] if n.lower() != human.strip().lower()]
+    pool += [f"Bot {i + 1}" for i in range(count)]
+    return pool[:count]
+
+
+def parse_answer(text: str) -> str | None:
+    """``'keep'``, ``'swap'``, ``'quit'``, ``'help'``, ``'rules'`` from a short answer, else None.
+
+    >>> [parse_answer(a) for a in ("k", "Stand", " S ", "change", "q", "maybe")]
+    ['keep', 'keep', 'swap', 'swap', 'quit', None]
+    """
+    word = text.strip().lower().rstrip("!.")
+    for meaning, words in (("keep", KEEP_WORDS), ("swap", SWAP_WORDS), ("quit", QUIT_WORDS),
+                           ("help", HELP_WORDS), ("rules", RULES_WORDS)):
+        if word in words:
+            return meaning
+    return None
+
+
+def _lives_cell(lives: int, alive: bool) -> str:
+    if not alive:
+        return "[dim]out[/dim]"
+    if lives == 0:
+        return "[yellow]on the bum[/yellow]"
+    hearts = " ".join("♥" for _ in range(lives)) if lives <= 8 else f"♥ x{lives}"
+    return f"[red]{hearts}[/red]"
+
+
+def table_view(obs: Mapping[str, Any]) -> Table:
+    """The table as a viewer sees it: seats, lives, dealer button, whose turn, known cards."""
+    from rich import box
+    from rich.markup import escape
+    from rich.table import Table
+
+    me, order, done = obs["seat"], list(obs["order"]), set(obs["done"])
+    caption = (f"kitty {obs['kitty']} · pot {obs['pot']} · "
+               f"stock {obs['stock_size']} cards")
+    title = "Game over" if obs["over"] else f"Hand {obs['hand']}"
+    table = Table(title=title, caption=caption, box=box.ROUNDED, title_style="bold",
+                  caption_style="dim", min_width=52)
+    table.add_column("", width=2)
+    table.add_column("Player", min_width=10)
+    table.add_column("Lives", min_width=9)
+    table.add_column("Card", justify="center", min_width=5)
+    table.add_column("", min_width=10)
+    for seat, name in enumerate(obs["names"]):
+        alive = obs["in"][seat]
+        marker = "[bold cyan]▶[/]" if seat == obs["to_act"] else ""
+        label = escape(name) + (" [dim](you)[/dim]" if seat == me and name != "You" else "")
+        if seat == obs["dealer"] and alive:
+            label += " [bold yellow]Ⓓ[/]"
+        card = obs["cards"][seat]
+        if not alive or (card is None and not order):
+            cell = ""
+        elif card is None:
+            cell = "[dim]?[/dim]"
+        else:
+            text = card_text(card)
+            style = "bold red" if card[1] in "hd" else "bold"
+            cell = f"[{style}]{text}[/]" if seat == me else f"[{style} dim]{text}[/]"
+        if seat in obs["winners"]:
+            status = "[bold green]winner[/]"
+        elif not alive:
+            status = ""
+        elif seat == obs["to_act"]:
+            status = "[bold cyan]to act[/]"
+        elif seat in done:
+            status = "[dim]done[/dim]"
+        elif order and seat == order[0]:
+            status = "eldest"
+        else:
+            status = ""
+        table.add_row(marker, label, _lives_cell(obs["lives"][seat], alive), cell, status,
+                      style=None if alive else "dim")
+    return table
+
+
+def _neighbour(obs: Mapping[str, Any]) -> int:
+    order: list[int] = list(obs["order"])
+    return order[(order.index(obs["seat"]) + 1) % len(order)]
+
+
+def _question(obs: Mapping[str, Any]) -> str:
+    card = card_text(obs["card"])
+    if obs["seat"] == obs["dealer"]:
+        how = ("cut the stock for a new card" if obs["rules"]["dealer_exchange"] == "cut"
+               else "take the top card of the stock")
+        return f"You hold {card}. Keep it, or {how}?"
+    name = obs["names"][_neighbour(obs)]
+    return f"You hold {card}. Keep it, or swap with {name}?"
+
+
+def ask(console: Console, obs: Mapping[str, Any], rules: Rules) -> Action:
+    """Ask the person to keep or swap until they answer; QuitGame if they quit."""
+    from rich.markup import escape
+
+    console.print(f"[bold]{escape(_question(obs))}[/bold]")
+    while True:
+        answer = parse_answer(console.input("[bold cyan]keep or swap? \\[k/s][/] "))
+        if answer == "keep":
+            return Action.KEEP
+        if answer == "swap":
+            return Action.SWAP
+        if answer == "quit":
+            raise QuitGame
+        if answer == "rules":
+            for line in explain_rules(rules, obs["players"]):
+                console.print("  " + line, markup=False)
+            continue
+        console.print("  Answer [bold]k[/] (keep, stand) or [bold]s[/] (swap, change); "
+                      "[bold]r[/] for the rules, [bold]q[/] to leave.")
+
+
+def _save(path: str | None, game: Game) -> None:
+    if path is not None:
+        Path(path).write_text(json.dumps(game.record(), indent=1) + "\n", encoding="utf-8")
+
+
+def tell(console: Console, narrator: Narrator, events: Sequence[Mapping[str, Any]]) -> None:
+    """Print what ``narrator`` says of ``events``, with a rule at the start of each hand."""
+    from rich.text import Text
+
+    for ev in events:
+        lines = narrator.tell(ev)
+        if ev["type"] == "hand_started":
+            console.rule(Text(lines[0].rstrip("."), style="bold"), style="dim")
+            continue
+        for line in lines:
+            console.print("  " + line, markup=False)
+
+
+def run_table(console: Console, game: Game, bots: Sequence[Bot | None], you: int,
+              rng: random.Random, save: str | None = None) -> None:
+    """Play ``game`` to the end: the person at seat ``you`` is asked, bots choose for the others."""
+    narrator = Narrator(game.names, game.rules, viewer=you)
+    told = 0
+    watching = False
+    while True:
+        obs = game.observation(you)
+        history = obs["history"]
+        tell(console, narrator, history[told:])
+        told = len(history)
+        seat = game.to_act
+        if seat is None:
+            break
+        if not obs["in"][you] and not watching:
+            watching = True
+            console.print("[dim]You are out: the bots play on to the end.[/dim]")
+        if seat == you:
+            _save(save, game)  # a game left at this question is saved up to it
+            console.print(table_view(obs))
+            game.act(ask(console, obs, game.rules))
+        else:
+            bot = bots[seat]
+            assert bot is not None
+            game.act(bot.choose(game.observation(seat), game.legal_actions(), rng))
+    _save(save, game)
+    console.print(table_view(game.observation(you)))
+
+
+def play_chase_the_ace(args: argparse.Namespace, console: Console, rules: Rules) -> int:
+    """``chase-the-ace play`` for Chase the Ace: you at seat 0, bots around you, game after game.
+
+    The games form one session (RULES.md A1): antes go into the pot each game and a pot nobody
+    won carries over. With ``--save FILE`` the first game's record goes to FILE, the next to
+    FILE-2, and so on.
+    """
+    players = args.players if args.players is not None else (
+        len(args.bot) + 1 if args.bot and len(args.bot) > 1 else args.default_players)
+    if players < 2:
+        raise ValueError(f"bad number of players {players}: allowed 2..{rules.max_players} "
+                         f"with a {rules.deck}-card pack")
+    specs = bot_specs(args.bot, players - 1, "counting", seats="bot seats")
+    names = [args.name, *bot_names(args.name, players - 1)]
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(10**6)
+    session = Session(rules, names, seed=seed)
+    for spec in specs:
+        make_bot(spec, rules, players)  # a bad spec fails before the first deal
+    who = ", ".join(f"{n} ({s})" for n, s in zip(names[1:], specs))
+    console.print(f"[bold]Chase the Ace[/] · {players} players · seed {seed}")
+    you = "You" if args.name == "You" else f"You ({args.name})"
+    console.print(f"{you} against {who}.", markup=False)
+    console.print("Lowest card loses a life. Answer [bold]k[/] to keep (stand), [bold]s[/] to swap "
+                  "(change); [bold]r[/] rules, [bold]q[/] quit.")
+    choices = random.Random(seed)
+    number = 1
+    while True:
+        game = session.new_game()
+        path = numbered(args.save, number)
+        _save(path, game)  # fail now, not after the game, if the file cannot be written
+        bots: list[Bot | None] = [None, *(make_bot(s, rules, players) for s in specs)]
+        run_table(console, game, bots, 0, choices, path)
+        ledger = " · ".join(f"{n} {m:+d}" for n, m in zip(names, session.money))
+        console.print(f"Money after {number} game{'s' if number > 1 else ''}: {ledger}"
+                      + (f" (pot carried over: {session.carry})" if session.carry else ""),
+                      markup=False)
+        if path is not None:
+            console.print(f"The game record is in {path}.", markup=False)
+        if not _again(console):
+            return 0
+        number += 1
+
+
+def numbered(path: str | None, number: int) -> str | None:
+    """The record file of the ``number``-th game: FILE, then FILE-2, FILE-3 (before the suffix).
+
+    >>> numbered("game.json", 1), numbered("game.json", 3), numbered(None, 2)
+    ('game.json', 'game-3.json', None)
+    """
+    if path is None or number == 1:
+        return path
+    p = Path(path)
+    return str(p.with_name(f"{p.stem}-{number}{p.suffix}"))
+
+
+def _again(console: Console) -> bool:
+    try:
+        answer = console.input("[bold cyan]Another game? \\[y/N][/] ")
+    except EOFError:
+        console.print()
+        return False
+    return answer.strip().lower() in ("y", "yes")
+
+
+PlayFunction = Callable[[argparse.Namespace, "Console", Rules], int]
+PLAY_GAMES: dict[str, PlayFunction] = {"chase-the-ace": play_chase_the_ace}
+"""The games ``chase-the-ace play --game NAME`` can seat you at."""
+
+
+def register_play(name: str, function: PlayFunction) -> None:
+    """Make ``chase-the-ace play --game NAME`` run ``function(args, console, rules)``."""
+    PLAY_GAMES[name] = function

@@ -1,0 +1,363 @@
+"""Bots against bots, many times over: loss rates by position, win rates by seat, 95% intervals.
+
+The work is cut into chunks of a fixed size, each with its own seed derived from the run's seed
+and the chunk's number, so a run gives the same numbers whether one process plays every chunk
+or several share them out (``workers``).
+
+>>> from chasetheace import Rules
+>>> config = SimConfig(rules=Rules(), bots=("threshold:8",) * 4, seed=1, games=10)
+>>> result = simulate(config)
+>>> result.tally.games, sum(result.tally.wins) + result.tally.no_sole_winner
+(10, 10)
+>>> [row["position"] for row in result.loss_rate_by_position()]
+['eldest', '2nd', '3rd', 'dealer']
+"""
+
+from __future__ import annotations
+
+import math
+import multiprocessing
+import random
+import signal
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .bots import make_bot
+from .cards import rank_char
+from .game import DEFAULT_NAMES, Game
+from .render import position_name
+from .rules import Rules
+
+__all__ = ["SimConfig", "Tally", "SimResult", "Job", "simulate", "wilson", "register_game", "GAMES",
+           "CHUNK_GAMES", "CHUNK_HANDS", "seat_names"]
+
+CHUNK_GAMES = 20
+"""Games per chunk of work (fixed, so results do not depend on the number of workers)."""
+CHUNK_HANDS = 200
+"""Hands per chunk of work when the run is counted in hands."""
+Z95 = 1.959963984540054
+
+
+def wilson(successes: float, trials: int, z: float = Z95) -> tuple[float, float]:
+    """The Wilson score interval for a proportion (95% by default); (0, 1) with no trials.
+
+    >>> lo, hi = wilson(20, 100)
+    >>> round(lo, 4), round(hi, 4)
+    (0.1334, 0.2888)
+    """
+    if trials <= 0:
+        return 0.0, 1.0
+    p = successes / trials
+    denom = 1 + z * z / trials
+    centre = (p + z * z / (2 * trials)) / denom
+    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denom
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def seat_names(players: int) -> list[str]:
+    """The default names of a table of ``players``."""
+    return [DEFAULT_NAMES[i] if i < len(DEFAULT_NAMES) else f"Player {i + 1}" for i in range(players)]
+
+
+@dataclass(frozen=True)
+class SimConfig:
+    """What to simulate: the game, the rules, one bot spec per seat, the seed and how much.
+
+    Give ``games`` (play that many whole games) or ``hands`` (stop after that many hands).
+    """
+
+    rules: Rules
+    bots: tuple[str, ...]
+    seed: int = 0
+    games: int | None = None
+    hands: int | None = None
+    game: str = "chase-the-ace"
+
+    def __post_init__(self) -> None:
+        if (self.games is None) == (self.hands is None):
+            raise ValueError("give a number of games or a number of hands, not both")
+        amount = self.games if self.games is not None else self.hands
+        if not isinstance(amount, int) or amount < 1:
+            raise ValueError(f"bad amount {amount!r}: simulate at least 1 game or hand")
+        if self.game not in GAMES:
+            raise ValueError(f"unknown game {self.game!r}: allowed {', '.join(GAMES)}")
+        Game(self.rules, len(self.bots))  # checks the player count against the pack
+        for spec in self.bots:
+            make_bot(spec, self.rules, len(self.bots))
+
+    @property
+    def players(self) -> int:
+        """The number of seats."""
+        return len(self.bots)
+
+
+@dataclass(frozen=True)
+class Job:
+    """One chunk of a run: ``games`` whole games or ``hands`` hands, from its own seed."""
+
+    config: SimConfig
+    index: int
+    games: int | None
+    hands: int | None
+
+    @property
+    def size(self) -> int:
+        """How many games or hands this chunk plays."""
+        return self.games if self.games is not None else self.hands or 0
+
+    def rng(self) -> random.Random:
+        """The chunk's own generator: depends only on the run's seed and the chunk's number."""
+        return random.Random(f"{self.config.game}/{self.config.seed}/{self.index}")
+
+
+@dataclass
+class Tally:
+    """Counts that add up across chunks.
+
+    Positions are keyed by ``(players in the hand, place in the turn order)``, the dealer last.
+    ``wins`` counts games each seat won alone; split pots and games without a winner go to
+    ``no_sole_winner``.
+    """
+
+    players: int
+    hands: int = 0
+    games: int = 0
+    position_hands: Counter[tuple[int, int]] = field(default_factory=Counter)
+    position_losses: Counter[tuple[int, int]] = field(default_factory=Counter)
+    rank_hands: Counter[int] = field(default_factory=Counter)
+    rank_losses: Counter[int] = field(default_factory=Counter)
+    wins: list[int] = field(default_factory=list)
+    no_sole_winner: int = 0
+
+    def __post_init__(self) -> None:
+        if not self.wins:
+            self.wins = [0] * self.players
+
+    def merge(self, other: Tally) -> None:
+        """Add ``other``'s counts to these."""
+        self.hands += other.hands
+        self.games += other.games
+        self.position_hands.update(other.position_hands)
+        self.position_losses.update(other.position_losses)
+        self.rank_hands.update(other.rank_hands)
+        self.rank_losses.update(other.rank_losses)
+        self.wins = [a + b for a, b in zip(self.wins, other.wins)]
+        self.no_sole_winner += other.no_sole_winner
+
+
+class _HandReader:
+    """Reads a game's events into a tally, one hand at a time, up to a limit of hands."""
+
+    def __init__(self, tally: Tally, hand_limit: int | None) -> None:
+        self.tally, self.limit = tally, hand_limit
+        self.seen = 0
+        self.order: list[int] = []
+        self.dealt: dict[int, int] = {}
+
+    @property
+    def full(self) -> bool:
+        return self.limit is not None and self.tally.hands >= self.limit
+
+    def read(self, events: Sequence[Any]) -> None:
+        tally = self.tally
+        for i in range(self.seen, len(events)):
+            if self.full:
+                break
+            ev = events[i]
+            kind = ev.type
+            if kind == "hand_started":
+                self.order, self.dealt = list(ev.order), {}
+            elif kind == "dealt":
+                self.dealt = {s: c.rank for s, c in ev.cards}
+            elif kind == "lives_lost":
+                losers = {s for s, _ in ev.payments}
+                size = len(self.order)
+                for place, seat in enumerate(self.order):
+                    lost = seat in losers
+                    tally.position_hands[size, place] += 1
+                    tally.position_losses[size, place] += lost
+                    rank = self.dealt.get(seat)
+                    if rank is not None:
+                        tally.rank_hands[rank] += 1
+                        tally.rank_losses[rank] += lost
+                tally.hands += 1
+            elif kind == "game_over":
+                tally.games += 1
+                if len(ev.winners) == 1:
+                    tally.wins[ev.winners[0]] += 1
+                else:
+                    tally.no_sole_winner += 1
+        self.seen = len(events)
+
+
+def _chase_chunk(job: Job) -> Tally:
+    """Play one chunk of Chase the Ace (RULES.md part A)."""
+    config = job.config
+    rng = job.rng()
+    tally = Tally(config.players)
+    games_left = job.games
+    reader = _HandReader(tally, job.hands)
+    while (not reader.full) if job.hands is not None else games_left:
+        game = Game(config.rules, config.players, rng=random.Random(rng.getrandbits(64)))
+        bots = [make_bot(spec, config.rules, config.players) for spec in config.bots]
+        choice_rng = random.Random(rng.getrandbits(64))
+        reader.seen = 0
+        while game.to_act is not None and not reader.full:
+            seat = game.to_act
+            game.act(bots[seat].choose(game.observation(seat), game.legal_actions(), choice_rng))
+            reader.read(game.events)
+        reader.read(game.events)
+        if games_left is not None:
+            games_left -= 1
+    return tally
+
+
+ChunkRunner = Callable[[Job], Tally]
+GAMES: dict[str, ChunkRunner] = {}
+"""The games ``simulate`` can play, each with the function that plays one chunk."""
+
+
+def register_game(name: str, runner: ChunkRunner) -> None:
+    """Make ``simulate`` (and ``chase-the-ace simulate --game NAME``) able to play another game."""
+    GAMES[name] = runner
+
+
+register_game("chase-the-ace", _chase_chunk)
+
+
+def _jobs(config: SimConfig) -> list[Job]:
+    total = config.games if config.games is not None else config.hands
+    assert total is not None
+    step = CHUNK_GAMES if config.games is not None else CHUNK_HANDS
+    jobs = []
+    for index, start in enumerate(range(0, total, step)):
+        size = min(step, total - start)
+        jobs.append(Job(config, index, size if config.games is not None else None,
+                        size if config.hands is not None else None))
+    return jobs
+
+
+def _run_job(job: Job) -> Tally:
+    return GAMES[job.config.game](job)
+
+
+def _quiet_worker() -> None:
+    """Workers leave Ctrl-C to the parent, which stops them: no traceback from each worker."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _results(jobs: list[Job], workers: int) -> Iterator[tuple[Job, Tally]]:
+    if workers <= 1 or len(jobs) <= 1:
+        for job in jobs:
+            yield job, _run_job(job)
+        return
+    methods = multiprocessing.get_all_start_methods()
+    # fork keeps the bot kinds and games registered by plug-ins; spawn is the fallback elsewhere.
+    context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+    with context.Pool(min(workers, len(jobs)), initializer=_quiet_worker) as pool:
+        yield from zip(jobs, pool.imap(_run_job, jobs))
+
+
+@dataclass
+class SimResult:
+    """The outcome of a run: the config, the counts, and the time it took."""
+
+    config: SimConfig
+    tally: Tally
+    seconds: float
+    workers: int = 1
+
+    @property
+    def hands_per_second(self) -> float:
+        """Hands played per second of wall-clock time."""
+        return self.tally.hands / self.seconds if self.seconds > 0 else 0.0
+
+    def loss_rate_by_position(self, players_in: int | None = None) -> list[dict[str, Any]]:
+        """Loss rate per hand by place in the turn order, eldest first and the dealer last.
+
+        With ``players_in``, only hands with that many players; otherwise every hand, with the
+        dealer always last and the others counted from the eldest.
+        """
+        n = self.config.players
+        hands: Counter[str] = Counter()
+        losses: Counter[str] = Counter()
+        labels = [position_name(i, n) for i in range(n)]
+        for (size, place), count in self.tally.position_hands.items():
+            if players_in is not None and size != players_in:
+                continue
+            label = position_name(place, size)
+            hands[label] += count
+            losses[label] += self.tally.position_losses[size, place]
+        return [_rate_row({"position": label}, losses[label], hands[label])
+                for label in labels if hands[label]]
+
+    def loss_rate_by_players_in(self) -> dict[str, list[dict[str, Any]]]:
+        """:meth:`loss_rate_by_position` for each number of players in the hand, largest first."""
+        sizes = sorted({size for size, _ in self.tally.position_hands}, reverse=True)
+        return {str(size): self.loss_rate_by_position(size) for size in sizes}
+
+    def loss_rate_by_rank_dealt(self) -> list[dict[str, Any]]:
+        """Loss rate per hand by the rank a player was dealt, weakest first."""
+        rules = self.config.rules
+        ranks = sorted(self.tally.rank_hands, key=rules.strength)
+        return [_rate_row({"rank": "10" if r == 10 else rank_char(r)}, self.tally.rank_losses[r],
+                          self.tally.rank_hands[r]) for r in ranks]
+
+    def win_rate_by_seat(self) -> list[dict[str, Any]]:
+        """Each seat's share of games won alone, with its bot."""
+        names = seat_names(self.config.players)
+        return [_rate_row({"seat": s, "name": names[s], "bot": self.config.bots[s]},
+                          self.tally.wins[s], self.tally.games, key="wins", total="games")
+                for s in range(self.config.players)]
+
+    def to_dict(self) -> dict[str, Any]:
+        """Everything as one JSON-serialisable object."""
+        c = self.config
+        return {
+            "game": c.game,
+            "rules": c.rules.to_dict(),
+            "players": c.players,
+            "bots": list(c.bots),
+            "seed": c.seed,
+            "hands": self.tally.hands,
+            "games": self.tally.games,
+            "loss_rate_by_position": self.loss_rate_by_position(),
+            "loss_rate_by_players_in": self.loss_rate_by_players_in(),
+            "loss_rate_by_rank_dealt": self.loss_rate_by_rank_dealt(),
+            "win_rate_by_seat": self.win_rate_by_seat(),
+            "games_without_sole_winner": self.tally.no_sole_winner,
+            "hands_per_second": round(self.hands_per_second, 1),
+            "seconds": round(self.seconds, 3),
+            "workers": self.workers,
+        }
+
+
+def _rate_row(head: Mapping[str, Any], k: int, n: int, *, key: str = "losses",
+              total: str = "hands") -> dict[str, Any]:
+    lo, hi = wilson(k, n)
+    rate = k / n if n else 0.0
+    return {**head, total: n, key: k, "rate": round(rate, 6), "ci95": [round(lo, 6), round(hi, 6)]}
+
+
+def simulate(config: SimConfig, *, workers: int = 1,
+             progress: Callable[[int, int], None] | None = None) -> SimResult:
+    """Run ``config`` over ``workers`` processes; ``progress(done, total)`` follows the chunks.
+
+    The numbers depend only on the config (its seed included), never on ``workers``.
+    """
+    if not isinstance(workers, int) or workers < 1:
+        raise ValueError(f"bad workers {workers!r}: at least 1")
+    jobs = _jobs(config)
+    total = sum(job.size for job in jobs)
+    tally = Tally(config.players)
+    done = 0
+    start = time.perf_counter()
+    for job, part in _results(jobs, workers):
+        tally.merge(part)
+        done += job.size
+        if progress is not None:
+            progress(done, total)
+    return SimResult(config, tally, time.perf_counter() - start, workers)

@@ -1,0 +1,14 @@
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from hypothesis import HealthCheck, settings
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+for _name, _examples in (("ci", 60), ("dev", 30), ("long", 1000)):
+    settings.register_profile(_name, max_examples=_examples, deadline=None,
+                              suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
