@@ -54,3 +54,9 @@ def test_a_port_in_use_is_one_line_and_status_2(tmp_path: Path, capsys: pytest.C
         assert command.main(["--port", str(port), "--db", str(tmp_path / "x.sqlite3")]) == 2
     err = capsys.readouterr().err
     assert f"cannot listen on 127.0.0.1:{port}" in err and err.count("\n") == 1
+
+
+def test_the_cli_has_serve() -> None:
+    cli = pytest.importorskip("chasetheace.cli")
+    args = cli.build_parser().parse_args(["serve", "--port", "8123"])
+    assert args.func is command.run and args.port == 8123
