@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: play test lint bench setup clean
+.PHONY: play test lint bench setup clean serve
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -16,6 +16,9 @@ setup: $(STAMP)
 
 play: $(STAMP)
 	$(VENV)/bin/chase-the-ace play
+
+serve: $(STAMP)
+	$(PY) -m chasetheace.web
 
 test: $(STAMP)
 	$(PY) -m pytest

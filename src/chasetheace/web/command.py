@@ -1,0 +1,96 @@
+"""The ``serve`` command: ``chase-the-ace serve`` and ``python -m chasetheace.web``."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import socket
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+__all__ = ["register", "run", "main", "build_parser"]
+
+
+def _add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")
+    parser.add_argument("--db", default="chase-the-ace.sqlite3",
+                        help="SQLite database file (default ./chase-the-ace.sqlite3)")
+    parser.add_argument("--bot-delay", type=float, default=0.8,
+                        help="seconds a bot waits before it plays, so people can follow (default 0.8)")
+    parser.add_argument("--log-level", default="warning", choices=["debug", "info", "warning", "error"],
+                        help="server log level (default warning)")
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``serve`` subcommand to the CLI's subparsers."""
+    parser = subparsers.add_parser("serve", help="serve the web table (play online with friends)",
+                                   description="Serve the web table: open http://HOST:PORT/ in a browser.")
+    _add_arguments(parser)
+    parser.set_defaults(func=run)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The parser of ``python -m chasetheace.web``."""
+    parser = argparse.ArgumentParser(prog="python -m chasetheace.web", description="Serve the web table.")
+    _add_arguments(parser)
+    return parser
+
+
+def run(args: argparse.Namespace) -> int:
+    """Serve until interrupted; a bad argument is one line on stderr and status 2."""
+    try:
+        import uvicorn
+
+        from .app import create_app
+    except ImportError as exc:
+        print(f"chase-the-ace serve: the web extra is not installed ({exc.name}): "
+              "pip install 'chase-the-ace[web]'", file=sys.stderr)
+        return 2
+    if not 0 <= args.port <= 65535:
+        print(f"chase-the-ace serve: bad port {args.port}: allowed 0..65535", file=sys.stderr)
+        return 2
+    if args.bot_delay < 0:
+        print(f"chase-the-ace serve: bad --bot-delay {args.bot_delay}: allowed >= 0", file=sys.stderr)
+        return 2
+    try:
+        from .store import Store
+
+        Store(args.db).close()
+    except Exception as exc:  # a database that cannot be opened is a user's mistake
+        print(f"chase-the-ace serve: cannot open database {args.db!r}: {exc}", file=sys.stderr)
+        return 2
+    try:
+        sock = _listen(args.host, args.port)
+    except OSError as exc:
+        print(f"chase-the-ace serve: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}",
+              file=sys.stderr)
+        return 2
+    app = create_app(args.db, bot_delay=args.bot_delay, manage_gc=True)
+    port = sock.getsockname()[1]
+    print(f"chase-the-ace: serving on http://{args.host}:{port}/ (database {args.db})", flush=True)
+    config = uvicorn.Config(app, log_level=args.log_level, ws_max_size=65536, ws_per_message_deflate=False,
+                            server_header=False, lifespan="on")
+    server = uvicorn.Server(config)
+    with contextlib.suppress(KeyboardInterrupt):
+        server.run(sockets=[sock])
+    return 0 if server.started or server.should_exit else 1
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    """A bound socket for the server, so a port in use is a clear error before anything starts."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``python -m chasetheace.web``."""
+    return run(build_parser().parse_args(argv))

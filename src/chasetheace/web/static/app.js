@@ -1,0 +1,418 @@
+// Chase the Ace web table: one WebSocket, protocol v1 (docs/protocol.md). No build step.
+// Every piece of text from the server goes into the page with textContent, never as HTML.
+"use strict";
+
+const VERSION = 1;
+const SUITS = { c: "♣", d: "♦", h: "♥", s: "♠" };
+const RANK_WORDS = { 1: "an ace", 2: "a two" };
+const $ = (id) => document.getElementById(id);
+
+const ui = {
+  ws: null, welcome: null, table: null, seat: null, role: null, state: null,
+  history: [], gameNo: 0, retry: 0, wanted: null, ticking: null, previewing: false,
+};
+
+// --- small helpers ------------------------------------------------------------------------------
+
+function el(tag, cls, text) {
+  const node = document.createElement(tag);
+  if (cls) node.className = cls;
+  if (text !== undefined && text !== null) node.textContent = text;
+  return node;
+}
+
+function cardText(card) {
+  const rank = card[0] === "T" ? "10" : card[0];
+  return rank + SUITS[card[1]];
+}
+
+function cardNode(card, extra) {
+  if (!card) return el("span", "card back" + (extra ? " " + extra : ""), "");
+  const red = card[1] === "h" || card[1] === "d";
+  return el("span", "card face" + (red ? " red" : "") + (extra ? " " + extra : ""), cardText(card));
+}
+
+function tokenKey(table) { return "cta-token-" + table; }
+
+function toast(text) {
+  const box = $("toast");
+  box.textContent = text;
+  box.hidden = false;
+  clearTimeout(toast.timer);
+  toast.timer = setTimeout(() => { box.hidden = true; }, 5000);
+}
+
+function show(section) {
+  for (const id of ["lobby", "join", "table"]) $(id).hidden = id !== section;
+}
+
+function send(message) {
+  if (ui.ws && ui.ws.readyState === WebSocket.OPEN) ui.ws.send(JSON.stringify({ v: VERSION, ...message }));
+  else toast("Not connected: trying again…");
+}
+
+function tableFromPath() {
+  const m = location.pathname.match(/^\/t\/([A-Za-z0-9_-]{1,64})$/);
+  return m ? m[1] : null;
+}
+
+// --- the connection -----------------------------------------------------------------------------
+
+function connect() {
+  const scheme = location.protocol === "https:" ? "wss://" : "ws://";
+  const ws = new WebSocket(scheme + location.host + "/ws");
+  ui.ws = ws;
+  $("conn").textContent = "connecting…";
+  ws.onopen = () => { ui.retry = 0; $("conn").textContent = "online"; $("conn").className = "conn on"; };
+  ws.onmessage = (e) => receive(JSON.parse(e.data));
+  ws.onclose = () => {
+    $("conn").textContent = "offline: reconnecting…";
+    $("conn").className = "conn off";
+    ui.retry = Math.min(ui.retry + 1, 6);
+    setTimeout(connect, 250 * 2 ** ui.retry);
+  };
+}
+
+function receive(msg) {
+  if (msg.type === "welcome") onWelcome(msg);
+  else if (msg.type === "joined") onJoined(msg);
+  else if (msg.type === "state") onState(msg);
+  else if (msg.type === "error") onError(msg);
+}
+
+function onWelcome(msg) {
+  ui.welcome = msg;
+  fillLobby(msg);
+  const table = ui.table || tableFromPath();
+  if (!table) { show("lobby"); return; }
+  ui.wanted = table;
+  if (!rejoin(table)) {
+    // watch quietly to show who invited you and to what, until you take a seat or choose to watch
+    ui.previewing = true;
+    $("join-about").textContent = "You have been invited to a game of Chase the Ace.";
+    show("join");
+    send({ type: "watch", table });
+  }
+}
+
+function preview(msg) {
+  const t = msg.table;
+  const people = t.seats.filter((s) => s.kind === "human").map((s) => s.name);
+  const rules = t.options.preset + (t.options.bots ? ", bots fill empty seats" : ", people only");
+  const text = people[0] + " invites you to Chase the Ace (" + rules + "): " + people.length + " of " +
+    t.options.seats + " seats taken" + (people.length > 1 ? " by " + people.join(", ") : "") + ".";
+  const open = t.status === "waiting" && people.length < t.options.seats;
+  $("join-about").textContent = open ? text : text + " The game has " + (t.status === "waiting" ? "no free seat" : "started") + ": you can watch it.";
+  $("join-button").hidden = !open;
+}
+
+// Back to our seat (or to watching) after a reload or a dropped connection; false if neither.
+function rejoin(table) {
+  const token = localStorage.getItem(tokenKey(table));
+  if (token) send({ type: "resume", table, token });
+  else if (ui.role === "spectator") send({ type: "watch", table });
+  else return false;
+  return true;
+}
+
+function onJoined(msg) {
+  if (msg.role === "spectator" && ui.previewing) return;
+  ui.previewing = false;
+  ui.table = msg.table;
+  ui.seat = msg.seat;
+  ui.role = msg.role;
+  if (msg.token) localStorage.setItem(tokenKey(msg.table), msg.token);
+  if (location.pathname !== "/t/" + msg.table) history.replaceState(null, "", "/t/" + msg.table);
+  $("invite").value = location.origin + "/t/" + msg.table;
+  show("table");
+}
+
+function onError(msg) {
+  if (msg.code === "bad_token" || (msg.code === "no_table" && ui.wanted)) {
+    if (ui.wanted) localStorage.removeItem(tokenKey(ui.wanted));
+    if (msg.code === "no_table") { history.replaceState(null, "", "/"); ui.table = null; show("lobby"); }
+    else show("join");
+  }
+  if (msg.code === "replaced") { ui.seat = null; ui.role = "replaced"; }
+  toast(msg.message);
+}
+
+// --- the lobby ----------------------------------------------------------------------------------
+
+function fillLobby(w) {
+  const preset = $("preset");
+  if (preset.options.length) return;
+  for (const p of w.presets) preset.append(new Option(p.name, p.name));
+  const bots = $("bots");
+  bots.append(new Option("no bots: only people", ""));
+  for (const [kind, help] of Object.entries(w.bots)) bots.append(new Option(kind + " (" + help + ")", kind));
+  bots.value = "counting";
+  const box = $("options");
+  for (const o of w.options) {
+    const label = el("label", "option");
+    label.append(el("span", "key", o.key.replaceAll("_", " ")));
+    let input;
+    if (o.minimum !== null) {
+      input = el("input");
+      input.type = "number";
+      input.min = String(o.minimum);
+      input.max = "99";
+    } else {
+      input = el("select");
+      for (const v of o.values) input.append(new Option(String(v), JSON.stringify(v)));
+    }
+    input.dataset.key = o.key;
+    input.title = o.meaning;
+    label.append(input, el("small", "hint", o.meaning));
+    box.append(label);
+  }
+  preset.onchange = applyPreset;
+  applyPreset();
+}
+
+function applyPreset() {
+  const w = ui.welcome;
+  const p = w.presets.find((x) => x.name === $("preset").value);
+  $("preset-about").textContent = p.description;
+  if (p.players) $("seats").value = String(p.players);
+  for (const o of w.options) {
+    const input = document.querySelector(`[data-key="${o.key}"]`);
+    const value = o.key in p.options ? p.options[o.key] : o.default;
+    input.value = o.minimum !== null ? String(value) : JSON.stringify(value);
+  }
+}
+
+function createTable(event) {
+  event.preventDefault();
+  const w = ui.welcome;
+  const p = w.presets.find((x) => x.name === $("preset").value);
+  const options = {};
+  for (const o of w.options) {
+    const input = document.querySelector(`[data-key="${o.key}"]`);
+    const value = o.minimum !== null ? Number(input.value) : JSON.parse(input.value);
+    const base = o.key in p.options ? p.options[o.key] : o.default;
+    if (value !== base) options[o.key] = value;
+  }
+  const timer = $("timer").value;
+  send({
+    type: "create", name: $("create-name").value, preset: p.name, options,
+    seats: Number($("seats").value), bots: $("bots").value || null,
+    timer: timer ? Number(timer) : null, on_timeout: $("on-timeout").value,
+  });
+}
+
+// --- the table ----------------------------------------------------------------------------------
+
+function onState(msg) {
+  if (ui.previewing) { preview(msg); return; }
+  if (msg.table.game_no !== ui.gameNo || msg.events_from === 0) { ui.history = []; $("log").replaceChildren(); }
+  ui.gameNo = msg.table.game_no;
+  if (msg.events_from !== ui.history.length) { rejoin(ui.table); return; }
+  ui.state = msg;
+  ui.seat = msg.you.seat;
+  for (const ev of msg.events) { ui.history.push(ev); logEvent(ev); }
+  render(msg);
+}
+
+function nameOf(seat) {
+  const s = ui.state && ui.state.table.seats[seat];
+  const name = s ? s.name : "Seat " + (seat + 1);
+  return seat === ui.seat ? name + " (you)" : name;
+}
+
+function render(msg) {
+  const t = msg.table;
+  const g = msg.game;
+  const status = { waiting: "Waiting for players", playing: "Hand " + (g ? g.hand : ""), over: "Game over" }[t.status];
+  $("status").textContent = status + " · " + t.options.preset + (ui.role === "spectator" ? " · watching" : "");
+  renderSeats(t, g);
+  $("pot").textContent = g ? `Pot ${g.pot} · Kitty ${g.kitty} · Stock ${g.stock_size}` : `${t.seats.filter((s) => s.kind === "human").length} of ${t.options.seats} seats taken`;
+  const mine = g && ui.seat !== null && g.to_act === ui.seat && g.legal.length > 0;
+  $("keep").hidden = !mine;
+  $("swap").hidden = !mine;
+  if (mine) $("swap").textContent = ui.seat === g.dealer ? "Swap with the stock" : "Swap with " + nameOf(nextLiving(g, ui.seat));
+  const creator = ui.seat === t.creator && ui.role === "player";
+  $("start").hidden = !(creator && t.status === "waiting");
+  $("rematch").hidden = !(creator && t.status === "over");
+  const banner = $("banner");
+  banner.hidden = !(g && g.over);
+  if (g && g.over) {
+    banner.textContent = g.winners.length ? g.winners.map(nameOf).join(" and ") + (g.winners.length > 1 ? " share the pot" : " wins!") : "No winner: the pot carries over";
+  }
+  $("prompt").textContent = prompt(t, g, mine);
+  tick(t);
+}
+
+function prompt(t, g, mine) {
+  if (t.status === "waiting") return ui.seat === t.creator ? "Send the invite link, then start when everyone is here (bots fill empty seats)." : "Waiting for the creator to start the game.";
+  if (!g) return "";
+  if (g.over) return ui.seat === t.creator ? "Play again with the same table?" : "Waiting for a rematch.";
+  if (mine) return "Your turn: keep your card, or swap it" + (ui.seat === g.dealer ? " with the stock." : " with your left neighbour.");
+  if (ui.seat !== null && !g.in[ui.seat]) return "You are out. Watch the others chase the ace.";
+  return g.to_act === null ? "" : nameOf(g.to_act) + " is thinking…";
+}
+
+function nextLiving(g, seat) {
+  for (let i = 1; i <= g.players; i++) { const s = (seat + i) % g.players; if (g.in[s]) return s; }
+  return seat;
+}
+
+function renderSeats(t, g) {
+  const ring = $("seats-ring");
+  ring.replaceChildren();
+  const n = t.seats.length;
+  const me = ui.seat === null ? 0 : ui.seat;
+  const last = lastHand();
+  const acts = thisHand();
+  t.seats.forEach((s, i) => {
+    const box = el("div", "seat");
+    if (s.kind === "empty") box.classList.add("empty");
+    if (g && g.to_act === i) box.classList.add("turn");
+    if (g && !g.in[i]) box.classList.add("out");
+    if (i === ui.seat) box.classList.add("me");
+    // seats round an ellipse, yours at the bottom, in the direction of play (clockwise)
+    const angle = Math.PI / 2 + (2 * Math.PI * (i - me)) / n;
+    box.style.left = (50 + 42 * Math.cos(angle)).toFixed(2) + "%";
+    box.style.top = (50 + 33 * Math.sin(angle)).toFixed(2) + "%";
+    const head = el("div", "who");
+    head.append(el("span", "name", s.kind === "empty" ? (s.bot ? "bot (" + s.bot + ")" : "empty seat") : s.name));
+    if (s.kind === "bot") head.append(el("span", "tag", "bot"));
+    if (s.kind === "human" && !t.connected.includes(i) && i !== ui.seat) head.append(el("span", "tag away", "away"));
+    if (g && g.dealer === i) head.append(el("span", "dealer", "D"));
+    box.append(head);
+    if (g) {
+      const lives = g.lives[i];
+      box.append(el("div", "lives", g.in[i] ? (lives > 6 ? "♥ × " + lives : "♥".repeat(lives) || "on the bum") : "out"));
+      if (g.in[i] && (g.cards[i] || g.order.includes(i))) {
+        box.append(cardNode(i === ui.seat ? g.card : g.cards[i], i === ui.seat ? "mine" : ""));
+      }
+      if (acts[i] && !g.over) box.append(el("div", "done", acts[i]));
+      const shown = last.cards[i];
+      const paid = last.paid[i];
+      if (shown || paid) {
+        const line = el("div", "last" + (paid ? " lost" : ""), "last hand: ");
+        if (shown) line.append(cardNode(shown, "mini"));
+        if (paid) line.append(" −" + paid + "♥");
+        box.append(line);
+      }
+    }
+    ring.append(box);
+  });
+}
+
+// What each seat did so far this hand, in the traditional words, from the history.
+function thisHand() {
+  const h = ui.history;
+  const acts = {};
+  let i = h.length - 1;
+  while (i >= 0 && h[i].type !== "hand_started") i--;
+  for (i = Math.max(i, 0); i < h.length; i++) {
+    const ev = h[i];
+    if (ev.type === "keep") acts[ev.seat] = "“Stand!”";
+    else if (ev.type === "swap") acts[ev.seat] = "“Change!” ⇄ " + (ui.state.table.seats[ev.neighbour] || {}).name;
+    else if (ev.type === "blocked") { acts[ev.seat] = "“Change!” — blocked"; acts[ev.neighbour] = "“King!”"; }
+    else if (ev.type === "show_blocker") acts[ev.seat] = "“King!”";
+    else if (ev.type === "dealer_exchange") acts[ev.seat] = "took from the stock";
+    else if (ev.type === "dealer_drew_blocker") acts[ev.seat] = "drew a king: " + ev.rule;
+  }
+  return acts;
+}
+
+// The last finished hand, from the history: the cards shown at its showdown and the lives paid.
+function lastHand() {
+  const h = ui.history;
+  const out = { cards: {}, paid: {} };
+  let i = h.length - 1;
+  while (i >= 0 && h[i].type !== "lives_lost") i--;
+  if (i < 0) return out;
+  for (const [seat, n] of h[i].payments) out.paid[seat] = n;
+  for (let j = i - 1; j >= 0 && h[j].type !== "hand_started"; j--) {
+    if (h[j].type === "showdown") for (const [seat, card] of h[j].cards) out.cards[seat] = card;
+  }
+  return out;
+}
+
+function tick(t) {
+  clearInterval(ui.ticking);
+  if (t.turn_ms_left === null || t.turn_ms_left === undefined) return;
+  const end = Date.now() + t.turn_ms_left;
+  const base = $("prompt").textContent;
+  const update = () => {
+    const left = Math.max(0, Math.ceil((end - Date.now()) / 1000));
+    $("prompt").textContent = base + " (" + left + " s)";
+  };
+  update();
+  ui.ticking = setInterval(update, 500);
+}
+
+// --- the log: what happened, in the traditional words ------------------------------------------
+
+function describe(ev) {
+  const who = (s) => nameOf(s);
+  switch (ev.type) {
+    case "shuffle": return "The pack is shuffled.";
+    case "dealer_draw": return "Cards drawn for the deal: " + ev.draws.map(([s, c]) => who(s) + " " + cardText(c)).join(", ") + ".";
+    case "dealer_chosen": return who(ev.dealer) + " deals first.";
+    case "hand_started": return "Hand " + ev.hand + ": " + who(ev.dealer) + " deals.";
+    case "dealt": return ev.cards.length ? "One card each. You get " + cardText(ev.cards[0][1]) + "." : "One card each.";
+    case "king_jerk": return who(ev.seat) + " shows " + cardText(ev.card) + (ev.took ? " and takes a chip from the kitty." : ".");
+    case "keep": return who(ev.seat) + ": “Stand!”";
+    case "swap": {
+      let text = who(ev.seat) + ": “Change!” and swaps with " + who(ev.neighbour) + ".";
+      if (ev.given) text += " (" + cardText(ev.given) + " went to " + who(ev.neighbour) + ", " + cardText(ev.received) + " to " + who(ev.seat) + ")";
+      if (ev.announced) text += " " + who(ev.neighbour) + " announces " + (RANK_WORDS[ev.announced] || ev.announced) + ".";
+      return text;
+    }
+    case "blocked": return who(ev.seat) + ": “Change!” — " + who(ev.neighbour) + ": “King!” shows " + cardText(ev.card) + ": no swap.";
+    case "show_blocker": return who(ev.seat) + ": “King!” shows " + cardText(ev.card) + ".";
+    case "pick": return null;
+    case "dealer_exchange": {
+      let text = who(ev.seat) + " swaps with the stock" + (ev.position ? " (cut at card " + (ev.position + 1) + ")." : " (top card).");
+      if (ev.drawn) text += " You give " + cardText(ev.given) + " and draw " + cardText(ev.drawn) + ".";
+      return text;
+    }
+    case "dealer_drew_blocker": return who(ev.seat) + " drew " + cardText(ev.card) + ({ void: ": it goes back.", "dealer-loses": ": the dealer loses a life." }[ev.rule] || ".");
+    case "dealer_same_rank": return who(ev.seat) + " drew the same rank (" + cardText(ev.given) + ", " + cardText(ev.drawn) + ").";
+    case "showdown": return "Showdown: " + ev.cards.map(([s, c]) => who(s) + " " + cardText(c)).join(", ") + ". Lowest: " + ev.losers.map(who).join(", ") + ".";
+    case "lives_lost": return ev.payments.map(([s, n]) => who(s) + (n === 1 ? " loses a life." : n ? " loses " + n + " lives." : " has no chip to pay.")).join(" ");
+    case "final_tie": return "Everyone left lost their last life at once (" + ev.rule + ").";
+    case "cut_draw": return "Cut for the pot: " + ev.draws.map(([s, c]) => who(s) + " " + cardText(c)).join(", ") + ".";
+    case "eliminated": return ev.seats.map(who).join(", ") + (ev.seats.length > 1 ? " are" : " is") + " out.";
+    case "collected": return null;
+    case "game_over": return ev.winners.length ? ev.winners.map(who).join(" and ") + (ev.winners.length > 1 ? " share" : " wins") + " the pot!" : "No winner: the pot carries over.";
+    default: return null;
+  }
+}
+
+function logEvent(ev) {
+  const text = describe(ev);
+  if (!text) return;
+  const item = el("li", "ev " + ev.type, text);
+  const log = $("log");
+  log.prepend(item);
+  while (log.children.length > 200) log.lastChild.remove();
+}
+
+// --- wiring -------------------------------------------------------------------------------------
+
+document.addEventListener("DOMContentLoaded", () => {
+  $("create-form").addEventListener("submit", createTable);
+  $("join-form").addEventListener("submit", (e) => {
+    e.preventDefault();
+    send({ type: "join", table: tableFromPath(), name: $("join-name").value });
+  });
+  $("watch-button").addEventListener("click", () => {
+    ui.role = "spectator";
+    ui.previewing = false;
+    send({ type: "watch", table: tableFromPath() });
+  });
+  $("keep").addEventListener("click", () => send({ type: "act", action: "keep" }));
+  $("swap").addEventListener("click", () => send({ type: "act", action: "swap" }));
+  $("start").addEventListener("click", () => send({ type: "start" }));
+  $("rematch").addEventListener("click", () => send({ type: "rematch" }));
+  $("copy").addEventListener("click", () => {
+    $("invite").select();
+    if (navigator.clipboard) navigator.clipboard.writeText($("invite").value).then(() => toast("Invite link copied."), () => {});
+  });
+  connect();
+});

@@ -1,0 +1,205 @@
+"""Persistence: every table as its creation options, its seats, and each game's log, in SQLite (WAL).
+
+A game row holds its seed, the pot carried in, the seats' names and kinds, and the events of the
+deal; each decision appends one row with the seat, the action, who made it and the events that
+followed. Replaying the decisions from the seed rebuilds the game exactly, and the stored events
+check the replay; together they are the game's record (:meth:`Store.game_record`), which the
+engine's ``Game.from_record`` validates too.
+
+>>> import chasetheace as cta
+>>> store = Store(":memory:")
+>>> store.create_table("t1", {"preset": "standard"}, created=0.0)
+>>> store.add_seat("t1", 0, "Ann", "hash")
+>>> game = cta.Game(cta.Rules(), ["Ann", "Bob"], seed=3)
+>>> store.start_game("t1", 1, 3, 0, ["Ann", "Bob"], ["human", "random"], game.events)
+>>> seat = game.to_act
+>>> store.append_action("t1", 1, seat, "keep", "human", game.act("keep"))
+>>> saved = store.load_table("t1")
+>>> saved.games[-1].actions[0].seat == seat
+True
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..events import Event
+from ..record import FORMAT, VERSION
+
+__all__ = ["Store", "StoredTable", "StoredSeat", "StoredGame", "StoredAction", "SCHEMA_VERSION"]
+
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS tables (
+    id TEXT PRIMARY KEY, created REAL NOT NULL, options TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS seats (
+    table_id TEXT NOT NULL REFERENCES tables(id), seat INTEGER NOT NULL, name TEXT NOT NULL,
+    token_hash TEXT NOT NULL, PRIMARY KEY (table_id, seat));
+CREATE TABLE IF NOT EXISTS games (
+    table_id TEXT NOT NULL REFERENCES tables(id), game_no INTEGER NOT NULL, seed INTEGER NOT NULL,
+    carry INTEGER NOT NULL, names TEXT NOT NULL, kinds TEXT NOT NULL, events TEXT NOT NULL,
+    PRIMARY KEY (table_id, game_no));
+CREATE TABLE IF NOT EXISTS actions (
+    table_id TEXT NOT NULL, game_no INTEGER NOT NULL, seq INTEGER NOT NULL, seat INTEGER NOT NULL,
+    action TEXT NOT NULL, actor TEXT NOT NULL, events TEXT NOT NULL, at REAL NOT NULL,
+    PRIMARY KEY (table_id, game_no, seq));
+"""
+
+
+@dataclass(frozen=True)
+class StoredSeat:
+    """A seat taken by a person: its name and the SHA-256 of its secret token."""
+
+    seat: int
+    name: str
+    token_hash: str
+
+
+@dataclass(frozen=True)
+class StoredAction:
+    """One decision: who made it (``human``, ``bot`` or ``timer``) and the events that followed."""
+
+    seat: int
+    action: str
+    actor: str
+    events: list[dict[str, Any]]
+
+
+@dataclass
+class StoredGame:
+    """One game at a table: its set-up, the events of the deal, and its decisions in order."""
+
+    game_no: int
+    seed: int
+    carry: int
+    names: list[str]
+    kinds: list[str]
+    events: list[dict[str, Any]]
+    actions: list[StoredAction] = field(default_factory=list)
+
+
+@dataclass
+class StoredTable:
+    """A table as saved: options, seats and games (the last one may be in progress)."""
+
+    id: str
+    created: float
+    options: dict[str, Any]
+    seats: list[StoredSeat]
+    games: list[StoredGame]
+
+
+class Store:
+    """The SQLite database of every table; each write is committed before anyone is told of it."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        # WAL with synchronous=NORMAL: a commit survives the process being killed at any moment
+        # (the OS holds the write); only a power cut can lose the last commits.
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        self.db.execute("PRAGMA busy_timeout=5000")
+        # checkpoints (which fsync) run in :meth:`checkpoint` off the event loop, not inside a commit
+        self.db.execute("PRAGMA wal_autocheckpoint=0")
+        self.db.executescript(_SCHEMA)
+        row = self.db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+        if row is None:
+            self.db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+        elif row[0] != str(SCHEMA_VERSION):
+            raise ValueError(f"database {path!r} has schema version {row[0]}, this server reads "
+                             f"{SCHEMA_VERSION}")
+
+    def close(self) -> None:
+        """Checkpoint and close the database."""
+        self.checkpoint("TRUNCATE")
+        self.db.close()
+
+    def checkpoint(self, mode: str = "PASSIVE") -> None:
+        """Copy the write-ahead log into the database file, on a connection of its own (so another
+        thread may call it while the server writes)."""
+        if self.path == ":memory:":
+            return
+        db = sqlite3.connect(self.path, isolation_level=None)
+        try:
+            db.execute("PRAGMA busy_timeout=5000")
+            db.execute(f"PRAGMA wal_checkpoint({'TRUNCATE' if mode == 'TRUNCATE' else 'PASSIVE'})")
+        finally:
+            db.close()
+
+    @property
+    def journal_mode(self) -> str:
+        """The journal mode in force (``wal`` for a file database)."""
+        return str(self.db.execute("PRAGMA journal_mode").fetchone()[0])
+
+    def create_table(self, table_id: str, options: dict[str, Any], *, created: float | None = None) -> None:
+        """Save a new table's options."""
+        self.db.execute("INSERT INTO tables VALUES (?, ?, ?)",
+                        (table_id, time.time() if created is None else created, _dump(options)))
+
+    def add_seat(self, table_id: str, seat: int, name: str, token_hash: str) -> None:
+        """Save a person taking a seat."""
+        self.db.execute("INSERT INTO seats VALUES (?, ?, ?, ?)", (table_id, seat, name, token_hash))
+
+    def start_game(self, table_id: str, game_no: int, seed: int, carry: int, names: Sequence[str],
+                   kinds: Sequence[str], events: Sequence[Event]) -> None:
+        """Save the start of a game: its seed and the events of the deal."""
+        self.db.execute("INSERT INTO games VALUES (?, ?, ?, ?, ?, ?, ?)",
+                        (table_id, game_no, seed, carry, _dump(list(names)), _dump(list(kinds)),
+                         _dump([e.to_dict() for e in events])))
+
+    def append_action(self, table_id: str, game_no: int, seat: int, action: str, actor: str,
+                      events: Sequence[Event]) -> None:
+        """Append one decision and the events it caused to the game's log."""
+        self.db.execute(
+            "INSERT INTO actions VALUES (?, ?, (SELECT COUNT(*) FROM actions WHERE table_id=? AND game_no=?),"
+            " ?, ?, ?, ?, ?)",
+            (table_id, game_no, table_id, game_no, seat, action, actor,
+             _dump([e.to_dict() for e in events]), time.time()))
+
+    def table_ids(self) -> list[str]:
+        """Every table's id, oldest first."""
+        return [r[0] for r in self.db.execute("SELECT id FROM tables ORDER BY created, id")]
+
+    def load_table(self, table_id: str) -> StoredTable | None:
+        """A table as saved, or None if there is no such table."""
+        db = self.db
+        row = db.execute("SELECT created, options FROM tables WHERE id=?", (table_id,)).fetchone()
+        if row is None:
+            return None
+        seats = [StoredSeat(s, n, h) for s, n, h in db.execute(
+            "SELECT seat, name, token_hash FROM seats WHERE table_id=? ORDER BY seat", (table_id,))]
+        games = [StoredGame(g, seed, carry, json.loads(names), json.loads(kinds), json.loads(evs))
+                 for g, seed, carry, names, kinds, evs in db.execute(
+                     "SELECT game_no, seed, carry, names, kinds, events FROM games WHERE table_id=? "
+                     "ORDER BY game_no", (table_id,))]
+        if games:
+            last = games[-1]
+            last.actions = [StoredAction(s, a, who, json.loads(evs)) for s, a, who, evs in db.execute(
+                "SELECT seat, action, actor, events FROM actions WHERE table_id=? AND game_no=? "
+                "ORDER BY seq", (table_id, last.game_no))]
+        return StoredTable(table_id, row[0], json.loads(row[1]), seats, games)
+
+    def game_record(self, table_id: str, game_no: int, rules: dict[str, Any]) -> dict[str, Any]:
+        """A stored game as an engine game record (hidden cards included: for referees only)."""
+        row = self.db.execute("SELECT carry, names, events FROM games WHERE table_id=? AND game_no=?",
+                              (table_id, game_no)).fetchone()
+        if row is None:
+            raise ValueError(f"no game {game_no} at table {table_id!r}")
+        events = json.loads(row[2])
+        for (evs,) in self.db.execute("SELECT events FROM actions WHERE table_id=? AND game_no=? "
+                                      "ORDER BY seq", (table_id, game_no)):
+            events.extend(json.loads(evs))
+        return {"format": FORMAT, "version": VERSION, "rules": rules, "players": json.loads(row[1]),
+                "deck": None, "dealer": None, "carry": row[0], "events": events}
+
+
+def _dump(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"))

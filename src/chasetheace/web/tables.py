@@ -1,0 +1,308 @@
+"""Tables: the lobby, seats held by secret tokens, games judged by the engine, bots for empty seats.
+
+Nothing here does I/O but the store, and nothing here knows about sockets or time: the app
+(:mod:`chasetheace.web.app`) turns messages into calls on a :class:`Table` and tells clients.
+
+>>> from chasetheace.web.store import Store
+>>> from chasetheace.web.protocol import Create
+>>> lobby = Lobby(Store(":memory:"))
+>>> table, seat, token = lobby.create(Create("Ann", seats=3, bots="threshold:8"))
+>>> table.status, seat, table.seat_of(token)
+('waiting', 0, 0)
+>>> table.start(0)
+>>> table.status, table.kinds
+('playing', ['human', 'threshold:8', 'threshold:8'])
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import hmac
+import random
+import re
+import secrets
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..bots import make_bot
+from ..errors import IllegalActionError
+from ..events import Event
+from ..game import Game
+from ..rules import OPTIONS, Rules, preset_info
+from .protocol import MAX_SEATS, Create, ProtocolError
+from .store import Store, StoredTable
+
+__all__ = ["TableOptions", "Table", "Lobby", "HUMAN", "MAX_COUNT", "hash_token"]
+
+HUMAN = "human"
+MAX_COUNT = 99  # the largest lives or ante a web table takes (the engine has no upper bound)
+_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
+def hash_token(token: str) -> str:
+    """The SHA-256 of a seat token: the database never holds the token itself."""
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+@dataclass(frozen=True)
+class TableOptions:
+    """How a table plays: the rules, how many seats, bots for empty seats, the turn timer."""
+
+    preset: str
+    rules: Rules
+    seats: int
+    bots: str | None
+    timer: int | None
+    on_timeout: str
+
+    @classmethod
+    def build(cls, preset: str, options: Mapping[str, Any], seats: int, bots: str | None,
+              timer: int | None, on_timeout: str) -> TableOptions:
+        """Check every choice with the engine; ProtocolError (code ``bad_options``) names the bad one."""
+        try:
+            rules = Rules.preset(preset)
+            for key, value in options.items():
+                if key not in OPTIONS:
+                    raise ValueError(f"unknown rule {key!r}: allowed {', '.join(OPTIONS)}")
+                if OPTIONS[key].minimum is not None and isinstance(value, int) and value > MAX_COUNT:
+                    raise ValueError(
+                        f"bad value {value!r} for rule {key!r}: at most {MAX_COUNT} at a web table")
+                rules = rules.replace(**{key: value})
+            most = min(MAX_SEATS, rules.max_players)
+            if not 2 <= seats <= most:
+                raise ValueError(f"bad number of seats {seats}: allowed 2..{most}")
+            if bots is not None:
+                make_bot(bots, rules, seats)
+        except ValueError as exc:
+            raise ProtocolError(str(exc), "bad_options") from None
+        return cls(preset_info(preset).name, rules, seats, bots, timer, on_timeout)
+
+    @property
+    def stand_in(self) -> str:
+        """The bot kind that plays for a person whose timer ran out (when ``on_timeout`` is bot)."""
+        return self.bots or "counting"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The options as JSON (stored, and shown to every client); one shared dict: do not change it."""
+        return self._dict
+
+    @functools.cached_property
+    def _dict(self) -> dict[str, Any]:
+        return {"preset": self.preset, "rules": self.rules.to_dict(), "seats": self.seats,
+                "bots": self.bots, "timer": self.timer, "on_timeout": self.on_timeout}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> TableOptions:
+        """Options read back from the store."""
+        return cls(data["preset"], Rules.from_dict(data["rules"]), data["seats"], data["bots"],
+                   data["timer"], data["on_timeout"])
+
+
+@dataclass(frozen=True)
+class _Person:
+    name: str
+    token_hash: str
+
+
+class Table:
+    """One table: its people, its current game and how many games it has played."""
+
+    def __init__(self, table_id: str, options: TableOptions, store: Store) -> None:
+        self.id, self.options, self.store = table_id, options, store
+        self.people: list[_Person] = []
+        self.game: Game | None = None
+        self.game_no = 0
+        self.game_seed = 0
+        self.kinds: list[str] = []
+
+    # --- state --------------------------------------------------------------------------------
+
+    @property
+    def status(self) -> str:
+        """``waiting`` (not started), ``playing`` or ``over`` (the latest game ended)."""
+        if self.game is None:
+            return "waiting"
+        return "over" if self.game.over else "playing"
+
+    @property
+    def names(self) -> list[str]:
+        """The names at the table: the game's players once started, else the people seated."""
+        return list(self.game.names) if self.game is not None else [p.name for p in self.people]
+
+    def seat_of(self, token: str) -> int:
+        """The seat held by ``token``; ProtocolError if it holds none here."""
+        digest = hash_token(token)
+        found = None
+        for seat, person in enumerate(self.people):
+            if hmac.compare_digest(digest, person.token_hash):
+                found = seat
+        if found is None:
+            raise ProtocolError("this token holds no seat at this table", "bad_token")
+        return found
+
+    def bot_to_act(self) -> int | None:
+        """The seat to act if a bot plays it, else None."""
+        game = self.game
+        if game is None or game.to_act is None or self.kinds[game.to_act] == HUMAN:
+            return None
+        return game.to_act
+
+    def bot_action(self, seat: int, kind: str | None = None) -> str:
+        """What the bot at ``seat`` (or a stand-in of ``kind``) plays now, from its observation only.
+
+        A fresh bot and a generator seeded from the game's seed and the event count make the
+        choice a pure function of the stored log, so a restarted server plays the same.
+        """
+        game = self.game
+        assert game is not None and game.to_act == seat
+        bot = make_bot(kind or self.kinds[seat], game.rules, game.players)
+        rng = random.Random(f"{self.game_seed}/{len(game.events)}")
+        return str(bot.choose(game.observation(seat), game.legal_actions(), rng).value)
+
+    def public(self) -> dict[str, Any]:
+        """What every client may know about the table (never a token, a seed or a card)."""
+        names = self.names
+        seats = []
+        for i in range(self.options.seats if self.game is None else len(names)):
+            if i < len(names):
+                kind = self.kinds[i] if self.game is not None else HUMAN
+                seats.append({"seat": i, "name": names[i], "kind": HUMAN if kind == HUMAN else "bot",
+                              "bot": None if kind == HUMAN else kind})
+            else:
+                seats.append({"seat": i, "name": None, "kind": "empty", "bot": self.options.bots})
+        return {"id": self.id, "status": self.status, "creator": 0, "game_no": self.game_no,
+                "options": self.options.to_dict(), "seats": seats}
+
+    # --- changes ------------------------------------------------------------------------------
+
+    def join(self, name: str) -> tuple[int, str]:
+        """Seat a person; returns the seat and its secret token."""
+        if self.status == "playing":
+            raise ProtocolError("the game at this table has started: you can watch it", "game_started")
+        if self.status == "over":
+            raise ProtocolError("the game at this table is over: you can watch it", "game_over")
+        if len(self.people) >= self.options.seats:
+            raise ProtocolError(f"the table is full ({self.options.seats} seats)", "table_full")
+        if any(p.name.casefold() == name.casefold() for p in self.people):
+            raise ProtocolError(f"the name {name!r} is taken at this table", "name_taken")
+        token = secrets.token_urlsafe(24)
+        person = _Person(name, hash_token(token))
+        seat = len(self.people)
+        self.store.add_seat(self.id, seat, name, person.token_hash)
+        self.people.append(person)
+        return seat, token
+
+    def start(self, seat: int) -> None:
+        """The creator starts the first game."""
+        self._check_creator(seat, "start the game")
+        if self.game is not None:
+            raise ProtocolError("the game has already started", "not_now")
+        self._new_game()
+
+    def rematch(self, seat: int) -> None:
+        """The creator starts another game with the same seats once the game is over."""
+        self._check_creator(seat, "start a rematch")
+        if self.game is None or not self.game.over:
+            raise ProtocolError("a rematch can start only when the game is over", "not_now")
+        self._new_game()
+
+    def act(self, seat: int, action: str, actor: str = HUMAN) -> list[Event]:
+        """``seat`` keeps or swaps; the engine judges it; the log is saved before anyone is told."""
+        game = self.game
+        if game is None:
+            raise ProtocolError("the game has not started", "not_now")
+        try:
+            events = game.act(action, seat)
+        except IllegalActionError as exc:
+            code = "game_over" if game.over else "out_of_turn"
+            raise ProtocolError(str(exc), code) from None
+        try:
+            self.store.append_action(self.id, self.game_no, seat, action, actor, events)
+        except Exception:
+            self._reload()  # the move was not saved: undo it by rebuilding the game from the store
+            raise
+        return events
+
+    def _reload(self) -> None:
+        saved = self.store.load_table(self.id)
+        if saved is not None:
+            again = Table.restore(saved, self.store)
+            self.game, self.game_no, self.game_seed, self.kinds = (
+                again.game, again.game_no, again.game_seed, again.kinds)
+
+    def _check_creator(self, seat: int, what: str) -> None:
+        if seat != 0:
+            raise ProtocolError(f"only the table's creator may {what}", "not_creator")
+
+    def _new_game(self) -> None:
+        humans = [p.name for p in self.people]
+        kinds = [HUMAN] * len(humans)
+        names = list(humans)
+        if self.options.bots is not None:
+            taken = {n.casefold() for n in names}
+            number = 1
+            while len(names) < self.options.seats:
+                name = f"Bot {number}"
+                number += 1
+                if name.casefold() not in taken:
+                    names.append(name)
+                    kinds.append(self.options.bots)
+        if len(names) < 2:
+            raise ProtocolError("a game needs at least 2 players: invite someone or allow bots", "not_now")
+        carry = self.game.pot if self.game is not None else 0
+        seed = secrets.randbits(63)
+        game = Game(self.options.rules, names, seed=seed, carry=carry)
+        self.store.start_game(self.id, self.game_no + 1, seed, carry, names, kinds, game.events)
+        self.game, self.game_seed, self.kinds = game, seed, kinds
+        self.game_no += 1
+
+    @classmethod
+    def restore(cls, saved: StoredTable, store: Store) -> Table:
+        """Rebuild a table from the store: the current game is replayed from its seed and checked
+        event by event against the stored log."""
+        table = cls(saved.id, TableOptions.from_dict(saved.options), store)
+        table.people = [_Person(s.name, s.token_hash) for s in saved.seats]
+        if saved.games:
+            last = saved.games[-1]
+            game = Game(table.options.rules, last.names, seed=last.seed, carry=last.carry)
+            _check_log(saved.id, game.events, last.events)
+            for act in last.actions:
+                _check_log(saved.id, game.act(act.action, act.seat), act.events)
+            table.game, table.game_no, table.game_seed, table.kinds = (
+                game, last.game_no, last.seed, list(last.kinds))
+        return table
+
+
+def _check_log(table_id: str, events: list[Event], stored: list[dict[str, Any]]) -> None:
+    if [e.to_dict() for e in events] != stored:
+        raise ValueError(f"table {table_id}: the replayed game differs from its stored event log")
+
+
+class Lobby:
+    """Every table, loaded from the store when first asked for."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.tables: dict[str, Table] = {}
+
+    def create(self, msg: Create) -> tuple[Table, int, str]:
+        """Open a table from a ``create`` message and seat its creator."""
+        options = TableOptions.build(msg.preset, msg.options, msg.seats, msg.bots, msg.timer,
+                                     msg.on_timeout)
+        table_id = secrets.token_urlsafe(9)
+        self.store.create_table(table_id, options.to_dict())
+        table = self.tables[table_id] = Table(table_id, options, self.store)
+        seat, token = table.join(msg.name)
+        return table, seat, token
+
+    def get(self, table_id: str) -> Table:
+        """The table with this id; ProtocolError if there is none."""
+        table = self.tables.get(table_id)
+        if table is None:
+            saved = self.store.load_table(table_id) if _ID.fullmatch(table_id) else None
+            if saved is None:
+                raise ProtocolError(f"no table {table_id!r}", "no_table")
+            table = self.tables[table_id] = Table.restore(saved, self.store)
+        return table

@@ -1,0 +1,182 @@
+"""End to end in a real browser: Playwright driving Debian's Chromium (/usr/bin/chromium).
+
+Two browser contexts (a desktop and a phone) create and join a table, play a whole game against
+bots, reload mid-hand and carry on. Screenshots are kept as artifacts (their folder is printed).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+CHROMIUM = next((p for p in ("/usr/bin/chromium", shutil.which("chromium")) if p and os.path.exists(p)), None)
+pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed "
+                                "(apt-get install -y chromium); .ci/run installs it")
+NO_SIDEWAYS_SCROLL = "document.documentElement.scrollWidth <= window.innerWidth"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+@pytest.fixture(scope="module")
+def artifacts(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> Iterator[Path]:
+    """The screenshots' folder ($CTA_ARTIFACTS, or a temporary one); its path is printed at the end."""
+    folder = Path(os.environ.get("CTA_ARTIFACTS") or tmp_path_factory.mktemp("screenshots"))
+    folder.mkdir(parents=True, exist_ok=True)
+    yield folder
+    shots = sorted(p.name for p in folder.glob("*.png"))
+    from webtools import SCREENSHOTS  # tests/e2e/conftest.py prints these lines at the end
+
+    request.config.stash.setdefault(SCREENSHOTS, []).append(
+        f"browser test screenshots in {folder}: {', '.join(shots)}")
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    from webtools import LiveServer
+
+    live = LiveServer(str(tmp_path_factory.mktemp("e2e") / "tables.sqlite3"), bot_delay=0.02)
+    yield live
+    live.stop()
+
+
+def open_page(browser: Any, width: int, height: int, errors: list[str], mobile: bool = False) -> Any:
+    context = browser.new_context(viewport={"width": width, "height": height}, is_mobile=mobile,
+                                  has_touch=mobile)
+    page = context.new_page()
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.set_default_timeout(10_000)
+    return page
+
+
+def wait_until(page: Any, expression: str, timeout: float = 10.0) -> None:
+    """Poll a page expression (wait_for_function would need eval, which the page's CSP forbids)."""
+    end = time.monotonic() + timeout
+    while not page.evaluate(expression):
+        assert time.monotonic() < end, f"timed out waiting for {expression}"
+        page.wait_for_timeout(20)
+
+
+def state(page: Any) -> Any:
+    return page.evaluate("ui.state && {game: ui.state.game, history: ui.history, seat: ui.seat}")
+
+
+def test_two_people_play_a_whole_game_with_bots_and_a_reload(browser: Any, server: Any,
+                                                             artifacts: Path) -> None:
+    errors: list[str] = []
+    ann = open_page(browser, 1100, 900, errors)
+    ann.goto(server.url + "/")
+    ann.fill("#create-name", "Ann")
+    ann.fill("#seats", "4")
+    ann.click("summary")
+    ann.fill('[data-key="lives"]', "2")
+    ann.screenshot(path=str(artifacts / "1-lobby.png"), full_page=True)
+    ann.click("#create-button")
+    ann.wait_for_selector("#table:not([hidden])")
+    invite = ann.input_value("#invite")
+    assert "/t/" in invite
+
+    bob = open_page(browser, 390, 844, errors, mobile=True)
+    bob.goto(invite)
+    bob.wait_for_selector("#join-about:has-text('Ann invites you')")
+    assert "1 of 4 seats taken" in bob.inner_text("#join-about")
+    bob.screenshot(path=str(artifacts / "1-phone-join.png"))
+    bob.fill("#join-name", "<i>Bob</i>")  # a name is text, never markup
+    bob.click("#join-button")
+    bob.wait_for_selector("#table:not([hidden])")
+    ann.wait_for_selector("text=Bob")
+    ann.click("#start")
+
+    clicks = {"Ann": 0, "Bob": 0}
+    reloaded = False
+    deadline = time.monotonic() + 60
+    while not (ann.is_visible("#banner") and bob.is_visible("#banner")):
+        assert time.monotonic() < deadline, "the game did not end in time"
+        for name, page in (("Ann", ann), ("Bob", bob)):
+            if page.is_visible("#keep"):
+                clicks[name] += 1
+                if clicks[name] == 2:
+                    page.screenshot(path=str(artifacts / f"2-{name.lower()}-turn.png"), full_page=True)
+                page.click("#swap" if clicks[name] % 2 else "#keep")
+                page.wait_for_timeout(30)
+        if not reloaded and clicks["Bob"] >= 2 and not bob.is_visible("#banner"):
+            before = state(bob)
+            assert bob.evaluate(NO_SIDEWAYS_SCROLL)
+            bob.reload()
+            bob.wait_for_selector("#table:not([hidden])")
+            wait_until(bob, "!!(ui.state && ui.state.game)")
+            after = state(bob)
+            assert after["seat"] == before["seat"] == 1
+            assert after["history"][:len(before["history"])] == before["history"]
+            assert bob.is_visible(".seat.me") and "<i>Bob</i>" in bob.inner_text(".seat.me")
+            assert bob.locator(".seat i").count() == 0
+            reloaded = True
+        ann.wait_for_timeout(20)
+    assert reloaded and clicks["Ann"] > 0
+    for page in (ann, bob):
+        banner = page.inner_text("#banner")
+        assert "wins" in banner or "share" in banner or "No winner" in banner
+        assert "Showdown" in page.inner_text("#log")
+        assert page.locator(".seat .last").count() > 0  # the last hand's shown cards and losses
+    ann.screenshot(path=str(artifacts / "3-desktop-over.png"), full_page=True)
+    bob.screenshot(path=str(artifacts / "4-phone-over.png"), full_page=True)
+    assert ann.is_visible("#rematch") and not bob.is_visible("#rematch")
+    assert errors == []
+
+
+def test_a_spectator_sees_only_what_everyone_sees(browser: Any, server: Any, artifacts: Path) -> None:
+    errors: list[str] = []
+    ann = open_page(browser, 1000, 800, errors)
+    ann.goto(server.url + "/")
+    ann.fill("#create-name", "Ann")
+    ann.click("#create-button")
+    ann.wait_for_selector("#table:not([hidden])")
+    watcher = open_page(browser, 390, 844, errors, mobile=True)
+    watcher.goto(ann.input_value("#invite"))
+    watcher.click("#watch-button")
+    watcher.wait_for_selector("#table:not([hidden])")
+    ann.click("#start")
+    wait_until(watcher, "!!(ui.state && ui.state.game)")
+    game = state(watcher)["game"]
+    assert game["card"] is None and game["seat"] is None
+    assert not watcher.is_visible("#keep") and not watcher.is_visible("#start")
+    watcher.screenshot(path=str(artifacts / "5-spectator.png"), full_page=True)
+    assert errors == []
+
+
+
+def test_the_lobby_fits_a_phone_with_every_house_rule_open(browser: Any, server: Any,
+                                                           artifacts: Path) -> None:
+    errors: list[str] = []
+    page = open_page(browser, 360, 740, errors, mobile=True)
+    page.goto(server.url + "/")
+    page.click("summary")
+    page.select_option("#preset", "cuckoo")
+    assert page.evaluate(NO_SIDEWAYS_SCROLL)
+    page.screenshot(path=str(artifacts / "6-phone-lobby.png"), full_page=True)
+    page.fill("#create-name", "Zoë")
+    page.fill('[data-key="lives"]', "2")
+    page.select_option("#bots", "")  # people only
+    page.click("#create-button")
+    page.wait_for_selector("#table:not([hidden])")
+    page.click("#start")  # alone, without bots: refused, and the reason is shown
+    page.wait_for_selector("#toast:not([hidden])")
+    assert "at least 2 players" in page.inner_text("#toast")
+    assert page.evaluate(NO_SIDEWAYS_SCROLL)
+    assert errors == []

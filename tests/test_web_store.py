@@ -1,0 +1,85 @@
+"""The store and table replay: a table rebuilt from SQLite at any point is the same table."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import chasetheace as cta
+from chasetheace.web.protocol import Create, ProtocolError
+from chasetheace.web.store import Store
+from chasetheace.web.tables import Lobby, Table
+
+
+def every_view(table: Table) -> list[dict[str, object]]:
+    game = table.game
+    assert game is not None
+    return [game.observation(s) for s in [None, *range(game.players)]]
+
+
+@pytest.mark.parametrize("preset", ["standard", "chase-the-ace", "hoyle", "le-her"])
+def test_a_table_restored_at_any_point_is_the_same(tmp_path: Path, preset: str) -> None:
+    store = Store(str(tmp_path / "t.sqlite3"))
+    seats = 2 if preset == "le-her" else 4
+    table, seat, _ = Lobby(store).create(Create("Ann", preset=preset, seats=seats, bots="random"))
+    table.start(seat)
+    game = table.game
+    assert game is not None
+    steps = 0
+    while not game.over:
+        s = game.to_act
+        assert s is not None
+        table.act(s, "keep" if s == 0 else table.bot_action(s), "human" if s == 0 else "bot")
+        steps += 1
+        if steps % 5 == 0 or game.over:
+            saved = store.load_table(table.id)
+            assert saved is not None
+            again = Table.restore(saved, store)
+            assert every_view(again) == every_view(table)
+            bot = again.bot_to_act()
+            if bot is not None:  # a bot chooses the same after a restart
+                assert again.bot_action(bot) == table.bot_action(bot)
+    record = store.game_record(table.id, 1, game.rules.to_dict())
+    assert cta.Game.from_record(record).events == game.events
+    store.close()
+    assert not (tmp_path / "t.sqlite3-wal").exists() or (tmp_path / "t.sqlite3-wal").stat().st_size == 0
+
+
+def test_a_tampered_log_is_detected(tmp_path: Path) -> None:
+    store = Store(str(tmp_path / "t.sqlite3"))
+    table, seat, _ = Lobby(store).create(Create("Ann", seats=3, bots="threshold"))
+    table.start(seat)
+    game = table.game
+    assert game is not None and game.to_act is not None
+    table.act(game.to_act, "swap" if game.to_act == 0 else table.bot_action(game.to_act))
+    store.db.execute("UPDATE actions SET action = CASE action WHEN 'keep' THEN 'swap' ELSE 'keep' END")
+    saved = store.load_table(table.id)
+    assert saved is not None
+    with pytest.raises(ValueError, match="differs from its stored event log"):
+        Table.restore(saved, store)
+
+
+def test_unknown_tables_and_ids_are_refused(tmp_path: Path) -> None:
+    lobby = Lobby(Store(":memory:"))
+    for bad in ("missing", "../../x", "a" * 65, ""):
+        with pytest.raises(ProtocolError) as info:
+            lobby.get(bad)
+        assert info.value.code == "no_table"
+
+
+def test_a_move_the_store_fails_to_save_is_undone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    store = Store(str(tmp_path / "t.sqlite3"))
+    table, seat, _ = Lobby(store).create(Create("Ann", seats=3, bots="threshold"))
+    table.start(seat)
+    before = every_view(table)
+    game = table.game
+    assert game is not None and game.to_act is not None
+
+    def full_disk(*args: object) -> None:
+        raise OSError("disk full")
+
+    monkeypatch.setattr(store, "append_action", full_disk)
+    with pytest.raises(OSError, match="disk full"):
+        table.act(game.to_act, "keep")
+    assert every_view(table) == before

@@ -1,0 +1,222 @@
+"""Helpers for the web tests: a live server on loopback in a thread, and a recording client."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+import socket
+import sqlite3
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+import uvicorn
+from websockets.exceptions import ConnectionClosed
+from websockets.sync.client import ClientConnection, connect
+
+from chasetheace.web.app import Server, create_app
+
+CARD = re.compile(r'"([A2-9TJQK][cdhs])"')
+SCREENSHOTS = pytest.StashKey[list[str]]()  # where the browser test left its screenshots
+
+
+class LiveServer:
+    """A real uvicorn server on 127.0.0.1 (an ephemeral port), running in a thread."""
+
+    def __init__(self, db: str, *, bot_delay: float = 0.0, timer_scale: float = 1.0) -> None:
+        self.db = db
+        self.app = create_app(db, bot_delay=bot_delay, timer_scale=timer_scale)
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(("127.0.0.1", 0))
+        self.port = sock.getsockname()[1]
+        config = uvicorn.Config(self.app, log_level="warning", ws_max_size=65536, lifespan="on",
+                                ws_per_message_deflate=False)
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [sock]}, daemon=True)
+        self.thread.start()
+        deadline = time.monotonic() + 10
+        while not self.server.started:
+            if time.monotonic() > deadline or not self.thread.is_alive():
+                raise RuntimeError("the test server did not start")
+            time.sleep(0.01)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def ws_url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}/ws"
+
+    @property
+    def core(self) -> Server:
+        server: Server = self.app.state.server
+        return server
+
+    def client(self) -> Client:
+        return Client(self.ws_url)
+
+    def count(self, sql: str, *args: Any) -> int:
+        """A number read from the database by a second connection (WAL lets it read alongside)."""
+        db = sqlite3.connect(self.db)
+        try:
+            return int(db.execute(sql, args).fetchone()[0])
+        finally:
+            db.close()
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(10)
+
+
+class Client:
+    """A WebSocket client that records every message and rebuilds its seat's event history."""
+
+    def __init__(self, url: str) -> None:
+        # entered as a context manager, as websockets >= 17 asks; no proxy on loopback
+        self.ws: ClientConnection = connect(url, max_size=None, open_timeout=5, proxy=None,
+                                            compression=None).__enter__()
+        self.log: list[tuple[str, dict[str, Any]]] = []  # (raw text, parsed) of every message
+        self.state: dict[str, Any] | None = None
+        self.history: list[dict[str, Any]] = []
+        self.seat: int | None = None
+        self.table: str | None = None
+        self.token: str | None = None
+        self.acted: tuple[int, int] | None = None
+        self.welcome = self.recv()
+        assert self.welcome["type"] == "welcome"
+
+    def send(self, message: dict[str, Any] | str | bytes) -> None:
+        self.ws.send(message if isinstance(message, (str, bytes)) else json.dumps(message))
+
+    def recv(self, timeout: float = 5.0) -> dict[str, Any]:
+        raw = self.ws.recv(timeout)
+        assert isinstance(raw, str)
+        msg: dict[str, Any] = json.loads(raw)
+        self.log.append((raw, msg))
+        if msg["type"] == "state":
+            if msg["events_from"] == 0:
+                self.history = []
+            assert msg["events_from"] == len(self.history), "events arrived out of order"
+            self.history.extend(msg["events"])
+            self.state = msg
+        elif msg["type"] == "joined":
+            self.seat, self.table = msg["seat"], msg["table"]
+            self.token = msg.get("token", self.token)
+        return msg
+
+    def until(self, pred: Callable[[dict[str, Any]], bool], timeout: float = 10.0) -> dict[str, Any]:
+        """Receive until a message satisfies ``pred``."""
+        end = time.monotonic() + timeout
+        while True:
+            msg = self.recv(max(0.0, end - time.monotonic()))
+            if pred(msg):
+                return msg
+
+    def request(self, message: dict[str, Any] | str | bytes, kind: str) -> dict[str, Any]:
+        """Send, then receive until a message of type ``kind`` (or an error) comes."""
+        self.send(message)
+        return self.until(lambda m: m["type"] in (kind, "error"))
+
+    def pump(self, timeout: float = 0.01) -> None:
+        """Take every message waiting now."""
+        try:
+            while True:
+                self.recv(timeout)
+        except TimeoutError:
+            pass
+
+    def quiet(self) -> list[dict[str, Any]]:
+        """Ping and collect everything up to the pong: what the server sent meanwhile."""
+        self.send({"type": "ping"})
+        got: list[dict[str, Any]] = []
+        while True:
+            msg = self.recv()
+            if msg["type"] == "pong":
+                return got
+            got.append(msg)
+
+    @property
+    def game(self) -> dict[str, Any] | None:
+        return None if self.state is None else self.state["game"]
+
+    @property
+    def events_seen(self) -> int:
+        return len(self.history)
+
+    def my_turn(self) -> bool:
+        game = self.game
+        return game is not None and game["to_act"] == self.seat and bool(game["legal"])
+
+    def close(self) -> None:
+        with contextlib.suppress(ConnectionClosed):
+            self.ws.close()
+
+
+def create(client: Client, **options: Any) -> dict[str, Any]:
+    msg = client.request({"type": "create", "name": options.pop("name", "Ann"), **options}, "joined")
+    assert msg["type"] == "joined", msg
+    client.until(lambda m: m["type"] == "state")
+    return msg
+
+
+def join(client: Client, table: str, name: str) -> dict[str, Any]:
+    msg = client.request({"type": "join", "table": table, "name": name}, "joined")
+    assert msg["type"] == "joined", msg
+    client.until(lambda m: m["type"] == "state")
+    return msg
+
+
+def play_to_end(clients: list[Client], choose: Callable[[Client], str] | None = None,
+                limit: float = 60.0, stop: Callable[[], bool] | None = None) -> None:
+    """Every client plays its turns (threshold 8 by default) until every client sees the game over."""
+    end = time.monotonic() + limit
+    while True:
+        for c in clients:
+            c.pump(0.002)
+        if all(c.game is not None and c.game["over"] for c in clients):
+            return
+        if stop is not None and stop():
+            return
+        assert time.monotonic() < end, "the game did not finish in time"
+        for c in clients:
+            game = c.game
+            if c.my_turn() and game is not None:
+                marker = (c.state["table"]["game_no"] if c.state else 0, c.events_seen)
+                if c.acted != marker:
+                    c.acted = marker
+                    c.send({"type": "act", "action": (choose or threshold)(c)})
+
+
+def threshold(client: Client) -> str:
+    game = client.game
+    assert game is not None and game["card"] is not None
+    rank = "A23456789TJQK".index(game["card"][0]) + 1
+    return "swap" if rank < 8 else "keep"
+
+
+def known_cards(events: list[dict[str, Any]], seat: int | None) -> set[str]:
+    """The cards ``seat`` may know after ``events`` (a spectator: seat None), worked out from the
+    full record independently of the engine's views: its own deals and exchanges, and every card
+    shown to all."""
+    known: set[str] = set()
+    for ev in events:
+        kind = ev["type"]
+        if kind in ("shuffle", "collected", "pick", "lives_lost", "eliminated", "game_over", "keep",
+                    "hand_started", "dealer_chosen", "final_tie"):
+            continue
+        if kind == "dealt":
+            known |= {c for s, c in ev["cards"] if s == seat}
+        elif kind == "swap":
+            if seat in (ev["seat"], ev["neighbour"]):
+                known |= {ev["given"], ev["received"]}
+        elif kind == "dealer_exchange":
+            if seat == ev["seat"]:
+                known |= {ev["given"], ev["drawn"]}
+        else:  # shown to everyone: blockers, kings, draws for the deal, showdowns
+            known |= set(CARD.findall(json.dumps(ev)))
+    return known
