@@ -62,13 +62,21 @@ def deals(hand: Hand, exact: bool = True) -> Iterator[tuple[list[int], Number]]:
     yield from rec([], one)
 
 
-def evaluate(hand: Hand, strategy: Strategy, exact: bool = True) -> Evaluation:
-    """Expected lives and losses per position, and every information set's counterfactual values."""
+Leaf = Callable[[tuple[tuple[InfoKey, int], ...], Number, list[Number]], None]
+"""Called at every end of a hand with the (information set, action) path, its chance, the lives lost."""
+
+
+def evaluate(hand: Hand, strategy: Strategy, exact: bool = True, leaf: Leaf | None = None) -> Evaluation:
+    """Expected lives and losses per position, and every information set's counterfactual values.
+
+    ``leaf``, if given, sees every path of play of every deal (actions 0 keep, 1 swap).
+    """
     n = hand.players
     ev = Evaluation([0] * n, [0] * n)
     for deal, chance in deals(hand, exact):
-        lives, losses = _Play(hand, strategy, deal[-1], ev).turn(
-            0, deal[:-1], (), [-1] * n, [False] * n, chance)
+        play = _Play(hand, strategy, deal[-1], ev)
+        play.leaf, play.chance = leaf, chance
+        lives, losses = play.turn(0, deal[:-1], (), [-1] * n, [False] * n, chance)
         for i in range(n):
             ev.lives[i] += chance * lives[i]
             ev.losses[i] += chance * losses[i]
@@ -78,6 +86,13 @@ def evaluate(hand: Hand, strategy: Strategy, exact: bool = True) -> Evaluation:
 class _Play:
     def __init__(self, hand: Hand, strategy: Strategy, stock: int, ev: Evaluation) -> None:
         self.hand, self.strategy, self.stock, self.ev = hand, strategy, stock, ev
+        self.leaf: Leaf | None = None
+        self.chance: Number = 1
+        self.path: tuple[tuple[InfoKey, int], ...] = ()
+
+    def _leaf(self, lives: list[Number]) -> None:
+        if self.leaf is not None:
+            self.leaf(self.path, self.chance, lives)
 
     def end(self, cards: list[int], immune: int | None = None) -> tuple[list[Number], list[Number]]:
         hand = self.hand
@@ -86,6 +101,7 @@ class _Play:
         losses: list[Number] = [0] * hand.players
         for i in losers:
             lives[i], losses[i] = hand.lives(cards[i]), 1
+        self._leaf(lives)
         return lives, losses
 
     def turn(self, j: int, cards: list[int], hist: tuple[str, ...], given: list[int], done: list[bool],
@@ -102,11 +118,17 @@ class _Play:
             return self.turn(j + 1, cards, (*hist, "K"), given, done, reach)
         key = (j, hist, card, given[j])
         p = self.strategy(key)
+        path = self.path
+        self.path = (*path, (key, 0))
         if j == n - 1:
-            keep, swap = self.end(cards), self.dealer_swap(cards)
+            keep = self.end(cards)
+            self.path = (*path, (key, 1))
+            swap = self.dealer_swap(cards)
         else:
             keep = self.turn(j + 1, cards, (*hist, "k"), given, done, reach * p)
+            self.path = (*path, (key, 1))
             swap = self.swap(j, cards, hist, given, done, reach * (1 - p))
+        self.path = path
         values = self.ev.cfv.setdefault(key, [0, 0])
         values[0] += reach * keep[0][j]
         values[1] += reach * swap[0][j]
@@ -136,10 +158,12 @@ class _Play:
         if kind == "dl":
             hit = zeros[:]
             hit[d] = 1
+            self._leaf(hit)
             return hit, hit
         if kind == "dw":
             rest: list[Number] = [1] * hand.players
             rest[d] = 0
+            self._leaf(rest)
             return rest, rest
         cards = cards[:]
         cards[d] = drawn

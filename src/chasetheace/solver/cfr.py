@@ -185,7 +185,7 @@ def run_cfr(engine: Engine, *, iterations: int = 1000, tolerance: float = 1e-4, 
             pos = t ** alpha / (t ** alpha + 1)
             neg = t ** beta / (t ** beta + 1)
             regret = np.where(regret > 0, regret * pos, regret * neg) + inst
-            avg += ((t - 1) / t) ** gamma * 0 + sigma * t ** gamma
+            avg += sigma * t ** gamma  # the DCFR average: weights (t/(t+1))^gamma, i.e. ~ t^gamma
         sigma = _match(regret)
         if t % check_every == 0 or t == iterations:
             mean = _normalise(avg)
