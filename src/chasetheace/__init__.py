@@ -25,12 +25,13 @@ from .events import Event
 from .game import Action, Game
 from .rules import OPTIONS, PRESETS, Option, Preset, Rules, preset_info
 from .session import Session
+from .solver import Solution, solve  # registers the "solved" bot; numpy is imported only to solve
 
 __version__ = "0.1.0"
 
 __all__ = [
     "BOT_KINDS", "OPTIONS", "PRESETS",
     "Action", "Bot", "Card", "CountingBot", "Event", "Game", "IllegalActionError", "Option", "Preset",
-    "RandomBot", "RecordError", "Rules", "Session", "ThresholdBot",
-    "bot_kinds", "make_bot", "pack", "play_game", "preset_info", "register_bot", "__version__",
+    "RandomBot", "RecordError", "Rules", "Session", "Solution", "ThresholdBot",
+    "bot_kinds", "make_bot", "pack", "play_game", "preset_info", "register_bot", "solve", "__version__",
 ]

@@ -135,6 +135,15 @@ class Engine:
                     losses[j + 1] += re[nb] @ (pre["nb_coef_p"] * gp[rows_nb, pre["nb_idx"]] + gp[:, tree.dw])
         return Passes(reach, cfv.reshape(-1, 2), lives, losses)
 
+    def info_reach(self, passes: Passes) -> Array:
+        """The chance that each information set arises (its nodes' reach, summed)."""
+        out = np.zeros(self.n_info)
+        for level in self.tree.levels:
+            dec = level.info >= 0
+            r = passes.reach[level.offset:level.offset + len(level.card)]
+            out += np.bincount(level.info[dec], r[dec], minlength=self.n_info)
+        return out
+
     def gains(self, sigma: Array, cfv: Array) -> Array:
         """Per position, the lives a best response would save against ``sigma``."""
         here = (sigma * cfv).sum(axis=1) - cfv.min(axis=1)

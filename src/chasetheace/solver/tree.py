@@ -136,7 +136,6 @@ class Tree:
         has = rest > 0
         low = np.where(has.any(axis=1), has.argmax(axis=1), self.kinds)
         level = TurnLevel(j, card, low, np.full(len(card), -1, dtype=np.int64))
-        level.pending = parts  # type: ignore[attr-defined]
         return level, nodes
 
     def _stopped(self, hids: Array) -> Array:
@@ -145,11 +144,11 @@ class Tree:
         table = np.array([any(t in ("K", "b") for t in h) for h in self._hists])
         return table[hids]
 
-    def _expand(self, j: int, nodes: dict[str, Array], pending: list[list[dict[str, Array]]]) -> dict[str, Array]:
+    def _expand(self, j: int, nodes: dict[str, Array],
+                pending: list[list[dict[str, Array]]]) -> dict[str, Array]:
         """Information sets of position ``j`` and the entries its edges lead to."""
         hand, k, n = self.hand, self.kinds, self.hand.players
         hid, drawn, card, given = nodes["hid"], nodes["drawn"], nodes["card"], nodes["given"]
-        count = len(card)
         stopped = self._stopped(hid)
         auto = stopped | (card == hand.blocker)
         level = self.levels[j]
@@ -188,7 +187,7 @@ class Tree:
             pending[j + 1].append(src)
             edges.append(dict(parent=idx, action=np.full(len(idx), SWAP), child_level=j + 1, src=src,
                               prob=pc, final=np.full(len(idx), c), blocked=np.full(len(idx), -1)))
-        return {"list": edges}  # type: ignore[dict-item]
+        return {"list": edges}
 
     def _fresh(self, j: int, idx: Array, hid: Array, drawn: Array, final: Array, action: int, left: int,
                prob: Array, pending: list[list[dict[str, Array]]]) -> dict[str, Array]:
@@ -220,7 +219,7 @@ class Tree:
         if not len(hid):
             return np.zeros(0, dtype=np.int64)
         code = (hid * (self.kinds + 1) + card) * (self.kinds + 2) + given + 1
-        unique, first, inverse = np.unique(code, return_index=True, return_inverse=True)
+        _, first, inverse = np.unique(code, return_index=True, return_inverse=True)
         ids = []
         for i in first.tolist():
             info = (j, self._hists[int(hid[i])], int(card[i]), int(given[i]))
@@ -242,7 +241,7 @@ class Tree:
         for level, spec in zip(self.levels, self._edges):
             if not spec:
                 continue
-            parts = spec["list"]  # type: ignore[index]
+            parts = spec["list"]
             cols: dict[str, list[Array]] = {key: [] for key in
                                               ("parent", "action", "child", "prob", "final", "blocked")}
             for e in parts:
@@ -259,9 +258,6 @@ class Tree:
                 setattr(level, key, v[order])
         self._dealer_terminals()
         del self._edges
-        for level in self.levels:
-            if hasattr(level, "pending"):
-                del level.pending
 
     def _dealer_terminals(self) -> None:
         hand, k = self.hand, self.kinds
