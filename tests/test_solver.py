@@ -11,11 +11,11 @@ import pytest
 pytest.importorskip("numpy")
 pytest.importorskip("scipy")
 
-import chasetheace as cta  # noqa: E402
-from chasetheace.solver import Solution, brute  # noqa: E402
-from chasetheace.solver.command import main  # noqa: E402
-from chasetheace.solver.hand import Hand  # noqa: E402
-from chasetheace.solver.solution import infoset_of  # noqa: E402
+import chasetheace as cta
+from chasetheace.solver import Solution, brute
+from chasetheace.solver.command import main
+from chasetheace.solver.hand import Hand
+from chasetheace.solver.solution import infoset_of
 
 
 @pytest.fixture(scope="module")
