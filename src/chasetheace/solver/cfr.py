@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from scipy.sparse import csr_matrix
 
 from .tree import AUTO, Tree
 
@@ -42,6 +43,7 @@ class Engine:
         self.owner = np.array([key[0] for key in tree.infosets], dtype=np.int64)
         mask, before, lives = tree.mask(), tree.before(), tree.lives()
         self._end = tree.end_row()
+        self._d_wdiff = tree.d_wkeep - tree.d_wswap
         shift = hand.shift
         self._pre = []
         for level in tree.levels[:-1]:
@@ -52,13 +54,15 @@ class Engine:
             # the blocked neighbour's loss (for the loss table only)
             nb = np.flatnonzero(e_block >= 0)
             nb_low = np.minimum(low[nb], e_final[nb])
+            idx = e_final + shift
             self._pre.append(dict(
-                pw=pw, pwf=pw * mask[e_final], idx=e_final + shift,
+                pwf=pw * mask[e_final], flat_at=np.arange(len(idx)) * tree.width + idx,
+                pw_at=pw[np.arange(len(idx)), idx],
                 coef_l=before[e_final, low] * lives[e_final], coef_p=before[e_final, low],
-                starts=_starts(e_parent), seg_starts=_starts(e_parent * 3 + level.action),
+                indptr=np.r_[0, np.cumsum(np.bincount(e_parent, minlength=len(level.card)))],
+                seg_starts=_starts(e_parent * 3 + level.action),
                 seg_parent=e_parent[_starts(e_parent * 3 + level.action)],
                 seg_action=level.action[_starts(e_parent * 3 + level.action)],
-                node_with_edges=np.unique(e_parent),
                 nb=nb, nb_idx=e_block[nb] + shift,
                 nb_coef_l=before[e_block[nb], nb_low] * lives[e_block[nb]],
                 nb_coef_p=before[e_block[nb], nb_low],
@@ -99,7 +103,7 @@ class Engine:
         dec = dealer.info >= 0
         pk = np.ones(len(dealer.card))
         pk[dec] = sigma[dealer.info[dec], 0]
-        w[ids] = pk[:, None] * tree.d_wkeep + (1 - pk)[:, None] * tree.d_wswap
+        w[ids] = tree.d_wswap + pk[:, None] * self._d_wdiff
         r = reach[ids]
         cfv += np.bincount(dealer.info[dec] * 2, r[dec] * tree.d_lkeep[dec], minlength=self.n_info * 2)
         cfv += np.bincount(dealer.info[dec] * 2 + 1, r[dec] * tree.d_lswap[dec], minlength=self.n_info * 2)
@@ -108,15 +112,14 @@ class Engine:
             losses[n - 1] = r @ (pk * tree.d_pkeep + (1 - pk) * tree.d_pswap)
         for j in range(n - 2, -1, -1):
             level, pre, s = levels[j], self._pre[j], sig_e[j]
-            g = w[level.child]
-            rows = np.arange(len(g))
-            gw = g * pre["pw"]
-            at = gw[rows, pre["idx"]]
-            dw = gw[:, tree.dw]
+            g = np.take(w, level.child, axis=0)
+            at = g.reshape(-1)[pre["flat_at"]] * pre["pw_at"]
+            dw = g[:, tree.dw] * level.prob
             loss = pre["coef_l"] * at + dw
-            contrib = g * pre["pwf"] * s[:, None]
-            node_w = np.add.reduceat(contrib, pre["starts"], axis=0)
-            w[level.offset + pre["node_with_edges"]] = node_w
+            g *= pre["pwf"]
+            # sum each node's edges, weighted by the actor's probability of the edge's action
+            agg = csr_matrix((s, np.arange(len(s)), pre["indptr"]), shape=(len(level.card), len(s)))
+            w[level.offset:level.offset + len(level.card)] = agg @ g
             seg_loss = np.add.reduceat(loss, pre["seg_starts"])
             info = level.info[pre["seg_parent"]]
             dec = pre["seg_action"] != AUTO
@@ -129,7 +132,7 @@ class Engine:
                 losses[j] += re @ (pre["coef_p"] * at + dw)
                 nb = pre["nb"]
                 if len(nb):
-                    gp = g[nb] * level.prob[nb, None]
+                    gp = w[level.child[nb]] * level.prob[nb, None]
                     rows_nb = np.arange(len(nb))
                     lives[j + 1] += re[nb] @ (pre["nb_coef_l"] * gp[rows_nb, pre["nb_idx"]] + gp[:, tree.dw])
                     losses[j + 1] += re[nb] @ (pre["nb_coef_p"] * gp[rows_nb, pre["nb_idx"]] + gp[:, tree.dw])
@@ -170,12 +173,13 @@ class Progress:
 def run_cfr(engine: Engine, *, iterations: int = 1000, tolerance: float = 1e-4, method: str = "dcfr",
             check_every: int = 10, start: float | None = None,
             callback: Callable[[Progress], None] | None = None) -> tuple[Array, Progress]:
-    """Iterate CFR+ (``method="cfr+"``) or discounted CFR (``"dcfr"``) until NashConv <= tolerance.
+    """Iterate CFR+ (``"cfr+"``), predictive CFR+ (``"pcfr+"``) or discounted CFR (``"dcfr"``, alpha 1.5,
+    beta 0, gamma 2) until the exact NashConv of the average strategy is at most ``tolerance``.
 
     Returns the average strategy and the progress record.
     """
-    if method not in ("cfr+", "dcfr"):
-        raise ValueError(f"unknown method {method!r}: allowed cfr+, dcfr")
+    if method not in ("cfr+", "dcfr", "pcfr+"):
+        raise ValueError(f"unknown method {method!r}: allowed cfr+, dcfr, pcfr+")
     t0 = time.perf_counter() if start is None else start
     m = engine.n_info
     regret = np.zeros((m, 2))
@@ -187,15 +191,17 @@ def run_cfr(engine: Engine, *, iterations: int = 1000, tolerance: float = 1e-4, 
         cfv = engine.evaluate(sigma).cfv
         value = (sigma * cfv).sum(axis=1, keepdims=True)
         inst = value - cfv  # regret of not having played the action (we minimise lives lost)
-        if method == "cfr+":
-            regret = np.maximum(regret + inst, 0.0)
-            avg += t * sigma
-        else:
+        if method == "dcfr":
             pos = t ** alpha / (t ** alpha + 1)
             neg = t ** beta / (t ** beta + 1)
             regret = np.where(regret > 0, regret * pos, regret * neg) + inst
-            avg += sigma * t ** gamma  # the DCFR average: weights (t/(t+1))^gamma, i.e. ~ t^gamma
-        sigma = _match(regret)
+            avg += sigma * t ** gamma  # DCFR's average: weights (t/(t+1))^gamma, i.e. ~ t^gamma
+            sigma = _match(regret)
+        else:
+            regret = np.maximum(regret + inst, 0.0)
+            avg += sigma * (t if method == "cfr+" else t * t)
+            # predictive CFR+ plays as if the next regrets were the last ones again
+            sigma = _match(regret if method == "cfr+" else regret + inst)
         if t % check_every == 0 or t == iterations:
             mean = _normalise(avg)
             nc = float(engine.gains(mean, engine.evaluate(mean).cfv).sum())
