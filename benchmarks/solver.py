@@ -58,10 +58,9 @@ def part2(players: int, budget: float) -> None:
     print(f"  chasetheace.solve (DCFR): NashConv {ours.nash_conv:.2e} in {ours.seconds:.3f} s "
           f"({ours.iterations} iterations)")
     try:
+        import chasetheace.adapters.openspiel  # noqa: F401  (registers the game)
         import pyspiel
         from open_spiel.python.algorithms import cfr, exploitability
-
-        import chasetheace.adapters.openspiel  # noqa: F401  (registers the game)
     except ImportError as exc:
         print(f"  OpenSpiel: skipped ({exc}); install open_spiel and the OpenSpiel adapter to compare")
         return

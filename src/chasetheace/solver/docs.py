@@ -77,7 +77,7 @@ def write_docs(out_dir: str = "docs", players: Sequence[int] = (3, 4, 5), plots:
     lines += [
         "## Two players: Le Her (exact)",
         "",
-        f"The `le-her` preset is constant-sum, so the linear program gives the exact equilibrium: the eldest",
+        "The `le-her` preset is constant-sum, so the linear program gives the exact equilibrium: the eldest",
         f"loses with probability **{le_her.value}** (= {float(le_her.value or 0):.6f}).",
         "",
     ]
