@@ -107,7 +107,7 @@ class Tree:
         self._copies, self._size = copies, hand.deck.size
         self._base = int(copies.max()) + 1
         pending: list[list[dict[str, Array]]] = [[] for _ in range(n + 1)]
-        eye = np.eye(k, dtype=np.int64)
+        eye = np.eye(k, dtype=np.int8)  # drawn counts are small: int8 keeps big levels compact
         pending[0].append(dict(hid=np.zeros(k, dtype=np.int64), drawn=eye, card=np.arange(k),
                                given=np.full(k, -1), src=np.arange(k)))
         self.reach0 = copies / self._size
@@ -122,7 +122,7 @@ class Tree:
         cat = {key: np.concatenate([p[key] for p in parts]) for key in parts[0]}
         powers = self._base ** np.arange(self.kinds, dtype=np.int64)
         code = ((cat["hid"] * (self.kinds + 1) + cat["card"]) * (self.kinds + 2) + cat["given"] + 1)
-        code = code * int(self._base ** self.kinds) + cat["drawn"] @ powers
+        code = code * int(self._base ** self.kinds) + cat["drawn"].astype(np.int64) @ powers
         _, first, inverse = np.unique(code, return_index=True, return_inverse=True)
         nodes = {key: v[first] for key, v in cat.items()}
         start = 0
