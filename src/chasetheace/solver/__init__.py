@@ -1,7 +1,8 @@
 """Solve one hand of Chase the Ace: equilibrium strategies, their losses, and how to play them.
 
 Needs the ``solve`` extra (numpy, scipy). The exact tree covers 2 to 5 players; two-player hands
-with exactly one loser (the ``le-her`` preset) are solved exactly by linear programming.
+with exactly one loser (the ``le-her`` preset) are solved exactly by linear programming; more
+players use a sampled method whose NashConv is estimated with its error.
 
 >>> import chasetheace as cta
 >>> sol = cta.solve(cta.Rules.preset("le-her"), players=2)
@@ -28,7 +29,7 @@ def solved_bot(arg: str, rules: Any, players: int) -> SolvedBot:
         if sol.rules != rules:
             raise ValueError(f"the solution in {arg} is for other rules than this game's")
         return sol.bot()
-    return SolvedBot(rules, {players: cached_solve(rules, players)} if players <= MAX_EXACT_PLAYERS else {})
+    return SolvedBot(rules, {players: cached_solve(rules, players)})
 
 
 def _register() -> None:

@@ -25,7 +25,7 @@ def _section(sol: Solution, preset: str, image: str | None) -> list[str]:
     n, deck = sol.players, sol.deck
     out = [f"### {n} players", ""]
     out.append(f"NashConv {sol.nash_conv:.1e} lives ({sol.method}, {sol.iterations} iterations, "
-               f"{sol.seconds:.1f} s).")
+               f"{sol.seconds:.2f} s).")
     out.append("")
     out.append("| position | P(lose) | main situation: keep from | hardest card (mean gap, lives) |")
     out.append("|---|---|---|---|")

@@ -17,7 +17,7 @@ from .hand import Deck, Hand, InfoKey, deck_of
 
 __all__ = ["METHODS", "MAX_EXACT_PLAYERS", "Solution", "SolvedBot", "solve", "infoset_of"]
 
-METHODS = ("auto", "lp", "dcfr", "cfr+")
+METHODS = ("auto", "lp", "dcfr", "cfr+", "pcfr+", "sampled")
 MAX_EXACT_PLAYERS = 5
 """The most players the exact tree handles in reasonable time and memory on a small machine."""
 
@@ -45,6 +45,8 @@ class Solution:
     value: Fraction | None = None           # two-player constant-sum: the eldest's exact expected loss
     exact_keep: list[Fraction] | None = None
     trace: list[tuple[int, float, float]] = field(default_factory=list)
+    nash_conv_error: float | None = None    # sampled method: the standard error of the estimate
+    loss_errors: list[float] | None = None  # sampled method: standard errors of loss_probabilities
     _index: dict[InfoKey, int] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
@@ -87,6 +89,7 @@ class Solution:
             "seconds": self.seconds, "value": None if self.value is None else str(self.value),
             "exact_keep": None if self.exact_keep is None else [str(x) for x in self.exact_keep],
             "trace": [list(t) for t in self.trace],
+            "nash_conv_error": self.nash_conv_error, "loss_errors": self.loss_errors,
         }
 
     @classmethod
@@ -106,6 +109,8 @@ class Solution:
                 None if data["value"] is None else Fraction(data["value"]),
                 None if data["exact_keep"] is None else [Fraction(x) for x in data["exact_keep"]],
                 [(int(a), float(b), float(c)) for a, b, c in data["trace"]],
+                None if data.get("nash_conv_error") is None else float(data["nash_conv_error"]),
+                None if data.get("loss_errors") is None else [float(x) for x in data["loss_errors"]],
             )
         except (KeyError, TypeError, IndexError) as exc:
             raise ValueError(f"bad solution data: {exc}") from None
@@ -127,12 +132,16 @@ class Solution:
 
 
 def solve(rules: Rules | None = None, players: int = 5, *, method: str = "auto", iterations: int = 2000,
-          tolerance: float = 1e-4, check_every: int = 10) -> Solution:
+          tolerance: float = 1e-4, check_every: int = 10, time_limit: float | None = None,
+          seed: int = 0) -> Solution:
     """An equilibrium of one hand with ``players`` seats under ``rules``.
 
     ``method``: ``"lp"`` (two players, exactly one loser: the exact sequence-form LP), ``"dcfr"``
-    (discounted CFR) or ``"cfr+"``, run until the exact NashConv is at most ``tolerance`` or for
-    ``iterations``; ``"auto"`` picks the LP where it applies, else DCFR.
+    (discounted CFR), ``"cfr+"`` or ``"pcfr+"`` (predictive CFR+) on the exact tree, run until the
+    exact NashConv is at most ``tolerance`` or for ``iterations``; ``"sampled"`` (mini-batch
+    external-sampling MCCFR, ``iterations`` batches of 2000 hands or ``time_limit`` seconds, seeded by
+    ``seed``; its NashConv is estimated from 20,000 fresh hands, with ``nash_conv_error``). ``"auto"`` picks the LP where it
+    applies, the exact tree up to :data:`MAX_EXACT_PLAYERS` players, else the sampled method.
     """
     rules = Rules() if rules is None else rules
     if not isinstance(rules, Rules):
@@ -144,9 +153,12 @@ def solve(rules: Rules | None = None, players: int = 5, *, method: str = "auto",
     if not isinstance(tolerance, int | float) or tolerance < 0:
         raise ValueError(f"bad tolerance {tolerance!r}: a number >= 0")
     hand = Hand(rules, players)
-    if players > MAX_EXACT_PLAYERS:
-        raise ValueError(f"the exact solver handles 2..{MAX_EXACT_PLAYERS} players, not {players}")
     start = time.perf_counter()
+    if method == "sampled" or (method == "auto" and players > MAX_EXACT_PLAYERS):
+        return _from_sampled(hand, iterations, time_limit, seed, start)
+    if players > MAX_EXACT_PLAYERS:
+        raise ValueError(f"the exact tree handles 2..{MAX_EXACT_PLAYERS} players, not {players}: "
+                         f"use method 'sampled'")
     if method in ("auto", "lp") and players == 2:
         from .lp import is_zero_sum, solve_zero_sum
 
@@ -189,6 +201,23 @@ def _from_cfr(hand: Hand, method: str, iterations: int, tolerance: float, check_
                               check_every=check_every, start=start)
     return _tables(hand, engine, sigma, method, start, iterations=progress.iterations,
                    trace=progress.trace)
+
+
+def _from_sampled(hand: Hand, batches: int, time_limit: float | None, seed: int, start: float) -> Solution:
+    import numpy as np
+
+    from .sampled import SampledSolver
+
+    solver = SampledSolver(hand, seed=seed)
+    done = solver.train(batches, seconds=time_limit)
+    est = solver.estimate(20_000)
+    keys = solver.infosets()
+    keep = solver.sigma(np.arange(len(keys)), average=True)
+    met = [solver.met.get(i, (0.0, 0.0, 0.0)) for i in range(len(keys))]
+    return Solution(hand.rules, hand.players, "sampled", keys, [float(x) for x in keep],
+                    [m[0] for m in met], [(m[1], m[2]) for m in met], est.losses, est.lives,
+                    est.nash_conv, [], iterations=done, seconds=time.perf_counter() - start,
+                    nash_conv_error=est.nash_conv_error, loss_errors=est.losses_error)
 
 
 def _from_lp(hand: Hand, lp: Any, start: float) -> Solution:
@@ -266,8 +295,8 @@ def position_name(position: int, players: int) -> str:
 class SolvedBot:
     """Plays the solver's equilibrium; solves for other player counts when players are knocked out.
 
-    Counts above :data:`MAX_EXACT_PLAYERS` are beyond the exact solver: there it plays like the
-    engine's CountingBot (and says so in ``fallbacks``).
+    Where a solution has no entry for a situation (the sampled method never met it), it keeps when
+    the position keeps that card more often than not on average.
     """
 
     name = "solved"
@@ -279,7 +308,6 @@ class SolvedBot:
         self.method = "auto" if method == "lp" else method
         self.tolerance = tolerance
         self.fallbacks = 0
-        self._counting: Any = None
 
     def solution(self, players: int) -> Solution:
         """The solution for ``players`` seats (solved now if needed, and kept)."""
@@ -290,15 +318,16 @@ class SolvedBot:
 
     def choose(self, observation: Mapping[str, Any], legal: Sequence[Action], rng: random.Random) -> Action:
         """Keep with the equilibrium's probability for this information set."""
-        n = len(_order(observation))
-        if n > MAX_EXACT_PLAYERS:
-            from ..bots import CountingBot
+        sol = self.solution(len(_order(observation)))
+        key = infoset_of(observation, sol.deck)
+        try:
+            p = sol.keep_probability(key)
+        except KeyError:
+            from .explain import keep_by_card
 
             self.fallbacks += 1
-            if self._counting is None:
-                self._counting = CountingBot()
-            return self._counting.choose(observation, legal, rng)  # type: ignore[no-any-return]
-        p = self.solution(n).action_probabilities(observation)["keep"]
+            average = keep_by_card(sol)[key[0]][key[2]]
+            p = 1.0 if average == average and average >= 0.5 else 0.0  # NaN: never met, swap
         return Action.KEEP if rng.random() < p else Action.SWAP
 
     def __repr__(self) -> str:
@@ -308,10 +337,16 @@ class SolvedBot:
 _CACHE: dict[tuple[Any, ...], Solution] = {}
 
 
+SAMPLED_SECONDS = 30.0
+"""How long :func:`cached_solve` (hence the ``solved`` bot) trains the sampled method."""
+
+
 def cached_solve(rules: Rules, players: int, method: str = "auto", tolerance: float = 1e-4) -> Solution:
-    """:func:`solve`, remembered for the life of the process."""
+    """:func:`solve`, remembered for the life of the process (the sampled method trains for
+    :data:`SAMPLED_SECONDS`)."""
     key = (tuple(sorted(rules.to_dict().items())), players, method, tolerance)
     sol = _CACHE.get(key)
     if sol is None:
-        sol = _CACHE[key] = solve(rules, players, method=method, tolerance=tolerance)
+        sol = _CACHE[key] = solve(rules, players, method=method, tolerance=tolerance,
+                                  time_limit=SAMPLED_SECONDS)
     return sol
