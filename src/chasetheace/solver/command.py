@@ -21,7 +21,7 @@ __all__ = ["register", "run", "main", "rules_from"]
 
 def _add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--players", type=int, default=5,
-                   help=f"seats at the table (2..{MAX_EXACT_PLAYERS})")
+                   help=f"seats at the table (exact up to {MAX_EXACT_PLAYERS}, sampled above)")
     p.add_argument("--preset", default="standard", help="a preset of RULES.md A5 (default standard)")
     p.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE",
                    help="change one rule option (repeatable), e.g. --rule ties=eldest-loses")
@@ -29,6 +29,9 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
                    help="auto: the LP where it applies, else DCFR")
     p.add_argument("--iterations", type=int, default=2000, help="most CFR iterations")
     p.add_argument("--tolerance", type=float, default=1e-4, help="stop at this NashConv (lives)")
+    p.add_argument("--time-limit", type=float, default=60.0, metavar="SECONDS",
+                   help="training time of the sampled method (more than 5 players; default 60)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the sampled method")
     p.add_argument("--situations", type=int, default=6, help="situations shown per position")
     p.add_argument("--json", action="store_true", help="print the whole solution as JSON")
     p.add_argument("--plot", metavar="FILE.png", help="also draw the strategy to a PNG file")
@@ -69,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         rules = rules_from(args.preset, args.rule)
         sol = solve(rules, args.players, method=args.method, iterations=args.iterations,
-                    tolerance=args.tolerance)
+                    tolerance=args.tolerance, time_limit=args.time_limit, seed=args.seed)
         if args.plot:
             from .plot import plot_solution
 

@@ -140,8 +140,9 @@ def solve(rules: Rules | None = None, players: int = 5, *, method: str = "auto",
     (discounted CFR), ``"cfr+"`` or ``"pcfr+"`` (predictive CFR+) on the exact tree, run until the
     exact NashConv is at most ``tolerance`` or for ``iterations``; ``"sampled"`` (mini-batch
     external-sampling MCCFR, ``iterations`` batches of 2000 hands or ``time_limit`` seconds, seeded by
-    ``seed``; its NashConv is estimated from 20,000 fresh hands, with ``nash_conv_error``). ``"auto"`` picks the LP where it
-    applies, the exact tree up to :data:`MAX_EXACT_PLAYERS` players, else the sampled method.
+    ``seed``; its NashConv is estimated from 20,000 fresh hands, with ``nash_conv_error``).
+    ``"auto"`` picks the LP where it applies, the exact tree up to :data:`MAX_EXACT_PLAYERS`
+    players, else the sampled method. ``time_limit`` applies to the sampled method only.
     """
     rules = Rules() if rules is None else rules
     if not isinstance(rules, Rules):
