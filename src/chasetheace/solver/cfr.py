@@ -9,6 +9,7 @@ best response is a per-information-set choice. One forward pass (reach) and one 
 from __future__ import annotations
 
 import time
+from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -36,8 +37,12 @@ class Passes:
 class Engine:
     """Evaluates strategy profiles (``sigma[infoset] = (keep, swap)``) on a :class:`Tree`."""
 
-    def __init__(self, tree: Tree) -> None:
+    def __init__(self, tree: Tree, workers: int = 1) -> None:
+        if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
+            raise ValueError(f"bad workers {workers!r}: an integer >= 1")
         self.tree = tree
+        self.workers = workers
+        self._pool: ThreadPoolExecutor | None = ThreadPoolExecutor(workers) if workers > 1 else None
         hand = tree.hand
         self.n_info = len(tree.infosets)
         self.owner = np.array([key[0] for key in tree.infosets], dtype=np.int64)
@@ -153,7 +158,9 @@ class Engine:
         at = np.empty(len(s))
         dw = np.empty(len(s))
         indptr = pre["indptr"]
-        for p0, p1 in pre["chunks"]:
+
+        def chunk(bounds: tuple[int, int]) -> None:
+            p0, p1 = bounds
             e0, e1 = int(indptr[p0]), int(indptr[p1])
             g = np.take(w, level.child[e0:e1], axis=0)
             at[e0:e1] = g.reshape(-1)[pre["flat_at"][:e1 - e0] + pre["idx"][e0:e1]] * pre["pw_at"][e0:e1]
@@ -165,6 +172,14 @@ class Engine:
             # each node's continuation: its edges weighted by the actor's probability of the action
             agg = csr_matrix((s[e0:e1], np.arange(e1 - e0), indptr[p0:p1 + 1] - e0), shape=(p1 - p0, e1 - e0))
             w[level.offset + p0:level.offset + p1] = agg @ g
+
+        # chunks write disjoint nodes and read only later levels: threads may share them
+        # (numpy and scipy release the GIL in these loops)
+        if self._pool is not None and len(pre["chunks"]) > 1:
+            list(self._pool.map(chunk, pre["chunks"]))
+        else:
+            for bounds in pre["chunks"]:
+                chunk(bounds)
         return at, dw
 
     def info_reach(self, passes: Passes) -> Array:

@@ -32,6 +32,7 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--time-limit", type=float, default=60.0, metavar="SECONDS",
                    help="training time of the sampled method (more than 5 players; default 60)")
     p.add_argument("--seed", type=int, default=0, help="seed of the sampled method")
+    p.add_argument("--workers", type=int, default=1, help="threads for the exact tree's passes")
     p.add_argument("--situations", type=int, default=6, help="situations shown per position")
     p.add_argument("--json", action="store_true", help="print the whole solution as JSON")
     p.add_argument("--plot", metavar="FILE.png", help="also draw the strategy to a PNG file")
@@ -72,7 +73,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         rules = rules_from(args.preset, args.rule)
         sol = solve(rules, args.players, method=args.method, iterations=args.iterations,
-                    tolerance=args.tolerance, time_limit=args.time_limit, seed=args.seed)
+                    tolerance=args.tolerance, time_limit=args.time_limit, seed=args.seed,
+                    workers=args.workers)
         if args.plot:
             from .plot import plot_solution
 

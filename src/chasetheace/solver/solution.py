@@ -132,8 +132,8 @@ class Solution:
 
 
 def solve(rules: Rules | None = None, players: int = 5, *, method: str = "auto", iterations: int = 2000,
-          tolerance: float = 1e-4, check_every: int = 10, time_limit: float | None = None,
-          seed: int = 0) -> Solution:
+          tolerance: float = 1e-4, workers: int = 1, check_every: int = 10,
+          time_limit: float | None = None, seed: int = 0) -> Solution:
     """An equilibrium of one hand with ``players`` seats under ``rules``.
 
     ``method``: ``"lp"`` (two players, exactly one loser: the exact sequence-form LP), ``"dcfr"``
@@ -142,7 +142,8 @@ def solve(rules: Rules | None = None, players: int = 5, *, method: str = "auto",
     external-sampling MCCFR, ``iterations`` batches of 2000 hands or ``time_limit`` seconds, seeded by
     ``seed``; its NashConv is estimated from 20,000 fresh hands, with ``nash_conv_error``).
     ``"auto"`` picks the LP where it applies, the exact tree up to :data:`MAX_EXACT_PLAYERS`
-    players, else the sampled method. ``time_limit`` applies to the sampled method only.
+    players, else the sampled method. ``workers`` threads share the exact tree's passes (the
+    result does not depend on it); ``time_limit`` applies to the sampled method only.
     """
     rules = Rules() if rules is None else rules
     if not isinstance(rules, Rules):
@@ -153,6 +154,8 @@ def solve(rules: Rules | None = None, players: int = 5, *, method: str = "auto",
         raise ValueError(f"bad iterations {iterations!r}: an integer >= 1")
     if not isinstance(tolerance, int | float) or tolerance < 0:
         raise ValueError(f"bad tolerance {tolerance!r}: a number >= 0")
+    if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
+        raise ValueError(f"bad workers {workers!r}: an integer >= 1")
     hand = Hand(rules, players)
     start = time.perf_counter()
     if method == "sampled" or (method == "auto" and players > MAX_EXACT_PLAYERS):
@@ -170,14 +173,15 @@ def solve(rules: Rules | None = None, players: int = 5, *, method: str = "auto",
                              "(ties not all-lose, no ace_pays_double), e.g. the le-her preset")
     elif method == "lp":
         raise ValueError("method 'lp' needs two players")
-    return _from_cfr(hand, "dcfr" if method == "auto" else method, iterations, tolerance, check_every, start)
+    return _from_cfr(hand, "dcfr" if method == "auto" else method, iterations, tolerance, check_every, start,
+                     workers)
 
 
-def _engine(hand: Hand) -> Any:
+def _engine(hand: Hand, workers: int = 1) -> Any:
     from .cfr import Engine
     from .tree import Tree
 
-    return Engine(Tree(hand))
+    return Engine(Tree(hand), workers)
 
 
 def _tables(hand: Hand, engine: Any, sigma: Any, method: str, start: float, **extra: Any) -> Solution:
@@ -194,10 +198,10 @@ def _tables(hand: Hand, engine: Any, sigma: Any, method: str, start: float, **ex
 
 
 def _from_cfr(hand: Hand, method: str, iterations: int, tolerance: float, check_every: int,
-              start: float) -> Solution:
+              start: float, workers: int) -> Solution:
     from .cfr import run_cfr
 
-    engine = _engine(hand)
+    engine = _engine(hand, workers)
     sigma, progress = run_cfr(engine, iterations=iterations, tolerance=tolerance, method=method,
                               check_every=check_every, start=start)
     return _tables(hand, engine, sigma, method, start, iterations=progress.iterations,
