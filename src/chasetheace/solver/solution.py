@@ -139,7 +139,8 @@ def solve(rules: Rules | None = None, players: int = 5, *, method: str = "auto",
     ``method``: ``"lp"`` (two players, exactly one loser: the exact sequence-form LP), ``"dcfr"``
     (discounted CFR), ``"cfr+"`` or ``"pcfr+"`` (predictive CFR+) on the exact tree, run until the
     exact NashConv is at most ``tolerance`` or for ``iterations``; ``"sampled"`` (mini-batch
-    external-sampling MCCFR, ``iterations`` batches of 2000 hands or ``time_limit`` seconds, seeded by
+    external-sampling MCCFR, ``iterations`` batches of 2000 hands or ``time_limit`` seconds (default
+    60), seeded by
     ``seed``; its NashConv is estimated from 20,000 fresh hands, with ``nash_conv_error``).
     ``"auto"`` picks the LP where it applies, the exact tree up to :data:`MAX_EXACT_PLAYERS`
     players, else the sampled method. ``workers`` threads share the exact tree's passes (the
@@ -159,7 +160,7 @@ def solve(rules: Rules | None = None, players: int = 5, *, method: str = "auto",
     hand = Hand(rules, players)
     start = time.perf_counter()
     if method == "sampled" or (method == "auto" and players > MAX_EXACT_PLAYERS):
-        return _from_sampled(hand, iterations, time_limit, seed, start)
+        return _from_sampled(hand, iterations, 60.0 if time_limit is None else time_limit, seed, start)
     if players > MAX_EXACT_PLAYERS:
         raise ValueError(f"the exact tree handles 2..{MAX_EXACT_PLAYERS} players, not {players}: "
                          f"use method 'sampled'")
