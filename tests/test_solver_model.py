@@ -73,3 +73,13 @@ def test_cfr_reaches_tolerance_checked_by_brute_force_best_response(changes: dic
 def test_brute_force_deals_sum_to_one() -> None:
     hand = Hand(Rules(), 3, SMALL)
     assert sum(p for _, p in brute.deals(hand)) == 1
+
+
+def test_threads_and_single_precision_agree_with_the_plain_pass() -> None:
+    tree = Tree(Hand(Rules(), 4))  # big enough for several chunks per level
+    sigma = _random_profile(tree, 7)
+    plain = Engine(tree).evaluate(sigma, table=True)
+    threaded = Engine(tree, workers=2).evaluate(sigma, table=True)
+    assert np.array_equal(plain.cfv, threaded.cfv) and np.array_equal(plain.lives, threaded.lives)
+    fast = Engine(tree).evaluate(sigma, precise=False)
+    assert np.abs(fast.cfv - plain.cfv).max() < 1e-6
