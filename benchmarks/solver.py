@@ -35,14 +35,16 @@ def part1(counts: list[int], sampled_seconds: float) -> None:
     print(f"{'players':>7} {'method':>6} {'workers':>7} {'seconds':>8} {'iters':>5} {'NashConv':>10} "
           f"{'nodes':>9} {'edges':>9} {'infosets':>8}")
     for n in counts:
-        if n > cta.solver.MAX_EXACT_PLAYERS:
+        if n > cta.solver.AUTO_EXACT_PLAYERS:
             sol = cta.solve(cta.Rules(), n, method="sampled", time_limit=sampled_seconds)
-            print(f"{n:>7} sampled: the exact tree grows about 10 times per player (5 players: 0.9 M nodes, "
-                  f"1.4 GB), so {n} players use the sampled method: after {sol.seconds:.0f} s "
-                  f"({sol.iterations} batches of 2000 hands) the estimated NashConv is "
-                  f"{sol.nash_conv:.2e} +- {sol.nash_conv_error:.1e}", flush=True)
+            print(f"{n:>7} sampled for {sol.seconds:.0f} s ({sol.iterations} batches of 2000 hands): "
+                  f"estimated NashConv {sol.nash_conv:.2e} +- {sol.nash_conv_error:.1e}", flush=True)
+        if n > cta.solver.MAX_EXACT_PLAYERS:
             continue
-        for method, workers in (("dcfr", 1), ("dcfr", 2), ("pcfr+", 2)):
+        runs = [("dcfr", 2)]
+        if n <= cta.solver.AUTO_EXACT_PLAYERS:
+            runs = [("dcfr", 1), ("dcfr", 2), ("pcfr+", 2)]
+        for method, workers in runs:
             start = time.perf_counter()
             tree = Tree(Hand(cta.Rules(), n))
             engine = Engine(tree, workers)

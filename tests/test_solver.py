@@ -117,7 +117,7 @@ def test_solution_round_trips_and_loads_as_a_bot(three: Solution, tmp_path: obje
 
 @pytest.mark.parametrize("kwargs, message", [
     ({"players": 1}, "players"), ({"players": 60}, "2..51"), ({"method": "magic"}, "method"),
-    ({"method": "dcfr", "players": 6}, "sampled"), ({"workers": 0}, "workers"),
+    ({"method": "dcfr", "players": 7}, "sampled"), ({"workers": 0}, "workers"),
     ({"rules": cta.Rules(pairing=True)}, "pairing"), ({"method": "lp", "players": 3}, "two players"),
     ({"iterations": 0}, "iterations"),
 ])

@@ -1,6 +1,6 @@
 """Solve one hand of Chase the Ace: equilibrium strategies, their losses, and how to play them.
 
-Needs the ``solve`` extra (numpy, scipy). The exact tree covers 2 to 5 players; two-player hands
+Needs the ``solve`` extra (numpy, scipy). The exact tree covers 2 to 6 players; two-player hands
 with exactly one loser (the ``le-her`` preset) are solved exactly by linear programming; more
 players use a sampled method whose NashConv is estimated with its error.
 
@@ -15,9 +15,10 @@ from __future__ import annotations
 from typing import Any
 
 from .hand import Deck, Hand, UnsupportedRuleError
-from .solution import MAX_EXACT_PLAYERS, METHODS, Solution, SolvedBot, cached_solve, solve
+from .solution import AUTO_EXACT_PLAYERS, MAX_EXACT_PLAYERS, METHODS, Solution, SolvedBot, cached_solve, solve
 
-__all__ = ["Deck", "Hand", "MAX_EXACT_PLAYERS", "METHODS", "Solution", "SolvedBot", "UnsupportedRuleError",
+__all__ = ["AUTO_EXACT_PLAYERS", "Deck", "Hand",
+           "MAX_EXACT_PLAYERS", "METHODS", "Solution", "SolvedBot", "UnsupportedRuleError",
            "solve", "solved_bot"]
 
 

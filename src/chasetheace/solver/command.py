@@ -14,14 +14,15 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..rules import Rules
-from .solution import MAX_EXACT_PLAYERS, METHODS
+from .solution import AUTO_EXACT_PLAYERS, MAX_EXACT_PLAYERS, METHODS
 
 __all__ = ["register", "run", "main", "rules_from"]
 
 
 def _add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--players", type=int, default=5,
-                   help=f"seats at the table (exact up to {MAX_EXACT_PLAYERS}, sampled above)")
+                   help=f"seats at the table (auto: exact up to {AUTO_EXACT_PLAYERS}, sampled above; "
+                        f"--method dcfr solves up to {MAX_EXACT_PLAYERS} exactly)")
     p.add_argument("--preset", default="standard", help="a preset of RULES.md A5 (default standard)")
     p.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE",
                    help="change one rule option (repeatable), e.g. --rule ties=eldest-loses")

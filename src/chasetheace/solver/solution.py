@@ -15,11 +15,15 @@ from ..game import Action
 from ..rules import Rules
 from .hand import Deck, Hand, InfoKey, deck_of
 
-__all__ = ["METHODS", "MAX_EXACT_PLAYERS", "Solution", "SolvedBot", "solve", "infoset_of"]
+__all__ = ["AUTO_EXACT_PLAYERS", "METHODS", "MAX_EXACT_PLAYERS", "Solution", "SolvedBot", "solve",
+           "infoset_of"]
 
 METHODS = ("auto", "lp", "dcfr", "cfr+", "pcfr+", "sampled")
-MAX_EXACT_PLAYERS = 5
-"""The most players the exact tree handles in reasonable time and memory on a small machine."""
+MAX_EXACT_PLAYERS = 6
+"""The most players the exact tree takes (6 players: 8 M nodes, 24 M edges, about 10 GB and a few
+minutes; 7 would need about ten times more)."""
+AUTO_EXACT_PLAYERS = 5
+"""The most players for which ``method="auto"`` uses the exact tree (5 players: about 10 s, 1.5 GB)."""
 
 
 @dataclass
@@ -140,11 +144,11 @@ def solve(rules: Rules | None = None, players: int = 5, *, method: str = "auto",
     (discounted CFR), ``"cfr+"`` or ``"pcfr+"`` (predictive CFR+) on the exact tree, run until the
     exact NashConv is at most ``tolerance`` or for ``iterations``; ``"sampled"`` (mini-batch
     external-sampling MCCFR, ``iterations`` batches of 2000 hands or ``time_limit`` seconds (default
-    60), seeded by
-    ``seed``; its NashConv is estimated from 20,000 fresh hands, with ``nash_conv_error``).
-    ``"auto"`` picks the LP where it applies, the exact tree up to :data:`MAX_EXACT_PLAYERS`
-    players, else the sampled method. ``workers`` threads share the exact tree's passes (the
-    result does not depend on it); ``time_limit`` applies to the sampled method only.
+    60), seeded by ``seed``; its NashConv is estimated from 20,000 fresh hands, with
+    ``nash_conv_error``). ``"auto"`` picks the LP where it applies, the exact tree up to
+    :data:`AUTO_EXACT_PLAYERS` players, else the sampled method (ask for ``"dcfr"`` to solve 6
+    players exactly). ``workers`` threads share the exact tree's passes (the result does not
+    depend on it); ``time_limit`` applies to the sampled method only.
     """
     rules = Rules() if rules is None else rules
     if not isinstance(rules, Rules):
@@ -159,7 +163,7 @@ def solve(rules: Rules | None = None, players: int = 5, *, method: str = "auto",
         raise ValueError(f"bad workers {workers!r}: an integer >= 1")
     hand = Hand(rules, players)
     start = time.perf_counter()
-    if method == "sampled" or (method == "auto" and players > MAX_EXACT_PLAYERS):
+    if method == "sampled" or (method == "auto" and players > AUTO_EXACT_PLAYERS):
         return _from_sampled(hand, iterations, 60.0 if time_limit is None else time_limit, seed, start)
     if players > MAX_EXACT_PLAYERS:
         raise ValueError(f"the exact tree handles 2..{MAX_EXACT_PLAYERS} players, not {players}: "
