@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from ..rules import Rules, preset_info
 from .explain import hardest_cards, rules_of_thumb
-from .solution import AUTO_EXACT_PLAYERS, Solution, position_name, solve
+from .solution import MAX_EXACT_PLAYERS, Solution, position_name, solve
 
 __all__ = ["PRESETS", "write_docs", "main"]
 
@@ -75,7 +75,7 @@ def write_docs(out_dir: str = "docs", players: Sequence[int] = tuple(range(3, 11
         "the smallest mean gap in expected lives lost between keeping and swapping, over the",
         "situations in which the position holds it.",
         "",
-        f"Player counts: {min(players)} to {max(players)}. Up to {AUTO_EXACT_PLAYERS} players the game tree",
+        f"Player counts: {min(players)} to {max(players)}. Up to {MAX_EXACT_PLAYERS} players the game tree",
         "is solved exactly (NashConv below 1e-4 lives, measured exactly). Above that the sampled method",
         f"trains for {sampled_seconds:.0f} s per table and its NashConv is an estimate from 20,000 fresh",
         "hands: treat those tables as a sketch of the equilibrium, not the equilibrium itself.",
@@ -98,7 +98,8 @@ def write_docs(out_dir: str = "docs", players: Sequence[int] = tuple(range(3, 11
         lines += [f"## `{preset}`: {info.description}", ""]
         losses = []
         for n in players:
-            sol = solve(info.rules, n, time_limit=sampled_seconds)
+            method = "dcfr" if n <= MAX_EXACT_PLAYERS else "sampled"
+            sol = solve(info.rules, n, method=method, time_limit=sampled_seconds, workers=2)
             image = None
             if plots:
                 from .plot import plot_solution
