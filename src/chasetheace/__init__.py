@@ -28,6 +28,7 @@ from .events import Event
 from .game import Action, Game
 from .rules import OPTIONS, PRESETS, Option, Preset, Rules, preset_info
 from .session import Session
+from .solver import Solution, solve  # registers the "solved" bot; numpy is imported only to solve
 
 __version__ = "0.1.0"
 
@@ -35,7 +36,7 @@ __all__ = [
     "BOT_KINDS", "OPTIONS", "PRESETS",
     "AceChasingGame", "Action", "Bot", "Card", "CountingBot", "Event", "Game", "IllegalActionError",
     "OddsBot", "Offer", "Option", "Preset", "RandomAceChasingBot", "RandomBot", "RecordError", "Rules",
-    "Session", "ThresholdBot",
+    "Session", "Solution", "ThresholdBot",
     "bot_kinds", "events", "make_ace_chasing_bot", "make_bot", "pack", "play_ace_chasing_game", "play_game",
-    "preset_info", "register_bot", "__version__",
+    "preset_info", "register_bot", "solve", "__version__",
 ]

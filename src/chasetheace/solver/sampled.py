@@ -1,0 +1,303 @@
+"""Many players: mini-batch external-sampling MCCFR, and a sampled NashConv estimate with its error.
+
+Each batch deals ``batch`` hands at random (exact multiplicities). Every hand is played on-policy;
+at each decision both actions are played out from there (the rest of the hand sampled again), which
+gives the deciding seat an unbiased sample of its counterfactual values for keep and swap. Regrets are
+accumulated per information set (CFR+ style) and the average strategy is kept.
+
+The NashConv estimate plays fresh hands with the average strategy and, at every decision, both
+actions: per information set, the mean paired difference ``d`` of lives lost (keep minus swap) and
+its standard error. A best response would gain ``P(I) * sigma(worse action) * |d|``; summing gives
+the estimate, and the standard errors (in quadrature) its error. Where a decision is close to
+indifferent and samples are few, the estimate is biased upwards (it counts noise as gain).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .hand import Hand, InfoKey
+
+__all__ = ["SampledSolver", "Estimate"]
+
+TOKENS = {"k": 1, "s": 2, "b": 3, "K": 4, "sA": 5, "s2": 6}  # 3 bits each in a history code
+Array = Any
+
+
+@dataclass
+class Estimate:
+    """Sampled figures for a strategy."""
+
+    hands: int
+    nash_conv: float
+    nash_conv_error: float
+    losses: list[float]
+    losses_error: list[float]
+    lives: list[float]
+    lives_error: list[float]
+
+
+class _State:
+    """A batch of hands in progress."""
+
+    def __init__(self, cards: Array, stock: Array) -> None:
+        b, n = cards.shape
+        self.cards = cards
+        self.stock = stock
+        self.hist = np.zeros(b, dtype=np.int64)     # tokens so far, 3 bits each
+        self.given = np.full(b, -1, dtype=np.int64)  # card the next seat gave (swapped with)
+        self.done = np.zeros((b, n), dtype=bool)
+        self.stopped = np.zeros(b, dtype=bool)
+        self.special = np.zeros(b, dtype=np.int64)  # 0 normal, 1 dealer alone loses, 2 others lose, 3 immune
+
+    def take(self, rows: Array) -> _State:
+        out = _State.__new__(_State)
+        for name in ("cards", "stock", "hist", "given", "done", "stopped", "special"):
+            setattr(out, name, getattr(self, name)[rows].copy())
+        return out
+
+
+MAX_PLAYERS = 21  # 20 earlier turns of 3 bits fit an int64 history code
+
+
+class SampledSolver:
+    """Sampled equilibrium search for a hand of up to :data:`MAX_PLAYERS` seats."""
+
+    def __init__(self, hand: Hand, seed: int = 0) -> None:
+        self.hand = hand
+        self.n, self.k = hand.players, hand.kinds
+        if self.n > MAX_PLAYERS:
+            raise ValueError(f"the sampled method handles up to {MAX_PLAYERS} players, not {self.n}")
+        self.rng = np.random.default_rng(seed)
+        self.pack = np.repeat(np.arange(self.k), hand.deck.copies)
+        self.index: dict[tuple[int, int, int, int], int] = {}
+        self.keys: list[tuple[int, int, int, int]] = []
+        self.met: dict[int, tuple[float, float, float]] = {}  # share of hands, keep and swap values
+        self.regret = np.zeros((1024, 2))
+        self.avg = np.zeros((1024, 2))
+        kind = np.zeros((self.k, self.k), dtype=np.int64)
+        card = np.zeros((self.k, self.k), dtype=np.int64)
+        codes = {"card": 0, "dl": 1, "dw": 2, "immune": 3}
+        for x in range(self.k):
+            for s in range(self.k):
+                what, c = hand.dealer_draw(x, s)
+                kind[x, s], card[x, s] = codes[what], c
+        self.draw_kind, self.draw_card = kind, card
+        self.token_of = np.array([TOKENS[hand.swap_token(c)] for c in range(self.k)])
+        self.lives_of = np.array([hand.lives(c) for c in range(self.k)], dtype=float)
+
+    # --- information sets ---------------------------------------------------------------------
+
+    def _ids(self, t: int, state: _State, rows: Array, grow: bool) -> Array:
+        hist, x, p = state.hist[rows], state.cards[rows, t], state.given[rows]
+        keys = np.stack([hist, x * 64 + p + 1], axis=1)
+        unique, inverse = np.unique(keys, axis=0, return_inverse=True)
+        ids = np.empty(len(unique), dtype=np.int64)
+        for i, (h, xp) in enumerate(unique.tolist()):
+            key = (t, h, xp // 64, xp % 64 - 1)
+            v = self.index.get(key, -1)
+            if v < 0 and grow:
+                v = self.index[key] = len(self.keys)
+                self.keys.append(key)
+                if v >= len(self.regret):
+                    self.regret = np.vstack([self.regret, np.zeros_like(self.regret)])
+                    self.avg = np.vstack([self.avg, np.zeros_like(self.avg)])
+            ids[i] = v
+        return ids[inverse.reshape(-1)]
+
+    def sigma(self, ids: Array, average: bool) -> Array:
+        """Keep probabilities at information set ids (-1: unknown, 1/2)."""
+        table = self.avg if average else self.regret
+        known = ids >= 0
+        out = np.full(len(ids), 0.5)
+        v = table[ids[known]]
+        if average:
+            tot = v.sum(axis=1)
+            out[known] = np.where(tot > 0, v[:, 0] / np.where(tot > 0, tot, 1), 0.5)
+        else:
+            pos = np.maximum(v, 0)
+            tot = pos.sum(axis=1)
+            out[known] = np.where(tot > 0, pos[:, 0] / np.where(tot > 0, tot, 1), 0.5)
+        return out
+
+    # --- playing --------------------------------------------------------------------------------
+
+    def deal(self, batch: int) -> _State:
+        """``batch`` random hands."""
+        order = np.argsort(self.rng.random((batch, len(self.pack))), axis=1)[:, :self.n + 1]
+        cards = self.pack[order]
+        return _State(cards[:, :self.n].copy(), cards[:, self.n].copy())
+
+    def deciding(self, t: int, state: _State) -> Array:
+        """Rows where seat ``t`` has a decision now; shows blockers first."""
+        hand = self.hand
+        active = ~state.done[:, t] & ~state.stopped
+        show = active & (state.cards[:, t] == hand.blocker)
+        if show.any():
+            state.hist[show] = state.hist[show] * 8 + TOKENS["K"]
+            state.done[show, t] = True
+            if hand.stops:
+                state.stopped[show] = True
+        return np.flatnonzero(active & ~show)
+
+    def act(self, t: int, state: _State, rows: Array, keep: Array) -> None:
+        """Seat ``t`` keeps (``keep`` True) or swaps in ``rows``."""
+        hand, n = self.hand, self.n
+        state.done[rows, t] = True
+        state.given[rows] = -1
+        k_rows, s_rows = rows[keep], rows[~keep]
+        if t == n - 1:
+            x, s = state.cards[s_rows, t], state.stock[s_rows]
+            state.special[s_rows] = self.draw_kind[x, s]
+            state.cards[s_rows, t] = self.draw_card[x, s]
+            return
+        state.hist[k_rows] = state.hist[k_rows] * 8 + TOKENS["k"]
+        nb = state.cards[s_rows, t + 1]
+        blocked = nb == hand.blocker
+        b_rows, x_rows = s_rows[blocked], s_rows[~blocked]
+        state.hist[b_rows] = state.hist[b_rows] * 8 + TOKENS["b"]
+        state.done[b_rows, t + 1] = True
+        if hand.stops:
+            state.stopped[b_rows] = True
+        theirs = state.cards[x_rows, t + 1]
+        state.hist[x_rows] = state.hist[x_rows] * 8 + self.token_of[theirs]
+        state.cards[x_rows, t + 1] = state.cards[x_rows, t]
+        state.cards[x_rows, t] = theirs
+        state.given[x_rows] = theirs
+
+    def finish(self, t: int, state: _State, average: bool) -> Array:
+        """Play seats ``t``.. on-policy to the end; lives lost per row and seat."""
+        for u in range(t, self.n):
+            rows = self.deciding(u, state)
+            if len(rows):
+                p = self.sigma(self._ids(u, state, rows, grow=False), average)
+                self.act(u, state, rows, self.rng.random(len(rows)) < p)
+        return self.showdown(state)[0]
+
+    def showdown(self, state: _State) -> tuple[Array, Array]:
+        """(lives lost, lost) per row and seat."""
+        n, d = self.n, self.n - 1
+        cards = state.cards.astype(float)
+        cards[state.special == 3, d] = np.inf
+        low = cards.min(axis=1, keepdims=True)
+        lose = cards == low
+        ties = self.hand.rules.ties
+        if ties != "all-lose":
+            pick = lose.argmax(axis=1) if ties == "eldest-loses" else n - 1 - lose[:, ::-1].argmax(axis=1)
+            lose = np.zeros_like(lose)
+            lose[np.arange(len(lose)), pick] = True
+        lives = lose * self.lives_of[state.cards]
+        dl, dw = state.special == 1, state.special == 2
+        lose[dl] = False
+        lose[dl, d] = True
+        lose[dw] = True
+        lose[dw, d] = False
+        lives[dl | dw] = lose[dl | dw]
+        return lives, lose
+
+    # --- learning and measuring ----------------------------------------------------------------
+
+    def _both(self, t: int, state: _State, rows: Array, average: bool) -> tuple[Array, Array]:
+        """Lives seat ``t`` loses after keeping / swapping in ``rows`` (rest of the hand sampled)."""
+        out = []
+        for keep in (True, False):
+            fork = state.take(rows)
+            self.act(t, fork, np.arange(len(rows)), np.full(len(rows), keep))
+            out.append(self.finish(t + 1, fork, average)[:, t])
+        return out[0], out[1]
+
+    def train(self, batches: int, batch: int = 2000, seconds: float | None = None) -> int:
+        """Run up to ``batches`` mini-batches (or until ``seconds``); returns how many ran."""
+        start = time.perf_counter()
+        done = 0
+        for it in range(1, batches + 1):
+            state = self.deal(batch)
+            for t in range(self.n):
+                rows = self.deciding(t, state)
+                if not len(rows):
+                    continue
+                ids = self._ids(t, state, rows, grow=True)
+                p = self.sigma(ids, average=False)
+                v_keep, v_swap = self._both(t, state, rows, average=False)
+                value = p * v_keep + (1 - p) * v_swap
+                inst = np.stack([value - v_keep, value - v_swap], axis=1)
+                m = len(self.keys)
+                add = np.stack([np.bincount(ids, inst[:, a], minlength=m) for a in (0, 1)], axis=1)
+                self.regret[:m] = np.maximum(self.regret[:m] + add, 0.0)
+                weight = np.stack([np.bincount(ids, p, minlength=m), np.bincount(ids, 1 - p, minlength=m)], 1)
+                self.avg[:m] += it * weight
+                self.act(t, state, rows, self.rng.random(len(rows)) < p)
+            done = it
+            if seconds is not None and time.perf_counter() - start > seconds:
+                break
+        return done
+
+    def estimate(self, hands: int, batch: int = 5000) -> Estimate:
+        """Play ``hands`` fresh hands with the average strategy; sampled NashConv and losses.
+
+        Information sets first met here join the table with the average strategy's default, 1/2.
+        """
+        n = self.n
+        sums: dict[int, list[float]] = {}
+        lives_all, lost_all = [], []
+        played = 0
+        while played < hands:
+            b = min(batch, hands - played)
+            state = self.deal(b)
+            for t in range(n):
+                rows = self.deciding(t, state)
+                if not len(rows):
+                    continue
+                ids = self._ids(t, state, rows, grow=True)
+                p = self.sigma(ids, average=True)
+                v_keep, v_swap = self._both(t, state, rows, average=True)
+                diff = v_keep - v_swap
+                for i, dv, vk, vs in zip(ids.tolist(), diff.tolist(), v_keep.tolist(), v_swap.tolist()):
+                    s = sums.setdefault(i, [0.0, 0.0, 0.0, 0.0, 0.0])
+                    s[0] += 1
+                    s[1] += dv
+                    s[2] += dv * dv
+                    s[3] += vk
+                    s[4] += vs
+                self.act(t, state, rows, self.rng.random(len(rows)) < p)
+            lives, lost = self.showdown(state)
+            lives_all.append(lives)
+            lost_all.append(lost)
+            played += b
+        gain, var = 0.0, 0.0
+        keep = self.sigma(np.array(list(sums), dtype=np.int64), average=True)
+        for (count, total, square, _, _), q in zip(sums.values(), keep.tolist()):
+            mean = total / count
+            sd = max(square / count - mean * mean, 0.0) ** 0.5
+            worse = q if mean > 0 else 1 - q
+            share = count / hands
+            gain += share * worse * abs(mean)
+            var += (share * worse * sd) ** 2 / count
+        lives_m, lost_m = np.concatenate(lives_all), np.concatenate(lost_all).astype(float)
+        root = np.sqrt(len(lives_m))
+        self.met = {i: (s[0] / hands, s[3] / s[0], s[4] / s[0]) for i, s in sums.items()}
+        return Estimate(hands, gain, var ** 0.5,
+                        lost_m.mean(axis=0).tolist(), (lost_m.std(axis=0) / root).tolist(),
+                        lives_m.mean(axis=0).tolist(), (lives_m.std(axis=0) / root).tolist())
+
+    # --- results ------------------------------------------------------------------------------------
+
+    def infosets(self) -> list[InfoKey]:
+        """The visited information sets as solver keys (position, tokens, card, given)."""
+        names = {v: k for k, v in TOKENS.items()}
+        out = []
+        for t, h, x, p in self.keys:
+            tokens = []
+            while h:
+                tokens.append(names[h % 8])
+                h //= 8
+            out.append((t, tuple(reversed(tokens)), x, p))
+        return out
+
+    def visits(self) -> Array:
+        """How often each information set was met in training (iteration-weighted)."""
+        return self.avg[:len(self.keys)].sum(axis=1)

@@ -1,0 +1,362 @@
+"""``solve()`` and the :class:`Solution` it returns: the strategy, its losses, its NashConv."""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from ..cards import Card, rank_char
+from ..game import Action
+from ..rules import Rules
+from .hand import Deck, Hand, InfoKey, deck_of
+
+__all__ = ["AUTO_EXACT_PLAYERS", "METHODS", "MAX_EXACT_PLAYERS", "Solution", "SolvedBot", "solve",
+           "infoset_of"]
+
+METHODS = ("auto", "lp", "dcfr", "cfr+", "pcfr+", "sampled")
+MAX_EXACT_PLAYERS = 6
+"""The most players the exact tree takes (6 players: 8 M nodes, 24 M edges, about 10 GB and a few
+minutes; 7 would need about ten times more)."""
+AUTO_EXACT_PLAYERS = 5
+"""The most players for which ``method="auto"`` uses the exact tree (5 players: about 10 s, 1.5 GB)."""
+
+
+@dataclass
+class Solution:
+    """An equilibrium (or an approximation with a measured NashConv) of one hand.
+
+    Positions are in turn order: 0 is the eldest, ``players - 1`` the dealer.
+    """
+
+    rules: Rules
+    players: int
+    method: str
+    infosets: list[InfoKey]
+    keep: list[float]                       # probability of keeping at each information set
+    reach: list[float]                      # chance that each information set arises in play
+    values: list[tuple[float, float]]       # expected lives lost from there: (keep, swap), given it arises
+    loss_probabilities: list[float]
+    expected_lives_lost: list[float]
+    nash_conv: float
+    gains: list[float]                      # per position: what a best response would save
+    iterations: int = 0
+    seconds: float = 0.0
+    value: Fraction | None = None           # two-player constant-sum: the eldest's exact expected loss
+    exact_keep: list[Fraction] | None = None
+    trace: list[tuple[int, float, float]] = field(default_factory=list)
+    nash_conv_error: float | None = None    # sampled method: the standard error of the estimate
+    loss_errors: list[float] | None = None  # sampled method: standard errors of loss_probabilities
+    _index: dict[InfoKey, int] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        self._index = {key: i for i, key in enumerate(self.infosets)}
+        self.deck: Deck = deck_of(self.rules)
+
+    # --- reading the strategy -----------------------------------------------------------------
+
+    def keep_probability(self, key: InfoKey) -> float:
+        """The probability of keeping at an information set (KeyError if it cannot arise)."""
+        return self.keep[self._index[key]]
+
+    def action_probabilities(self, observation: Mapping[str, Any]) -> dict[str, float]:
+        """``{"keep": p, "swap": 1 - p}`` for the seat to act, from ``game.observation(seat)``."""
+        key = infoset_of(observation, self.deck)
+        if key[0] >= 0 and len(_order(observation)) != self.players:
+            raise ValueError(f"this solution is for {self.players} players, the hand has "
+                             f"{len(_order(observation))}")
+        i = self._index.get(key)
+        if i is None:
+            raise ValueError(f"no decision in this situation: {describe_key(key, self.deck, self.players)}")
+        p = self.keep[i]
+        return {"keep": p, "swap": 1.0 - p}
+
+    def bot(self) -> SolvedBot:
+        """The solution as a Bot for :func:`chasetheace.play_game` (other player counts solved on demand)."""
+        return SolvedBot(self.rules, {self.players: self}, method=self.method)
+
+    # --- storing ------------------------------------------------------------------------------
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-serialisable form (``Solution.from_dict`` reads it back)."""
+        return {
+            "format": "chase-the-ace solution 1",
+            "rules": self.rules.to_dict(), "players": self.players, "method": self.method,
+            "infosets": [[k[0], list(k[1]), k[2], k[3]] for k in self.infosets],
+            "keep": self.keep, "reach": self.reach, "values": [list(v) for v in self.values],
+            "loss_probabilities": self.loss_probabilities, "expected_lives_lost": self.expected_lives_lost,
+            "nash_conv": self.nash_conv, "gains": self.gains, "iterations": self.iterations,
+            "seconds": self.seconds, "value": None if self.value is None else str(self.value),
+            "exact_keep": None if self.exact_keep is None else [str(x) for x in self.exact_keep],
+            "trace": [list(t) for t in self.trace],
+            "nash_conv_error": self.nash_conv_error, "loss_errors": self.loss_errors,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Solution:
+        """Read what :meth:`to_dict` wrote; ValueError if it is not a solution."""
+        if not isinstance(data, Mapping) or data.get("format") != "chase-the-ace solution 1":
+            raise ValueError("not a chase-the-ace solution (format 'chase-the-ace solution 1')")
+        try:
+            return cls(
+                Rules.from_dict(data["rules"]), int(data["players"]), str(data["method"]),
+                [(int(k[0]), tuple(k[1]), int(k[2]), int(k[3])) for k in data["infosets"]],
+                [float(x) for x in data["keep"]], [float(x) for x in data["reach"]],
+                [(float(a), float(b)) for a, b in data["values"]],
+                [float(x) for x in data["loss_probabilities"]],
+                [float(x) for x in data["expected_lives_lost"]], float(data["nash_conv"]),
+                [float(x) for x in data["gains"]], int(data["iterations"]), float(data["seconds"]),
+                None if data["value"] is None else Fraction(data["value"]),
+                None if data["exact_keep"] is None else [Fraction(x) for x in data["exact_keep"]],
+                [(int(a), float(b), float(c)) for a, b, c in data["trace"]],
+                None if data.get("nash_conv_error") is None else float(data["nash_conv_error"]),
+                None if data.get("loss_errors") is None else [float(x) for x in data["loss_errors"]],
+            )
+        except (KeyError, TypeError, IndexError) as exc:
+            raise ValueError(f"bad solution data: {exc}") from None
+
+    def save(self, path: str) -> None:
+        """Write the solution as JSON."""
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(self.to_dict(), f)
+
+    @classmethod
+    def load(cls, path: str) -> Solution:
+        """Read a solution written by :meth:`save`."""
+        with open(path, encoding="utf-8") as f:
+            return cls.from_dict(json.load(f))
+
+    def __repr__(self) -> str:
+        return (f"<Solution {self.players} players, {self.method}, NashConv {self.nash_conv:.2e}, "
+                f"losses {[round(p, 4) for p in self.loss_probabilities]}>")
+
+
+def solve(rules: Rules | None = None, players: int = 5, *, method: str = "auto", iterations: int = 2000,
+          tolerance: float = 1e-4, workers: int = 1, check_every: int = 10,
+          time_limit: float | None = None, seed: int = 0) -> Solution:
+    """An equilibrium of one hand with ``players`` seats under ``rules``.
+
+    ``method``: ``"lp"`` (two players, exactly one loser: the exact sequence-form LP), ``"dcfr"``
+    (discounted CFR), ``"cfr+"`` or ``"pcfr+"`` (predictive CFR+) on the exact tree, run until the
+    exact NashConv is at most ``tolerance`` or for ``iterations``; ``"sampled"`` (mini-batch
+    external-sampling MCCFR, ``iterations`` batches of 2000 hands or ``time_limit`` seconds (default
+    60), seeded by ``seed``; its NashConv is estimated from 20,000 fresh hands, with
+    ``nash_conv_error``). ``"auto"`` picks the LP where it applies, the exact tree up to
+    :data:`AUTO_EXACT_PLAYERS` players, else the sampled method (ask for ``"dcfr"`` to solve 6
+    players exactly). ``workers`` threads share the exact tree's passes (the result does not
+    depend on it); ``time_limit`` applies to the sampled method only.
+    """
+    rules = Rules() if rules is None else rules
+    if not isinstance(rules, Rules):
+        raise ValueError(f"rules must be a Rules, not {type(rules).__name__}")
+    if method not in METHODS:
+        raise ValueError(f"unknown method {method!r}: allowed {', '.join(METHODS)}")
+    if not isinstance(iterations, int) or isinstance(iterations, bool) or iterations < 1:
+        raise ValueError(f"bad iterations {iterations!r}: an integer >= 1")
+    if not isinstance(tolerance, int | float) or tolerance < 0:
+        raise ValueError(f"bad tolerance {tolerance!r}: a number >= 0")
+    if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
+        raise ValueError(f"bad workers {workers!r}: an integer >= 1")
+    hand = Hand(rules, players)
+    start = time.perf_counter()
+    if method == "sampled" or (method == "auto" and players > AUTO_EXACT_PLAYERS):
+        return _from_sampled(hand, iterations, 60.0 if time_limit is None else time_limit, seed, start)
+    if players > MAX_EXACT_PLAYERS:
+        raise ValueError(f"the exact tree handles 2..{MAX_EXACT_PLAYERS} players, not {players}: "
+                         f"use method 'sampled'")
+    if method in ("auto", "lp") and players == 2:
+        from .lp import is_zero_sum, solve_zero_sum
+
+        if is_zero_sum(hand):
+            return _from_lp(hand, solve_zero_sum(hand), start)
+        if method == "lp":
+            raise ValueError("method 'lp' needs two players and exactly one life lost per hand "
+                             "(ties not all-lose, no ace_pays_double), e.g. the le-her preset")
+    elif method == "lp":
+        raise ValueError("method 'lp' needs two players")
+    return _from_cfr(hand, "dcfr" if method == "auto" else method, iterations, tolerance, check_every, start,
+                     workers)
+
+
+def _engine(hand: Hand, workers: int = 1) -> Any:
+    from .cfr import Engine
+    from .tree import Tree
+
+    return Engine(Tree(hand), workers)
+
+
+def _tables(hand: Hand, engine: Any, sigma: Any, method: str, start: float, **extra: Any) -> Solution:
+    passes = engine.evaluate(sigma, table=True)
+    gains = engine.gains(sigma, passes.cfv)
+    reach = engine.info_reach(passes)
+    values = [(float(k / r), float(s / r)) if r > 0 else (0.0, 0.0)
+              for (k, s), r in zip(passes.cfv.tolist(), reach.tolist())]
+    return Solution(hand.rules, hand.players, method, list(engine.tree.infosets),
+                    [float(x) for x in sigma[:, 0]], [float(r) for r in reach], values,
+                    [float(x) for x in passes.losses], [float(x) for x in passes.lives],
+                    float(gains.sum()), [float(g) for g in gains], seconds=time.perf_counter() - start,
+                    **extra)
+
+
+def _from_cfr(hand: Hand, method: str, iterations: int, tolerance: float, check_every: int,
+              start: float, workers: int) -> Solution:
+    from .cfr import run_cfr
+
+    engine = _engine(hand, workers)
+    sigma, progress = run_cfr(engine, iterations=iterations, tolerance=tolerance, method=method,
+                              check_every=check_every, start=start)
+    return _tables(hand, engine, sigma, method, start, iterations=progress.iterations,
+                   trace=progress.trace)
+
+
+def _from_sampled(hand: Hand, batches: int, time_limit: float | None, seed: int, start: float) -> Solution:
+    import numpy as np
+
+    from .sampled import SampledSolver
+
+    solver = SampledSolver(hand, seed=seed)
+    done = solver.train(batches, seconds=time_limit)
+    est = solver.estimate(20_000)
+    keys = solver.infosets()
+    keep = solver.sigma(np.arange(len(keys)), average=True)
+    met = [solver.met.get(i, (0.0, 0.0, 0.0)) for i in range(len(keys))]
+    return Solution(hand.rules, hand.players, "sampled", keys, [float(x) for x in keep],
+                    [m[0] for m in met], [(m[1], m[2]) for m in met], est.losses, est.lives,
+                    est.nash_conv, [], iterations=done, seconds=time.perf_counter() - start,
+                    nash_conv_error=est.nash_conv_error, loss_errors=est.losses_error)
+
+
+def _from_lp(hand: Hand, lp: Any, start: float) -> Solution:
+    import numpy as np
+
+    engine = _engine(hand)
+    index = {key: i for i, key in enumerate(lp.infosets)}
+    keep = np.array([float(lp.keep[index[key]]) for key in engine.tree.infosets])
+    sigma = np.c_[keep, 1 - keep]
+    exact = [Fraction(lp.keep[index[key]]) for key in engine.tree.infosets] if lp.exact else None
+    sol = _tables(hand, engine, sigma, "lp", start,
+                  value=lp.value if lp.exact else None, exact_keep=exact)
+    if lp.exact:
+        sol.nash_conv, sol.gains = 0.0, [0.0] * hand.players
+    return sol
+
+
+# --- observations ---------------------------------------------------------------------------------
+
+def _order(observation: Mapping[str, Any]) -> list[int]:
+    return list(observation["order"])
+
+
+def infoset_of(observation: Mapping[str, Any], deck: Deck) -> InfoKey:
+    """The solver's information set for the seat of ``observation`` (from ``game.observation``).
+
+    Reads only what the seat may know: its card, the public actions of this hand, and the card it
+    gave when its right neighbour swapped with it.
+    """
+    seat = observation.get("seat")
+    card = observation.get("card")
+    if seat is None or card is None:
+        raise ValueError("the observation must be a seat's own view during a hand")
+    history = observation["history"]
+    start = max((i for i, ev in enumerate(history) if ev.get("type") == "hand_started"), default=-1)
+    if start < 0:
+        raise ValueError("the observation has no hand in progress")
+    order = list(history[start]["order"])
+    tokens: list[str] = []
+    given = -1
+    for ev in history[start + 1:]:
+        kind = ev.get("type")
+        if kind == "keep":
+            tokens.append("k")
+        elif kind == "swap":
+            tokens.append("s" if ev.get("announced") is None else "s" + rank_char(ev["announced"]))
+            if ev.get("neighbour") == seat:
+                given = deck.strength_of_rank(Card.parse(ev["received"]).rank)
+        elif kind == "blocked":
+            tokens.append("b")
+        elif kind == "show_blocker":
+            tokens.append("K")
+    return order.index(seat), tuple(tokens), deck.strength_of_rank(Card.parse(card).rank), given
+
+
+def describe_key(key: InfoKey, deck: Deck, players: int) -> str:
+    """An information set in words."""
+    from .explain import situation
+
+    return f"{position_name(key[0], players)} holding {deck.name(key[2])}: {situation(key, deck, players)}"
+
+
+def position_name(position: int, players: int) -> str:
+    """``eldest``, ``2nd``, ..., ``dealer``."""
+    if position == players - 1:
+        return "dealer"
+    if position == 0:
+        return "eldest"
+    n = position + 1
+    return f"{n}{'nd' if n == 2 else 'rd' if n == 3 else 'th'}"
+
+
+# --- the bot ----------------------------------------------------------------------------------------
+
+class SolvedBot:
+    """Plays the solver's equilibrium; solves for other player counts when players are knocked out.
+
+    Where a solution has no entry for a situation (the sampled method never met it), it keeps when
+    the position keeps that card more often than not on average.
+    """
+
+    name = "solved"
+
+    def __init__(self, rules: Rules, solutions: Mapping[int, Solution] | None = None, *,
+                 method: str = "auto", tolerance: float = 1e-4) -> None:
+        self.rules = rules
+        self.solutions: dict[int, Solution] = dict(solutions or {})
+        self.method = "auto" if method == "lp" else method
+        self.tolerance = tolerance
+        self.fallbacks = 0
+
+    def solution(self, players: int) -> Solution:
+        """The solution for ``players`` seats (solved now if needed, and kept)."""
+        sol = self.solutions.get(players)
+        if sol is None:
+            sol = self.solutions[players] = cached_solve(self.rules, players, self.method, self.tolerance)
+        return sol
+
+    def choose(self, observation: Mapping[str, Any], legal: Sequence[Action], rng: random.Random) -> Action:
+        """Keep with the equilibrium's probability for this information set."""
+        sol = self.solution(len(_order(observation)))
+        key = infoset_of(observation, sol.deck)
+        try:
+            p = sol.keep_probability(key)
+        except KeyError:
+            from .explain import keep_by_card
+
+            self.fallbacks += 1
+            average = keep_by_card(sol)[key[0]][key[2]]
+            p = 1.0 if average == average and average >= 0.5 else 0.0  # NaN: never met, swap
+        return Action.KEEP if rng.random() < p else Action.SWAP
+
+    def __repr__(self) -> str:
+        return f"SolvedBot({sorted(self.solutions)} players)"
+
+
+_CACHE: dict[tuple[Any, ...], Solution] = {}
+
+
+SAMPLED_SECONDS = 30.0
+"""How long :func:`cached_solve` (hence the ``solved`` bot) trains the sampled method."""
+
+
+def cached_solve(rules: Rules, players: int, method: str = "auto", tolerance: float = 1e-4) -> Solution:
+    """:func:`solve`, remembered for the life of the process (the sampled method trains for
+    :data:`SAMPLED_SECONDS`)."""
+    key = (tuple(sorted(rules.to_dict().items())), players, method, tolerance)
+    sol = _CACHE.get(key)
+    if sol is None:
+        sol = _CACHE[key] = solve(rules, players, method=method, tolerance=tolerance,
+                                  time_limit=SAMPLED_SECONDS)
+    return sol

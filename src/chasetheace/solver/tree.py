@@ -1,0 +1,310 @@
+"""The fast solver's game tree: one hand, dealt lazily, merged, stored as numpy arrays.
+
+Cards are drawn from what is left of the pack the first time anybody may see them (a seat's own
+turn, or when its right neighbour asks to swap); the undealt cards are exchangeable, so this is the
+real deal with exact card removal. A turn node is ``(history, drawn, card, given)`` -- public
+tokens, the multiset of cards drawn so far, the actor's card, and the card it gave its right
+neighbour (or -1). Every later decision and loss depends only on that key, so equal keys merge.
+
+A node's continuation is a vector ``W`` of length ``K + 3``: ``W[v]`` (``v <= K``) is the chance
+that the hand ends at a showdown with every later seat's final card of strength ``>= v``;
+``W[K+1]`` that the dealer alone loses (dealer_draws_blocker = dealer-loses); ``W[K+2]`` that every
+other player loses (dealer_same_rank = dealer-wins). A seat's expected loss is a gather from it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .hand import Hand, InfoKey
+
+__all__ = ["Tree", "TurnLevel"]
+
+KEEP, SWAP, AUTO = 0, 1, 2
+Array = Any  # numpy arrays (numpy's own stubs are not required by the core package)
+
+
+@dataclass
+class TurnLevel:
+    """The nodes of one position and the edges leaving them (sorted by parent, then action)."""
+
+    position: int
+    card: Array
+    low: Array          # the weakest final card among the earlier seats (K: none)
+    info: Array         # global information set id, -1 where the seat does not decide
+    offset: int = 0     # global id of the first node
+    parent: Array = None
+    action: Array = None
+    child: Array = None
+    prob: Array = None
+    final: Array = None
+    blocked: Array = None
+
+
+class Tree:
+    """All turn nodes of a hand; see the module docstring."""
+
+    def __init__(self, hand: Hand) -> None:
+        self.hand = hand
+        self.kinds = k = hand.kinds
+        self.width = k + 3
+        self.dl, self.dw = k + 1, k + 2
+        self.infosets: list[InfoKey] = []
+        self._info_index: dict[InfoKey, int] = {}
+        self._hists: list[tuple[str, ...]] = [()]
+        self._hist_index: dict[tuple[str, ...], int] = {(): 0}
+        self.levels: list[TurnLevel] = []
+        self._build()
+        self._prepare()
+
+    # --- small tables -------------------------------------------------------------------------
+
+    def mask(self) -> Array:
+        """``mask[f]``: the factor that adds a final card ``f`` (``f = K``: none) to a continuation."""
+        k, w = self.kinds, self.width
+        m = np.zeros((k + 1, w))
+        for f in range(k + 1):
+            m[f, :f + 1] = 1.0
+            m[f, k + 1:] = 1.0
+        return m
+
+    def end_row(self) -> Array:
+        """The continuation after the last seat: nobody later, a normal showdown."""
+        row = np.zeros(self.width)
+        row[:self.kinds + 1] = 1.0
+        return row
+
+    def before(self) -> Array:
+        """``before[f, m]``: whether a card ``f`` loses to the earlier seats' weakest card ``m``."""
+        k, hand = self.kinds, self.hand
+        return np.array([[hand.loses(f, m, k) for m in range(k + 1)] for f in range(k)], dtype=float)
+
+    def lives(self) -> Array:
+        """Lives a loser holding each strength pays."""
+        return np.array([self.hand.lives(f) for f in range(self.kinds)], dtype=float)
+
+    def _hist(self, hist: tuple[str, ...]) -> int:
+        i = self._hist_index.get(hist)
+        if i is None:
+            i = self._hist_index[hist] = len(self._hists)
+            self._hists.append(hist)
+        return i
+
+    def _extend(self, hids: Array, token: str) -> Array:
+        """The history ids after appending ``token``."""
+        unique, inverse = np.unique(hids, return_inverse=True)
+        mapped = np.array([self._hist((*self._hists[h], token)) for h in unique.tolist()], dtype=np.int64)
+        return mapped[inverse] if len(hids) else np.zeros(0, dtype=np.int64)
+
+    # --- construction -------------------------------------------------------------------------
+
+    def _build(self) -> None:
+        hand, k, n = self.hand, self.kinds, self.hand.players
+        copies = np.array(hand.deck.copies, dtype=np.int64)
+        self._copies, self._size = copies, hand.deck.size
+        self._base = int(copies.max()) + 1
+        pending: list[list[dict[str, Array]]] = [[] for _ in range(n + 1)]
+        eye = np.eye(k, dtype=np.int8)  # drawn counts are small: int8 keeps big levels compact
+        pending[0].append(dict(hid=np.zeros(k, dtype=np.int64), drawn=eye, card=np.arange(k),
+                               given=np.full(k, -1), src=np.arange(k)))
+        self.reach0 = copies / self._size
+        self._edges: list[dict[str, Array]] = []
+        for j in range(n):
+            level, nodes = self._finalise(j, pending[j])
+            self.levels.append(level)
+            self._edges.append(self._expand(j, nodes, pending))
+
+    def _finalise(self, j: int, parts: list[dict[str, Array]]) -> tuple[TurnLevel, dict[str, Array]]:
+        """Merge the child entries that reach position ``j`` into unique nodes."""
+        cat = {key: np.concatenate([p[key] for p in parts]) for key in parts[0]}
+        powers = self._base ** np.arange(self.kinds, dtype=np.int64)
+        code = ((cat["hid"] * (self.kinds + 1) + cat["card"]) * (self.kinds + 2) + cat["given"] + 1)
+        code = code * int(self._base ** self.kinds) + cat["drawn"].astype(np.int64) @ powers
+        _, first, inverse = np.unique(code, return_index=True, return_inverse=True)
+        nodes = {key: v[first] for key, v in cat.items()}
+        start = 0
+        for p in parts:  # tell each source which node its entries became
+            size = len(p["hid"])
+            p["local"] = inverse[start:start + size]
+            start += size
+        drawn, card = nodes["drawn"], nodes["card"]
+        rest = drawn.copy()
+        rest[np.arange(len(card)), card] -= 1
+        has = rest > 0
+        low = np.where(has.any(axis=1), has.argmax(axis=1), self.kinds)
+        level = TurnLevel(j, card, low, np.full(len(card), -1, dtype=np.int64))
+        return level, nodes
+
+    def _stopped(self, hids: Array) -> Array:
+        if not self.hand.stops:
+            return np.zeros(len(hids), dtype=bool)
+        table = np.array([any(t in ("K", "b") for t in h) for h in self._hists])
+        return table[hids]
+
+    def _expand(self, j: int, nodes: dict[str, Array],
+                pending: list[list[dict[str, Array]]]) -> dict[str, Array]:
+        """Information sets of position ``j`` and the entries its edges lead to."""
+        hand, k, n = self.hand, self.kinds, self.hand.players
+        hid, drawn, card, given = nodes["hid"], nodes["drawn"], nodes["card"], nodes["given"]
+        stopped = self._stopped(hid)
+        auto = stopped | (card == hand.blocker)
+        level = self.levels[j]
+        decide = np.flatnonzero(~auto)
+        level.info[decide] = self._infoset_ids(j, hid[decide], card[decide], given[decide])
+        self._drawn_last = drawn
+        if j == n - 1:
+            return {}
+        shown = np.where(stopped, hid, self._extend(hid, "K"))
+        left = self._size - (j + 1)
+        edges: list[dict[str, Array]] = []
+        # auto (blocker shown, or play stopped) and keep: the next seat's card is drawn fresh
+        a_idx = np.flatnonzero(auto)
+        edges.append(self._fresh(j + 1, a_idx, shown[a_idx], drawn[a_idx], card[a_idx], AUTO, left,
+                                 np.ones(len(a_idx)), pending))
+        kept = self._extend(hid[decide], "k")
+        edges.append(self._fresh(j + 1, decide, kept, drawn[decide], card[decide], KEEP, left,
+                                 np.ones(len(decide)), pending))
+        # swap: the neighbour's card is drawn now
+        for c in range(k):
+            avail = self._copies[c] - drawn[decide, c]
+            ok = avail > 0
+            idx = decide[ok]
+            pc = avail[ok] / left
+            after = drawn[idx].copy()
+            after[:, c] += 1
+            if c == hand.blocker:
+                blocked = self._extend(hid[idx], "b")
+                e = self._fresh(j + 2, idx, blocked, after, card[idx], SWAP, left - 1, pc, pending)
+                e["blocked"] = np.full(len(e["parent"]), c)
+                edges.append(e)
+                continue
+            token = hand.swap_token(c)
+            src = dict(hid=self._extend(hid[idx], token), drawn=after, card=card[idx],
+                       given=np.full(len(idx), c), src=idx)
+            pending[j + 1].append(src)
+            edges.append(dict(parent=idx, action=np.full(len(idx), SWAP), child_level=j + 1, src=src,
+                              prob=pc, final=np.full(len(idx), c), blocked=np.full(len(idx), -1)))
+        return {"list": edges}
+
+    def _fresh(self, j: int, idx: Array, hid: Array, drawn: Array, final: Array, action: int, left: int,
+               prob: Array, pending: list[list[dict[str, Array]]]) -> dict[str, Array]:
+        """Edges from nodes ``idx`` to seat ``j``'s turn with a freshly drawn card (or to the end)."""
+        if j >= self.hand.players:
+            return dict(parent=idx, action=np.full(len(idx), action), child_level=-1, src=None,
+                        prob=prob, final=final, blocked=np.full(len(idx), -1))
+        parents, hids, draws, cards, probs, finals = [], [], [], [], [], []
+        for c in range(self.kinds):
+            avail = self._copies[c] - drawn[:, c]
+            ok = avail > 0
+            after = drawn[ok].copy()
+            after[:, c] += 1
+            parents.append(idx[ok])
+            hids.append(hid[ok])
+            draws.append(after)
+            cards.append(np.full(int(ok.sum()), c))
+            probs.append(prob[ok] * avail[ok] / left)
+            finals.append(final[ok])
+        src = dict(hid=np.concatenate(hids), drawn=np.concatenate(draws), card=np.concatenate(cards),
+                   given=np.full(sum(len(p) for p in parents), -1), src=np.concatenate(parents))
+        pending[j].append(src)
+        parent = np.concatenate(parents)
+        return dict(parent=parent, action=np.full(len(parent), action), child_level=j, src=src,
+                    prob=np.concatenate(probs), final=np.concatenate(finals),
+                    blocked=np.full(len(parent), -1))
+
+    def _infoset_ids(self, j: int, hid: Array, card: Array, given: Array) -> Array:
+        if not len(hid):
+            return np.zeros(0, dtype=np.int64)
+        code = (hid * (self.kinds + 1) + card) * (self.kinds + 2) + given + 1
+        _, first, inverse = np.unique(code, return_index=True, return_inverse=True)
+        ids = []
+        for i in first.tolist():
+            info = (j, self._hists[int(hid[i])], int(card[i]), int(given[i]))
+            v = self._info_index.get(info)
+            if v is None:
+                v = self._info_index[info] = len(self.infosets)
+                self.infosets.append(info)
+            ids.append(v)
+        return np.array(ids, dtype=np.int64)[inverse]
+
+    def _prepare(self) -> None:
+        """Global ids, edges sorted by parent and action, and the dealer's terminal values."""
+        offset = 0
+        for level in self.levels:
+            level.offset = offset
+            offset += len(level.card)
+        self.total = offset
+        self.end = offset  # the global id of the end of the hand
+        for level, spec in zip(self.levels, self._edges):
+            if not spec:
+                continue
+            parts = spec["list"]
+            cols: dict[str, list[Array]] = {key: [] for key in
+                                              ("parent", "action", "child", "prob", "final", "blocked")}
+            for e in parts:
+                if e["child_level"] == -1:
+                    child = np.full(len(e["parent"]), self.end)
+                else:
+                    child = self.levels[e["child_level"]].offset + e["src"]["local"]
+                cols["child"].append(child)
+                for key in ("parent", "action", "prob", "final", "blocked"):
+                    cols[key].append(e[key])
+            cat = {key: np.concatenate(v) for key, v in cols.items()}
+            order = np.lexsort((cat["action"], cat["parent"]))
+            for key, v in cat.items():
+                setattr(level, key, v[order])
+        self._dealer_terminals()
+        del self._edges
+
+    def _dealer_terminals(self) -> None:
+        hand, k = self.hand, self.kinds
+        level = self.levels[-1]
+        drawn = self._drawn_last
+        del self._drawn_last
+        mask, end, before, lives = self.mask(), self.end_row(), self.before(), self.lives()
+        card, low = level.card, level.low
+        self.d_wkeep = mask[card] * end
+        self.d_lkeep = before[card, low] * lives[card]
+        self.d_pkeep = before[card, low]
+        prob = (self._copies[None, :] - drawn) / (self._size - hand.players)
+        out_w = np.zeros((k, k, self.width))   # card, drawn -> continuation
+        out_l = np.zeros((k, k, k + 1))        # card, drawn, low -> lives lost by the dealer
+        out_p = np.zeros((k, k, k + 1))        # ... chance the dealer loses
+        for x in range(k):
+            for s in range(k):
+                kind, f = hand.dealer_draw(x, s)
+                if kind == "card":
+                    out_w[x, s] = mask[f] * end
+                    out_l[x, s] = before[f] * lives[f]
+                    out_p[x, s] = before[f]
+                elif kind == "immune":
+                    out_w[x, s] = end
+                elif kind == "dl":
+                    out_w[x, s, self.dl] = 1.0
+                    out_l[x, s] = out_p[x, s] = 1.0
+                else:
+                    out_w[x, s, self.dw] = 1.0
+        w = np.zeros((len(card), self.width))
+        lv = np.zeros(len(card))
+        pl = np.zeros(len(card))
+        for x in range(k):
+            sel = np.flatnonzero(card == x)
+            w[sel] = prob[sel] @ out_w[x]
+            lv[sel] = np.einsum("ns,ns->n", prob[sel], out_l[x][:, low[sel]].T)
+            pl[sel] = np.einsum("ns,ns->n", prob[sel], out_p[x][:, low[sel]].T)
+        self.d_wswap, self.d_lswap, self.d_pswap = w, lv, pl
+
+    # --- facts --------------------------------------------------------------------------------
+
+    @property
+    def node_count(self) -> int:
+        """How many merged turn nodes the tree has."""
+        return self.total
+
+    @property
+    def edge_count(self) -> int:
+        """How many edges leave the non-dealer turn nodes."""
+        return sum(len(level.parent) for level in self.levels[:-1])

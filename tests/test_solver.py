@@ -1,0 +1,147 @@
+"""The public solver API: exact two-player solutions, the bot in the engine, the command."""
+
+from __future__ import annotations
+
+import json
+import random
+from fractions import Fraction
+
+import pytest
+
+pytest.importorskip("numpy")
+pytest.importorskip("scipy")
+
+import chasetheace as cta
+from chasetheace.solver import Solution, brute
+from chasetheace.solver.command import main
+from chasetheace.solver.hand import Hand
+from chasetheace.solver.solution import infoset_of
+
+
+@pytest.fixture(scope="module")
+def le_her() -> Solution:
+    return cta.solve(cta.Rules.preset("le-her"), players=2)
+
+
+@pytest.fixture(scope="module")
+def three() -> Solution:
+    return cta.solve(cta.Rules(), players=3)
+
+
+def test_le_her_is_an_exact_equilibrium(le_her: Solution) -> None:
+    assert le_her.method == "lp" and le_her.value == Fraction(10773, 22100)
+    assert le_her.exact_keep is not None
+    keep = dict(zip(le_her.infosets, le_her.exact_keep))
+    hand = Hand(le_her.rules, 2)
+    ev = brute.evaluate(hand, lambda key: keep[key], exact=True)
+    # no pure deviation at any information set gains anything, in exact arithmetic
+    assert ev.gain(lambda key: keep[key]) == [0, 0]
+    assert ev.lives[0] == le_her.value and ev.lives[1] == 1 - le_her.value
+    mixed = {k: p for k, p in keep.items() if 0 < p < 1}
+    assert mixed == {(0, (), 6, -1): Fraction(5, 8), (1, ("k",), 7, -1): Fraction(3, 8)}
+
+
+def test_loss_tables_and_nash_conv(three: Solution) -> None:
+    assert three.nash_conv <= 1e-4
+    assert sum(three.gains) == pytest.approx(three.nash_conv)
+    assert len(three.loss_probabilities) == 3
+    # standard rules: exactly the holders of the lowest card lose, one life each
+    assert three.expected_lives_lost == pytest.approx(three.loss_probabilities)
+    assert 1 <= sum(three.loss_probabilities) < 1.5
+
+
+def test_ace_pays_double_changes_lives_not_losses() -> None:
+    sol = cta.solve(cta.Rules(ace_pays_double=True), players=3)
+    assert all(lv > p for lv, p in zip(sol.expected_lives_lost, sol.loss_probabilities))
+
+
+def _one_hand(sol: Solution, bot: cta.Bot, seed: int) -> list[int]:
+    """Play the first hand of a game; the losing positions (0 eldest)."""
+    game = cta.Game(sol.rules, players=sol.players, seed=seed)
+    rng = random.Random(seed)
+    order = list(game.observation(None)["order"])
+    while game.hand == 1 and game.to_act is not None:
+        seat = game.to_act
+        game.act(bot.choose(game.observation(seat), game.legal_actions(), rng))
+    for ev in reversed(game.events):
+        if ev.type == "lives_lost":
+            return [order.index(s) for s, _ in ev.payments]  # type: ignore[attr-defined]
+    raise AssertionError("the first hand did not end")
+
+
+def test_simulated_losses_match_the_solution(three: Solution) -> None:
+    bot = three.bot()
+    hands = 6000
+    counts = [0] * 3
+    for seed in range(hands):
+        for pos in _one_hand(three, bot, seed):
+            counts[pos] += 1
+    for pos, p in enumerate(three.loss_probabilities):
+        sd = (p * (1 - p) / hands) ** 0.5
+        assert abs(counts[pos] / hands - p) < 4.5 * sd
+
+
+def test_action_probabilities_read_only_the_observation(three: Solution) -> None:
+    deck = three.deck
+    checked = 0
+    for seed in range(300):
+        game = cta.Game(three.rules, players=3, seed=seed)
+        while game.hand == 1 and game.to_act is not None:
+            seat = game.to_act
+            obs = game.observation(seat)
+            key = infoset_of(obs, deck)
+            assert key[2] == deck.strength_of_rank(game.card(seat).rank)  # type: ignore[union-attr]
+            probs = three.action_probabilities(obs)
+            assert probs["keep"] + probs["swap"] == pytest.approx(1)
+            checked += key[3] >= 0
+            game.act("swap")
+    assert checked > 0  # some seats were swapped with and knew the card they gave
+
+
+def test_bot_plays_whole_games_and_is_registered() -> None:
+    bot = cta.make_bot("solved", cta.Rules(), 3)
+    game = cta.Game(cta.Rules(), players=3, seed=5)
+    cta.play_game(game, [bot] * 3, seed=5)
+    assert game.over
+
+
+def test_solution_round_trips_and_loads_as_a_bot(three: Solution, tmp_path: object) -> None:
+    again = Solution.from_dict(json.loads(json.dumps(three.to_dict())))
+    assert again.keep == three.keep and again.loss_probabilities == three.loss_probabilities
+    path = f"{tmp_path}/sol.json"
+    three.save(path)
+    assert cta.make_bot(f"solved:{path}", cta.Rules(), 3) is not None
+    with pytest.raises(ValueError, match="other rules"):
+        cta.make_bot(f"solved:{path}", cta.Rules(ties="eldest-loses"), 3)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"players": 1}, "players"), ({"players": 60}, "2..51"), ({"method": "magic"}, "method"),
+    ({"method": "dcfr", "players": 7}, "sampled"), ({"workers": 0}, "workers"),
+    ({"rules": cta.Rules(pairing=True)}, "pairing"), ({"method": "lp", "players": 3}, "two players"),
+    ({"iterations": 0}, "iterations"),
+])
+def test_bad_input_is_one_clear_error(kwargs: dict[str, object], message: str) -> None:
+    args: dict[str, object] = {"rules": cta.Rules(), "players": 3, **kwargs}
+    with pytest.raises(ValueError, match=message):
+        cta.solve(**args)  # type: ignore[arg-type]
+
+
+def test_command_prints_the_strategy(capsys: pytest.CaptureFixture[str], tmp_path: object) -> None:
+    png = f"{tmp_path}/s.png"
+    assert main(["--players", "2", "--preset", "le-her", "--plot", png]) == 0
+    out = capsys.readouterr().out
+    assert "10773/22100" in out and "keep 7 with p=0.625" in out
+    with open(png, "rb") as f:
+        assert f.read(8) == b"\x89PNG\r\n\x1a\n"
+    assert main(["--players", "3", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["players"] == 3 and data["nash_conv"] <= 1e-4
+
+
+@pytest.mark.parametrize("argv", [["--players", "3", "--rule", "ties"], ["--preset", "nope"],
+                                  ["--players", "40"]])
+def test_command_bad_input_exits_2_with_one_line(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("chase-the-ace solve:")

@@ -1,0 +1,85 @@
+"""The fast tree against brute force on small packs, and CFR against brute-force best responses."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+np = pytest.importorskip("numpy")
+
+from chasetheace import Rules  # noqa: E402
+from chasetheace.solver import brute  # noqa: E402
+from chasetheace.solver.cfr import Engine, run_cfr  # noqa: E402
+from chasetheace.solver.hand import Deck, Hand  # noqa: E402
+from chasetheace.solver.tree import Tree  # noqa: E402
+
+SMALL = Deck((2, 2, 2, 2), (1, 5, 9, 13), 3)          # A 5 9 K, two of each; the king blocks
+SMALL_NO_BLOCKER = Deck((2, 2, 2, 2), (1, 2, 9, 13), None)  # A 2 9 K, every swap goes through
+
+VARIANTS = [
+    {}, {"ties": "eldest-loses"}, {"ties": "latest-loses"}, {"king_stops_play": True},
+    {"dealer_draws_blocker": "void"}, {"dealer_draws_blocker": "dealer-loses"},
+    {"dealer_same_rank": "dealer-wins"}, {"dealer_same_rank": "dealer-immune"},
+    {"announce_low": True, "blocker": "none"}, {"ace_pays_double": True}, {"blocker": "none"},
+]
+
+
+def _random_profile(tree: Tree, seed: int) -> np.ndarray:
+    rng = random.Random(seed)
+    keep = np.array([rng.random() for _ in tree.infosets])
+    return np.c_[keep, 1 - keep]
+
+
+@pytest.mark.parametrize("changes", VARIANTS)
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_tree_values_equal_brute_force(changes: dict[str, object], players: int) -> None:
+    rules = Rules().replace(**changes)
+    deck = SMALL_NO_BLOCKER if rules.blocker == "none" else SMALL
+    hand = Hand(rules, players, deck)
+    tree = Tree(hand)
+    engine = Engine(tree)
+    sigma = _random_profile(tree, players)
+    index = {key: i for i, key in enumerate(tree.infosets)}
+    passes = engine.evaluate(sigma, table=True)
+    ev = brute.evaluate(hand, lambda key: float(sigma[index[key], 0]), exact=False)
+    assert set(ev.cfv) == set(index)  # the same information sets arise
+    for key, (keep, swap) in ev.cfv.items():
+        assert passes.cfv[index[key]] == pytest.approx([keep, swap], abs=1e-12)
+    assert list(passes.lives) == pytest.approx(ev.lives, abs=1e-12)
+    assert list(passes.losses) == pytest.approx(ev.losses, abs=1e-12)
+
+
+@pytest.mark.parametrize("changes", [{}, {"dealer_same_rank": "dealer-wins", "ace_pays_double": True}])
+def test_cfr_reaches_tolerance_checked_by_brute_force_best_response(changes: dict[str, object]) -> None:
+    hand = Hand(Rules().replace(**changes), 4, SMALL)
+    engine = Engine(Tree(hand))
+    sigma, progress = run_cfr(engine, iterations=3000, tolerance=1e-6, check_every=10)
+    assert progress.nash_conv <= 1e-6
+    index = {key: i for i, key in enumerate(engine.tree.infosets)}
+
+    def strategy(key: object) -> float:
+        return float(sigma[index[key], 0])  # type: ignore[index]
+
+    ev = brute.evaluate(hand, strategy, exact=False)
+    gains = ev.gain(strategy)
+    assert sum(gains) == pytest.approx(progress.nash_conv, abs=1e-12)
+    # every pure deviation at every information set, played out by brute force
+    for key, (keep, swap) in ev.cfv.items():
+        p = strategy(key)
+        assert min(keep, swap) >= p * keep + (1 - p) * swap - 1e-6
+
+
+def test_brute_force_deals_sum_to_one() -> None:
+    hand = Hand(Rules(), 3, SMALL)
+    assert sum(p for _, p in brute.deals(hand)) == 1
+
+
+def test_threads_and_single_precision_agree_with_the_plain_pass() -> None:
+    tree = Tree(Hand(Rules(), 4))  # big enough for several chunks per level
+    sigma = _random_profile(tree, 7)
+    plain = Engine(tree).evaluate(sigma, table=True)
+    threaded = Engine(tree, workers=2).evaluate(sigma, table=True)
+    assert np.array_equal(plain.cfv, threaded.cfv) and np.array_equal(plain.lives, threaded.lives)
+    fast = Engine(tree).evaluate(sigma, precise=False)
+    assert np.abs(fast.cfv - plain.cfv).max() < 1e-6
