@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: play test lint bench setup clean serve
+.PHONY: play test lint bench bench-solver serve setup clean serve
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -33,6 +33,9 @@ bench: $(STAMP)
 	$(PY) benchmarks/simulate.py
 	$(PY) benchmarks/adapters.py
 	$(PY) benchmarks/acechasing.py
+
+bench-solver: $(STAMP)
+	$(PY) benchmarks/solver.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
