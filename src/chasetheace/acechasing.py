@@ -63,6 +63,7 @@ from .cards import Card, pack
 from .errors import IllegalActionError, RecordError
 from .events import Dealt, Eliminated, Event, GameOver, Keep, Shuffle, Swap
 from .game import DEFAULT_NAMES
+from .record import check_against_script, check_header
 
 __all__ = ["AceAction", "AceChasingGame", "Offer", "MAX_OFFERS", "FORMAT", "VERSION"]
 
@@ -319,15 +320,7 @@ class AceChasingGame:
 
         The returned game can be played on; chance after the record's end comes from ``seed``.
         """
-        if not isinstance(data, dict):
-            raise RecordError("an Ace Chasing record must be a JSON object")
-        if data.get("format") != FORMAT:
-            raise RecordError(f"not an Ace Chasing record: 'format' must be {FORMAT!r}")
-        if data.get("version") != VERSION:
-            raise RecordError(f"unsupported record version {data.get('version')!r} (this reads {VERSION})")
-        missing = {"players", "events"} - set(data)
-        if missing:
-            raise RecordError(f"the record lacks {', '.join(sorted(missing))}")
+        check_header(data, FORMAT, VERSION, {"players", "events"}, "an Ace Chasing record")
         script = read_events(data["events"])
         try:
             game = cls(data["players"], deck=data.get("deck"), matador=data.get("matador", 0),
@@ -359,14 +352,8 @@ class AceChasingGame:
     # --- history --------------------------------------------------------------------------
 
     def _emit(self, event: Event) -> None:
-        script = self._script
-        if script is not None:
-            i = len(self.events)
-            if i >= len(script):
-                raise RecordError(f"the record ends, but the game goes on with {event.type}", i)
-            if script[i] != event:
-                raise RecordError(
-                    f"the record says {script[i].to_dict()}, the rules give {event.to_dict()}", i)
+        if self._script is not None:
+            check_against_script(self._script, len(self.events), event)
         self.events.append(event)
 
     def _shuffled_pack(self) -> list[Card]:

@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from .acechasing import AceAction, AceChasingGame, Offer
+from .bots import play_game
 from .cards import Card, pack, parse_rank, rank_char
 
 __all__ = [
@@ -216,9 +217,4 @@ def make_ace_chasing_bot(spec: str) -> AceChasingBot:
 def play_ace_chasing_game(game: AceChasingGame, bots: Sequence[AceChasingBot], *,
                           seed: int | None = None, rng: random.Random | None = None) -> None:
     """Let ``bots`` (one per seat) play ``game`` to the end, each seeing only its observation."""
-    if len(bots) != game.players:
-        raise ValueError(f"need {game.players} bots, one per seat, got {len(bots)}")
-    rng = rng if rng is not None else random.Random(seed)
-    while game.to_act is not None:
-        seat = game.to_act
-        game.act(bots[seat].choose(game.observation(seat), game.legal_actions(), rng))
+    play_game(game, bots, seed=seed, rng=rng)

@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from .cards import Card, pack, parse_rank, rank_char
-from .game import Action, Game
+from .game import Action
 from .rules import STRENGTH, Rules
 
 __all__ = [
@@ -329,7 +329,38 @@ register_bot("counting", _no_arg(CountingBot), "counts every card it may know")
 BOT_KINDS = tuple(_FACTORIES)
 
 
-def play_game(game: Game, bots: Sequence[Bot], *, seed: int | None = None,
+class Table(Protocol):
+    """What :func:`play_game` needs of a game: either game of this package has it."""
+
+    players: int
+
+    @property
+    def to_act(self) -> int | None:
+        """The seat to act, or None once the game is over."""
+        ...
+
+    def observation(self, seat: int | None) -> dict[str, Any]:
+        """What ``seat`` may know."""
+        ...
+
+    def legal_actions(self) -> Sequence[Any]:
+        """The actions open to the seat to act."""
+        ...
+
+    def act(self, action: Any, seat: int | None = None) -> Any:
+        """Play an action."""
+        ...
+
+
+class Player(Protocol):
+    """Anything that chooses from an observation and the legal actions."""
+
+    def choose(self, observation: Observation, legal: Any, rng: random.Random) -> Any:
+        """Pick one of ``legal``."""
+        ...
+
+
+def play_game(game: Table, bots: Sequence[Player], *, seed: int | None = None,
               rng: random.Random | None = None) -> None:
     """Let ``bots`` (one per seat) play ``game`` to the end, each seeing only its observation."""
     if len(bots) != game.players:

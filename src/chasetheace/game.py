@@ -43,6 +43,7 @@ from .events import (
     Shuffle,
     Swap,
 )
+from .record import check_against_script
 from .rules import Rules
 
 __all__ = ["Action", "Game", "DEFAULT_NAMES"]
@@ -322,14 +323,8 @@ class Game:
         self._chance = _LiveChance(self._rng)
 
     def _emit(self, event: Event) -> None:
-        script = self._script
-        if script is not None:
-            i = len(self.events)
-            if i >= len(script):
-                raise RecordError(f"the record ends, but the game goes on with {event.type}", i)
-            if script[i] != event:
-                raise RecordError(
-                    f"the record says {script[i].to_dict()}, the rules give {event.to_dict()}", i)
+        if self._script is not None:
+            check_against_script(self._script, len(self.events), event)
         self.events.append(event)
 
     def _shuffle(self, cards: list[Card]) -> list[Card]:

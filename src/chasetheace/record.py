@@ -10,7 +10,7 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .errors import RecordError
@@ -20,7 +20,10 @@ from .rules import Rules
 if TYPE_CHECKING:
     from .game import Game
 
-__all__ = ["FORMAT", "VERSION", "game_record", "game_from_record", "load_events"]
+__all__ = [
+    "FORMAT", "VERSION", "check_against_script", "check_header", "game_record", "game_from_record",
+    "load_events",
+]
 
 FORMAT = "chase-the-ace/game"
 VERSION = 1
@@ -38,6 +41,31 @@ def game_record(game: Game) -> dict[str, Any]:
         "carry": game.carry,
         "events": [e.to_dict() for e in game.events],
     }
+
+
+def check_header(data: Any, fmt: str, version: int, required: set[str], what: str = "a game record") -> None:
+    """Check a record's format, version and required keys; RecordError says what is wrong.
+
+    ``what`` names the kind of record with its article ("a game record").
+    """
+    if not isinstance(data, Mapping):
+        raise RecordError(f"{what} must be a JSON object")
+    if data.get("format") != fmt:
+        raise RecordError(f"not {what}: 'format' must be {fmt!r}")
+    if data.get("version") != version:
+        raise RecordError(f"unsupported record version {data.get('version')!r} (this reads {version})")
+    missing = required - set(data)
+    if missing:
+        raise RecordError(f"the record lacks {', '.join(sorted(missing))}")
+
+
+def check_against_script(script: Sequence[Event], index: int, event: Event) -> None:
+    """While replaying: the rules produced ``event`` as event ``index``; the record must agree."""
+    if index >= len(script):
+        raise RecordError(f"the record ends, but the game goes on with {event.type}", index)
+    if script[index] != event:
+        raise RecordError(
+            f"the record says {script[index].to_dict()}, the rules give {event.to_dict()}", index)
 
 
 def load_events(items: Any, types: Mapping[str, type[Event]] = EVENT_TYPES) -> list[Event]:
@@ -60,15 +88,7 @@ def game_from_record(data: Any, *, seed: int | None = None) -> Game:
     """
     from .game import Game
 
-    if not isinstance(data, Mapping):
-        raise RecordError("a game record must be a JSON object")
-    if data.get("format") != FORMAT:
-        raise RecordError(f"not a game record: 'format' must be {FORMAT!r}")
-    if data.get("version") != VERSION:
-        raise RecordError(f"unsupported record version {data.get('version')!r} (this reads {VERSION})")
-    missing = {"rules", "players", "events"} - set(data)
-    if missing:
-        raise RecordError(f"the record lacks {', '.join(sorted(missing))}")
+    check_header(data, FORMAT, VERSION, {"rules", "players", "events"})
     try:
         rules = Rules.from_dict(data["rules"])
     except (ValueError, TypeError) as exc:
