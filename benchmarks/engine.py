@@ -3,8 +3,8 @@
 Run: python benchmarks/engine.py [--hands N]
 Prints one line per configuration: 5 players, ThresholdBot(8) at every seat; standard rules,
 and a heavy option mix (pairing, announce_low, to-bottom, kings_jerk). A second pair of lines
-drives the same games with the bots reading only the seat's own card (``fast`` path: the
-decision a ThresholdBot makes needs nothing else), to show what building observations costs.
+drives the same games with the decision made from the seat's own card read straight from the game
+(the engine alone, no observations built), to show what building observations costs.
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ def main() -> None:
     for name, rules in CONFIGS.items():
         for observe in (True, False):
             hands, seconds = run(rules, args.hands, observe=observe)
-            how = "observations" if observe else "own card only"
+            how = "observations" if observe else "engine alone"
             print(f"{name:10} {how:13} {hands / seconds:10,.0f} hands/s  ({hands} hands, {seconds:.2f} s)")
 
 
