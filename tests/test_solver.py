@@ -115,11 +115,33 @@ def test_solution_round_trips_and_loads_as_a_bot(three: Solution, tmp_path: obje
         cta.make_bot(f"solved:{path}", cta.Rules(ties="eldest-loses"), 3)
 
 
+def test_kings_jerk_is_solved_and_the_bot_reads_the_shown_kings() -> None:
+    sol = cta.solve(cta.Rules(kings_jerk=True), players=3)
+    assert sol.method == "dcfr" and sol.nash_conv <= 1e-4
+    assert sum(p for _, p in Hand(sol.rules, 3).jerk_patterns()) == 1
+    assert all(key[1][0].startswith("J") for key in sol.infosets)
+    jerked = 0
+    for seed in range(200):
+        game = cta.Game(sol.rules, players=3, seed=seed)
+        shown = [ev.seat for ev in game.events if ev.type == "king_jerk"]  # type: ignore[attr-defined]
+        order = list(game.observation(None)["order"])
+        while game.hand == 1 and game.to_act is not None:
+            seat = game.to_act
+            key = infoset_of(game.observation(seat), sol.deck, kings_jerk=True)
+            assert key[1][0] == "J" + "".join("1" if s in shown else "0" for s in order)
+            probs = sol.action_probabilities(game.observation(seat))  # every such situation was solved
+            assert probs["keep"] + probs["swap"] == pytest.approx(1)
+            game.act("keep")
+        jerked += bool(shown)
+    assert jerked > 0
+
+
 @pytest.mark.parametrize("kwargs, message", [
     ({"players": 1}, "players"), ({"players": 60}, "2..51"), ({"method": "magic"}, "method"),
     ({"method": "dcfr", "players": 7}, "sampled"), ({"workers": 0}, "workers"),
     ({"rules": cta.Rules(pairing=True)}, "pairing"), ({"method": "lp", "players": 3}, "two players"),
     ({"iterations": 0}, "iterations"),
+    ({"rules": cta.Rules(kings_jerk=True), "players": 7}, "kings_jerk"),
 ])
 def test_bad_input_is_one_clear_error(kwargs: dict[str, object], message: str) -> None:
     args: dict[str, object] = {"rules": cta.Rules(), "players": 3, **kwargs}

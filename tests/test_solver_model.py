@@ -22,6 +22,8 @@ VARIANTS = [
     {"dealer_draws_blocker": "void"}, {"dealer_draws_blocker": "dealer-loses"},
     {"dealer_same_rank": "dealer-wins"}, {"dealer_same_rank": "dealer-immune"},
     {"announce_low": True, "blocker": "none"}, {"ace_pays_double": True}, {"blocker": "none"},
+    {"kings_jerk": True}, {"kings_jerk": True, "blocker": "none"},
+    {"kings_jerk": True, "king_stops_play": True, "dealer_draws_blocker": "void"},
 ]
 
 

@@ -76,7 +76,8 @@ def evaluate(hand: Hand, strategy: Strategy, exact: bool = True, leaf: Leaf | No
     for deal, chance in deals(hand, exact):
         play = _Play(hand, strategy, deal[-1], ev)
         play.leaf, play.chance = leaf, chance
-        lives, losses = play.turn(0, deal[:-1], (), [-1] * n, [False] * n, chance)
+        start = (hand.jerk_token(deal[:-1]),) if hand.jerk else ()
+        lives, losses = play.turn(0, deal[:-1], start, [-1] * n, [False] * n, chance)
         for i in range(n):
             ev.lives[i] += chance * lives[i]
             ev.losses[i] += chance * losses[i]

@@ -28,6 +28,11 @@ def situation(key: InfoKey, deck: Deck, players: int) -> str:
     seat = 0
     for token in hist:
         name = _seat(seat, players)
+        if token.startswith("J"):
+            shown = [_seat(i, players) for i, b in enumerate(token[1:]) if b == "1"]
+            words.append(f"{', '.join(shown)} showed {deck.name(deck.kinds - 1)} at the deal" if shown
+                         else f"nobody showed {deck.name(deck.kinds - 1)} at the deal")
+            continue
         if token == "k":
             words.append(f"{name} kept")
         elif token == "K":

@@ -3,12 +3,15 @@
 Suits never matter in part A, so a card is a *strength* ``0..K-1`` (weakest first) with its
 multiplicity in the pack. A seat's public history is a tuple of tokens, one per turn taken:
 ``"k"`` kept, ``"s"`` swapped (``"sA"``/``"s2"`` when announce_low made the neighbour announce),
-``"b"`` was blocked by its neighbour, ``"K"`` showed the blocker.
+``"b"`` was blocked by its neighbour, ``"K"`` showed the blocker. With kings_jerk the history
+starts with one more token, ``"J"`` and a ``0``/``1`` per position (eldest first): who showed the
+strongest rank at the deal.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
 
 from ..cards import PIQUET_RANKS, rank_char
 from ..rules import Rules
@@ -64,8 +67,6 @@ class Hand:
     def __init__(self, rules: Rules, players: int, deck: Deck | None = None) -> None:
         if rules.pairing:
             raise UnsupportedRuleError("the solver does not model pairing=true")
-        if rules.kings_jerk:
-            raise UnsupportedRuleError("the solver does not model kings_jerk=true")
         self.rules = rules
         self.deck = deck = deck if deck is not None else deck_of(rules)
         if not (isinstance(players, int) and 2 <= players <= deck.size - 1):
@@ -78,6 +79,28 @@ class Hand:
                           if rules.announce_low else set())
         self.stops = rules.king_stops_play
         self.shift = 1 if rules.ties == "latest-loses" else 0
+        self.jerk = rules.kings_jerk
+        self.top = deck.kinds - 1  # the strongest strength: shown at the deal under kings_jerk
+
+    def jerk_token(self, cards: list[int] | tuple[int, ...]) -> str:
+        """The kings_jerk token for the dealt cards (eldest first): which positions show the top rank."""
+        return "J" + "".join("1" if c == self.top else "0" for c in cards)
+
+    def jerk_patterns(self) -> list[tuple[tuple[bool, ...], Fraction]]:
+        """Every possible kings_jerk pattern (whether each position is dealt the top rank), and its chance."""
+        n, t, size = self.players, self.deck.copies[self.top], self.deck.size
+        out: list[tuple[tuple[bool, ...], Fraction]] = []
+        for code in range(1 << n):
+            pattern = tuple(bool(code >> i & 1) for i in range(n))
+            m = sum(pattern)
+            p = Fraction(1)
+            for i in range(m):
+                p *= Fraction(t - i, size - i)
+            for i in range(n - m):
+                p *= Fraction(size - t - i, size - m - i)
+            if p > 0:
+                out.append((pattern, p))
+        return out
 
     def swap_token(self, received: int) -> str:
         """The public token of a swap in which the neighbour gave ``received``."""

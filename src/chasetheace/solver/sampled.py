@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from .hand import Hand, InfoKey
+from .hand import Hand, InfoKey, UnsupportedRuleError
 
 __all__ = ["SampledSolver", "Estimate"]
 
@@ -72,6 +72,9 @@ class SampledSolver:
         self.n, self.k = hand.players, hand.kinds
         if self.n > MAX_PLAYERS:
             raise ValueError(f"the sampled method handles up to {MAX_PLAYERS} players, not {self.n}")
+        if hand.jerk:
+            raise UnsupportedRuleError("the sampled method does not model kings_jerk=true: "
+                                       "solve up to 6 players with method 'dcfr'")
         self.rng = np.random.default_rng(seed)
         self.pack = np.repeat(np.arange(self.k), hand.deck.copies)
         self.index: dict[tuple[int, int, int, int], int] = {}

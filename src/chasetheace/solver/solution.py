@@ -65,7 +65,7 @@ class Solution:
 
     def action_probabilities(self, observation: Mapping[str, Any]) -> dict[str, float]:
         """``{"keep": p, "swap": 1 - p}`` for the seat to act, from ``game.observation(seat)``."""
-        key = infoset_of(observation, self.deck)
+        key = infoset_of(observation, self.deck, kings_jerk=self.rules.kings_jerk)
         if key[0] >= 0 and len(_order(observation)) != self.players:
             raise ValueError(f"this solution is for {self.players} players, the hand has "
                              f"{len(_order(observation))}")
@@ -251,11 +251,12 @@ def _order(observation: Mapping[str, Any]) -> list[int]:
     return list(observation["order"])
 
 
-def infoset_of(observation: Mapping[str, Any], deck: Deck) -> InfoKey:
+def infoset_of(observation: Mapping[str, Any], deck: Deck, *, kings_jerk: bool = False) -> InfoKey:
     """The solver's information set for the seat of ``observation`` (from ``game.observation``).
 
-    Reads only what the seat may know: its card, the public actions of this hand, and the card it
-    gave when its right neighbour swapped with it.
+    Reads only what the seat may know: its card, the public actions of this hand (with
+    ``kings_jerk``, who showed the top rank at the deal), and the card it gave when its right
+    neighbour swapped with it.
     """
     seat = observation.get("seat")
     card = observation.get("card")
@@ -267,10 +268,13 @@ def infoset_of(observation: Mapping[str, Any], deck: Deck) -> InfoKey:
         raise ValueError("the observation has no hand in progress")
     order = list(history[start]["order"])
     tokens: list[str] = []
+    jerked = ["0"] * len(order)
     given = -1
     for ev in history[start + 1:]:
         kind = ev.get("type")
-        if kind == "keep":
+        if kind == "king_jerk":
+            jerked[order.index(ev["seat"])] = "1"
+        elif kind == "keep":
             tokens.append("k")
         elif kind == "swap":
             tokens.append("s" if ev.get("announced") is None else "s" + rank_char(ev["announced"]))
@@ -280,6 +284,8 @@ def infoset_of(observation: Mapping[str, Any], deck: Deck) -> InfoKey:
             tokens.append("b")
         elif kind == "show_blocker":
             tokens.append("K")
+    if kings_jerk:
+        tokens.insert(0, "J" + "".join(jerked))
     return order.index(seat), tuple(tokens), deck.strength_of_rank(Card.parse(card).rank), given
 
 
@@ -329,7 +335,7 @@ class SolvedBot:
     def choose(self, observation: Mapping[str, Any], legal: Sequence[Action], rng: random.Random) -> Action:
         """Keep with the equilibrium's probability for this information set."""
         sol = self.solution(len(_order(observation)))
-        key = infoset_of(observation, sol.deck)
+        key = infoset_of(observation, sol.deck, kings_jerk=sol.rules.kings_jerk)
         try:
             p = sol.keep_probability(key)
         except KeyError:

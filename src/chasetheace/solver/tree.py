@@ -108,12 +108,23 @@ class Tree:
         self._base = int(copies.max()) + 1
         pending: list[list[dict[str, Array]]] = [[] for _ in range(n + 1)]
         eye = np.eye(k, dtype=np.int8)  # drawn counts are small: int8 keeps big levels compact
-        pending[0].append(dict(hid=np.zeros(k, dtype=np.int64), drawn=eye, card=np.arange(k),
-                               given=np.full(k, -1), src=np.arange(k)))
-        self.reach0 = copies / self._size
+        if hand.jerk:  # the history starts with the public pattern of who showed the top rank
+            patterns = hand.jerk_patterns()
+            hids = np.array([self._hist((hand.jerk_token([hand.top if b else 0 for b in pattern]),))
+                             for pattern, _ in patterns], dtype=np.int64)
+            weight = np.array([float(p) for _, p in patterns])
+        else:
+            hids, weight = np.zeros(1, dtype=np.int64), np.ones(1)
+        first = self._draw(0, hids, np.zeros((len(hids), k), dtype=np.int8)) * weight[:, None]
+        row, col = np.nonzero(first)
+        pending[0].append(dict(hid=hids[row], drawn=eye[col], card=col, given=np.full(len(col), -1),
+                               src=np.arange(len(col))))
+        root_prob = first[row, col]
         self._edges: list[dict[str, Array]] = []
         for j in range(n):
             level, nodes = self._finalise(j, pending[j])
+            if j == 0:
+                self.reach0 = np.bincount(pending[0][0]["local"], root_prob, minlength=len(level.card))
             self.levels.append(level)
             self._edges.append(self._expand(j, nodes, pending))
 
@@ -138,6 +149,26 @@ class Tree:
         level = TurnLevel(j, card, low, np.full(len(card), -1, dtype=np.int64))
         return level, nodes
 
+    def _draw(self, seat: int, hids: Array, drawn: Array) -> Array:
+        """``P[r, c]``: the chance that ``seat``'s card is ``c``, after the cards ``drawn[r]``.
+
+        Under kings_jerk the history says whether the seat was dealt the top rank: then it holds one;
+        otherwise its card is drawn from what is left of the other ranks.
+        """
+        avail = (self._copies[None, :] - drawn).astype(float)
+        if not self.hand.jerk:
+            return avail / avail.sum(axis=1, keepdims=True)
+        top = self.hand.top
+        unique, inverse = np.unique(hids, return_inverse=True)
+        jerked = np.array([self._hists[h][0][1 + seat] == "1" for h in unique.tolist()],
+                          dtype=bool)[inverse.reshape(-1)] if len(hids) else np.zeros(0, dtype=bool)
+        avail[:, top] = 0.0
+        total = avail.sum(axis=1, keepdims=True)
+        prob = np.divide(avail, total, out=np.zeros_like(avail), where=total > 0)
+        prob[jerked] = 0.0
+        prob[jerked, top] = 1.0
+        return prob
+
     def _stopped(self, hids: Array) -> Array:
         if not self.hand.stops:
             return np.zeros(len(hids), dtype=bool)
@@ -158,26 +189,25 @@ class Tree:
         if j == n - 1:
             return {}
         shown = np.where(stopped, hid, self._extend(hid, "K"))
-        left = self._size - (j + 1)
         edges: list[dict[str, Array]] = []
         # auto (blocker shown, or play stopped) and keep: the next seat's card is drawn fresh
         a_idx = np.flatnonzero(auto)
-        edges.append(self._fresh(j + 1, a_idx, shown[a_idx], drawn[a_idx], card[a_idx], AUTO, left,
+        edges.append(self._fresh(j + 1, a_idx, shown[a_idx], drawn[a_idx], card[a_idx], AUTO,
                                  np.ones(len(a_idx)), pending))
         kept = self._extend(hid[decide], "k")
-        edges.append(self._fresh(j + 1, decide, kept, drawn[decide], card[decide], KEEP, left,
+        edges.append(self._fresh(j + 1, decide, kept, drawn[decide], card[decide], KEEP,
                                  np.ones(len(decide)), pending))
         # swap: the neighbour's card is drawn now
+        chance = self._draw(j + 1, hid[decide], drawn[decide])
         for c in range(k):
-            avail = self._copies[c] - drawn[decide, c]
-            ok = avail > 0
+            ok = chance[:, c] > 0
             idx = decide[ok]
-            pc = avail[ok] / left
+            pc = chance[ok, c]
             after = drawn[idx].copy()
             after[:, c] += 1
             if c == hand.blocker:
                 blocked = self._extend(hid[idx], "b")
-                e = self._fresh(j + 2, idx, blocked, after, card[idx], SWAP, left - 1, pc, pending)
+                e = self._fresh(j + 2, idx, blocked, after, card[idx], SWAP, pc, pending)
                 e["blocked"] = np.full(len(e["parent"]), c)
                 edges.append(e)
                 continue
@@ -189,23 +219,23 @@ class Tree:
                               prob=pc, final=np.full(len(idx), c), blocked=np.full(len(idx), -1)))
         return {"list": edges}
 
-    def _fresh(self, j: int, idx: Array, hid: Array, drawn: Array, final: Array, action: int, left: int,
+    def _fresh(self, j: int, idx: Array, hid: Array, drawn: Array, final: Array, action: int,
                prob: Array, pending: list[list[dict[str, Array]]]) -> dict[str, Array]:
         """Edges from nodes ``idx`` to seat ``j``'s turn with a freshly drawn card (or to the end)."""
         if j >= self.hand.players:
             return dict(parent=idx, action=np.full(len(idx), action), child_level=-1, src=None,
                         prob=prob, final=final, blocked=np.full(len(idx), -1))
         parents, hids, draws, cards, probs, finals = [], [], [], [], [], []
+        chance = self._draw(j, hid, drawn)
         for c in range(self.kinds):
-            avail = self._copies[c] - drawn[:, c]
-            ok = avail > 0
+            ok = chance[:, c] > 0
             after = drawn[ok].copy()
             after[:, c] += 1
             parents.append(idx[ok])
             hids.append(hid[ok])
             draws.append(after)
             cards.append(np.full(int(ok.sum()), c))
-            probs.append(prob[ok] * avail[ok] / left)
+            probs.append(prob[ok] * chance[ok, c])
             finals.append(final[ok])
         src = dict(hid=np.concatenate(hids), drawn=np.concatenate(draws), card=np.concatenate(cards),
                    given=np.full(sum(len(p) for p in parents), -1), src=np.concatenate(parents))
