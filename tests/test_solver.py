@@ -115,6 +115,22 @@ def test_solution_round_trips_and_loads_as_a_bot(three: Solution, tmp_path: obje
         cta.make_bot(f"solved:{path}", cta.Rules(ties="eldest-loses"), 3)
 
 
+@pytest.mark.parametrize("changes", [{"pairing": True}, {"pairing": True, "kings_jerk": True}])
+def test_pairing_is_solved_and_matches_the_engine(changes: dict[str, object]) -> None:
+    sol = cta.solve(cta.Rules().replace(**changes), players=3)
+    assert sol.method == "dcfr" and sol.nash_conv <= 1e-4
+    bot = sol.bot()
+    hands = 4000
+    counts = [0] * 3
+    for seed in range(hands):
+        for pos in _one_hand(sol, bot, seed):
+            counts[pos] += 1
+    for pos, p in enumerate(sol.loss_probabilities):
+        sd = (p * (1 - p) / hands) ** 0.5
+        assert abs(counts[pos] / hands - p) < 4.5 * sd
+    assert bot.fallbacks == 0  # type: ignore[attr-defined]
+
+
 def test_kings_jerk_is_solved_and_the_bot_reads_the_shown_kings() -> None:
     sol = cta.solve(cta.Rules(kings_jerk=True), players=3)
     assert sol.method == "dcfr" and sol.nash_conv <= 1e-4
@@ -139,7 +155,8 @@ def test_kings_jerk_is_solved_and_the_bot_reads_the_shown_kings() -> None:
 @pytest.mark.parametrize("kwargs, message", [
     ({"players": 1}, "players"), ({"players": 60}, "2..51"), ({"method": "magic"}, "method"),
     ({"method": "dcfr", "players": 7}, "sampled"), ({"workers": 0}, "workers"),
-    ({"rules": cta.Rules(pairing=True)}, "pairing"), ({"method": "lp", "players": 3}, "two players"),
+    ({"rules": cta.Rules(pairing=True), "players": 7}, "pairing"),
+    ({"method": "lp", "players": 3}, "two players"),
     ({"iterations": 0}, "iterations"),
     ({"rules": cta.Rules(kings_jerk=True), "players": 7}, "kings_jerk"),
 ])

@@ -24,6 +24,12 @@ VARIANTS = [
     {"announce_low": True, "blocker": "none"}, {"ace_pays_double": True}, {"blocker": "none"},
     {"kings_jerk": True}, {"kings_jerk": True, "blocker": "none"},
     {"kings_jerk": True, "king_stops_play": True, "dealer_draws_blocker": "void"},
+    {"pairing": True}, {"pairing": True, "blocker": "none", "ties": "latest-loses"},
+    {"pairing": True, "king_stops_play": True, "ace_pays_double": True},
+    {"pairing": True, "dealer_same_rank": "dealer-immune"},
+    {"pairing": True, "dealer_same_rank": "dealer-wins"},
+    {"pairing": True, "dealer_draws_blocker": "dealer-loses"},
+    {"pairing": True, "kings_jerk": True}, {"pairing": True, "kings_jerk": True, "blocker": "none"},
 ]
 
 
@@ -85,3 +91,18 @@ def test_threads_and_single_precision_agree_with_the_plain_pass() -> None:
     assert np.array_equal(plain.cfv, threaded.cfv) and np.array_equal(plain.lives, threaded.lives)
     fast = Engine(tree).evaluate(sigma, precise=False)
     assert np.abs(fast.cfv - plain.cfv).max() < 1e-6
+
+
+def test_pairing_showdown_groups_equal_ranks() -> None:
+    hand = Hand(Rules(pairing=True, ties="eldest-loses"), 4, SMALL)  # ties does not apply
+    assert hand.showdown([0, 0, 1, 2]) == [2]     # the pair of aces beats the single 5
+    assert hand.showdown([0, 1, 1, 3]) == [0]     # among singles the weakest loses
+    assert hand.showdown([0, 0, 3, 3]) == [0, 1]  # equal groups: the weaker rank loses, all of it
+    assert hand.showdown([2, 2, 2, 0], immune=3) == [0, 1, 2]
+
+
+def test_kings_jerk_patterns_sum_to_one() -> None:
+    hand = Hand(Rules(kings_jerk=True), 4, SMALL)
+    patterns = hand.jerk_patterns()
+    assert sum(p for _, p in patterns) == 1
+    assert all(sum(pattern) <= 2 for pattern, _ in patterns)  # the small pack has two kings

@@ -47,7 +47,7 @@ class Engine:
         self.n_info = len(tree.infosets)
         self.owner = np.array([key[0] for key in tree.infosets], dtype=np.int64)
         mask, before, lives = tree.mask(), tree.before(), tree.lives()
-        self._end = tree.end_row()
+        self._ends = tree.ends
         self._d_wdiff = tree.d_wkeep - tree.d_wswap
         self._d_wswap32 = tree.d_wswap.astype(np.float32)
         self._d_wdiff32 = self._d_wdiff.astype(np.float32)
@@ -97,7 +97,8 @@ class Engine:
         dtype = np.float64 if precise else np.float32
         tree = self.tree
         levels = tree.levels
-        reach = np.zeros(tree.total + 1)
+        rows = tree.total + len(tree.ends)
+        reach = np.zeros(rows)
         first = levels[0]
         reach[first.offset:first.offset + len(first.card)] = tree.reach0
         sig_e = []
@@ -105,9 +106,9 @@ class Engine:
             s = self.sigma_edges(j, sigma)
             sig_e.append(s)
             flow = reach[level.offset + level.parent] * s * level.prob
-            reach += np.bincount(level.child, flow, minlength=tree.total + 1)
-        w = np.empty((tree.total + 1, tree.width), dtype=dtype)
-        w[tree.end] = self._end
+            reach += np.bincount(level.child, flow, minlength=rows)
+        w = np.empty((rows, tree.width), dtype=dtype)
+        w[tree.end:] = self._ends
         cfv = np.zeros(self.n_info * 2)
         n = tree.hand.players
         lives = np.zeros(n)

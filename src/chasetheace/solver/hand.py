@@ -65,8 +65,6 @@ class Hand:
     """The decision-relevant rules of one hand with ``players`` seats (position 0 eldest)."""
 
     def __init__(self, rules: Rules, players: int, deck: Deck | None = None) -> None:
-        if rules.pairing:
-            raise UnsupportedRuleError("the solver does not model pairing=true")
         self.rules = rules
         self.deck = deck = deck if deck is not None else deck_of(rules)
         if not (isinstance(players, int) and 2 <= players <= deck.size - 1):
@@ -78,7 +76,8 @@ class Hand:
         self.announced = ({s for s in range(deck.kinds) if deck.ranks[s] <= 2}
                           if rules.announce_low else set())
         self.stops = rules.king_stops_play
-        self.shift = 1 if rules.ties == "latest-loses" else 0
+        self.pairing = rules.pairing  # then ties does not apply
+        self.shift = 1 if rules.ties == "latest-loses" and not self.pairing else 0
         self.jerk = rules.kings_jerk
         self.top = deck.kinds - 1  # the strongest strength: shown at the deal under kings_jerk
 
@@ -112,7 +111,7 @@ class Hand:
 
     def loses(self, card: int, low_before: int, low_after: int) -> bool:
         """Whether a seat holding ``card`` loses the showdown, given the weakest card of the seats
-        before it and after it in turn order (``K`` where there is none)."""
+        before it and after it in turn order (``K`` where there is none); not for pairing."""
         ties = self.rules.ties
         before = card < low_before if ties == "eldest-loses" else card <= low_before
         after = card < low_after if ties == "latest-loses" else card <= low_after
@@ -138,6 +137,11 @@ class Hand:
     def showdown(self, finals: list[int], immune: int | None = None) -> list[int]:
         """The losing positions for the final cards, in turn order."""
         seats = [i for i in range(len(finals)) if i != immune]
+        if self.pairing:  # the weakest group: fewest cards, then the weaker rank
+            groups: dict[int, list[int]] = {}
+            for i in seats:
+                groups.setdefault(finals[i], []).append(i)
+            return groups[min(groups, key=lambda f: (len(groups[f]), f))]
         low = min(finals[i] for i in seats)
         tied = [i for i in seats if finals[i] == low]
         if self.rules.ties == "eldest-loses":

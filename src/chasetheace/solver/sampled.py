@@ -72,9 +72,10 @@ class SampledSolver:
         self.n, self.k = hand.players, hand.kinds
         if self.n > MAX_PLAYERS:
             raise ValueError(f"the sampled method handles up to {MAX_PLAYERS} players, not {self.n}")
-        if hand.jerk:
-            raise UnsupportedRuleError("the sampled method does not model kings_jerk=true: "
-                                       "solve up to 6 players with method 'dcfr'")
+        for on, key in ((hand.jerk, "kings_jerk"), (hand.pairing, "pairing")):
+            if on:
+                raise UnsupportedRuleError(f"the sampled method does not model {key}=true: "
+                                           "solve up to 6 players with method 'dcfr'")
         self.rng = np.random.default_rng(seed)
         self.pack = np.repeat(np.arange(self.k), hand.deck.copies)
         self.index: dict[tuple[int, int, int, int], int] = {}

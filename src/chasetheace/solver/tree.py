@@ -10,6 +10,10 @@ A node's continuation is a vector ``W`` of length ``K + 3``: ``W[v]`` (``v <= K`
 that the hand ends at a showdown with every later seat's final card of strength ``>= v``;
 ``W[K+1]`` that the dealer alone loses (dealer_draws_blocker = dealer-loses); ``W[K+2]`` that every
 other player loses (dealer_same_rank = dealer-wins). A seat's expected loss is a gather from it.
+
+With pairing a loss depends on every final card, so ``W[f]`` (``f < K``) is instead the chance
+that the group of the rank ``f`` is the weakest at the showdown, whatever the later seats hold; it
+passes up unchanged. The hand's ends are then one row per final multiset of cards (``ends``).
 """
 
 from __future__ import annotations
@@ -65,6 +69,8 @@ class Tree:
     def mask(self) -> Array:
         """``mask[f]``: the factor that adds a final card ``f`` (``f = K``: none) to a continuation."""
         k, w = self.kinds, self.width
+        if self.hand.pairing:
+            return np.ones((k + 1, w))
         m = np.zeros((k + 1, w))
         for f in range(k + 1):
             m[f, :f + 1] = 1.0
@@ -80,7 +86,18 @@ class Tree:
     def before(self) -> Array:
         """``before[f, m]``: whether a card ``f`` loses to the earlier seats' weakest card ``m``."""
         k, hand = self.kinds, self.hand
+        if hand.pairing:
+            return np.ones((k, k + 1))
         return np.array([[hand.loses(f, m, k) for m in range(k + 1)] for f in range(k)], dtype=float)
+
+    def weakest(self, counts: Array) -> Array:
+        """Pairing: continuation rows for final multisets ``counts[r]`` (how many of each strength)."""
+        k = self.kinds
+        present = counts > 0
+        key = np.where(present, counts * k + np.arange(k)[None, :], np.iinfo(np.int64).max)
+        rows = np.zeros((len(counts), self.width))
+        rows[:, :k] = key == key.min(axis=1, keepdims=True)
+        return rows
 
     def lives(self) -> Array:
         """Lives a loser holding each strength pays."""
@@ -224,7 +241,7 @@ class Tree:
         """Edges from nodes ``idx`` to seat ``j``'s turn with a freshly drawn card (or to the end)."""
         if j >= self.hand.players:
             return dict(parent=idx, action=np.full(len(idx), action), child_level=-1, src=None,
-                        prob=prob, final=final, blocked=np.full(len(idx), -1))
+                        prob=prob, final=final, blocked=np.full(len(idx), -1), drawn=drawn)
         parents, hids, draws, cards, probs, finals = [], [], [], [], [], []
         chance = self._draw(j, hid, drawn)
         for c in range(self.kinds):
@@ -267,7 +284,18 @@ class Tree:
             level.offset = offset
             offset += len(level.card)
         self.total = offset
-        self.end = offset  # the global id of the end of the hand
+        self.end = offset  # the global id of the (first) end of the hand
+        end_counts: list[Array] = []
+        for spec in self._edges:
+            for e in spec.get("list", []) if spec else []:
+                if e["child_level"] == -1 and self.hand.pairing:
+                    end_counts.append(e["drawn"].astype(np.int64))
+        if end_counts:
+            self._end_codes, first = np.unique(self._multiset_code(np.concatenate(end_counts)),
+                                               return_index=True)
+            self.ends = self.weakest(np.concatenate(end_counts)[first])
+        else:
+            self.ends = self.end_row()[None, :]
         for level, spec in zip(self.levels, self._edges):
             if not spec:
                 continue
@@ -275,7 +303,11 @@ class Tree:
             cols: dict[str, list[Array]] = {key: [] for key in
                                               ("parent", "action", "child", "prob", "final", "blocked")}
             for e in parts:
-                if e["child_level"] == -1:
+                child: Array
+                if e["child_level"] == -1 and self.hand.pairing:
+                    codes = self._multiset_code(e["drawn"].astype(np.int64))
+                    child = np.searchsorted(self._end_codes, codes).astype(np.int64) + self.end
+                elif e["child_level"] == -1:
                     child = np.full(len(e["parent"]), self.end)
                 else:
                     child = self.levels[e["child_level"]].offset + e["src"]["local"]
@@ -289,11 +321,18 @@ class Tree:
         self._dealer_terminals()
         del self._edges
 
+    def _multiset_code(self, counts: Array) -> Array:
+        """One integer per multiset of cards (rows of counts per strength)."""
+        return counts @ (self._base ** np.arange(self.kinds, dtype=np.int64))
+
     def _dealer_terminals(self) -> None:
         hand, k = self.hand, self.kinds
         level = self.levels[-1]
         drawn = self._drawn_last
         del self._drawn_last
+        if hand.pairing:
+            self._pairing_terminals(drawn.astype(np.int64))
+            return
         mask, end, before, lives = self.mask(), self.end_row(), self.before(), self.lives()
         card, low = level.card, level.low
         self.d_wkeep = mask[card] * end
@@ -325,6 +364,44 @@ class Tree:
             w[sel] = prob[sel] @ out_w[x]
             lv[sel] = np.einsum("ns,ns->n", prob[sel], out_l[x][:, low[sel]].T)
             pl[sel] = np.einsum("ns,ns->n", prob[sel], out_p[x][:, low[sel]].T)
+        self.d_wswap, self.d_lswap, self.d_pswap = w, lv, pl
+
+    def _pairing_terminals(self, drawn: Array) -> None:
+        """The dealer's values under pairing, from every seat's final card (``drawn``)."""
+        hand, k = self.hand, self.kinds
+        card = self.levels[-1].card
+        rows = np.arange(len(card))
+        lives = self.lives()
+        keep = self.weakest(drawn)
+        self.d_wkeep = keep
+        self.d_pkeep = keep[rows, card]
+        self.d_lkeep = self.d_pkeep * lives[card]
+        prob = (self._copies[None, :] - drawn) / (self._size - hand.players)
+        w = np.zeros((len(card), self.width))
+        lv = np.zeros(len(card))
+        pl = np.zeros(len(card))
+        others = drawn.copy()
+        others[rows, card] -= 1
+        for x in range(k):
+            sel = np.flatnonzero(card == x)
+            for st in range(k):
+                p = prob[sel, st]
+                kind, f = hand.dealer_draw(x, st)
+                if kind == "dl":
+                    w[sel, self.dl] += p
+                    lv[sel] += p
+                    pl[sel] += p
+                elif kind == "dw":
+                    w[sel, self.dw] += p
+                elif kind == "immune":
+                    w[sel] += p[:, None] * self.weakest(others[sel])
+                else:
+                    final = others[sel].copy()
+                    final[:, f] += 1
+                    out = self.weakest(final)
+                    w[sel] += p[:, None] * out
+                    lv[sel] += p * out[:, f] * lives[f]
+                    pl[sel] += p * out[:, f]
         self.d_wswap, self.d_lswap, self.d_pswap = w, lv, pl
 
     # --- facts --------------------------------------------------------------------------------
