@@ -155,10 +155,8 @@ def test_kings_jerk_is_solved_and_the_bot_reads_the_shown_kings() -> None:
 @pytest.mark.parametrize("kwargs, message", [
     ({"players": 1}, "players"), ({"players": 60}, "2..51"), ({"method": "magic"}, "method"),
     ({"method": "dcfr", "players": 7}, "sampled"), ({"workers": 0}, "workers"),
-    ({"rules": cta.Rules(pairing=True), "players": 7}, "pairing"),
     ({"method": "lp", "players": 3}, "two players"),
     ({"iterations": 0}, "iterations"),
-    ({"rules": cta.Rules(kings_jerk=True), "players": 7}, "kings_jerk"),
 ])
 def test_bad_input_is_one_clear_error(kwargs: dict[str, object], message: str) -> None:
     args: dict[str, object] = {"rules": cta.Rules(), "players": 3, **kwargs}

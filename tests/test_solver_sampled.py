@@ -12,11 +12,15 @@ from chasetheace.solver.hand import Hand  # noqa: E402
 from chasetheace.solver.tree import Tree  # noqa: E402
 
 
-def test_sampled_strategy_is_measured_honestly() -> None:
-    sol = cta.solve(cta.Rules(), 3, method="sampled", iterations=40, seed=3)
+@pytest.mark.parametrize("changes", [{}, {"pairing": True}, {"kings_jerk": True},
+                                     {"pairing": True, "kings_jerk": True, "blocker": "none"}])
+def test_sampled_strategy_is_measured_honestly(changes: dict[str, object]) -> None:
+    rules = cta.Rules().replace(**changes)
+    sol = cta.solve(rules, 3, method="sampled", iterations=40, seed=3)
     assert sol.nash_conv_error is not None and sol.loss_errors is not None
-    engine = Engine(Tree(Hand(cta.Rules(), 3)))
+    engine = Engine(Tree(Hand(rules, 3)))
     index = {key: i for i, key in enumerate(sol.infosets)}
+    assert set(index) <= set(engine.tree.infosets)  # the same information sets, as the exact tree names them
     keep = np.array([sol.keep[index[k]] if k in index else 0.5 for k in engine.tree.infosets])
     sigma = np.c_[keep, 1 - keep]
     passes = engine.evaluate(sigma, table=True)
@@ -44,3 +48,31 @@ def test_sampled_is_deterministic_given_the_seed() -> None:
     a = cta.solve(cta.Rules(), 4, method="sampled", iterations=2, seed=9)
     b = cta.solve(cta.Rules(), 4, method="sampled", iterations=2, seed=9)
     assert a.keep == b.keep and a.loss_probabilities == b.loss_probabilities
+
+
+@pytest.mark.parametrize("changes", [{"pairing": True}, {"ties": "latest-loses"}])
+def test_sampled_showdown_agrees_with_the_rules(changes: dict[str, object]) -> None:
+    from chasetheace.solver.sampled import SampledSolver
+
+    hand = Hand(cta.Rules(deck=32).replace(**changes), 7)
+    solver = SampledSolver(hand, seed=5)
+    state = solver.deal(3000)
+    state.special[::2] = 3  # the dealer is immune in every other hand
+    _, lost = solver.showdown(state)
+    for row in range(len(lost)):
+        immune = hand.players - 1 if state.special[row] == 3 else None
+        losers = hand.showdown(state.cards[row].tolist(), immune)
+        assert np.flatnonzero(lost[row]).tolist() == losers
+
+
+def test_sampled_kings_jerk_keys_name_the_shown_kings() -> None:
+    rules = cta.Rules(kings_jerk=True)
+    sol = cta.solve(rules, 7, method="sampled", iterations=2, seed=2)
+    assert all(key[1][0].startswith("J") and len(key[1][0]) == 8 for key in sol.infosets)
+    assert any("1" in key[1][0] for key in sol.infosets)
+    game = cta.Game(rules, players=7, seed=4)
+    bot = sol.bot()
+    rng = __import__("random").Random(4)
+    while game.hand == 1 and game.to_act is not None:
+        game.act(bot.choose(game.observation(game.to_act), game.legal_actions(), rng))
+    assert game.hand > 1 or game.over

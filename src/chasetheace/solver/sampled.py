@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from .hand import Hand, InfoKey, UnsupportedRuleError
+from .hand import Hand, InfoKey
 
 __all__ = ["SampledSolver", "Estimate"]
 
@@ -44,10 +44,11 @@ class Estimate:
 class _State:
     """A batch of hands in progress."""
 
-    def __init__(self, cards: Array, stock: Array) -> None:
+    def __init__(self, cards: Array, stock: Array, jerk: Array) -> None:
         b, n = cards.shape
         self.cards = cards
         self.stock = stock
+        self.jerk = jerk  # kings_jerk: bit i set when position i showed the top rank at the deal
         self.hist = np.zeros(b, dtype=np.int64)     # tokens so far, 3 bits each
         self.given = np.full(b, -1, dtype=np.int64)  # card the next seat gave (swapped with)
         self.done = np.zeros((b, n), dtype=bool)
@@ -56,7 +57,7 @@ class _State:
 
     def take(self, rows: Array) -> _State:
         out = _State.__new__(_State)
-        for name in ("cards", "stock", "hist", "given", "done", "stopped", "special"):
+        for name in ("cards", "stock", "jerk", "hist", "given", "done", "stopped", "special"):
             setattr(out, name, getattr(self, name)[rows].copy())
         return out
 
@@ -72,14 +73,10 @@ class SampledSolver:
         self.n, self.k = hand.players, hand.kinds
         if self.n > MAX_PLAYERS:
             raise ValueError(f"the sampled method handles up to {MAX_PLAYERS} players, not {self.n}")
-        for on, key in ((hand.jerk, "kings_jerk"), (hand.pairing, "pairing")):
-            if on:
-                raise UnsupportedRuleError(f"the sampled method does not model {key}=true: "
-                                           "solve up to 6 players with method 'dcfr'")
         self.rng = np.random.default_rng(seed)
         self.pack = np.repeat(np.arange(self.k), hand.deck.copies)
-        self.index: dict[tuple[int, int, int, int], int] = {}
-        self.keys: list[tuple[int, int, int, int]] = []
+        self.index: dict[tuple[int, int, int, int, int], int] = {}
+        self.keys: list[tuple[int, int, int, int, int]] = []
         self.met: dict[int, tuple[float, float, float]] = {}  # share of hands, keep and swap values
         self.regret = np.zeros((1024, 2))
         self.avg = np.zeros((1024, 2))
@@ -98,11 +95,11 @@ class SampledSolver:
 
     def _ids(self, t: int, state: _State, rows: Array, grow: bool) -> Array:
         hist, x, p = state.hist[rows], state.cards[rows, t], state.given[rows]
-        keys = np.stack([hist, x * 64 + p + 1], axis=1)
+        keys = np.stack([hist, (state.jerk[rows] * 64 + x) * 64 + p + 1], axis=1)
         unique, inverse = np.unique(keys, axis=0, return_inverse=True)
         ids = np.empty(len(unique), dtype=np.int64)
-        for i, (h, xp) in enumerate(unique.tolist()):
-            key = (t, h, xp // 64, xp % 64 - 1)
+        for i, (h, jxp) in enumerate(unique.tolist()):
+            key = (t, h, jxp // 4096, jxp // 64 % 64, jxp % 64 - 1)
             v = self.index.get(key, -1)
             if v < 0 and grow:
                 v = self.index[key] = len(self.keys)
@@ -134,7 +131,11 @@ class SampledSolver:
         """``batch`` random hands."""
         order = np.argsort(self.rng.random((batch, len(self.pack))), axis=1)[:, :self.n + 1]
         cards = self.pack[order]
-        return _State(cards[:, :self.n].copy(), cards[:, self.n].copy())
+        seats = cards[:, :self.n].copy()
+        jerk = np.zeros(batch, dtype=np.int64)
+        if self.hand.jerk:
+            jerk = (seats == self.hand.top).astype(np.int64) @ (1 << np.arange(self.n, dtype=np.int64))
+        return _State(seats, cards[:, self.n].copy(), jerk)
 
     def deciding(self, t: int, state: _State) -> Array:
         """Rows where seat ``t`` has a decision now; shows blockers first."""
@@ -186,11 +187,18 @@ class SampledSolver:
         """(lives lost, lost) per row and seat."""
         n, d = self.n, self.n - 1
         cards = state.cards.astype(float)
+        if self.hand.pairing:  # a seat's group: how many hold its rank, then the rank
+            counts = np.zeros((len(cards), self.k), dtype=np.int64)
+            rows = np.repeat(np.arange(len(cards)), n)
+            np.add.at(counts, (rows, state.cards.reshape(-1)), 1)
+            immune = np.flatnonzero(state.special == 3)
+            counts[immune, state.cards[immune, d]] -= 1
+            cards = np.take_along_axis(counts, state.cards, axis=1) * self.k + cards
         cards[state.special == 3, d] = np.inf
         low = cards.min(axis=1, keepdims=True)
         lose = cards == low
         ties = self.hand.rules.ties
-        if ties != "all-lose":
+        if ties != "all-lose" and not self.hand.pairing:
             pick = lose.argmax(axis=1) if ties == "eldest-loses" else n - 1 - lose[:, ::-1].argmax(axis=1)
             lose = np.zeros_like(lose)
             lose[np.arange(len(lose)), pick] = True
@@ -294,11 +302,13 @@ class SampledSolver:
         """The visited information sets as solver keys (position, tokens, card, given)."""
         names = {v: k for k, v in TOKENS.items()}
         out = []
-        for t, h, x, p in self.keys:
+        for t, h, jerk, x, p in self.keys:
             tokens = []
             while h:
                 tokens.append(names[h % 8])
                 h //= 8
+            if self.hand.jerk:
+                tokens.append("J" + "".join("1" if jerk >> i & 1 else "0" for i in range(self.n)))
             out.append((t, tuple(reversed(tokens)), x, p))
         return out
 
