@@ -1,0 +1,35 @@
+"""Seats and places at the table, in the game's own words: default names and turn-order places.
+
+The lowest layer of the package (it imports nothing of it), so every game, bot, solver and
+interface names seats and places the same way.
+
+>>> default_names(3)
+('Ann', 'Bob', 'Cat')
+>>> [position_name(i, 5) for i in range(5)]
+['eldest', '2nd', '3rd', '4th', 'dealer']
+"""
+
+from __future__ import annotations
+
+__all__ = ["DEFAULT_NAMES", "default_names", "position_name"]
+
+DEFAULT_NAMES = ("Ann", "Bob", "Cat", "Dan", "Eve", "Fay", "Gus", "Hal", "Ivy", "Jo", "Kim",
+                 "Lou", "Max", "Ned", "Oli", "Pam", "Quin", "Ray", "Sue", "Tom", "Uma", "Vic",
+                 "Wes", "Xan", "Yul", "Zoe")
+
+_ORDINALS = ("eldest", "2nd", "3rd")
+
+
+def default_names(players: int) -> tuple[str, ...]:
+    """The names seats get when none are given: Ann, Bob, Cat, ..., then ``Player 27`` and on."""
+    return tuple(DEFAULT_NAMES[i] if i < len(DEFAULT_NAMES) else f"Player {i + 1}"
+                 for i in range(max(players, 0)))
+
+
+def position_name(index: int, size: int) -> str:
+    """The name of a place in the turn order: ``'eldest'``, ``'2nd'`` .. ``'dealer'`` (last)."""
+    if index == size - 1:
+        return "dealer"
+    if index < len(_ORDINALS):
+        return _ORDINALS[index]
+    return f"{index + 1}th"
