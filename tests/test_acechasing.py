@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 import chasetheace as cta
-from chasetheace.acechasing import MAX_OFFERS, AceAction
-from chasetheace.acechasing_events import BetAccepted, BetDeclined, Offered, Settled, Shown
+from chasetheace.acechasing.events import BetAccepted, BetDeclined, Offered, Settled, Shown
+from chasetheace.acechasing.game import MAX_OFFERS, AceAction
 from chasetheace.events import Eliminated, Swap
 
 # Seats 0..3 are A (the matador), B, C, D. The deal goes B, C, D, then the matador last.

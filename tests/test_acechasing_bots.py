@@ -9,8 +9,8 @@ import random
 import pytest
 
 import chasetheace as cta
-from chasetheace.acechasing import AceAction
-from chasetheace.acechasing_bots import knockout_chance
+from chasetheace.acechasing.bots import knockout_chance
+from chasetheace.acechasing.game import AceAction
 from chasetheace.cards import Card, pack
 from test_acechasing_properties import referee_out
 

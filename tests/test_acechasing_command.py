@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import chasetheace as cta
-from chasetheace.acechasing_command import (
+from chasetheace.acechasing.command import (
     card_text,
     narrate,
     play_ace_chasing,
@@ -21,7 +21,7 @@ from chasetheace.acechasing_command import (
     replay_ace_chasing,
     simulate_ace_chasing,
 )
-from chasetheace.play import QuitGame
+from chasetheace.cli.play import QuitGame
 from test_acechasing_properties import knowable
 
 CARD = re.compile(r"(?:10|[AKQJ2-9])[♣♦♥♠]")

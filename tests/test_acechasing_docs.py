@@ -5,8 +5,8 @@ from __future__ import annotations
 import doctest
 from pathlib import Path
 
-from chasetheace.acechasing_bots import ACE_CHASING_BOTS
-from chasetheace.acechasing_events import ACE_CHASING_EVENTS
+from chasetheace.acechasing.events import ACE_CHASING_EVENTS
+from chasetheace.registry import ACE_CHASING_BOTS
 
 DOC = Path(__file__).parent.parent / "docs" / "acechasing.md"
 

@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import chasetheace as cta
-from chasetheace.acechasing_events import BetAccepted, RoundStarted, Settled, Shown
+from chasetheace.acechasing.events import BetAccepted, RoundStarted, Settled, Shown
 from chasetheace.cards import Card, pack
 from chasetheace.events import Dealt, Eliminated, GameOver, Swap
 

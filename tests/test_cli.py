@@ -14,7 +14,10 @@ import pytest
 
 import chasetheace as cta
 from chasetheace import cli
+from chasetheace.cli import command as cli_main
+from chasetheace.registry import GAMES
 from chasetheace.render import card_text
+from chasetheace.rules import rules_from_args
 
 
 @pytest.fixture(autouse=True)
@@ -320,15 +323,16 @@ def test_help_exits_zero(monkeypatch: pytest.MonkeyPatch, capsys: pytest.Capture
         assert kind in out
 
 
-def test_plugins_add_subcommands(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_command_modules_add_subcommands(monkeypatch: pytest.MonkeyPatch,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
     plugin = types.ModuleType("fake_plugin_command")
 
     def register(subparsers: object) -> None:
         parser = subparsers.add_parser("hello", help="say hello")  # type: ignore[attr-defined]
-        cli.add_rules_arguments(parser)
+        cli_main.add_rules_arguments(parser)
 
         def hello(args: object) -> int:
-            rules = cli.rules_from_args(args.preset, args.rule)  # type: ignore[attr-defined]
+            rules = rules_from_args(args.preset, args.rule)  # type: ignore[attr-defined]
             print(f"hello, {rules.lives} lives")
             if rules.lives == 9:
                 raise ValueError("nine lives is too many")
@@ -337,9 +341,7 @@ def test_plugins_add_subcommands(monkeypatch: pytest.MonkeyPatch, capsys: pytest
         parser.set_defaults(func=hello)
 
     plugin.register = register  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "fake_plugin_command", plugin)
-    monkeypatch.setattr(cli, "PLUGIN_MODULES", (*cli.PLUGIN_MODULES, "missing_plugin_x",
-                                                "fake_plugin_command"))
+    monkeypatch.setattr(cli_main, "COMMANDS", (*cli_main.COMMANDS, plugin))
     status, out, _ = run(monkeypatch, capsys, ["hello", "--preset", "hoffmann-1891"])
     assert status == 0 and out == "hello, 4 lives\n"
     status, out, err = run(monkeypatch, capsys, ["hello", "--rule", "lives=9"])
@@ -356,7 +358,25 @@ def test_without_rich_is_one_line(monkeypatch: pytest.MonkeyPatch,
 
 
 def test_rules_from_args() -> None:
-    rules = cli.rules_from_args("standard", ["lives=2", "king-stops-play=yes", "ranking = ace-high"])
+    rules = rules_from_args("standard", ["lives=2", "king-stops-play=yes", "ranking = ace-high"])
     assert (rules.lives, rules.king_stops_play, rules.ranking) == (2, True, "ace-high")
     with pytest.raises(ValueError, match="KEY=VALUE"):
-        cli.rules_from_args("standard", ["=3"])
+        rules_from_args("standard", ["=3"])
+
+
+def test_every_game_can_be_played_and_simulated(monkeypatch: pytest.MonkeyPatch,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    assert set(cli_main.PLAY_GAMES) == set(GAMES)
+    assert set(cli_main.SIMULATE_GAMES) <= set(GAMES)
+    for game in GAMES:
+        status, out, _ = run(monkeypatch, capsys, ["simulate", "--game", game, "--games", "3", "--json"])
+        assert status == 0 and json.loads(out)["games"] == 3
+
+
+def test_own_commands_are_always_listed(monkeypatch: pytest.MonkeyPatch,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run(monkeypatch, capsys, ["--help"])
+    assert status == 0
+    for command in ("play", "simulate", "rules", "replay", "solve", "serve", "ace-chasing"):
+        assert command in out
+

@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import chasetheace as cta
-from chasetheace.play import parse_answer
+from chasetheace.cli.play import parse_answer
 from chasetheace.render import Narrator, card_text, explain_rules, position_name
 
 SILENT = {"shuffle", "pick", "collected"}  # chance and tidying, which players do not remark on

@@ -57,6 +57,6 @@ def test_a_port_in_use_is_one_line_and_status_2(tmp_path: Path, capsys: pytest.C
 
 
 def test_the_cli_has_serve() -> None:
-    cli = pytest.importorskip("chasetheace.cli")
+    cli = pytest.importorskip("chasetheace.cli.command")
     args = cli.build_parser().parse_args(["serve", "--port", "8123"])
     assert args.func is command.run and args.port == 8123

@@ -6,29 +6,25 @@
 >>> cta.play_game(game, [cta.ThresholdBot(8)] * 3, seed=7)
 >>> game.over
 True
+
+The package's layers, lowest first (each imports only from layers below it):
+``seats``, ``errors``, ``cards``; ``rules``, ``events``; ``observation``, ``record``; ``game``;
+``session``, ``bots``, ``render``; ``acechasing`` (its game, events and bots) and ``solver``;
+``registry``; ``sim`` and ``fast``; ``adapters``, ``web``, ``cli`` and ``acechasing.command``.
+This module is the facade above them all.
 """
 
 from . import events
-from .acechasing import AceChasingGame, Offer
-from .acechasing_bots import OddsBot, RandomAceChasingBot, make_ace_chasing_bot, play_ace_chasing_game
-from .bots import (
-    BOT_KINDS,
-    Bot,
-    CountingBot,
-    RandomBot,
-    ThresholdBot,
-    bot_kinds,
-    make_bot,
-    play_game,
-    register_bot,
-)
+from .acechasing import AceChasingGame, OddsBot, Offer, RandomAceChasingBot, play_ace_chasing_game
+from .bots import Bot, CountingBot, RandomBot, ThresholdBot, play_game
 from .cards import Card, pack
 from .errors import IllegalActionError, RecordError
 from .events import Event
 from .game import Action, Game
+from .registry import BOT_KINDS, bot_kinds, make_ace_chasing_bot, make_bot, register_bot
 from .rules import OPTIONS, PRESETS, Option, Preset, Rules, preset_info
 from .session import Session
-from .solver import Solution, solve  # registers the "solved" bot; numpy is imported only to solve
+from .solver import Solution, solve  # numpy is imported only to solve
 
 __version__ = "0.1.0"
 

@@ -12,16 +12,15 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from .cards import Card, pack, parse_rank, rank_char
 from .game import Action
-from .rules import STRENGTH, Rules
+from .rules import STRENGTH
 
 __all__ = [
-    "Bot", "BotFactory", "RandomBot", "ThresholdBot", "CountingBot", "play_game", "make_bot", "BOT_KINDS",
-    "register_bot", "bot_kinds",
+    "Bot", "RandomBot", "ThresholdBot", "CountingBot", "play_game",
 ]
 
 Observation = Mapping[str, Any]
@@ -285,48 +284,6 @@ class _Pool:
         return self._above[min(strength, 14)]
 
 
-BotFactory = Callable[[str, Rules, int], Bot]
-"""Makes a bot from the text after the colon of a spec, the rules in force and the player count."""
-
-_FACTORIES: dict[str, tuple[BotFactory, str]] = {}
-
-
-def register_bot(kind: str, factory: BotFactory, help: str) -> None:
-    """Make ``kind`` (and ``kind:ARG``) known to :func:`make_bot`, the CLI and the web lobby."""
-    _FACTORIES[kind] = (factory, help)
-
-
-def bot_kinds() -> dict[str, str]:
-    """The known bot kinds, each with a line of help."""
-    return {kind: help for kind, (_, help) in _FACTORIES.items()}
-
-
-def make_bot(spec: str, rules: Rules | None = None, players: int = 5) -> Bot:
-    """A bot from a short spec: ``random``, ``threshold``, ``threshold:8``, ``counting``, ...
-
-    >>> make_bot("threshold:T")
-    ThresholdBot('T')
-    """
-    kind, _, arg = spec.strip().lower().partition(":")
-    if kind not in _FACTORIES:
-        raise ValueError(f"unknown bot {spec!r}: allowed {', '.join(_FACTORIES)}")
-    factory, _ = _FACTORIES[kind]
-    return factory(arg, Rules() if rules is None else rules, players)
-
-
-def _no_arg(cls: Callable[[], Bot]) -> BotFactory:
-    def factory(arg: str, rules: Rules, players: int) -> Bot:
-        if arg:
-            raise ValueError(f"the {cls.__name__} takes no argument, got {arg!r}")
-        return cls()
-    return factory
-
-
-register_bot("random", _no_arg(RandomBot), "keeps or swaps at random")
-register_bot("threshold", lambda arg, rules, players: ThresholdBot(arg or 8),
-             "threshold:RANK swaps below RANK (default 8)")
-register_bot("counting", _no_arg(CountingBot), "counts every card it may know")
-BOT_KINDS = tuple(_FACTORIES)
 
 
 class Table(Protocol):

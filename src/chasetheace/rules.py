@@ -12,13 +12,13 @@ True
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from .cards import Card
 
-__all__ = ["Option", "OPTIONS", "Preset", "PRESETS", "Rules", "preset_info"]
+__all__ = ["Option", "OPTIONS", "Preset", "PRESETS", "Rules", "preset_info", "rules_from_args"]
 
 
 @dataclass(frozen=True)
@@ -209,11 +209,6 @@ class Rules:
         return 13 if self.blocker == "king" else self.top_rank
 
     @property
-    def pack_size(self) -> int:
-        """How many cards the pack has."""
-        return self.deck
-
-    @property
     def max_players(self) -> int:
         """The most players a table can seat: the stock must keep a card for the dealer."""
         return self.deck - 1
@@ -287,3 +282,19 @@ def preset_info(name: str) -> Preset:
     if not isinstance(name, str) or name.strip().lower() not in _BY_NAME:
         raise ValueError(f"unknown preset {name!r}: allowed {', '.join(_BY_NAME)}")
     return _BY_NAME[name.strip().lower()]
+
+
+def rules_from_args(preset: str, rule_specs: Sequence[str]) -> Rules:
+    """The rules of ``preset`` with each ``key=value`` of ``rule_specs`` applied in order, as the
+    command line's ``--preset`` and ``--rule`` give them (ValueError says what is wrong).
+
+    >>> rules_from_args("cuckoo", ["lives=4", "ranking=ace-high"]).lives
+    4
+    """
+    rules = Rules.preset(preset)
+    for spec in rule_specs:
+        key, sep, value = spec.partition("=")
+        if not sep or not key.strip():
+            raise ValueError(f"bad --rule {spec!r}: write KEY=VALUE, e.g. lives=4")
+        rules = rules.with_text(key.strip(), value)
+    return rules

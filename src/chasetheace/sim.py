@@ -25,9 +25,9 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .bots import make_bot
 from .cards import rank_char
 from .game import DEFAULT_NAMES, Game
+from .registry import make_bot
 from .render import position_name
 from .rules import Rules
 

@@ -28,7 +28,8 @@ import numpy as np
 import numpy.typing as npt
 from gymnasium import spaces
 
-from ..bots import Bot, make_bot
+from ..bots import Bot
+from ..registry import make_bot
 from .encoding import Encoder
 from .episode import Episode, table_options
 

@@ -41,9 +41,10 @@ import numpy.typing as npt
 import pyspiel
 from open_spiel.python import policy as policy_lib
 
-from ..bots import Bot, make_bot
+from ..bots import Bot
 from ..cards import Card, pack
 from ..game import Action, Game
+from ..registry import make_bot
 from ..rules import OPTIONS, Rules
 from .encoding import Encoder, hand_events
 from .episode import chip_rewards

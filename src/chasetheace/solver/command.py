@@ -7,16 +7,15 @@ runs the subcommand on its own.
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import sys
 from collections.abc import Sequence
 from typing import Any
 
-from ..rules import Rules
+from ..rules import rules_from_args
 from .solution import AUTO_EXACT_PLAYERS, MAX_EXACT_PLAYERS, METHODS
 
-__all__ = ["register", "run", "main", "rules_from"]
+__all__ = ["register", "run", "main"]
 
 
 def _add_arguments(p: argparse.ArgumentParser) -> None:
@@ -48,31 +47,13 @@ def register(subparsers: Any) -> None:
     p.set_defaults(func=run)
 
 
-def rules_from(preset: str, specs: Sequence[str]) -> Rules:
-    """Rules from a preset name and ``key=value`` texts (ValueError says what is wrong)."""
-    try:  # the main CLI's shared helper, once it exists
-        helper = getattr(importlib.import_module("chasetheace.cli"), "rules_from_args", None)
-    except ImportError:
-        helper = None
-    if helper is not None:
-        rules: Rules = helper(preset, list(specs))
-        return rules
-    rules = Rules.preset(preset)
-    for spec in specs:
-        key, sep, value = spec.partition("=")
-        if not sep:
-            raise ValueError(f"bad --rule {spec!r}: write KEY=VALUE, e.g. ties=eldest-loses")
-        rules = rules.with_text(key.strip(), value)
-    return rules
-
-
 def run(args: argparse.Namespace) -> int:
     """Solve and print; a user's mistake is one line on stderr and exit status 2."""
     from .explain import render_text
     from .solution import solve
 
     try:
-        rules = rules_from(args.preset, args.rule)
+        rules = rules_from_args(args.preset, args.rule)
         sol = solve(rules, args.players, method=args.method, iterations=args.iterations,
                     tolerance=args.tolerance, time_limit=args.time_limit, seed=args.seed,
                     workers=args.workers)

@@ -26,8 +26,8 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from ..bots import bot_kinds
 from ..game import Game
+from ..registry import bot_kinds
 from ..rules import OPTIONS, PRESETS
 from . import protocol as P
 from .store import Store

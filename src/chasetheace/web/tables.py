@@ -26,10 +26,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..bots import make_bot
 from ..errors import IllegalActionError
 from ..events import Event
 from ..game import Game
+from ..registry import make_bot
 from ..rules import OPTIONS, Rules, preset_info
 from .protocol import MAX_SEATS, Create, ProtocolError
 from .store import Store, StoredTable

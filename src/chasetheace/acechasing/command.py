@@ -27,19 +27,20 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .acechasing import MAX_OFFERS, AceAction, AceChasingGame, Offer
-from .acechasing_bots import ACE_CHASING_BOTS, AceChasingBot, make_ace_chasing_bot
-from .acechasing_events import BetAccepted, RoundStarted, Settled
-from .errors import RecordError
-from .events import Eliminated
-from .play import HELP_WORDS, QUIT_WORDS, QuitGame, bot_names, bot_specs, parse_answer, register_play
-from .render import card_text
-from .sim import wilson
+from ..cli.play import HELP_WORDS, QUIT_WORDS, QuitGame, bot_names, bot_specs, parse_answer
+from ..errors import RecordError
+from ..events import Eliminated
+from ..registry import ACE_CHASING_BOTS, make_ace_chasing_bot
+from ..render import card_text
+from ..sim import wilson
+from .bots import AceChasingBot
+from .events import BetAccepted, RoundStarted, Settled
+from .game import MAX_OFFERS, AceAction, AceChasingGame, Offer
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from .rules import Rules
+    from ..rules import Rules
 
 __all__ = [
     "narrate", "parse_reply", "play_ace_chasing", "simulate_ace_chasing", "format_simulation",
@@ -350,7 +351,7 @@ def _no_rule_options(args: argparse.Namespace) -> None:
 
 
 def play_from_cli(args: argparse.Namespace, console: Console, rules: Rules) -> int:
-    """``chase-the-ace play --game ace-chasing`` (registered with :func:`chasetheace.play.register_play`)."""
+    """``chase-the-ace play --game ace-chasing`` (see :data:`chasetheace.cli.command.PLAY_GAMES`)."""
     _no_rule_options(args)
     if args.rules_help:
         console.print("[bold]Ace Chasing[/] (RULES.md part B):")
@@ -368,8 +369,8 @@ def play_from_cli(args: argparse.Namespace, console: Console, rules: Rules) -> i
 
 
 def simulate_from_cli(args: argparse.Namespace) -> int:
-    """``chase-the-ace simulate --game ace-chasing`` (registered with
-    :func:`chasetheace.cli.register_simulate`). ``--workers`` is accepted, but one process plays."""
+    """``chase-the-ace simulate --game ace-chasing`` (see :data:`chasetheace.cli.command.SIMULATE_GAMES`).
+    ``--workers`` is accepted, but one process plays."""
     _no_rule_options(args)
     for flag, value in (("--hands", args.hands), ("--plot", args.plot)):
         if value is not None:
@@ -453,7 +454,7 @@ def run_replay(args: argparse.Namespace) -> int:
 
 
 def _bot_help() -> str:
-    kinds = "; ".join(help_ for _, help_ in ACE_CHASING_BOTS.values())
+    kinds = "; ".join(kind.help for kind in ACE_CHASING_BOTS.values())
     return f"a bot, once for every bot seat or once per seat ({kinds}); default odds"
 
 
@@ -479,8 +480,7 @@ def add_simulate_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def register(subparsers: Any) -> None:
-    """Add ``ace-chasing play``, ``simulate`` and ``replay`` to the ``chase-the-ace`` command, and
-    make ``play --game ace-chasing`` and ``simulate --game ace-chasing`` run Ace Chasing."""
+    """Add ``ace-chasing play``, ``simulate`` and ``replay`` to the ``chase-the-ace`` command."""
     top = subparsers.add_parser("ace-chasing", help="Ace Chasing, the matador game (RULES.md part B)",
                                 description="Ace Chasing: bet against the matador, then keep or swap.")
     sub = top.add_subparsers(dest="ace_chasing_command", metavar="COMMAND", required=True)
@@ -494,7 +494,3 @@ def register(subparsers: Any) -> None:
     replay.add_argument("file", metavar="FILE", help="a record written by play --save")
     replay.add_argument("--check", action="store_true", help="only check it; print one line")
     replay.set_defaults(func=run_replay)
-    from .cli import register_simulate
-
-    register_play("ace-chasing", play_from_cli)
-    register_simulate("ace-chasing", simulate_from_cli)

@@ -18,9 +18,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from .cards import Card
-from .events import Dealt, Eliminated, Event, GameOver, Keep, Shuffle, Swap, event_from_dict
-from .record import load_events
+from ..cards import Card
+from ..events import Dealt, Eliminated, Event, GameOver, Keep, Shuffle, Swap, event_from_dict
+from ..record import load_events
 
 __all__ = [
     "RoundStarted", "Offered", "BetAccepted", "BetDeclined", "BettingClosed", "Shown", "Settled",

@@ -16,16 +16,16 @@ from __future__ import annotations
 import functools
 import math
 import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
-from .acechasing import AceAction, AceChasingGame, Offer
-from .bots import play_game
-from .cards import Card, pack, parse_rank, rank_char
+from ..bots import play_game
+from ..cards import Card, pack, parse_rank, rank_char
+from .game import AceAction, AceChasingGame, Offer
 
 __all__ = [
-    "AceChasingBot", "RandomAceChasingBot", "OddsBot", "ACE_CHASING_BOTS", "make_ace_chasing_bot",
-    "play_ace_chasing_game", "knockout_chance",
+    "AceChasingBot", "RandomAceChasingBot", "OddsBot", "odds_from_text", "random_from_text",
+    "threshold_from_text", "play_ace_chasing_game", "knockout_chance",
 ]
 
 Observation = Mapping[str, Any]
@@ -169,12 +169,14 @@ def _int_option(text: str, what: str) -> int:
         raise ValueError(f"bad {what} {text!r}: a whole number >= 0") from None
 
 
-def _random(arg: str) -> AceChasingBot:
+def random_from_text(arg: str) -> AceChasingBot:
+    """The bot of the spec ``random:ARG`` (ARG: ``key=value,...``)."""
     opts = _options(arg, ["stake"])
     return RandomAceChasingBot(_int_option(opts.get("stake", "10"), "stake"))
 
 
-def _odds(arg: str) -> AceChasingBot:
+def odds_from_text(arg: str) -> AceChasingBot:
+    """The bot of the spec ``odds:ARG`` (ARG: ``key=value,...``)."""
     opts = _options(arg, ["stake", "threshold", "margin"])
     try:
         margin = float(opts.get("margin", "0"))
@@ -183,35 +185,10 @@ def _odds(arg: str) -> AceChasingBot:
     return OddsBot(_int_option(opts.get("stake", "10"), "stake"), opts.get("threshold", "7"), margin)
 
 
-def _threshold(arg: str) -> AceChasingBot:
+def threshold_from_text(arg: str) -> AceChasingBot:
+    """The bot of the spec ``threshold:ARG`` (ARG: ``key=value,...``)."""
     opts = _options(arg, ["threshold"])
     return OddsBot(0, opts.get("threshold", "7"))
-
-
-ACE_CHASING_BOTS: dict[str, tuple[Callable[[str], AceChasingBot], str]] = {
-    "odds": (_odds, "odds[:stake=N,threshold=RANK,margin=X] bets stake x the knockout chance, "
-                    "accepts bets good for it, swaps below RANK (defaults 10, 7, 0)"),
-    "threshold": (_threshold, "threshold[:RANK] never bets, accepts bets good for it, "
-                              "swaps below RANK (default 7)"),
-    "random": (_random, "random[:stake=N] random decisions, random offers in 0..N (default 10)"),
-}
-"""The Ace Chasing bot kinds for :func:`make_ace_chasing_bot`: factory and one line of help."""
-
-
-def make_ace_chasing_bot(spec: str) -> AceChasingBot:
-    """An Ace Chasing bot from a short spec: ``odds``, ``odds:stake=20,threshold=9``, ``random``, ...
-
-    >>> make_ace_chasing_bot("odds:stake=20,threshold=T")
-    OddsBot(stake=20, threshold='T', margin=0.0)
-    >>> make_ace_chasing_bot("threshold:9")
-    OddsBot(stake=0, threshold='9', margin=0.0)
-    """
-    if not isinstance(spec, str):
-        raise ValueError(f"a bot spec is a string like 'odds', not {spec!r}")
-    kind, _, arg = spec.strip().lower().partition(":")
-    if kind not in ACE_CHASING_BOTS:
-        raise ValueError(f"unknown Ace Chasing bot {spec!r}: allowed {', '.join(ACE_CHASING_BOTS)}")
-    return ACE_CHASING_BOTS[kind][0](arg)
 
 
 def play_ace_chasing_game(game: AceChasingGame, bots: Sequence[AceChasingBot], *,

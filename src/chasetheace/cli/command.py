@@ -3,14 +3,11 @@
 Subcommands: ``play`` (you against bots), ``simulate`` (bots against bots, with statistics),
 ``rules`` (the presets and options), ``replay`` (check and tell a saved game record).
 
-Plug-ins. After its own subcommands, :func:`build_parser` imports each module of
-:data:`PLUGIN_MODULES` that is installed (``chasetheace.solver.command``,
-``chasetheace.web.command``, ``chasetheace.acechasing_command``; an ImportError skips it
-silently). Each such module has ``register(subparsers) -> None``, which adds its own
-subparser with ``subparsers.add_parser(...)`` and calls ``set_defaults(func=run)``, where
-``run(args: argparse.Namespace) -> int`` returns the exit status. They may reuse
-:func:`add_rules_arguments` and :func:`rules_from_args`, and build bots with
-``chasetheace.make_bot``.
+More subcommands come from the package's other parts, each a module with
+``register(subparsers)`` (:data:`COMMANDS`: ``solve``, ``serve``, ``ace-chasing``). They import
+their optional dependencies only when run, so each is always listed; running one without its
+extra is one line naming the extra. ``play --game`` and ``simulate --game`` take any game of
+:data:`chasetheace.registry.GAMES`.
 
 Errors. A ValueError, OSError or ``chasetheace.RecordError`` raised by a handler for a user's
 mistake is printed as one line ``chase-the-ace: error: <message>`` on stderr, exit status 2.
@@ -21,38 +18,43 @@ from __future__ import annotations
 
 import argparse
 import csv
-import importlib
 import json
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
-from types import ModuleType
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from .bots import bot_kinds
-from .errors import RecordError
-from .game import Game
-from .render import Narrator, explain_rules, option_rows
-from .rules import PRESETS, Rules, preset_info
+from ..acechasing import command as ace_chasing_command
+from ..errors import RecordError
+from ..game import Game
+from ..registry import GAMES, bot_kinds
+from ..render import Narrator, explain_rules, option_rows
+from ..rules import PRESETS, Rules, preset_info, rules_from_args
+from ..solver import command as solve_command
+from ..web import command as serve_command
+from . import play as terminal
 
 if TYPE_CHECKING:
-    from .sim import SimConfig, SimResult
+    from rich.console import Console
 
-__all__ = ["main", "build_parser", "add_rules_arguments", "rules_from_args", "PLUGIN_MODULES",
-           "SIMULATE_GAMES", "register_simulate"]
+    from ..sim import SimConfig, SimResult
+
+__all__ = ["main", "build_parser", "add_rules_arguments", "COMMANDS",
+           "PLAY_GAMES", "SIMULATE_GAMES"]
 
 PROG = "chase-the-ace"
-PLUGIN_MODULES = ("chasetheace.solver.command", "chasetheace.web.command",
-                  "chasetheace.acechasing_command")
-"""Optional modules that add subcommands, each through ``register(subparsers)``."""
-SIMULATE_GAMES: dict[str, Callable[[argparse.Namespace], int]] = {}
-"""Games whose ``simulate --game NAME`` a plug-in runs itself, registered by :func:`register_simulate`."""
-
-
-def register_simulate(name: str, function: Callable[[argparse.Namespace], int]) -> None:
-    """Make ``chase-the-ace simulate --game NAME`` run ``function(args)`` (the exit status)."""
-    SIMULATE_GAMES[name] = function
+COMMANDS = (solve_command, serve_command, ace_chasing_command)
+"""The modules that add the other subcommands, each through ``register(subparsers)``."""
+PLAY_GAMES: dict[str, Callable[[argparse.Namespace, Console, Rules], int]] = {
+    "chase-the-ace": terminal.play_chase_the_ace,
+    "ace-chasing": ace_chasing_command.play_from_cli,
+}
+"""How ``play --game NAME`` seats you at each game of :data:`chasetheace.registry.GAMES`."""
+SIMULATE_GAMES: dict[str, Callable[[argparse.Namespace], int]] = {
+    "ace-chasing": ace_chasing_command.simulate_from_cli,
+}
+"""Games whose ``simulate --game NAME`` is not :func:`chasetheace.sim.simulate` (part A's)."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -72,21 +74,6 @@ def add_rules_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE",
                         help="change one option, e.g. --rule lives=4 (repeatable; "
                              "see `chase-the-ace rules standard`)")
-
-
-def rules_from_args(preset: str, rule_specs: Sequence[str]) -> Rules:
-    """The rules of ``preset`` with each ``key=value`` of ``rule_specs`` applied in order.
-
-    >>> rules_from_args("cuckoo", ["lives=4", "ranking=ace-high"]).lives
-    4
-    """
-    rules = Rules.preset(preset)
-    for spec in rule_specs:
-        key, sep, value = spec.partition("=")
-        if not sep or not key.strip():
-            raise ValueError(f"bad --rule {spec!r}: write KEY=VALUE, e.g. lives=4")
-        rules = rules.with_text(key.strip(), value)
-    return rules
 
 
 def _preset_players(preset: str) -> int | None:
@@ -111,10 +98,10 @@ def _bot_help() -> str:
 # --- play ----------------------------------------------------------------------------------
 
 def _cmd_play(args: argparse.Namespace) -> int:
-    from .play import PLAY_GAMES, make_console
+    from .play import make_console
 
-    if args.game not in PLAY_GAMES:
-        raise ValueError(f"unknown game {args.game!r}: allowed {', '.join(PLAY_GAMES)}")
+    if args.game not in GAMES:
+        raise ValueError(f"unknown game {args.game!r}: allowed {', '.join(GAMES)}")
     rules = rules_from_args(args.preset, args.rule)
     console = make_console()
     if args.rules_help and args.game == "chase-the-ace":  # other games explain their own
@@ -141,8 +128,8 @@ def _cmd_play(args: argparse.Namespace) -> int:
 # --- simulate ------------------------------------------------------------------------------
 
 def _cmd_simulate(args: argparse.Namespace) -> int:
+    from ..sim import SimConfig
     from .play import bot_specs
-    from .sim import SimConfig
 
     if args.game in SIMULATE_GAMES:
         return SIMULATE_GAMES[args.game](args)
@@ -173,7 +160,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
 
 
 def _run_simulation(config: SimConfig, workers: int, *, show_progress: bool) -> SimResult:
-    from .sim import simulate
+    from ..sim import simulate
 
     if not show_progress:
         return simulate(config, workers=workers)
@@ -363,8 +350,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
 # --- the parser ----------------------------------------------------------------------------
 
 def build_parser() -> argparse.ArgumentParser:
-    """The whole command line: the built-in subcommands, then any installed plug-ins."""
-    plugins = _import_plugins()
+    """The whole command line: play, simulate, rules, replay, then :data:`COMMANDS`."""
     parser = _Parser(prog=PROG, description="Chase the Ace (Ranter-Go-Round, Cuckoo, Screw Your "
                      "Neighbour, Le Her): play it against bots, or study it by simulation.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -418,21 +404,9 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("--check", action="store_true", help="only check it; print one line")
     replay.set_defaults(func=_cmd_replay)
 
-    for module in plugins:
+    for module in COMMANDS:
         module.register(sub)
     return parser
-
-
-def _import_plugins() -> list[ModuleType]:
-    """The installed modules of :data:`PLUGIN_MODULES` (imported early, so that bot kinds they
-    register on import are listed in the built-in commands' help too)."""
-    found = []
-    for name in PLUGIN_MODULES:
-        try:
-            found.append(importlib.import_module(name))
-        except ImportError:
-            continue
-    return found
 
 
 def _one_line(exc: BaseException) -> str:

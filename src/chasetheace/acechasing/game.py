@@ -49,7 +49,12 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from .acechasing_events import (
+from ..cards import Card, pack
+from ..errors import IllegalActionError, RecordError
+from ..events import Dealt, Eliminated, Event, GameOver, Keep, Shuffle, Swap
+from ..game import DEFAULT_NAMES
+from ..record import check_against_script, check_header
+from .events import (
     BetAccepted,
     BetDeclined,
     BettingClosed,
@@ -59,11 +64,6 @@ from .acechasing_events import (
     Shown,
     read_events,
 )
-from .cards import Card, pack
-from .errors import IllegalActionError, RecordError
-from .events import Dealt, Eliminated, Event, GameOver, Keep, Shuffle, Swap
-from .game import DEFAULT_NAMES
-from .record import check_against_script, check_header
 
 __all__ = ["AceAction", "AceChasingGame", "Offer", "MAX_OFFERS", "FORMAT", "VERSION"]
 

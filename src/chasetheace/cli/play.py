@@ -9,21 +9,22 @@ from __future__ import annotations
 import argparse
 import json
 import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .bots import Bot, make_bot
-from .game import DEFAULT_NAMES, Action, Game
-from .render import Narrator, card_text, explain_rules
-from .rules import Rules
-from .session import Session
+from ..bots import Bot
+from ..game import DEFAULT_NAMES, Action, Game
+from ..registry import make_bot
+from ..render import Narrator, card_text, explain_rules
+from ..rules import Rules
+from ..session import Session
 
 if TYPE_CHECKING:
     from rich.console import Console
     from rich.table import Table
 
-__all__ = ["PLAY_GAMES", "register_play", "make_console", "table_view", "bot_specs", "bot_names",
+__all__ = ["make_console", "table_view", "bot_specs", "bot_names",
            "parse_answer", "QuitGame", "tell", "ask", "run_table", "numbered", "play_chase_the_ace"]
 
 KEEP_WORDS = {"k", "keep", "stand", "st", "stay", "stick"}
@@ -298,13 +299,3 @@ def _again(console: Console) -> bool:
         console.print()
         return False
     return answer.strip().lower() in ("y", "yes")
-
-
-PlayFunction = Callable[[argparse.Namespace, "Console", Rules], int]
-PLAY_GAMES: dict[str, PlayFunction] = {"chase-the-ace": play_chase_the_ace}
-"""The games ``chase-the-ace play --game NAME`` can seat you at."""
-
-
-def register_play(name: str, function: PlayFunction) -> None:
-    """Make ``chase-the-ace play --game NAME`` run ``function(args, console, rules)``."""
-    PLAY_GAMES[name] = function

@@ -1,0 +1,11 @@
+"""Ace Chasing, the matador game of RULES.md part B: its state machine, events, bots and command.
+
+``game`` holds :class:`AceChasingGame`; ``events`` its event records; ``bots`` the bots that
+play it; ``command`` the terminal game and its ``simulate`` (the ``[cli]`` extra).
+"""
+
+from .bots import AceChasingBot, OddsBot, RandomAceChasingBot, play_ace_chasing_game
+from .game import MAX_OFFERS, AceAction, AceChasingGame, Offer
+
+__all__ = ["MAX_OFFERS", "AceAction", "AceChasingBot", "AceChasingGame", "OddsBot", "Offer",
+           "RandomAceChasingBot", "play_ace_chasing_game"]
