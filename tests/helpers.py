@@ -18,7 +18,7 @@ def stacked(cards: str, *, players: int | None = None, dealer: int | None = None
     n = players if players is not None else len(deck)
     options.setdefault("dealer_exchange", "top")
     rules = cta.Rules().replace(**options)
-    return cta.Game(rules, players=n, deck=deck, dealer=n - 1 if dealer is None else dealer)
+    return cta.Game(rules, players=n, stack=deck, dealer=n - 1 if dealer is None else dealer)
 
 
 def kinds(events: list[cta.Event]) -> list[str]:

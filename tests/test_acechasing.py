@@ -19,7 +19,7 @@ EXAMPLE = ["A", "B", "C", "D"]
 
 def example(matador_card: str) -> cta.AceChasingGame:
     """The worked example of part B: B 9c, C Ah, D 7h, and the matador's card; every bet is 5."""
-    game = cta.AceChasingGame(EXAMPLE, deck=["9c", "Ah", "7h", matador_card])
+    game = cta.AceChasingGame(EXAMPLE, stack=["9c", "Ah", "7h", matador_card])
     for _ in range(3):
         game.act(cta.Offer(5))
         game.act("accept")
@@ -74,7 +74,7 @@ def test_example_matador_ace_of_diamonds_is_knocked_out_and_pays() -> None:
 
 
 def test_equal_rank_does_not_show() -> None:
-    game = cta.AceChasingGame(4, deck=["7c", "7d", "8h", "7s"])
+    game = cta.AceChasingGame(4, stack=["7c", "7d", "8h", "7s"])
     for _ in range(3):
         game.act(cta.Offer(0))
     for _ in range(3):
@@ -84,7 +84,7 @@ def test_equal_rank_does_not_show() -> None:
 
 
 def test_deal_goes_clockwise_from_the_matadors_left_matador_last() -> None:
-    game = cta.AceChasingGame(5, deck=["2c", "3c", "4c", "5c", "6c"], matador=2)
+    game = cta.AceChasingGame(5, stack=["2c", "3c", "4c", "5c", "6c"], matador=2)
     assert game.order == [3, 4, 0, 1, 2]
     assert [game.card(s) for s in game.order] == [cta.Card.parse(c) for c in ("2c", "3c", "4c", "5c", "6c")]
     assert game.to_act == 3
@@ -92,7 +92,7 @@ def test_deal_goes_clockwise_from_the_matadors_left_matador_last() -> None:
 
 
 def test_the_matador_receives_what_the_player_on_its_right_passes() -> None:
-    game = cta.AceChasingGame(4, deck=["Kc", "Qc", "3d", "Jh"])
+    game = cta.AceChasingGame(4, stack=["Kc", "Qc", "3d", "Jh"])
     for _ in range(3):
         game.act(cta.Offer(0))
     game.act("keep")
@@ -118,7 +118,7 @@ def test_the_matador_takes_no_turn_in_the_exchanges() -> None:
 
 
 def test_next_matador_is_to_the_right_even_when_the_matador_survives() -> None:
-    game = cta.AceChasingGame(6, deck=["Kd", "Kh", "Ks", "Qd", "Ac", "5d"], matador=3)
+    game = cta.AceChasingGame(6, stack=["Kd", "Kh", "Ks", "Qd", "Ac", "5d"], matador=3)
     # order 4 5 0 1 2 3: seat 2 holds Ac (lower than 5d) and shows; the matador survives.
     assert game.order == [4, 5, 0, 1, 2, 3]
     for _ in range(5):
@@ -232,8 +232,8 @@ def test_no_action_after_the_game_is_over() -> None:
     ({"players": 53}, "bad number of players 53"),
     ({"players": ["a", "a", "b", "c"]}, "must differ"),
     ({"players": 4, "matador": 4}, "bad matador 4"),
-    ({"players": 4, "deck": ["Ac", "Ac"]}, "appears twice"),
-    ({"players": 4, "deck": ["Zz"]}, "not a card"),
+    ({"players": 4, "stack": ["Ac", "Ac"]}, "appears twice"),
+    ({"players": 4, "stack": ["Zz"]}, "not a card"),
     ({"players": 4, "seed": 1, "rng": object()}, "seed or rng"),
 ])
 def test_bad_set_up(kwargs: dict[str, Any], words: str) -> None:
@@ -244,7 +244,7 @@ def test_bad_set_up(kwargs: dict[str, Any], words: str) -> None:
 # --- observations ----------------------------------------------------------------------------
 
 def test_a_bettor_sees_its_own_card_only() -> None:
-    game = cta.AceChasingGame(4, deck=["9c", "Ah", "7h", "Ac"])
+    game = cta.AceChasingGame(4, stack=["9c", "Ah", "7h", "Ac"])
     obs = game.observation(1)
     assert obs["card"] == "9c" and obs["cards"] == [None, "9c", None, None]
     assert obs["legal"] == ["offer"] and game.observation(2)["legal"] == []
@@ -254,7 +254,7 @@ def test_a_bettor_sees_its_own_card_only() -> None:
 
 
 def test_a_swap_tells_both_sides_and_nobody_else() -> None:
-    game = cta.AceChasingGame(4, deck=["9c", "Ah", "7h", "Ac"])
+    game = cta.AceChasingGame(4, stack=["9c", "Ah", "7h", "Ac"])
     for _ in range(3):
         game.act(cta.Offer(0))
     game.act("swap")  # B gives 9c to C, takes Ah
@@ -283,7 +283,7 @@ def test_record_replays_event_for_event() -> None:
 
 
 def test_a_record_of_an_unfinished_game_replays_and_plays_on() -> None:
-    game = cta.AceChasingGame(4, deck=["9c", "Ah", "7h", "Ac"], matador=0)
+    game = cta.AceChasingGame(4, stack=["9c", "Ah", "7h", "Ac"], matador=0)
     game.act(cta.Offer(3))
     game.act("decline")
     again = cta.AceChasingGame.from_record(game.record(), seed=1)
@@ -310,7 +310,7 @@ def test_a_bad_record_names_the_first_bad_event() -> None:
         (bad(record, i_offer, number=2), i_offer, "the record says"),
         (bad(record, i_shown, step=2), i_shown, "the record says"),
         (bad(record, i_settled, survived="yes"), i_settled, "expected true or false"),
-        (bad(record, 0, cards=["Ac"] * 52), 0, "not an order of the whole pack"),
+        (bad(record, 0, cards=["Ac"] * 52), 0, "not an order of the cards being shuffled"),
         (bad(record, 2, type="nonsense"), 2, "unknown event type"),
     ]
     for data, index, words in cases:

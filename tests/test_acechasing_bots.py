@@ -19,7 +19,7 @@ RNG = random.Random(0)
 
 def matador_view(card: str) -> dict[str, object]:
     """What the matador (seat 0) sees when seat 1 has offered 5; the others hold 5s, 6s, 8s."""
-    game = cta.AceChasingGame(4, deck=["5s", "6s", "8s", card])
+    game = cta.AceChasingGame(4, stack=["5s", "6s", "8s", card])
     game.act(cta.Offer(5))
     return game.observation(0)
 
@@ -54,7 +54,7 @@ def test_the_matador_accepts_good_bets_only() -> None:
 
 
 def test_the_bettor_offers_in_proportion_and_halves_after_a_decline() -> None:
-    game = cta.AceChasingGame(4, deck=["Ks", "5d", "6d", "9c"])
+    game = cta.AceChasingGame(4, stack=["Ks", "5d", "6d", "9c"])
     bot = cta.OddsBot(stake=40)
     obs = game.observation(1)
     first = round(40 * knockout_chance(obs))
@@ -62,12 +62,12 @@ def test_the_bettor_offers_in_proportion_and_halves_after_a_decline() -> None:
     game.act(cta.Offer(first))
     game.act("decline")
     assert bot.choose(game.observation(1), [AceAction.OFFER], RNG) == cta.Offer(first // 2)
-    low = cta.AceChasingGame(4, deck=["Ac", "5d", "6d", "9c"]).observation(1)
+    low = cta.AceChasingGame(4, stack=["Ac", "5d", "6d", "9c"]).observation(1)
     assert knockout_chance(low) < knockout_chance(obs)
 
 
 def test_exchanges_by_threshold() -> None:
-    game = cta.AceChasingGame(4, deck=["8h", "7h", "Kd", "9c"])
+    game = cta.AceChasingGame(4, stack=["8h", "7h", "Kd", "9c"])
     for _ in range(3):
         game.act(cta.Offer(0))
     bot = cta.OddsBot(threshold=8)

@@ -76,7 +76,7 @@ def test_play_rejects_a_bad_table() -> None:
 
 def test_narration_says_only_what_the_view_holds() -> None:
     names = ["Ann", "Bob", "Cat", "Dan"]
-    game = cta.AceChasingGame(names, deck=["9c", "Ah", "7h", "2c"])
+    game = cta.AceChasingGame(names, stack=["9c", "Ah", "7h", "2c"])
     for _ in range(3):
         game.act(cta.Offer(2))
         game.act("accept")

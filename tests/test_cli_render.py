@@ -9,7 +9,8 @@ from hypothesis import strategies as st
 
 import chasetheace as cta
 from chasetheace.cli.play import parse_answer
-from chasetheace.render import Narrator, card_text, explain_rules, position_name
+from chasetheace.render import Narrator, card_text, explain_rules
+from chasetheace.seats import position_name
 
 SILENT = {"shuffle", "pick", "collected"}  # chance and tidying, which players do not remark on
 
@@ -68,7 +69,7 @@ def _strings(value: Any) -> list[str]:
 
 
 def test_words_a_player_uses() -> None:
-    game = cta.Game(cta.Rules(), players=["Ann", "Bob", "Cat"], deck=["Kh", "5c", "9d", "2s"], dealer=2)
+    game = cta.Game(cta.Rules(), players=["Ann", "Bob", "Cat"], stack=["Kh", "5c", "9d", "2s"], dealer=2)
     narrator = Narrator(game.names, game.rules, viewer=1)
     lines = [line for view in game.observation(1)["history"] for line in narrator.tell(view)]
     assert lines == ["Hand 1: Cat deals, Ann is eldest.", "You are dealt 5♣.", "Ann: King! (Ann shows K♥.)"]
@@ -80,7 +81,7 @@ def test_words_a_player_uses() -> None:
 
 
 def test_blocked_and_the_dealer_cut() -> None:
-    game = cta.Game(cta.Rules(), players=["Ann", "Bob", "Cat"], deck=["5h", "Kc", "9d", "2s"], dealer=2)
+    game = cta.Game(cta.Rules(), players=["Ann", "Bob", "Cat"], stack=["5h", "Kc", "9d", "2s"], dealer=2)
     game.act("swap")
     game.act("keep")  # never reached by Bob: Bob's turn was done by the block, so Cat decides
     narrator = Narrator(game.names, game.rules)

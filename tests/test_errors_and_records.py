@@ -48,8 +48,8 @@ def test_action_values_and_members_are_both_accepted() -> None:
     (lambda: cta.Game(cta.Rules(), players=52), "bad number of players 52"),
     (lambda: cta.Game(cta.Rules(), players=["A", "A"]), "names must differ"),
     (lambda: cta.Game(cta.Rules(), players=3, dealer=3), "bad dealer 3: allowed 0..2"),
-    (lambda: cta.Game(cta.Rules(), players=3, deck=["Kc", "Kc"]), "Kc appears twice"),
-    (lambda: cta.Game(cta.Rules(), players=3, deck=["Kx"]), "not a card: 'Kx'"),
+    (lambda: cta.Game(cta.Rules(), players=3, stack=["Kc", "Kc"]), "Kc appears twice"),
+    (lambda: cta.Game(cta.Rules(), players=3, stack=["Kx"]), "not a card: 'Kx'"),
     (lambda: cta.Game(cta.Rules(), players=3).observation(7), "bad seat 7"),
     (lambda: cta.make_bot("genius"), "unknown bot 'genius': allowed random, threshold"),
 ])

@@ -26,12 +26,12 @@ def test_final_tie_split_shares_the_pot_in_whole_units() -> None:
     assert g.over and g.winners == (0, 1) and g.winner is None
     assert g.money == [0, 0] and g.pot == 0
     s = cta.Session(cta.Rules(lives=1, final_tie="split", ante=1), players=3, seed=0)
-    game = s.new_game(deck=["3c", "3d", "3h", "9s"], dealer=2)
+    game = s.new_game(stack=["3c", "3d", "3h", "9s"], dealer=2)
     for _ in range(3):
         game.act("keep")
     assert game.winners == (0, 1, 2) and game.pot == 0
     s2 = cta.Session(cta.Rules(lives=1, final_tie="split", ante=1), players=3, seed=0)
-    s2_game = s2.new_game(deck=["3c", "3d", "9h", "9s"], dealer=2)
+    s2_game = s2.new_game(stack=["3c", "3d", "9h", "9s"], dealer=2)
     for _ in range(3):
         s2_game.act("keep")
     # only two tie here (3c, 3d) and are out together, but seat 2 is left: no final tie
@@ -42,7 +42,7 @@ def test_split_remainder_stays_in_the_pot_for_the_next_game() -> None:
     s = cta.Session(cta.Rules(lives=1, final_tie="split", ante=1, between_hands="to-bottom"),
                     players=3, seed=0)
     # hand 1: seat 2 loses with the 2; hand 2 deals 3c and 3d to the last two, who tie
-    game = s.new_game(deck=["9c", "9d", "2h", "3c", "3d"], dealer=2)
+    game = s.new_game(stack=["9c", "9d", "2h", "3c", "3d"], dealer=2)
     for _ in range(3):
         game.act("keep")
     assert game.players_in == [0, 1]
@@ -64,7 +64,7 @@ def test_final_tie_cut_gives_the_pot_to_the_strongest_cut() -> None:
 
 def test_final_tie_no_winner_carries_the_pot_over() -> None:
     s = cta.Session(cta.Rules(lives=1, final_tie="no-winner", ante=2), players=2, seed=0)
-    g = s.new_game(deck=["3c", "3d", "9h"], dealer=1)
+    g = s.new_game(stack=["3c", "3d", "9h"], dealer=1)
     g.act("keep")
     g.act("keep")
     assert g.over and g.winners == () and g.pot == 4

@@ -125,7 +125,7 @@ def test_void_blocker_goes_back_where_it_came_from() -> None:
     before = list(g.stock)
     # find a cut that draws the king: replay the same game with a seed until the cut hits position 1
     for seed in range(200):
-        g = cta.Game(g.rules, players=4, deck=["9c", "9d", "8h", "2c", "5s", "Ks"], dealer=3, seed=seed)
+        g = cta.Game(g.rules, players=4, stack=["9c", "9d", "8h", "2c", "5s", "Ks"], dealer=3, seed=seed)
         for _ in range(3):
             g.act("keep")
         before = list(g.stock)
@@ -291,4 +291,4 @@ def test_deck_32() -> None:
     with pytest.raises(ValueError, match=r"allowed 2\.\.31"):
         cta.Game(cta.Rules(deck=32), players=32)
     with pytest.raises(ValueError, match="not in the 32-card pack"):
-        cta.Game(cta.Rules(deck=32), players=3, deck=["2c"])
+        cta.Game(cta.Rules(deck=32), players=3, stack=["2c"])

@@ -176,7 +176,7 @@ def test_observation_ignores_hidden_cards(rules: cta.Rules, players: int, seed: 
         return
     i, j = pairs[pick % len(pairs)]
     deck[i], deck[j] = deck[j], deck[i]
-    other = cta.Game(rules, players, deck=[str(c) for c in deck], dealer=game.dealer)
+    other = cta.Game(rules, players, stack=[str(c) for c in deck], dealer=game.dealer)
     assert other.to_act == seat
     a, b = game.observation(seat), other.observation(seat)
     assert [e for e in a.pop("history") if e["type"] not in ("shuffle", "pick", "dealer_draw",

@@ -17,13 +17,13 @@ from typing import Any, Protocol, runtime_checkable
 
 from .cards import Card, pack, parse_rank, rank_char
 from .game import Action
-from .rules import STRENGTH
+from .observation import Observation
+from .rules import STRENGTH, Rules
 
 __all__ = [
-    "Bot", "RandomBot", "ThresholdBot", "CountingBot", "play_game",
+    "Bot", "RandomBot", "ThresholdBot", "CountingBot", "play_game", "own_card",
 ]
 
-Observation = Mapping[str, Any]
 
 
 @runtime_checkable
@@ -34,6 +34,15 @@ class Bot(Protocol):
                rng: random.Random) -> Action:
         """Pick one of ``legal`` knowing only ``observation``."""
         ...
+
+
+def own_card(observation: Observation) -> Card:
+    """The card of the seat whose observation this is (ValueError for a spectator's view or a
+    seat that holds none now)."""
+    text = observation["card"]
+    if text is None:
+        raise ValueError(f"seat {observation['seat']} holds no card now: nothing to decide")
+    return Card.parse(text)
 
 
 class RandomBot:
@@ -62,7 +71,7 @@ class ThresholdBot:
                rng: random.Random) -> Action:
         """Keep at or above the threshold's strength."""
         strength = STRENGTH[observation["rules"]["ranking"]]
-        card = Card.parse(observation["card"])
+        card = own_card(observation)
         return Action.KEEP if strength[card.rank] >= strength[self.threshold] else Action.SWAP
 
     def __repr__(self) -> str:
@@ -100,14 +109,14 @@ class _Tracker:
     """What one seat can work out from its observations, updated event by event."""
 
     def __init__(self, obs: Observation) -> None:
-        rules = obs["rules"]
-        self.seat: int = obs["seat"]
-        self.rules = rules
-        self.strength = STRENGTH[rules["ranking"]]
-        self.blocker: int | None = (None if rules["blocker"] == "none" else 13
-                                    if rules["blocker"] == "king" else
-                                    1 if rules["ranking"] == "ace-high" else 13)
-        self.pack = pack(rules["deck"])
+        self.rules = rules = Rules.from_dict(obs["rules"])
+        seat = obs["seat"]
+        if seat is None:
+            raise ValueError("a bot plays a seat: a spectator's observation has no card to play")
+        self.seat: int = seat
+        self.strength = STRENGTH[rules.ranking]
+        self.blocker = rules.blocker_rank
+        self.pack = pack(rules.deck)
         self.stock: list[Card | None] = [None] * len(self.pack)
         self.held: dict[int, Card | None] = {}
         self.rank_at: dict[int, int] = {}
@@ -191,7 +200,7 @@ class _Tracker:
     def loss_estimates(self, obs: Observation) -> tuple[float, float]:
         """Estimated chances of losing this hand if it keeps, and if it swaps."""
         me, dealer = self.seat, obs["dealer"]
-        mine = Card.parse(obs["card"])
+        mine = own_card(obs)
         living = list(obs["order"])
         others = {s: self._strength_at(s) for s in living if s != me}
         located = {c for c in self.held.values() if c is not None} | {
@@ -244,7 +253,7 @@ class _Tracker:
     def _dealer_swap(self, mine: Card, others: Mapping[int, int | None], pool: _Pool) -> float:
         """The chance of losing if the dealer exchanges with the stock, averaged over the draw."""
         rules = self.rules
-        slots: list[Card | None] = self.stock[:1] if rules["dealer_exchange"] == "top" else self.stock
+        slots: list[Card | None] = self.stock[:1] if rules.dealer_exchange == "top" else self.stock
         draws: list[tuple[int, float, bool]] = [(c.rank, 1.0, False) for c in slots if c is not None]
         unknown_slots = len(slots) - len(draws)
         if unknown_slots and pool.size:
@@ -255,14 +264,14 @@ class _Tracker:
             size = pool.size - from_pool
             d = self.strength[rank]
             if self.blocker is not None and rank == self.blocker:
-                rule = rules["dealer_draws_blocker"]
+                rule = rules.dealer_draws_blocker
                 if rule == "void":  # shown and put back: the dealer keeps its card
                     total += weight * self._p_lose(m, others, size, pool.above(m) - (from_pool and d > m))
                     continue
                 if rule == "dealer-loses":
                     total += weight
                     continue
-            if rank == mine.rank and rules["dealer_same_rank"] != "none":
+            if rank == mine.rank and rules.dealer_same_rank != "none":
                 continue  # the dealer cannot lose this hand
             total += weight * self._p_lose(d, others, size, pool.above(d))
         return total / max(1, len(slots))
@@ -296,7 +305,7 @@ class Table(Protocol):
         """The seat to act, or None once the game is over."""
         ...
 
-    def observation(self, seat: int | None) -> dict[str, Any]:
+    def observation(self, seat: int | None) -> Any:
         """What ``seat`` may know."""
         ...
 
@@ -312,8 +321,8 @@ class Table(Protocol):
 class Player(Protocol):
     """Anything that chooses from an observation and the legal actions."""
 
-    def choose(self, observation: Observation, legal: Any, rng: random.Random) -> Any:
-        """Pick one of ``legal``."""
+    def choose(self, observation: Any, legal: Any, rng: random.Random) -> Any:
+        """Pick one of ``legal`` knowing only ``observation`` (its game's)."""
         ...
 
 

@@ -17,7 +17,7 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Sequence
 
 RANK_CHARS = "A23456789TJQK"
 SUIT_CHARS = "cdhs"
@@ -112,9 +112,25 @@ def pack(size: int = 52) -> list[Card]:
     raise ValueError(f"no such pack: {size!r} (allowed: 52, 32)")
 
 
-def parse_cards(cards: Iterable[str | Card]) -> list[Card]:
-    """Read several cards; raise ValueError naming the first bad one."""
-    return [Card.parse(c) for c in cards]
+def stacked_pack(stack: Sequence[str | Card], full: Sequence[Card]) -> list[Card]:
+    """The pack ``full`` stacked: the cards of ``stack`` on top (top first), then the rest of
+    ``full`` in its order. ValueError names a card that is not in the pack or comes twice.
+
+    >>> [str(c) for c in stacked_pack(["Kd", "2c"], pack(52))[:4]]
+    ['Kd', '2c', 'Ac', 'Ad']
+    """
+    if isinstance(stack, str) or not isinstance(stack, Sequence):
+        raise ValueError("a stacked pack is a list of cards, top first")
+    cards = [Card.parse(c) for c in stack]
+    allowed = set(full)
+    seen: set[Card] = set()
+    for c in cards:
+        if c not in allowed:
+            raise ValueError(f"card {c} is not in the {len(full)}-card pack")
+        if c in seen:
+            raise ValueError(f"card {c} appears twice in the stacked pack")
+        seen.add(c)
+    return cards + [c for c in full if c not in seen]
 
 
 def rank_char(rank: int) -> str:

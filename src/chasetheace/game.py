@@ -15,9 +15,9 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from enum import StrEnum
-from typing import Any, Protocol
+from typing import Any
 
-from .cards import Card, pack
+from .cards import Card, pack, stacked_pack
 from .errors import IllegalActionError, RecordError
 from .events import (
     Blocked,
@@ -43,14 +43,22 @@ from .events import (
     Shuffle,
     Swap,
 )
-from .record import check_against_script
+from .observation import Observation
+from .record import (
+    FORMAT,
+    VERSION,
+    Chance,
+    EventLog,
+    LiveChance,
+    ScriptedChance,
+    check_header,
+    load_events,
+    replay,
+)
 from .rules import Rules
+from .seats import table_names
 
-__all__ = ["Action", "Game", "DEFAULT_NAMES"]
-
-DEFAULT_NAMES = ("Ann", "Bob", "Cat", "Dan", "Eve", "Fay", "Gus", "Hal", "Ivy", "Jo", "Kim",
-                 "Lou", "Max", "Ned", "Oli", "Pam", "Quin", "Ray", "Sue", "Tom", "Uma", "Vic",
-                 "Wes", "Xan", "Yul", "Zoe")
+__all__ = ["Action", "Game", "seat_names"]
 PUBLIC = -1  # a knowledge mask with every seat's bit set
 
 
@@ -61,53 +69,6 @@ class Action(StrEnum):
     SWAP = "swap"
 
 
-class _Chance(Protocol):
-    def shuffle(self, cards: list[Card]) -> list[Card]: ...
-    def pick(self, bound: int) -> int: ...
-
-
-class _LiveChance:
-    """Chance from an injected generator."""
-
-    def __init__(self, rng: random.Random) -> None:
-        self.rng = rng
-
-    def shuffle(self, cards: list[Card]) -> list[Card]:
-        order = cards[:]
-        self.rng.shuffle(order)
-        return order
-
-    def pick(self, bound: int) -> int:
-        return self.rng.randrange(bound)
-
-
-class _ScriptedChance:
-    """Chance read back from a record: the next event must be the matching chance event."""
-
-    def __init__(self, game: Game, script: Sequence[Event]) -> None:
-        self.game, self.script = game, script
-
-    def _next(self) -> tuple[int, Event]:
-        i = len(self.game.events)
-        if i >= len(self.script):
-            raise RecordError("the record ends where the game goes on", i)
-        return i, self.script[i]
-
-    def shuffle(self, cards: list[Card]) -> list[Card]:
-        i, ev = self._next()
-        if not isinstance(ev, Shuffle):
-            raise RecordError(f"expected a shuffle here, found {ev.type}", i)
-        if sorted(ev.cards) != sorted(cards):
-            raise RecordError("the shuffle is not an order of the cards being shuffled", i)
-        return list(ev.cards)
-
-    def pick(self, bound: int) -> int:
-        i, ev = self._next()
-        if not isinstance(ev, Pick) or ev.bound != bound or not 0 <= ev.value < bound:
-            raise RecordError(f"expected a pick in 0..{bound - 1} here, found {ev.to_dict()}", i)
-        return ev.value
-
-
 class Game:
     """One game of Chase the Ace: hands until one player is left (or the final tie decides).
 
@@ -115,7 +76,7 @@ class Game:
     happens inside the constructor and :meth:`act`, so ``to_act`` is always a real decision.
 
     ``players`` is a count or a list of names. ``seed`` or ``rng`` is the only source of chance.
-    ``deck`` stacks the pack for the first hand (top first; missing cards follow in pack order);
+    ``stack`` stacks the pack for the first hand (top first; missing cards follow in pack order);
     ``dealer`` names the first dealer; ``carry`` is money already in the pot (a session's
     carry-over). Each player antes ``rules.ante`` into the pot at the start.
     """
@@ -127,7 +88,7 @@ class Game:
         *,
         seed: int | None = None,
         rng: random.Random | None = None,
-        deck: Sequence[str | Card] | None = None,
+        stack: Sequence[str | Card] | None = None,
         dealer: int | None = None,
         carry: int = 0,
         _script: Sequence[Event] | None = None,
@@ -135,16 +96,18 @@ class Game:
         self.rules = rules = Rules() if rules is None else rules
         if not isinstance(rules, Rules):
             raise ValueError(f"rules must be a Rules, not {type(rules).__name__}")
-        self.names = _names(players, rules)
+        self.names = seat_names(players, rules)
         self.players = n = len(self.names)
         if seed is not None and rng is not None:
             raise ValueError("give seed or rng, not both")
         self._rng = rng if rng is not None else random.Random(seed)
-        self._chance: _Chance = _LiveChance(self._rng) if _script is None else _ScriptedChance(
-            self, _script)
-        self._script = _script
+        self._log = EventLog(_script)
+        self.events: list[Event] = self._log.events
+        """Everything that happened, in order: the game's history (hidden cards included)."""
+        self._chance: Chance = LiveChance(self._rng) if _script is None else ScriptedChance(
+            self._log, _script)
         self._pack = pack(rules.deck)
-        self.stacked = _stacked(deck, self._pack)
+        self.stacked = None if stack is None else stacked_pack(stack, self._pack)
         if dealer is not None and not (isinstance(dealer, int) and 0 <= dealer < n):
             raise ValueError(f"bad dealer {dealer!r}: allowed 0..{n - 1}")
         if not isinstance(carry, int) or isinstance(carry, bool) or carry < 0:
@@ -154,9 +117,6 @@ class Game:
         self._strength = [rules.strength(c) for c in range(1, 14)]  # by rank - 1
 
         self._rules_dict = rules.to_dict()
-        self.events: list[Event] = []
-        self._views: dict[int | None, list[dict[str, Any]]] = {}
-        self._shared: list[dict[str, Any] | None] = []
         self.lives = [rules.lives] * n
         self.alive = [True] * n
         self.kitty = 0
@@ -167,7 +127,7 @@ class Game:
         self.over = False
         self.to_act: int | None = None
         self.stock: list[Card] = list(self.stacked) if self.stacked else list(self._pack)
-        self._hands: list[Card | None] = [None] * n
+        self._held: list[Card | None] = [None] * n
         self._set_aside: Card | None = None
         self._seen = [0] * 52
         self._order: list[int] = []
@@ -245,37 +205,38 @@ class Game:
 
     def card(self, seat: int) -> Card | None:
         """The card ``seat`` holds now (omniscient: for referees and tests, never for players)."""
-        return self._hands[seat]
+        return self._held[seat]
 
     @property
     def set_aside(self) -> Card | None:
         """The dealer's given-up card this hand (omniscient: never for players)."""
         return self._set_aside
 
-    def observation(self, seat: int | None) -> dict[str, Any]:
+    def observation(self, seat: int | None) -> Observation:
         """Exactly what ``seat`` may know (RULES.md A4), as a JSON-serialisable dict.
 
-        ``seat=None`` gives a spectator's view: only what every player sees.
+        ``seat=None`` gives a spectator's view: only what every player sees. Its ``rules`` and
+        ``history`` are shared with the game and later observations: read them, never change them.
         """
         if seat is not None and not (isinstance(seat, int) and not isinstance(seat, bool)
                                      and 0 <= seat < self.players):
             raise ValueError(f"bad seat {seat!r}: allowed 0..{self.players - 1} or None")
         seen = self._seen
         cards: list[str | None] = []
-        for c in self._hands:
+        for c in self._held:
             if c is None:
                 cards.append(None)
             else:
                 mask = seen[c.id]
                 cards.append(str(c) if mask == PUBLIC or (seat is not None and mask >> seat & 1)
                               else None)
-        mine = None if seat is None else self._hands[seat]
+        mine = None if seat is None else self._held[seat]
         set_aside = self._set_aside
         return {
             "seat": seat,
             "players": self.players,
             "names": list(self.names),
-            "rules": dict(self._rules_dict),
+            "rules": self._rules_dict,
             "hand": self.hand,
             "dealer": self.dealer,
             "eldest": self.eldest,
@@ -294,21 +255,47 @@ class Game:
             "stock_size": len(self.stock),
             "over": self.over,
             "winners": list(self.winners),
-            "history": self._history(seat),
+            "history": self._log.view(seat),
         }
 
     def record(self) -> dict[str, Any]:
-        """The game record: versioned, JSON-serialisable; :meth:`from_record` replays it."""
-        from .record import game_record
-
-        return game_record(self)
+        """The game record: its set-up and every event, hidden cards included; versioned and
+        JSON-serialisable. :meth:`from_record` replays it."""
+        return {
+            "format": FORMAT,
+            "version": VERSION,
+            "rules": self.rules.to_dict(),
+            "players": list(self.names),
+            "deck": None if self.stacked is None else [str(c) for c in self.stacked],
+            "dealer": self.first_dealer,
+            "carry": self.carry,
+            "events": [e.to_dict() for e in self.events],
+        }
 
     @classmethod
     def from_record(cls, data: Any, *, seed: int | None = None) -> Game:
-        """Replay and validate a record; RecordError names the first bad event."""
-        from .record import game_from_record
+        """Replay and validate a record; RecordError names the first bad event.
 
-        return game_from_record(data, seed=seed)
+        The returned game can be played on; chance after the record's end comes from ``seed``.
+        """
+        check_header(data, FORMAT, VERSION, {"rules", "players", "events"})
+        try:
+            rules = Rules.from_dict(data["rules"])
+        except (ValueError, TypeError) as exc:
+            raise RecordError(f"bad rules: {exc}") from None
+        script = load_events(data["events"])
+        try:
+            game = cls(rules, data["players"], stack=data.get("deck"), dealer=data.get("dealer"),
+                       carry=data.get("carry", 0), _script=script)
+        except RecordError:
+            raise
+        except (ValueError, TypeError) as exc:
+            raise RecordError(f"bad set-up: {exc}") from None
+        replay(game, script, Game._decision, lambda g: "decide")
+        game._log.end_script()
+        game._rng.seed(seed)
+        game._chance = LiveChance(game._rng)
+        return game
 
     def __repr__(self) -> str:
         state = "over" if self.over else f"hand {self.hand}, seat {self.to_act} to act"
@@ -316,16 +303,8 @@ class Game:
 
     # --- chance and history ---------------------------------------------------------------
 
-    def _go_live(self, seed: int | None) -> None:
-        """After a replay: chance comes from a fresh generator again."""
-        self._script = None
-        self._rng.seed(seed)
-        self._chance = _LiveChance(self._rng)
-
     def _emit(self, event: Event) -> None:
-        if self._script is not None:
-            check_against_script(self._script, len(self.events), event)
-        self.events.append(event)
+        self._log.append(event)
 
     def _shuffle(self, cards: list[Card]) -> list[Card]:
         order = self._chance.shuffle(cards)
@@ -337,19 +316,18 @@ class Game:
         self._emit(Pick(bound, value))
         return value
 
-    def _history(self, seat: int | None) -> list[dict[str, Any]]:
-        view = self._views.get(seat)
-        if view is None:
-            view = self._views[seat] = []
-        events, shared = self.events, self._shared
-        for i in range(len(shared), len(events)):
-            ev = events[i]
-            # an event every seat sees alike is written out once, for everyone
-            shared.append(ev.to_dict() if type(ev).view is Event.view else None)
-        for i in range(len(view), len(events)):
-            public = shared[i]
-            view.append(public if public is not None else events[i].view(seat))
-        return list(view)
+    def _decision(self, ev: Event) -> str | None:
+        """The decision a recorded event shows the seat to act made, or None if it is not one."""
+        seat, dealer = self.to_act, self.dealer
+        if isinstance(ev, Keep) and ev.seat == seat:
+            return "keep"
+        if isinstance(ev, (Swap, Blocked)) and ev.seat == seat and seat != dealer:
+            return "swap"
+        if isinstance(ev, DealerExchange) and ev.seat == seat == dealer:
+            return "swap"
+        if ev.type == "pick" and seat == dealer:
+            return "swap"  # the cut comes before the dealer's exchange
+        return None
 
     # --- the steps of RULES.md A3 ---------------------------------------------------------
 
@@ -400,7 +378,7 @@ class Game:
                 break
         self._order = order
         self._emit(HandStarted(self.hand, self.dealer, tuple(order)))
-        stock, hands, seen = self.stock, self._hands, self._seen
+        stock, hands, seen = self.stock, self._held, self._seen
         dealt = stock[:len(order)]
         del stock[:len(order)]
         for seat, card in zip(order, dealt):
@@ -432,7 +410,7 @@ class Game:
                 self._showdown()
                 continue
             seat = order[self._turn]
-            card = self._hands[seat]
+            card = self._held[seat]
             assert card is not None
             if card.rank == self._blocker:
                 self._seen[card.id] = PUBLIC
@@ -450,7 +428,7 @@ class Game:
         if action is Action.KEEP:
             self._emit(Keep(seat))
             return
-        hands, seen = self._hands, self._seen
+        hands, seen = self._held, self._seen
         nb = self._left(seat)
         mine, theirs = hands[seat], hands[nb]
         assert mine is not None and theirs is not None
@@ -478,7 +456,7 @@ class Game:
             return
         stock = self.stock
         pos = self._pick(len(stock)) if rules.dealer_exchange == "cut" else 0
-        given, drawn = self._hands[d], stock[pos]
+        given, drawn = self._held[d], stock[pos]
         assert given is not None
         self._emit(DealerExchange(d, pos, given, drawn))
         if drawn.rank == self._blocker and rules.dealer_draws_blocker != "allowed":
@@ -501,12 +479,12 @@ class Game:
     def _exchange_with_stock(self, pos: int, given: Card, drawn: Card) -> None:
         d = self.dealer
         del self.stock[pos]
-        self._hands[d] = drawn
+        self._held[d] = drawn
         self._set_aside = given
         self._seen[drawn.id] = 1 << d  # what anyone knew of it before it left the stock is stale
 
     def _showdown(self) -> None:
-        hands, order = self._hands, self._order
+        hands, order = self._held, self._order
         shown = tuple((s, hands[s]) for s in order)
         for _, c in shown:
             assert c is not None
@@ -517,7 +495,7 @@ class Game:
 
     def _losers(self, seats: list[int]) -> list[int]:
         """The holders of the lowest card among ``seats`` (in turn order), by ties and pairing."""
-        hands, rules = self._hands, self.rules
+        hands, rules = self._held, self.rules
         if rules.pairing:
             groups: dict[int, list[int]] = {}
             for s in seats:
@@ -537,7 +515,7 @@ class Game:
 
     def _end_hand(self, losers: list[int], *, double: bool) -> None:
         """Steps 5 to 7 after the losers are known: chips, elimination, collection, next deal."""
-        rules, lives, hands = self.rules, self.lives, self._hands
+        rules, lives, hands = self.rules, self.lives, self._held
         had = {s: lives[s] for s in losers}
         payments = []
         for s in losers:
@@ -590,7 +568,7 @@ class Game:
         return contenders[0]
 
     def _collect(self) -> None:
-        hands = self._hands
+        hands = self._held
         cards = [c for c in (hands[s] for s in self._order) if c is not None]
         if self._set_aside is not None:
             cards.append(self._set_aside)
@@ -618,40 +596,12 @@ class Game:
         self._emit(GameOver(winners, tuple(payouts)))
 
 
-def _names(players: int | Sequence[str], rules: Rules) -> tuple[str, ...]:
-    if isinstance(players, bool):
-        raise ValueError(f"bad players {players!r}: a count or a list of names")
-    if isinstance(players, int):
-        names = [DEFAULT_NAMES[i] if i < len(DEFAULT_NAMES) else f"Player {i + 1}"
-                 for i in range(players)] if players > 0 else []
-    elif isinstance(players, Sequence) and not isinstance(players, str):
-        names = list(players)
-        for name in names:
-            if not isinstance(name, str) or not name.strip():
-                raise ValueError(f"bad player name {name!r}: names are non-empty strings")
-        if len(set(names)) != len(names):
-            raise ValueError("player names must differ")
-    else:
-        raise ValueError(f"bad players {players!r}: a count or a list of names")
+def seat_names(players: int | Sequence[str], rules: Rules) -> tuple[str, ...]:
+    """The names of a table of ``players`` (a count or names) under ``rules``; ValueError if the
+    names are bad or the pack cannot seat that many."""
+    names = table_names(players)
     if not 2 <= len(names) <= rules.max_players:
         raise ValueError(
             f"bad number of players {len(names)}: allowed 2..{rules.max_players} "
             f"with a {rules.deck}-card pack")
-    return tuple(names)
-
-
-def _stacked(deck: Sequence[str | Card] | None, full: list[Card]) -> list[Card] | None:
-    if deck is None:
-        return None
-    if isinstance(deck, str) or not isinstance(deck, Sequence):
-        raise ValueError("deck must be a list of cards, top first")
-    cards = [Card.parse(c) for c in deck]
-    allowed = set(full)
-    seen: set[Card] = set()
-    for c in cards:
-        if c not in allowed:
-            raise ValueError(f"card {c} is not in the {len(full)}-card pack")
-        if c in seen:
-            raise ValueError(f"card {c} appears twice in the deck")
-        seen.add(c)
-    return cards + [c for c in full if c not in seen]
+    return names

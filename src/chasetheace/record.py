@@ -1,4 +1,10 @@
-"""Game records: the event list written out, versioned, and replayed to validate it.
+"""Game records, and the history machinery both games share: the event log with each seat's view
+of it, chance that is live or read back from a record, and the replay that validates a record.
+
+A record is a game's set-up and its event list, written out and versioned. This module knows
+records and events, not the games: each game (:class:`chasetheace.Game`,
+:class:`chasetheace.AceChasingGame`) writes its record and replays one through :func:`replay`,
+so the imports go one way, from the games down to here.
 
 >>> import json, chasetheace as cta
 >>> game = cta.Game(cta.Rules(), players=3, seed=5)
@@ -10,37 +16,22 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+import random
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Protocol, TypeVar
 
-from .errors import RecordError
-from .events import EVENT_TYPES, Blocked, DealerExchange, Event, Keep, Swap, event_from_dict
-from .rules import Rules
-
-if TYPE_CHECKING:
-    from .game import Game
+from .cards import Card
+from .errors import IllegalActionError, RecordError
+from .events import EVENT_TYPES, Event, Pick, Shuffle, event_from_dict
 
 __all__ = [
-    "FORMAT", "VERSION", "check_against_script", "check_header", "game_record", "game_from_record",
-    "load_events",
+    "FORMAT", "VERSION", "EventLog", "Chance", "LiveChance", "ScriptedChance", "check_header",
+    "load_events", "replay",
 ]
 
 FORMAT = "chase-the-ace/game"
+"""The ``format`` of a Chase the Ace record (Ace Chasing has its own)."""
 VERSION = 1
-
-
-def game_record(game: Game) -> dict[str, Any]:
-    """The record of ``game``: its set-up and every event, hidden cards included."""
-    return {
-        "format": FORMAT,
-        "version": VERSION,
-        "rules": game.rules.to_dict(),
-        "players": list(game.names),
-        "deck": None if game.stacked is None else [str(c) for c in game.stacked],
-        "dealer": game.first_dealer,
-        "carry": game.carry,
-        "events": [e.to_dict() for e in game.events],
-    }
 
 
 def check_header(data: Any, fmt: str, version: int, required: set[str], what: str = "a game record") -> None:
@@ -59,15 +50,6 @@ def check_header(data: Any, fmt: str, version: int, required: set[str], what: st
         raise RecordError(f"the record lacks {', '.join(sorted(missing))}")
 
 
-def check_against_script(script: Sequence[Event], index: int, event: Event) -> None:
-    """While replaying: the rules produced ``event`` as event ``index``; the record must agree."""
-    if index >= len(script):
-        raise RecordError(f"the record ends, but the game goes on with {event.type}", index)
-    if script[index] != event:
-        raise RecordError(
-            f"the record says {script[index].to_dict()}, the rules give {event.to_dict()}", index)
-
-
 def load_events(items: Any, types: Mapping[str, type[Event]] = EVENT_TYPES) -> list[Event]:
     """Read a list of event dicts of the given ``types``; RecordError names the first bad one."""
     if not isinstance(items, list):
@@ -81,48 +63,151 @@ def load_events(items: Any, types: Mapping[str, type[Event]] = EVENT_TYPES) -> l
     return events
 
 
-def game_from_record(data: Any, *, seed: int | None = None) -> Game:
-    """Rebuild a game from its record, checking every event against the rules.
+class EventLog:
+    """A game's history: the events in order, and each seat's view of them, each written once.
 
-    The returned game can be played on; chance after the record's end comes from ``seed``.
+    While a record is replayed (``script`` given), every event appended must be the record's
+    event at the same place; :meth:`end_script` ends that check.
     """
-    from .game import Game
 
-    check_header(data, FORMAT, VERSION, {"rules", "players", "events"})
-    try:
-        rules = Rules.from_dict(data["rules"])
-    except (ValueError, TypeError) as exc:
-        raise RecordError(f"bad rules: {exc}") from None
-    script = load_events(data["events"])
-    try:
-        game = Game(rules, data["players"], deck=data.get("deck"), dealer=data.get("dealer"),
-                    carry=data.get("carry", 0), _script=script)
-    except RecordError:
-        raise
-    except (ValueError, TypeError) as exc:
-        raise RecordError(f"bad set-up: {exc}") from None
+    def __init__(self, script: Sequence[Event] | None = None) -> None:
+        self.events: list[Event] = []
+        self.script = script
+        self._views: dict[int | None, list[Mapping[str, Any]]] = {}
+        self._shared: list[Mapping[str, Any] | None] = []
+
+    def append(self, event: Event) -> None:
+        """Add the next event (checked against the record while replaying one)."""
+        script, index = self.script, len(self.events)
+        if script is not None:
+            if index >= len(script):
+                raise RecordError(f"the record ends, but the game goes on with {event.type}", index)
+            if script[index] != event:
+                raise RecordError(
+                    f"the record says {script[index].to_dict()}, the rules give {event.to_dict()}", index)
+        self.events.append(event)
+
+    def end_script(self) -> None:
+        """The replay is over: events from now on are the game's own."""
+        self.script = None
+
+    def view(self, seat: int | None) -> Sequence[Mapping[str, Any]]:
+        """The history as ``seat`` sees it (None: a spectator), one dict per event.
+
+        The list is the log's own, extended as the game goes on, and the dicts of events every
+        seat sees alike are shared between seats: read them, never change them.
+        """
+        view = self._views.get(seat)
+        if view is None:
+            view = self._views[seat] = []
+        events, shared = self.events, self._shared
+        for i in range(len(shared), len(events)):
+            ev = events[i]
+            shared.append(ev.to_dict() if type(ev).view is Event.view else None)
+        for i in range(len(view), len(events)):
+            public = shared[i]
+            view.append(public if public is not None else events[i].view(seat))
+        return view
+
+
+class Chance(Protocol):
+    """Where a game's shuffles and random picks come from."""
+
+    def shuffle(self, cards: list[Card]) -> list[Card]:
+        """An order of ``cards``."""
+        ...
+
+    def pick(self, bound: int) -> int:
+        """A number in ``0 .. bound - 1``."""
+        ...
+
+
+class LiveChance:
+    """Chance from a seeded generator: the only source of randomness in a live game."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+
+    def shuffle(self, cards: list[Card]) -> list[Card]:
+        """A uniformly random order of ``cards``."""
+        order = list(cards)
+        self.rng.shuffle(order)
+        return order
+
+    def pick(self, bound: int) -> int:
+        """A uniformly random number in ``0 .. bound - 1``."""
+        return self.rng.randrange(bound)
+
+
+class ScriptedChance:
+    """Chance read back from a record: the log's next event must be the matching chance event."""
+
+    def __init__(self, log: EventLog, script: Sequence[Event]) -> None:
+        self.log, self.script = log, script
+
+    def _next(self, what: str) -> tuple[int, Event]:
+        i = len(self.log.events)
+        if i >= len(self.script):
+            raise RecordError(f"the record ends where the game goes on with {what}", i)
+        return i, self.script[i]
+
+    def shuffle(self, cards: list[Card]) -> list[Card]:
+        """The order the record shows, if it is an order of ``cards``."""
+        i, ev = self._next("a shuffle")
+        if not isinstance(ev, Shuffle):
+            raise RecordError(f"expected a shuffle here, found {ev.type}", i)
+        if sorted(ev.cards) != sorted(cards):
+            raise RecordError("the shuffle is not an order of the cards being shuffled", i)
+        return list(ev.cards)
+
+    def pick(self, bound: int) -> int:
+        """The number the record shows, if it is in ``0 .. bound - 1``."""
+        i, ev = self._next("a pick")
+        if not isinstance(ev, Pick) or ev.bound != bound or not 0 <= ev.value < bound:
+            raise RecordError(f"expected a pick in 0..{bound - 1} here, found {ev.to_dict()}", i)
+        return ev.value
+
+
+class Replayable(Protocol):
+    """What :func:`replay` needs of a game being rebuilt from its record."""
+
+    @property
+    def events(self) -> list[Event]:
+        """The events so far."""
+        ...
+
+    @property
+    def to_act(self) -> int | None:
+        """The seat to act, or None once the game is over."""
+        ...
+
+    def act(self, action: Any, seat: int | None = None) -> Any:
+        """Play the seat to act's decision."""
+        ...
+
+
+G = TypeVar("G", bound=Replayable)
+
+
+def replay(game: G, script: Sequence[Event], decision: Callable[[G, Event], Any | None],
+           task: Callable[[G], str]) -> G:
+    """Play ``game`` (built on :class:`ScriptedChance` over ``script``) through its record.
+
+    At each decision ``decision(game, event)`` reads the move the recorded event shows, or None
+    when the event is no move of the seat to act (``task(game)`` then says what the seat had to
+    do). Every event the rules produce is checked against the record as it is appended; an
+    illegal move or a record that goes on after the game is over is a RecordError too.
+    """
     while game.to_act is not None and len(game.events) < len(script):
         i = len(game.events)
-        ev = script[i]
-        action = _decision(ev, game.to_act, game.dealer)
-        if action is None:
-            raise RecordError(
-                f"seat {game.to_act} must decide here, but the record says {ev.to_dict()}", i)
-        game.act(action)
+        move = decision(game, script[i])
+        if move is None:
+            raise RecordError(f"seat {game.to_act} must {task(game)} here, "
+                              f"but the record says {script[i].to_dict()}", i)
+        try:
+            game.act(move)
+        except IllegalActionError as exc:
+            raise RecordError(str(exc), i) from None
     if len(game.events) < len(script):
         raise RecordError("the game is over, but the record goes on", len(game.events))
-    game._go_live(seed)
     return game
-
-
-def _decision(ev: Event, seat: int, dealer: int) -> str | None:
-    """The decision a recorded event shows ``seat`` made, or None if it is not one."""
-    if isinstance(ev, Keep) and ev.seat == seat:
-        return "keep"
-    if isinstance(ev, (Swap, Blocked)) and ev.seat == seat and seat != dealer:
-        return "swap"
-    if isinstance(ev, DealerExchange) and ev.seat == seat == dealer:
-        return "swap"
-    if ev.type == "pick" and seat == dealer:
-        return "swap"  # the cut comes before the dealer's exchange
-    return None

@@ -26,11 +26,10 @@ from typing import Any
 from .cards import RANK_NAMES, Card
 from .rules import OPTIONS, STRENGTH, Rules
 
-__all__ = ["Narrator", "card_text", "rank_word", "explain_rules", "lives_text", "position_name",
+__all__ = ["Narrator", "card_text", "rank_word", "explain_rules", "lives_text",
            "option_rows"]
 
 SUIT_SYMBOLS = {"c": "♣", "d": "♦", "h": "♥", "s": "♠"}
-ORDINALS = ("eldest", "2nd", "3rd")
 
 
 def card_text(card: str | Card | None) -> str:
@@ -53,15 +52,6 @@ def rank_word(rank: int, *, article: bool = False) -> str:
 def lives_text(lives: int) -> str:
     """``'1 life'``, ``'3 lives'``."""
     return f"{lives} life" if lives == 1 else f"{lives} lives"
-
-
-def position_name(index: int, size: int) -> str:
-    """The name of a place in the turn order: ``'eldest'``, ``'2nd'`` .. ``'dealer'`` (last)."""
-    if index == size - 1:
-        return "dealer"
-    if index < len(ORDINALS):
-        return ORDINALS[index]
-    return f"{index + 1}th"
 
 
 class Narrator:

@@ -11,7 +11,9 @@ interface names seats and places the same way.
 
 from __future__ import annotations
 
-__all__ = ["DEFAULT_NAMES", "default_names", "position_name"]
+from collections.abc import Sequence
+
+__all__ = ["DEFAULT_NAMES", "default_names", "position_name", "table_names"]
 
 DEFAULT_NAMES = ("Ann", "Bob", "Cat", "Dan", "Eve", "Fay", "Gus", "Hal", "Ivy", "Jo", "Kim",
                  "Lou", "Max", "Ned", "Oli", "Pam", "Quin", "Ray", "Sue", "Tom", "Uma", "Vic",
@@ -33,3 +35,28 @@ def position_name(index: int, size: int) -> str:
     if index < len(_ORDINALS):
         return _ORDINALS[index]
     return f"{index + 1}th"
+
+
+def table_names(players: int | Sequence[str]) -> tuple[str, ...]:
+    """The seats' names from a count (the default names) or a list of names (checked: non-empty,
+    all different). The games check the count against their own limits.
+
+    >>> table_names(["Ann", "Bob"])
+    ('Ann', 'Bob')
+    >>> table_names(["Ann", "Ann"])
+    Traceback (most recent call last):
+    ValueError: player names must differ
+    """
+    if isinstance(players, bool):
+        raise ValueError(f"bad players {players!r}: a count or a list of names")
+    if isinstance(players, int):
+        return default_names(players)
+    if not isinstance(players, Sequence) or isinstance(players, str):
+        raise ValueError(f"bad players {players!r}: a count or a list of names")
+    names = tuple(players)
+    for name in names:
+        if not isinstance(name, str) or not name.strip():
+            raise ValueError(f"bad player name {name!r}: names are non-empty strings")
+    if len(set(names)) != len(names):
+        raise ValueError("player names must differ")
+    return names

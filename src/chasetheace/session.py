@@ -14,7 +14,7 @@ import random
 from collections.abc import Sequence
 
 from .cards import Card
-from .game import Game, _names
+from .game import Game, seat_names
 from .rules import Rules
 
 __all__ = ["Session"]
@@ -30,7 +30,7 @@ class Session:
     def __init__(self, rules: Rules | None = None, players: int | Sequence[str] = 5, *,
                  seed: int | None = None, rng: random.Random | None = None) -> None:
         self.rules = Rules() if rules is None else rules
-        self.names = _names(players, self.rules)
+        self.names = seat_names(players, self.rules)
         if seed is not None and rng is not None:
             raise ValueError("give seed or rng, not both")
         self._rng = rng if rng is not None else random.Random(seed)
@@ -41,12 +41,12 @@ class Session:
         """The latest game, finished or not."""
         return self.games[-1] if self.games else None
 
-    def new_game(self, *, deck: Sequence[str | Card] | None = None,
+    def new_game(self, *, stack: Sequence[str | Card] | None = None,
                  dealer: int | None = None) -> Game:
         """Start the next game (the previous one must be over); antes go into the pot."""
         if self.games and not self.games[-1].over:
             raise ValueError("the current game is not over yet")
-        game = Game(self.rules, self.names, rng=self._rng, deck=deck, dealer=dealer,
+        game = Game(self.rules, self.names, rng=self._rng, stack=stack, dealer=dealer,
                     carry=self.carry)
         self.games.append(game)
         return game

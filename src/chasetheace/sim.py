@@ -26,13 +26,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .cards import rank_char
-from .game import DEFAULT_NAMES, Game
+from .game import Game
 from .registry import make_bot
-from .render import position_name
 from .rules import Rules
+from .seats import default_names, position_name
 
-__all__ = ["SimConfig", "Tally", "SimResult", "Job", "simulate", "wilson", "register_game", "GAMES",
-           "CHUNK_GAMES", "CHUNK_HANDS", "seat_names"]
+__all__ = ["SimConfig", "Tally", "SimResult", "Job", "simulate", "wilson", "CHUNK_GAMES", "CHUNK_HANDS"]
 
 CHUNK_GAMES = 20
 """Games per chunk of work (fixed, so results do not depend on the number of workers)."""
@@ -57,11 +56,6 @@ def wilson(successes: float, trials: int, z: float = Z95) -> tuple[float, float]
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def seat_names(players: int) -> list[str]:
-    """The default names of a table of ``players``."""
-    return [DEFAULT_NAMES[i] if i < len(DEFAULT_NAMES) else f"Player {i + 1}" for i in range(players)]
-
-
 @dataclass(frozen=True)
 class SimConfig:
     """What to simulate: the game, the rules, one bot spec per seat, the seed and how much.
@@ -82,8 +76,9 @@ class SimConfig:
         amount = self.games if self.games is not None else self.hands
         if not isinstance(amount, int) or amount < 1:
             raise ValueError(f"bad amount {amount!r}: simulate at least 1 game or hand")
-        if self.game not in GAMES:
-            raise ValueError(f"unknown game {self.game!r}: allowed {', '.join(GAMES)}")
+        if self.game != "chase-the-ace":
+            raise ValueError(f"simulate plays chase-the-ace, not {self.game!r} "
+                             "(Ace Chasing has its own: chase-the-ace ace-chasing simulate)")
         Game(self.rules, len(self.bots))  # checks the player count against the pack
         for spec in self.bots:
             make_bot(spec, self.rules, len(self.bots))
@@ -215,19 +210,6 @@ def _chase_chunk(job: Job) -> Tally:
     return tally
 
 
-ChunkRunner = Callable[[Job], Tally]
-GAMES: dict[str, ChunkRunner] = {}
-"""The games ``simulate`` can play, each with the function that plays one chunk."""
-
-
-def register_game(name: str, runner: ChunkRunner) -> None:
-    """Make ``simulate`` (and ``chase-the-ace simulate --game NAME``) able to play another game."""
-    GAMES[name] = runner
-
-
-register_game("chase-the-ace", _chase_chunk)
-
-
 def _jobs(config: SimConfig) -> list[Job]:
     total = config.games if config.games is not None else config.hands
     assert total is not None
@@ -241,7 +223,7 @@ def _jobs(config: SimConfig) -> list[Job]:
 
 
 def _run_job(job: Job) -> Tally:
-    return GAMES[job.config.game](job)
+    return _chase_chunk(job)
 
 
 def _quiet_worker() -> None:
@@ -308,7 +290,7 @@ class SimResult:
 
     def win_rate_by_seat(self) -> list[dict[str, Any]]:
         """Each seat's share of games won alone, with its bot."""
-        names = seat_names(self.config.players)
+        names = list(default_names(self.config.players))
         return [_rate_row({"seat": s, "name": names[s], "bot": self.config.bots[s]},
                           self.tally.wins[s], self.tally.games, key="wins", total="games")
                 for s in range(self.config.players)]

@@ -30,7 +30,7 @@ no bet, or withdraw after a decline); ``"accept"`` / ``"decline"`` for the matad
 **Decided here** (part B is silent on these):
 
 - Cards between rounds: every round is dealt from the whole pack, freshly shuffled (one hidden
-  ``shuffle`` event per round). A stacked ``deck`` applies to the first round only.
+  ``shuffle`` event per round). A stacked pack (``stack``) applies to the first round only.
 - Betting: each bettor negotiates in turn until its bet stands or it withdraws: it offers, the
   matador accepts or declines, and after a decline the same bettor offers again or withdraws
   (``Offer(0)``). At most three offers per bettor per round (RULES.md); a third declined offer
@@ -49,11 +49,11 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from ..cards import Card, pack
+from ..cards import Card, pack, stacked_pack
 from ..errors import IllegalActionError, RecordError
 from ..events import Dealt, Eliminated, Event, GameOver, Keep, Shuffle, Swap
-from ..game import DEFAULT_NAMES
-from ..record import check_against_script, check_header
+from ..record import Chance, EventLog, LiveChance, ScriptedChance, check_header, replay
+from ..seats import table_names
 from .events import (
     BetAccepted,
     BetDeclined,
@@ -105,7 +105,7 @@ class AceChasingGame:
     """One game of Ace Chasing: rounds until one player is left.
 
     ``players`` is a count or a list of names (4 to 52). ``seed`` or ``rng`` is the only source of
-    chance. ``deck`` stacks the pack for the first round (top first; missing cards follow in pack
+    chance. ``stack`` stacks the pack for the first round (top first; missing cards follow in pack
     order); ``matador`` is the first matador's seat. Everything automatic (shuffles, the deal,
     closing the betting, the resolution, settling, the next round) happens inside the constructor
     and :meth:`act`, so ``to_act`` is always a real decision.
@@ -117,7 +117,7 @@ class AceChasingGame:
         *,
         seed: int | None = None,
         rng: random.Random | None = None,
-        deck: Sequence[str | Card] | None = None,
+        stack: Sequence[str | Card] | None = None,
         matador: int = 0,
         _script: Sequence[Event] | None = None,
     ) -> None:
@@ -127,13 +127,14 @@ class AceChasingGame:
             raise ValueError("give seed or rng, not both")
         if isinstance(matador, bool) or not isinstance(matador, int) or not 0 <= matador < n:
             raise ValueError(f"bad matador {matador!r}: allowed 0..{n - 1}")
-        self.stacked = _stacked(deck)
+        self.stacked = None if stack is None else stacked_pack(stack, pack(52))
         self.first_matador = matador
         self._rng = rng if rng is not None else random.Random(seed)
-        self._script = _script
-        self.events: list[Event] = []
-        self._views: dict[int | None, list[dict[str, Any]]] = {}
-        self._shared: list[dict[str, Any] | None] = []
+        self._log = EventLog(_script)
+        self.events: list[Event] = self._log.events
+        """Everything that happened, in order: the game's history (hidden cards included)."""
+        self._chance: Chance = LiveChance(self._rng) if _script is None else ScriptedChance(
+            self._log, _script)
         self.money = [0] * n
         self.alive = [True] * n
         self.round = 0
@@ -300,7 +301,7 @@ class AceChasingGame:
             "stock_size": len(self._stock),
             "over": self.over,
             "winners": list(self.winners),
-            "history": self._history(seat),
+            "history": self._log.view(seat),
         }
 
     def record(self) -> dict[str, Any]:
@@ -323,26 +324,15 @@ class AceChasingGame:
         check_header(data, FORMAT, VERSION, {"players", "events"}, "an Ace Chasing record")
         script = read_events(data["events"])
         try:
-            game = cls(data["players"], deck=data.get("deck"), matador=data.get("matador", 0),
+            game = cls(data["players"], stack=data.get("deck"), matador=data.get("matador", 0),
                        _script=script)
         except RecordError:
             raise
         except (ValueError, TypeError) as exc:
             raise RecordError(f"bad set-up: {exc}") from None
-        while game.to_act is not None and len(game.events) < len(script):
-            i = len(game.events)
-            move = game._decision(script[i])
-            if move is None:
-                raise RecordError(f"seat {game.to_act} must {game._task()} here, "
-                                  f"but the record says {script[i].to_dict()}", i)
-            try:
-                game.act(move)
-            except IllegalActionError as exc:
-                raise RecordError(str(exc), i) from None
-        if len(game.events) < len(script):
-            raise RecordError("the game is over, but the record goes on", len(game.events))
-        game._script = None
-        game._rng = random.Random(seed)
+        replay(game, script, AceChasingGame._decision, AceChasingGame._task)
+        game._log.end_script()
+        game._chance = LiveChance(random.Random(seed))
         return game
 
     def __repr__(self) -> str:
@@ -352,37 +342,12 @@ class AceChasingGame:
     # --- history --------------------------------------------------------------------------
 
     def _emit(self, event: Event) -> None:
-        if self._script is not None:
-            check_against_script(self._script, len(self.events), event)
-        self.events.append(event)
+        self._log.append(event)
 
     def _shuffled_pack(self) -> list[Card]:
-        cards = pack(52)
-        script = self._script
-        if script is None:
-            self._rng.shuffle(cards)
-        else:
-            i = len(self.events)
-            ev = script[i] if i < len(script) else None
-            if not isinstance(ev, Shuffle):
-                raise RecordError(f"expected a shuffle here, found {'nothing' if ev is None else ev.type}", i)
-            if sorted(ev.cards) != cards:
-                raise RecordError("the shuffle is not an order of the whole pack", i)
-            cards = list(ev.cards)
+        cards = self._chance.shuffle(pack(52))
         self._emit(Shuffle(tuple(cards)))
         return cards
-
-    def _history(self, seat: int | None) -> list[dict[str, Any]]:
-        view = self._views.setdefault(seat, [])
-        events, shared = self.events, self._shared
-        for i in range(len(shared), len(events)):
-            ev = events[i]
-            # an event every seat sees alike is written out once, for everyone (views are read-only)
-            shared.append(ev.to_dict() if type(ev).view is Event.view else None)
-        for i in range(len(view), len(events)):
-            public = shared[i]
-            view.append(public if public is not None else events[i].view(seat))
-        return list(view)
 
     def _decision(self, ev: Event) -> Move | None:
         """The decision a recorded event shows the seat to act made, or None if it is not one."""
@@ -567,34 +532,8 @@ class AceChasingGame:
 
 
 def _names(players: int | Sequence[str]) -> tuple[str, ...]:
-    if isinstance(players, bool):
-        raise ValueError(f"bad players {players!r}: a count or a list of names")
-    if isinstance(players, int):
-        names = [DEFAULT_NAMES[i] if i < len(DEFAULT_NAMES) else f"Player {i + 1}"
-                 for i in range(max(players, 0))]
-    elif isinstance(players, Sequence) and not isinstance(players, str):
-        names = list(players)
-        for name in names:
-            if not isinstance(name, str) or not name.strip():
-                raise ValueError(f"bad player name {name!r}: names are non-empty strings")
-        if len(set(names)) != len(names):
-            raise ValueError("player names must differ")
-    else:
-        raise ValueError(f"bad players {players!r}: a count or a list of names")
+    names = table_names(players)
     if not MIN_PLAYERS <= len(names) <= MAX_PLAYERS:
         raise ValueError(f"bad number of players {len(names)}: Ace Chasing takes "
                          f"{MIN_PLAYERS}..{MAX_PLAYERS}")
-    return tuple(names)
-
-
-def _stacked(deck: Sequence[str | Card] | None) -> list[Card] | None:
-    if deck is None:
-        return None
-    if isinstance(deck, str) or not isinstance(deck, Sequence):
-        raise ValueError("deck must be a list of cards, top first")
-    cards = [Card.parse(c) for c in deck]
-    if len(set(cards)) != len(cards):
-        twice = next(c for c in cards if cards.count(c) > 1)
-        raise ValueError(f"card {twice} appears twice in the deck")
-    given = set(cards)
-    return cards + [c for c in pack(52) if c not in given]
+    return names

@@ -18,7 +18,7 @@ empty, because the live table then belongs to the next hand; ``history`` and ``o
 describe the hand asked for.
 
 >>> import chasetheace as cta
->>> game = cta.Game(cta.Rules(), players=3, deck=["2c", "Kd", "7h"], dealer=2)
+>>> game = cta.Game(cta.Rules(), players=3, stack=["2c", "Kd", "7h"], dealer=2)
 >>> enc = Encoder(game.rules, 3)
 >>> enc.tensor(game.observation(0)).shape == (enc.size,)
 True

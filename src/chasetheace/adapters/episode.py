@@ -20,6 +20,7 @@ from typing import Any
 
 from ..events import Event, FinalTie, GameOver, HandStarted, KingJerk, LivesLost
 from ..game import Action, Game
+from ..observation import Observation
 from ..rules import OPTIONS, Rules
 
 __all__ = ["Episode", "chip_rewards", "table_options"]
@@ -70,7 +71,7 @@ class Episode:
         """Whether ``seat`` takes no further part (eliminated, or the episode is over)."""
         return self.over or not self.game.alive[seat]
 
-    def observation(self, seat: int) -> dict[str, Any]:
+    def observation(self, seat: int) -> Observation:
         """The engine's observation of ``seat`` (RULES.md A4)."""
         return self.game.observation(seat)
 

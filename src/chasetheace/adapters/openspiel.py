@@ -44,6 +44,7 @@ from open_spiel.python import policy as policy_lib
 from ..bots import Bot
 from ..cards import Card, pack
 from ..game import Action, Game
+from ..observation import Observation
 from ..registry import make_bot
 from ..rules import OPTIONS, Rules
 from .encoding import Encoder, hand_events
@@ -320,7 +321,7 @@ class ChaseTheAceState(pyspiel.State):  # type: ignore[misc]
         """The engine's game on the stacked pack, replaying the decisions made so far."""
         drawn = self.drawn
         deck = self.dealt + ([drawn] if drawn is not None else [])
-        table = Game(self.spec.rules, players=self.spec.num_players(), deck=deck,
+        table = Game(self.spec.rules, players=self.spec.num_players(), stack=deck,
                      dealer=self.dealer, rng=_CutAtTop(0))
         for move in self.moves:
             table.act(move)
@@ -345,7 +346,7 @@ class ChaseTheAceState(pyspiel.State):  # type: ignore[misc]
         assert table is not None
         return chip_rewards(table.events, self.spec.num_players(), hand=1)
 
-    def observation_for(self, seat: int | None) -> dict[str, Any] | None:
+    def observation_for(self, seat: int | None) -> Observation | None:
         """The engine's observation of ``seat`` (None: public), or None while dealing."""
         return None if self.table is None else self.table.observation(seat)
 

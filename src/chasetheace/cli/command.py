@@ -90,6 +90,11 @@ def _positive(text: str) -> int:
     return value
 
 
+def _check_game(name: str) -> None:
+    if name not in GAMES:
+        raise ValueError(f"unknown game {name!r}: allowed {', '.join(GAMES)}")
+
+
 def _bot_help() -> str:
     kinds = "; ".join(f"{k}: {h}" for k, h in bot_kinds().items())
     return f"a bot, once for all bot seats or once per seat ({kinds})"
@@ -100,8 +105,7 @@ def _bot_help() -> str:
 def _cmd_play(args: argparse.Namespace) -> int:
     from .play import make_console
 
-    if args.game not in GAMES:
-        raise ValueError(f"unknown game {args.game!r}: allowed {', '.join(GAMES)}")
+    _check_game(args.game)
     rules = rules_from_args(args.preset, args.rule)
     console = make_console()
     if args.rules_help and args.game == "chase-the-ace":  # other games explain their own
@@ -131,6 +135,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     from ..sim import SimConfig
     from .play import bot_specs
 
+    _check_game(args.game)
     if args.game in SIMULATE_GAMES:
         return SIMULATE_GAMES[args.game](args)
     rules = rules_from_args(args.preset, args.rule)

@@ -14,10 +14,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..bots import Bot
-from ..game import DEFAULT_NAMES, Action, Game
+from ..game import Action, Game
 from ..registry import make_bot
 from ..render import Narrator, card_text, explain_rules
 from ..rules import Rules
+from ..seats import DEFAULT_NAMES
 from ..session import Session
 
 if TYPE_CHECKING:

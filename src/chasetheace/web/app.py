@@ -14,7 +14,7 @@ import contextlib
 import gc
 import logging
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -260,7 +260,7 @@ class Server:
                                 else max(0, round((deadline - time.monotonic()) * 1000)))
         head = f'{{"type":"state","v":{P.VERSION},"table":{P.encode(info)},'
         game = table.game
-        views: dict[int | None, tuple[str, list[dict[str, Any]]]] = {}
+        views: dict[int | None, tuple[str, Sequence[Mapping[str, Any]]]] = {}
         texts: dict[tuple[int | None, int], str] = {}
         for conn in conns:
             seat = conn.seat
@@ -321,7 +321,7 @@ class Server:
         self.release(table)
 
 
-def _view(game: Game | None, seat: int | None) -> tuple[str, list[dict[str, Any]]]:
+def _view(game: Game | None, seat: int | None) -> tuple[str, Sequence[Mapping[str, Any]]]:
     """A seat's observation as JSON (less what the table part already says) and its history."""
     if game is None:
         return "null", []
