@@ -8,7 +8,7 @@ RULES.md A4 lets that seat know.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -18,10 +18,83 @@ __all__ = [
     "Event", "Shuffle", "Pick", "DealerDraw", "DealerChosen", "HandStarted", "Dealt", "KingJerk",
     "Keep", "Swap", "Blocked", "ShowBlocker", "DealerExchange", "DealerDrewBlocker",
     "DealerSameRank", "Showdown", "LivesLost", "FinalTie", "CutDraw", "Eliminated", "Collected",
-    "GameOver", "EVENT_TYPES", "event_from_dict",
+    "GameOver", "EVENT_TYPES", "event_from_dict", "read_as",
 ]
 
 Seat = int | None  # None: a spectator, who sees what every player sees
+
+
+# --- how each field is read back from a record: dataclass field metadata ---------------------
+
+Reader = Callable[[Any], Any]
+
+
+def read_as(reader: Reader, *, default: Any = dataclasses.MISSING) -> Any:
+    """Declare an event field with the function that reads it from its JSON form (records)."""
+    return dataclasses.field(default=default, metadata={"read": reader})
+
+
+def _list(v: Any) -> list[Any]:
+    if not isinstance(v, list):
+        raise ValueError(f"expected a list, got {v!r}")
+    return v
+
+
+def _pair(v: Any) -> list[Any]:
+    if not isinstance(v, list) or len(v) != 2:
+        raise ValueError(f"expected a pair, got {v!r}")
+    return v
+
+
+def INT(v: Any) -> int:
+    """An integer (not a bool)."""
+    if not isinstance(v, int) or isinstance(v, bool):
+        raise ValueError(f"expected an integer, got {v!r}")
+    return v
+
+
+def OPTIONAL_INT(v: Any) -> int | None:
+    """An integer or null."""
+    return None if v is None else INT(v)
+
+
+def BOOL(v: Any) -> bool:
+    """true or false."""
+    if not isinstance(v, bool):
+        raise ValueError(f"expected true or false, got {v!r}")
+    return v
+
+
+def STR(v: Any) -> str:
+    """A string."""
+    if not isinstance(v, str):
+        raise ValueError(f"expected a string, got {v!r}")
+    return v
+
+
+def CARD(v: Any) -> Card:
+    """A card, as ``"Kd"``."""
+    return Card.parse(v)
+
+
+def CARDS(v: Any) -> tuple[Card, ...]:
+    """A list of cards."""
+    return tuple(Card.parse(x) for x in _list(v))
+
+
+def INTS(v: Any) -> tuple[int, ...]:
+    """A list of integers."""
+    return tuple(INT(x) for x in _list(v))
+
+
+def SEAT_CARDS(v: Any) -> tuple[tuple[int, Card], ...]:
+    """A list of ``[seat, card]`` pairs."""
+    return tuple((INT(p[0]), Card.parse(p[1])) for p in (_pair(x) for x in _list(v)))
+
+
+def INT_PAIRS(v: Any) -> tuple[tuple[int, int], ...]:
+    """A list of ``[seat, amount]`` pairs."""
+    return tuple((INT(p[0]), INT(p[1])) for p in (_pair(x) for x in _list(v)))
 
 
 def _c(card: Card | None) -> str | None:
@@ -76,7 +149,7 @@ class Shuffle(Event):
     """The pack was shuffled; ``cards`` is the new order, top first (hidden from every player)."""
 
     type: ClassVar[str] = "shuffle"
-    cards: tuple[Card, ...]
+    cards: tuple[Card, ...] = read_as(CARDS)
 
     def view(self, seat: Seat) -> dict[str, Any]:
         return {"type": self.type, "count": len(self.cards)}
@@ -87,8 +160,8 @@ class Pick(Event):
     """A public chance choice of ``value`` in ``0..bound-1`` (a random seat, a cut point)."""
 
     type: ClassVar[str] = "pick"
-    bound: int
-    value: int
+    bound: int = read_as(INT)
+    value: int = read_as(INT)
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,7 +169,7 @@ class DealerDraw(Event):
     """Players drew cards face up to choose the first dealer (``high-card``, ``first-jack``)."""
 
     type: ClassVar[str] = "dealer_draw"
-    draws: tuple[tuple[int, Card], ...]
+    draws: tuple[tuple[int, Card], ...] = read_as(SEAT_CARDS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,8 +177,8 @@ class DealerChosen(Event):
     """The first dealer of the game."""
 
     type: ClassVar[str] = "dealer_chosen"
-    dealer: int
-    method: str
+    dealer: int = read_as(INT)
+    method: str = read_as(STR)
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,9 +186,9 @@ class HandStarted(Event):
     """A hand began: its number, dealer, and the turn order (eldest first, dealer last)."""
 
     type: ClassVar[str] = "hand_started"
-    hand: int
-    dealer: int
-    order: tuple[int, ...]
+    hand: int = read_as(INT)
+    dealer: int = read_as(INT)
+    order: tuple[int, ...] = read_as(INTS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,7 +196,7 @@ class Dealt(Event):
     """One card to each living player from the top of the stock, in turn order."""
 
     type: ClassVar[str] = "dealt"
-    cards: tuple[tuple[int, Card], ...]
+    cards: tuple[tuple[int, Card], ...] = read_as(SEAT_CARDS)
 
     def view(self, seat: Seat) -> dict[str, Any]:
         own = [[s, str(c)] for s, c in self.cards if s == seat]
@@ -135,9 +208,9 @@ class KingJerk(Event):
     """Kings Jerk: ``seat`` showed ``card`` and took a chip from the kitty if ``took``."""
 
     type: ClassVar[str] = "king_jerk"
-    seat: int
-    card: Card
-    took: bool
+    seat: int = read_as(INT)
+    card: Card = read_as(CARD)
+    took: bool = read_as(BOOL)
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,7 +218,7 @@ class Keep(Event):
     """``seat`` kept its card ("Stand!")."""
 
     type: ClassVar[str] = "keep"
-    seat: int
+    seat: int = read_as(INT)
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,11 +230,11 @@ class Swap(Event):
     """
 
     type: ClassVar[str] = "swap"
-    seat: int
-    neighbour: int
-    given: Card
-    received: Card
-    announced: int | None = None
+    seat: int = read_as(INT)
+    neighbour: int = read_as(INT)
+    given: Card = read_as(CARD)
+    received: Card = read_as(CARD)
+    announced: int | None = read_as(OPTIONAL_INT, default=None)
 
     def view(self, seat: Seat) -> dict[str, Any]:
         out: dict[str, Any] = {"type": self.type, "seat": self.seat, "neighbour": self.neighbour,
@@ -176,9 +249,9 @@ class Blocked(Event):
     """``seat`` asked to swap; ``neighbour`` showed the blocker ``card`` and the swap is void."""
 
     type: ClassVar[str] = "blocked"
-    seat: int
-    neighbour: int
-    card: Card
+    seat: int = read_as(INT)
+    neighbour: int = read_as(INT)
+    card: Card = read_as(CARD)
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,8 +259,8 @@ class ShowBlocker(Event):
     """``seat`` holds the blocker and shows it on its turn ("King!")."""
 
     type: ClassVar[str] = "show_blocker"
-    seat: int
-    card: Card
+    seat: int = read_as(INT)
+    card: Card = read_as(CARD)
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,10 +271,10 @@ class DealerExchange(Event):
     """
 
     type: ClassVar[str] = "dealer_exchange"
-    seat: int
-    position: int
-    given: Card
-    drawn: Card
+    seat: int = read_as(INT)
+    position: int = read_as(INT)
+    given: Card = read_as(CARD)
+    drawn: Card = read_as(CARD)
 
     def view(self, seat: Seat) -> dict[str, Any]:
         out: dict[str, Any] = {"type": self.type, "seat": self.seat, "position": self.position}
@@ -215,9 +288,9 @@ class DealerDrewBlocker(Event):
     """The dealer drew the blocker ``card`` and showed it; ``rule`` is dealer_draws_blocker."""
 
     type: ClassVar[str] = "dealer_drew_blocker"
-    seat: int
-    card: Card
-    rule: str
+    seat: int = read_as(INT)
+    card: Card = read_as(CARD)
+    rule: str = read_as(STR)
 
 
 @dataclass(frozen=True, slots=True)
@@ -225,10 +298,10 @@ class DealerSameRank(Event):
     """The dealer drew the rank it gave up; both cards are shown. ``rule`` is dealer_same_rank."""
 
     type: ClassVar[str] = "dealer_same_rank"
-    seat: int
-    given: Card
-    drawn: Card
-    rule: str
+    seat: int = read_as(INT)
+    given: Card = read_as(CARD)
+    drawn: Card = read_as(CARD)
+    rule: str = read_as(STR)
 
 
 @dataclass(frozen=True, slots=True)
@@ -236,8 +309,8 @@ class Showdown(Event):
     """Every living player showed a card; ``losers`` hold the lowest (by ties and pairing)."""
 
     type: ClassVar[str] = "showdown"
-    cards: tuple[tuple[int, Card], ...]
-    losers: tuple[int, ...]
+    cards: tuple[tuple[int, Card], ...] = read_as(SEAT_CARDS)
+    losers: tuple[int, ...] = read_as(INTS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -245,7 +318,7 @@ class LivesLost(Event):
     """Each ``(seat, chips)`` paid that many chips into the kitty."""
 
     type: ClassVar[str] = "lives_lost"
-    payments: tuple[tuple[int, int], ...]
+    payments: tuple[tuple[int, int], ...] = read_as(INT_PAIRS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -253,8 +326,8 @@ class FinalTie(Event):
     """Every player still in lost their last life at once; ``rule`` is final_tie."""
 
     type: ClassVar[str] = "final_tie"
-    seats: tuple[int, ...]
-    rule: str
+    seats: tuple[int, ...] = read_as(INTS)
+    rule: str = read_as(STR)
 
 
 @dataclass(frozen=True, slots=True)
@@ -262,7 +335,7 @@ class CutDraw(Event):
     """final_tie = cut: the tied players cut cards for the pot (again among ties)."""
 
     type: ClassVar[str] = "cut_draw"
-    draws: tuple[tuple[int, Card], ...]
+    draws: tuple[tuple[int, Card], ...] = read_as(SEAT_CARDS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -270,7 +343,7 @@ class Eliminated(Event):
     """These seats are out of the game."""
 
     type: ClassVar[str] = "eliminated"
-    seats: tuple[int, ...]
+    seats: tuple[int, ...] = read_as(INTS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -282,8 +355,8 @@ class Collected(Event):
     """
 
     type: ClassVar[str] = "collected"
-    cards: tuple[Card, ...]
-    knowers: tuple[int, ...]
+    cards: tuple[Card, ...] = read_as(CARDS)
+    knowers: tuple[int, ...] = read_as(INTS)
 
     def view(self, seat: Seat) -> dict[str, Any]:
         shown = [str(c) if (seat is not None and k >> seat & 1) or k == -1 else None
@@ -296,8 +369,8 @@ class GameOver(Event):
     """The game ended: ``winners`` (one, several for a split pot, none) and ``payouts``."""
 
     type: ClassVar[str] = "game_over"
-    winners: tuple[int, ...]
-    payouts: tuple[tuple[int, int], ...]
+    winners: tuple[int, ...] = read_as(INTS)
+    payouts: tuple[tuple[int, int], ...] = read_as(INT_PAIRS)
 
 
 EVENT_TYPES: dict[str, type[Event]] = {
@@ -329,53 +402,8 @@ def event_from_dict(data: Mapping[str, Any], types: Mapping[str, type[Event]] = 
             if f.default is not dataclasses.MISSING:
                 continue
             raise ValueError(f"{kind} event lacks the field {name!r}")
-        values[name] = _read_field(kind, name, str(f.type), data[name])
+        try:
+            values[name] = f.metadata["read"](data[name])
+        except (ValueError, TypeError, IndexError) as exc:
+            raise ValueError(f"{kind} event, field {name!r}: {exc}") from None
     return cls(**values)
-
-
-def _read_field(kind: str, name: str, annotation: str, v: Any) -> Any:
-    where = f"{kind} event, field {name!r}"
-    try:
-        if annotation == "Card":
-            return Card.parse(v)
-        if annotation == "tuple[Card, ...]":
-            return tuple(Card.parse(x) for x in _list(v))
-        if annotation == "tuple[tuple[int, Card], ...]":
-            return tuple((_int(p[0]), Card.parse(p[1])) for p in (_pair(x) for x in _list(v)))
-        if annotation == "tuple[tuple[int, int], ...]":
-            return tuple((_int(p[0]), _int(p[1])) for p in (_pair(x) for x in _list(v)))
-        if annotation == "tuple[int, ...]":
-            return tuple(_int(x) for x in _list(v))
-        if annotation == "int":
-            return _int(v)
-        if annotation == "int | None":
-            return None if v is None else _int(v)
-        if annotation == "bool":
-            if not isinstance(v, bool):
-                raise ValueError(f"expected true or false, got {v!r}")
-            return v
-        if annotation == "str":
-            if not isinstance(v, str):
-                raise ValueError(f"expected a string, got {v!r}")
-            return v
-    except (ValueError, TypeError, IndexError) as exc:
-        raise ValueError(f"{where}: {exc}") from None
-    raise AssertionError(f"unhandled field type {annotation}")  # pragma: no cover
-
-
-def _list(v: Any) -> list[Any]:
-    if not isinstance(v, list):
-        raise ValueError(f"expected a list, got {v!r}")
-    return v
-
-
-def _pair(v: Any) -> list[Any]:
-    if not isinstance(v, list) or len(v) != 2:
-        raise ValueError(f"expected a pair, got {v!r}")
-    return v
-
-
-def _int(v: Any) -> int:
-    if not isinstance(v, int) or isinstance(v, bool):
-        raise ValueError(f"expected an integer, got {v!r}")
-    return v

@@ -31,7 +31,8 @@ from .registry import make_bot
 from .rules import Rules
 from .seats import default_names, position_name
 
-__all__ = ["SimConfig", "Tally", "SimResult", "Job", "simulate", "wilson", "CHUNK_GAMES", "CHUNK_HANDS"]
+__all__ = ["SimConfig", "Tally", "SimResult", "Job", "simulate", "wilson", "rate_row", "CHUNK_GAMES",
+           "CHUNK_HANDS"]
 
 CHUNK_GAMES = 20
 """Games per chunk of work (fixed, so results do not depend on the number of workers)."""
@@ -273,7 +274,7 @@ class SimResult:
             label = position_name(place, size)
             hands[label] += count
             losses[label] += self.tally.position_losses[size, place]
-        return [_rate_row({"position": label}, losses[label], hands[label])
+        return [rate_row({"position": label}, losses[label], hands[label])
                 for label in labels if hands[label]]
 
     def loss_rate_by_players_in(self) -> dict[str, list[dict[str, Any]]]:
@@ -285,13 +286,13 @@ class SimResult:
         """Loss rate per hand by the rank a player was dealt, weakest first."""
         rules = self.config.rules
         ranks = sorted(self.tally.rank_hands, key=rules.strength)
-        return [_rate_row({"rank": "10" if r == 10 else rank_char(r)}, self.tally.rank_losses[r],
+        return [rate_row({"rank": "10" if r == 10 else rank_char(r)}, self.tally.rank_losses[r],
                           self.tally.rank_hands[r]) for r in ranks]
 
     def win_rate_by_seat(self) -> list[dict[str, Any]]:
         """Each seat's share of games won alone, with its bot."""
         names = list(default_names(self.config.players))
-        return [_rate_row({"seat": s, "name": names[s], "bot": self.config.bots[s]},
+        return [rate_row({"seat": s, "name": names[s], "bot": self.config.bots[s]},
                           self.tally.wins[s], self.tally.games, key="wins", total="games")
                 for s in range(self.config.players)]
 
@@ -317,8 +318,14 @@ class SimResult:
         }
 
 
-def _rate_row(head: Mapping[str, Any], k: int, n: int, *, key: str = "losses",
-              total: str = "hands") -> dict[str, Any]:
+def rate_row(head: Mapping[str, Any], k: int, n: int, *, key: str = "losses",
+             total: str = "hands") -> dict[str, Any]:
+    """A row of a rate table: ``head``, then ``k`` of ``n`` (named ``key`` and ``total``), the
+    rate and its 95% Wilson interval.
+
+    >>> rate_row({"seat": 0}, 1, 4)
+    {'seat': 0, 'hands': 4, 'losses': 1, 'rate': 0.25, 'ci95': [0.045587, 0.699358]}
+    """
     lo, hi = wilson(k, n)
     rate = k / n if n else 0.0
     return {**head, total: n, key: k, "rate": round(rate, 6), "ci95": [round(lo, 6), round(hi, 6)]}

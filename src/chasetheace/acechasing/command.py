@@ -32,7 +32,7 @@ from ..errors import RecordError
 from ..events import Eliminated
 from ..registry import ACE_CHASING_BOTS, make_ace_chasing_bot
 from ..render import card_text
-from ..sim import wilson
+from ..sim import rate_row
 from .bots import AceChasingBot
 from .events import BetAccepted, RoundStarted, Settled
 from .game import MAX_OFFERS, AceAction, AceChasingGame, Offer
@@ -237,12 +237,6 @@ def _save(path: str | None, game: AceChasingGame) -> None:
 
 # --- simulate ----------------------------------------------------------------------------------
 
-def _row(head: dict[str, Any], k: int, n: int, key: str, total: str) -> dict[str, Any]:
-    lo, hi = wilson(k, n)
-    return {**head, total: n, key: k, "rate": round(k / n if n else 0.0, 6),
-            "ci95": [round(lo, 6), round(hi, 6)]}
-
-
 def simulate_ace_chasing(*, players: int = 5, bots: Sequence[str] = ("odds",), games: int = 1000,
                          seed: int = 1) -> dict[str, Any]:
     """Bots against bots for ``games`` games; the statistics as one JSON-serialisable dict.
@@ -293,11 +287,13 @@ def simulate_ace_chasing(*, players: int = 5, bots: Sequence[str] = ("odds",), g
         "seed": seed,
         "games": games,
         "rounds": rounds,
-        "matador_survival": _row({}, survived, rounds, "survived", "rounds"),
-        "knocked_out_by_place": [_row({"place": p}, place_out[p], place_rounds[p], "out", "rounds")
-                                 for p in places if place_rounds[p]],
-        "win_rate_by_seat": [_row({"seat": s, "bot": specs[s]}, wins[s], games, "wins", "games")
-                             for s in range(players)],
+        "matador_survival": rate_row({}, survived, rounds, key="survived", total="rounds"),
+        "knocked_out_by_place": [
+            rate_row({"place": p}, place_out[p], place_rounds[p], key="out", total="rounds")
+            for p in places if place_rounds[p]],
+        "win_rate_by_seat": [
+            rate_row({"seat": s, "bot": specs[s]}, wins[s], games, key="wins", total="games")
+            for s in range(players)],
         "money_by_seat": money,
         "money_per_game_by_seat": [round(m / games, 4) for m in money],
         "bets": {"standing": bets, "mean_amount": round(staked / bets, 4) if bets else 0.0},

@@ -19,7 +19,22 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from ..cards import Card
-from ..events import Dealt, Eliminated, Event, GameOver, Keep, Shuffle, Swap, event_from_dict
+from ..events import (
+    BOOL,
+    INT,
+    INT_PAIRS,
+    INTS,
+    SEAT_CARDS,
+    Dealt,
+    Eliminated,
+    Event,
+    GameOver,
+    Keep,
+    Shuffle,
+    Swap,
+    event_from_dict,
+    read_as,
+)
 from ..record import load_events
 
 __all__ = [
@@ -33,9 +48,9 @@ class RoundStarted(Event):
     """A round began: its number, the matador, and the deal order (matador's left first, matador last)."""
 
     type: ClassVar[str] = "round_started"
-    round: int
-    matador: int
-    order: tuple[int, ...]
+    round: int = read_as(INT)
+    matador: int = read_as(INT)
+    order: tuple[int, ...] = read_as(INTS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,9 +58,9 @@ class Offered(Event):
     """Bettor ``seat`` made its ``number``-th offer (1..3) of ``amount``; 0 means no bet / withdraw."""
 
     type: ClassVar[str] = "offered"
-    seat: int
-    amount: int
-    number: int
+    seat: int = read_as(INT)
+    amount: int = read_as(INT)
+    number: int = read_as(INT)
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,8 +68,8 @@ class BetAccepted(Event):
     """The matador accepted ``seat``'s offer of ``amount``: the bet stands."""
 
     type: ClassVar[str] = "bet_accepted"
-    seat: int
-    amount: int
+    seat: int = read_as(INT)
+    amount: int = read_as(INT)
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,8 +77,8 @@ class BetDeclined(Event):
     """The matador declined ``seat``'s offer of ``amount``."""
 
     type: ClassVar[str] = "bet_declined"
-    seat: int
-    amount: int
+    seat: int = read_as(INT)
+    amount: int = read_as(INT)
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,7 +86,7 @@ class BettingClosed(Event):
     """Every bettor has had its say; ``bets`` are the standing bets, ``(seat, amount)``."""
 
     type: ClassVar[str] = "betting_closed"
-    bets: tuple[tuple[int, int], ...]
+    bets: tuple[tuple[int, int], ...] = read_as(INT_PAIRS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,8 +94,8 @@ class Shown(Event):
     """Resolution step ``step`` (1 to 3 of part B): these cards were laid face up."""
 
     type: ClassVar[str] = "shown"
-    step: int
-    cards: tuple[tuple[int, Card], ...]
+    step: int = read_as(INT)
+    cards: tuple[tuple[int, Card], ...] = read_as(SEAT_CARDS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,9 +106,9 @@ class Settled(Event):
     """
 
     type: ClassVar[str] = "settled"
-    matador: int
-    survived: bool
-    payments: tuple[tuple[int, int], ...]
+    matador: int = read_as(INT)
+    survived: bool = read_as(BOOL)
+    payments: tuple[tuple[int, int], ...] = read_as(INT_PAIRS)
 
 
 ACE_CHASING_EVENTS: dict[str, type[Event]] = {
