@@ -15,10 +15,11 @@ import pyspiel
 
 import chasetheace as cta
 import chasetheace.adapters.openspiel
-from adapters_support import cards_named, known_cards
+from adapters_support import cards_named
 from chasetheace.adapters.encoding import Encoder
 from chasetheace.adapters.gymnasium import env as gym_env
 from chasetheace.adapters.pettingzoo import env as pz_env
+from helpers import known_cards
 
 VARIANTS = [
     {},

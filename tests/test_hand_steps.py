@@ -118,14 +118,10 @@ def test_dealer_draws_the_blocker(rule: str) -> None:
 
 
 def test_void_blocker_goes_back_where_it_came_from() -> None:
-    g = stacked("9c 9d 8h 2c 5s Ks", players=4, dealer_exchange="cut", dealer_draws_blocker="void",
-                between_hands="to-bottom")
-    for _ in range(3):
-        g.act("keep")
-    before = list(g.stock)
-    # find a cut that draws the king: replay the same game with a seed until the cut hits position 1
+    rules = cta.Rules(dealer_exchange="cut", dealer_draws_blocker="void", between_hands="to-bottom")
+    # find a cut that draws the king: play the same stacked hand with a seed until the cut hits it
     for seed in range(200):
-        g = cta.Game(g.rules, players=4, stack=["9c", "9d", "8h", "2c", "5s", "Ks"], dealer=3, seed=seed)
+        g = cta.Game(rules, players=4, stack=["9c", "9d", "8h", "2c", "5s", "Ks"], dealer=3, seed=seed)
         for _ in range(3):
             g.act("keep")
         before = list(g.stock)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from typing import Any
 from collections import Counter
 
 import chasetheace as cta
@@ -79,6 +80,22 @@ def test_counting_bot_swaps_into_a_known_better_card_and_keeps_when_someone_is_k
     # seat 3 holds 2c; the dealer knows nothing
     obs = g.observation(4)
     assert obs["card"] == "Qc"
+    # seat 0 swaps its 5h for seat 1's 3c: seat 1 knows someone is lower, so it keeps its 5h
+    g = stacked("5h 3c 9d Qc 6s", players=4)
+    g.act("swap")
+    obs = g.observation(1)
+    assert obs["card"] == "5h" and obs["cards"][0] == "3c"
+    keep, swap = _estimates(obs)
+    assert keep == 0.0 < swap
+    assert cta.CountingBot().choose(obs, g.legal_actions(), rng) is cta.Action.KEEP
+
+
+def _estimates(obs: Any) -> tuple[float, float]:
+    """CountingBot's two loss estimates (keep, swap) for an observation."""
+    bot = cta.CountingBot()
+    bot.choose(obs, [cta.Action.KEEP, cta.Action.SWAP], random.Random(0))
+    assert bot._tracker is not None
+    return bot._tracker.loss_estimates(obs)
 
 
 def _loss_rate(rules: cta.Rules, kinds: list[str], games: int, seed: int) -> dict[str, float]:

@@ -17,6 +17,8 @@ import uvicorn
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
+import helpers
+from chasetheace.events import event_from_dict
 from chasetheace.web.app import Server, create_app
 
 CARD = re.compile(r'"([A2-9TJQK][cdhs])"')
@@ -200,23 +202,6 @@ def threshold(client: Client) -> str:
 
 
 def known_cards(events: list[dict[str, Any]], seat: int | None) -> set[str]:
-    """The cards ``seat`` may know after ``events`` (a spectator: seat None), worked out from the
-    full record independently of the engine's views: its own deals and exchanges, and every card
-    shown to all."""
-    known: set[str] = set()
-    for ev in events:
-        kind = ev["type"]
-        if kind in ("shuffle", "collected", "pick", "lives_lost", "eliminated", "game_over", "keep",
-                    "hand_started", "dealer_chosen", "final_tie"):
-            continue
-        if kind == "dealt":
-            known |= {c for s, c in ev["cards"] if s == seat}
-        elif kind == "swap":
-            if seat in (ev["seat"], ev["neighbour"]):
-                known |= {ev["given"], ev["received"]}
-        elif kind == "dealer_exchange":
-            if seat == ev["seat"]:
-                known |= {ev["given"], ev["drawn"]}
-        else:  # shown to everyone: blockers, kings, draws for the deal, showdowns
-            known |= set(CARD.findall(json.dumps(ev)))
-    return known
+    """The cards ``seat`` may know after ``events`` (a record's event dicts; a spectator: seat
+    None), by the tests' one knowledge check, independent of the engine's views."""
+    return helpers.known_cards([event_from_dict(ev) for ev in events], seat)
