@@ -126,6 +126,7 @@ def test_tally_accounts_for_every_hand() -> None:
 
 
 def test_table_output_csv_and_plot(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
     table, plot = tmp_path / "rates.csv", tmp_path / "rates.png"
     assert cli.main(["simulate", "--games", "20", "--csv", str(table), "--plot", str(plot)]) == 0
     out = capsys.readouterr().out
