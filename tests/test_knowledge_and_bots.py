@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import random
-from typing import Any
 from collections import Counter
+from typing import Any
 
 import chasetheace as cta
 from helpers import stacked
