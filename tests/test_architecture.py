@@ -1,0 +1,134 @@
+"""The package's imports go one way: no cycles, and no module imports from a layer above its own.
+
+Every import counts, at the top of a module or inside a function, and under ``TYPE_CHECKING``
+too: a cycle hidden in a function is still a cycle for the reader.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+SRC = Path(__file__).parent.parent / "src"
+
+LAYERS: list[tuple[str, ...]] = [
+    ("seats", "errors", "cards"),
+    ("rules", "events"),
+    ("observation", "record"),
+    ("game",),
+    ("session", "bots", "render"),
+    ("acechasing", "acechasing.game", "acechasing.events", "acechasing.bots", "solver"),
+    ("registry",),
+    ("sim", "fast"),
+    ("adapters", "web", "cli", "acechasing.command", "__main__"),
+]
+"""Lowest first; a name stands for the module or the package and everything under it. The
+package's ``__init__`` (the facade) sits above them all."""
+
+
+def layer_of(module: str) -> int:
+    """The layer of ``chasetheace.X``: the longest matching name wins."""
+    name = module.removeprefix("chasetheace").removeprefix(".")
+    if not name:
+        return len(LAYERS)
+    best, level = -1, -1
+    for i, names in enumerate(LAYERS):
+        for prefix in names:
+            if (name == prefix or name.startswith(prefix + ".")) and len(prefix) > best:
+                best, level = len(prefix), i
+    assert level >= 0, f"{module} has no layer: add it to LAYERS"
+    return level
+
+
+def modules(src: Path = SRC) -> dict[str, tuple[Path, bool]]:
+    """Every module of the package: its file, and whether it is a package's ``__init__``."""
+    found = {}
+    for path in sorted((src / "chasetheace").rglob("*.py")):
+        parts = list(path.relative_to(src).with_suffix("").parts)
+        is_package = parts[-1] == "__init__"
+        found[".".join(parts[:-1] if is_package else parts)] = (path, is_package)
+    return found
+
+
+def import_graph(src: Path = SRC) -> dict[str, set[str]]:
+    """Which modules of the package each module imports (every import statement)."""
+    mods = modules(src)
+    graph: dict[str, set[str]] = {}
+    for name, (path, is_package) in mods.items():
+        deps: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            targets: list[str] = []
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    here = name.split(".") if is_package else name.split(".")[:-1]
+                    here = here[:len(here) - node.level + 1]
+                    base = ".".join(here + ([node.module] if node.module else []))
+                targets = [f"{base}.{alias.name}" for alias in node.names] + [base]
+            for target in targets:
+                while target and target not in mods:
+                    target = target.rpartition(".")[0]
+                if target and target != name and target.startswith("chasetheace"):
+                    deps.add(target)
+                    break
+        graph[name] = deps
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected groups of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while True:
+                w = stack.pop()
+                group.append(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                found.append(sorted(group))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def upward_imports(graph: dict[str, set[str]]) -> list[tuple[str, str]]:
+    """Imports from a module to one of a higher layer."""
+    return sorted((a, b) for a, deps in graph.items() for b in deps if layer_of(b) > layer_of(a))
+
+
+def test_no_import_cycles() -> None:
+    assert cycles(import_graph()) == []
+
+
+def test_imports_go_down_the_layers() -> None:
+    assert upward_imports(import_graph()) == []
+
+
+def test_every_module_has_a_layer() -> None:
+    for module in modules():
+        layer_of(module)
+
+
+def test_the_graph_sees_relative_and_lazy_imports() -> None:
+    graph = import_graph()
+    assert "chasetheace.record" in graph["chasetheace.game"]  # from .record import ...
+    assert "chasetheace.cli.command" in graph["chasetheace.cli"]  # inside a function
+    assert "chasetheace.rules" in graph["chasetheace.solver.hand"]  # from ..rules import ...
