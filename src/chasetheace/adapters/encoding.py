@@ -35,11 +35,11 @@ import numpy as np
 import numpy.typing as npt
 
 from ..cards import pack
+from ..observation import Observation
 from ..rules import Rules
 
 __all__ = ["Encoder", "hand_events", "TURN_KINDS"]
 
-Observation = Mapping[str, Any]
 
 TURN_KINDS = ("king_jerk", "show_blocker", "keep", "swap", "blocked", "dealer_exchange",
               "dealer_drew_blocker", "dealer_same_rank")

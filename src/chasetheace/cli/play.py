@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..bots import Bot
 from ..game import Action, Game
+from ..observation import Observation
 from ..registry import make_bot
 from ..render import Narrator, card_text, explain_rules
 from ..rules import Rules
@@ -106,7 +107,7 @@ def _lives_cell(lives: int, alive: bool) -> str:
     return f"[red]{hearts}[/red]"
 
 
-def table_view(obs: Mapping[str, Any]) -> Table:
+def table_view(obs: Observation) -> Table:
     """The table as a viewer sees it: seats, lives, dealer button, whose turn, known cards."""
     from rich import box
     from rich.markup import escape
@@ -155,12 +156,13 @@ def table_view(obs: Mapping[str, Any]) -> Table:
     return table
 
 
-def _neighbour(obs: Mapping[str, Any]) -> int:
-    order: list[int] = list(obs["order"])
-    return order[(order.index(obs["seat"]) + 1) % len(order)]
+def _neighbour(obs: Observation) -> int:
+    order, seat = obs["order"], obs["seat"]
+    assert seat is not None, "a spectator has no neighbour"
+    return order[(order.index(seat) + 1) % len(order)]
 
 
-def _question(obs: Mapping[str, Any]) -> str:
+def _question(obs: Observation) -> str:
     card = card_text(obs["card"])
     if obs["seat"] == obs["dealer"]:
         how = ("cut the stock for a new card" if obs["rules"]["dealer_exchange"] == "cut"
@@ -170,7 +172,7 @@ def _question(obs: Mapping[str, Any]) -> str:
     return f"You hold {card}. Keep it, or swap with {name}?"
 
 
-def ask(console: Console, obs: Mapping[str, Any], rules: Rules) -> Action:
+def ask(console: Console, obs: Observation, rules: Rules) -> Action:
     """Ask the person to keep or swap until they answer; QuitGame if they quit."""
     from rich.markup import escape
 
