@@ -145,6 +145,8 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     from .sim import SimConfig
 
     if args.game in SIMULATE_GAMES:
+        if args.save is not None:
+            raise ValueError(f"--save is for chase-the-ace, not {args.game}")
         return SIMULATE_GAMES[args.game](args)
     rules = rules_from_args(args.preset, args.rule)
     players = args.players if args.players is not None else (
@@ -153,7 +155,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     games = args.games if args.games is not None or args.hands is not None else 1000
     config = SimConfig(rules=rules, bots=specs, seed=args.seed, games=games, hands=args.hands,
                        game=args.game)
-    for path in (args.csv, args.plot):
+    for path in (args.csv, args.plot, args.save):
         if path is not None:
             _check_writable(path)
     if args.plot is not None:
@@ -169,6 +171,10 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
         _write_csv(result, args.csv)
     if args.plot is not None:
         _plot(result, args.plot, label)
+    if args.save is not None:
+        from .sim import first_game
+
+        Path(args.save).write_text(json.dumps(first_game(config).record(), indent=1) + "\n", encoding="utf-8")
     return 0
 
 
@@ -381,6 +387,8 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--seed", type=int, help="seed for the shuffles (default: a fresh one, shown)")
     play.add_argument("--save", metavar="FILE", help="write the game record (JSON) to FILE")
     play.add_argument("--rules-help", action="store_true", help="explain the rules in force and stop")
+    play.add_argument("--hints", action="store_true", help="show the solver's hint at each of your "
+                      "decisions (h shows it on demand)")
     play.set_defaults(func=_cmd_play)
 
     sim = sub.add_parser("simulate", help="bots against bots, with statistics",
@@ -401,6 +409,8 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
     sim.add_argument("--csv", metavar="FILE", help="also write the rates to FILE as CSV")
     sim.add_argument("--plot", metavar="FILE.png", help="also draw the loss rates (needs matplotlib)")
+    sim.add_argument("--save", metavar="FILE", help="also write the record of the run's first game "
+                     "(JSON, for replay and review)")
     sim.set_defaults(func=_cmd_simulate)
 
     rules = sub.add_parser("rules", help="the presets, or every option of one",

@@ -24,12 +24,14 @@ if TYPE_CHECKING:
     from rich.table import Table
 
 __all__ = ["PLAY_GAMES", "register_play", "make_console", "table_view", "bot_specs", "bot_names",
-           "parse_answer", "QuitGame", "tell", "ask", "run_table", "numbered", "play_chase_the_ace"]
+           "parse_answer", "QuitGame", "tell", "ask", "run_table", "numbered", "play_chase_the_ace",
+           "hint_line"]
 
 KEEP_WORDS = {"k", "keep", "stand", "st", "stay", "stick"}
 SWAP_WORDS = {"s", "swap", "change", "c", "ch"}
 QUIT_WORDS = {"q", "quit", "exit"}
-HELP_WORDS = {"?", "h", "help"}
+HELP_WORDS = {"?", "help"}
+HINT_WORDS = {"h", "hint"}
 RULES_WORDS = {"r", "rules"}
 
 
@@ -82,14 +84,14 @@ def bot_names(human: str, count: int) -> list[str]:
 
 
 def parse_answer(text: str) -> str | None:
-    """``'keep'``, ``'swap'``, ``'quit'``, ``'help'``, ``'rules'`` from a short answer, else None.
+    """``'keep'``, ``'swap'``, ``'quit'``, ``'help'``, ``'rules'``, ``'hint'`` from a short answer, else None.
 
     >>> [parse_answer(a) for a in ("k", "Stand", " S ", "change", "q", "maybe")]
     ['keep', 'keep', 'swap', 'swap', 'quit', None]
     """
     word = text.strip().lower().rstrip("!.")
     for meaning, words in (("keep", KEEP_WORDS), ("swap", SWAP_WORDS), ("quit", QUIT_WORDS),
-                           ("help", HELP_WORDS), ("rules", RULES_WORDS)):
+                           ("help", HELP_WORDS), ("rules", RULES_WORDS), ("hint", HINT_WORDS)):
         if word in words:
             return meaning
     return None
@@ -168,11 +170,23 @@ def _question(obs: Mapping[str, Any]) -> str:
     return f"You hold {card}. Keep it, or swap with {name}?"
 
 
-def ask(console: Console, obs: Mapping[str, Any], rules: Rules) -> Action:
-    """Ask the person to keep or swap until they answer; QuitGame if they quit."""
+def hint_line(obs: Mapping[str, Any]) -> str:
+    """The solver's hint for the seat of ``obs`` (from that observation alone), as one line."""
+    try:
+        from .solver.review_command import hint_line as solver_hint
+    except ImportError:
+        return "Hints need the solver: pip install 'chase-the-ace[solve]'"
+    return solver_hint(obs)
+
+
+def ask(console: Console, obs: Mapping[str, Any], rules: Rules, hints: bool = False) -> Action:
+    """Ask the person to keep or swap until they answer; QuitGame if they quit. ``hints``: show
+    the solver's hint first (``h`` shows it on demand)."""
     from rich.markup import escape
 
     console.print(f"[bold]{escape(_question(obs))}[/bold]")
+    if hints:
+        console.print("  " + hint_line(obs), markup=False)
     while True:
         answer = parse_answer(console.input("[bold cyan]keep or swap? \\[k/s][/] "))
         if answer == "keep":
@@ -181,12 +195,15 @@ def ask(console: Console, obs: Mapping[str, Any], rules: Rules) -> Action:
             return Action.SWAP
         if answer == "quit":
             raise QuitGame
+        if answer == "hint":
+            console.print("  " + hint_line(obs), markup=False)
+            continue
         if answer == "rules":
             for line in explain_rules(rules, obs["players"]):
                 console.print("  " + line, markup=False)
             continue
         console.print("  Answer [bold]k[/] (keep, stand) or [bold]s[/] (swap, change); "
-                      "[bold]r[/] for the rules, [bold]q[/] to leave.")
+                      "[bold]h[/] for a hint, [bold]r[/] for the rules, [bold]q[/] to leave.")
 
 
 def _save(path: str | None, game: Game) -> None:
@@ -208,7 +225,7 @@ def tell(console: Console, narrator: Narrator, events: Sequence[Mapping[str, Any
 
 
 def run_table(console: Console, game: Game, bots: Sequence[Bot | None], you: int,
-              rng: random.Random, save: str | None = None) -> None:
+              rng: random.Random, save: str | None = None, hints: bool = False) -> None:
     """Play ``game`` to the end: the person at seat ``you`` is asked, bots choose for the others."""
     narrator = Narrator(game.names, game.rules, viewer=you)
     told = 0
@@ -227,7 +244,7 @@ def run_table(console: Console, game: Game, bots: Sequence[Bot | None], you: int
         if seat == you:
             _save(save, game)  # a game left at this question is saved up to it
             console.print(table_view(obs))
-            game.act(ask(console, obs, game.rules))
+            game.act(ask(console, obs, game.rules, hints))
         else:
             bot = bots[seat]
             assert bot is not None
@@ -259,7 +276,7 @@ def play_chase_the_ace(args: argparse.Namespace, console: Console, rules: Rules)
     you = "You" if args.name == "You" else f"You ({args.name})"
     console.print(f"{you} against {who}.", markup=False)
     console.print("Lowest card loses a life. Answer [bold]k[/] to keep (stand), [bold]s[/] to swap "
-                  "(change); [bold]r[/] rules, [bold]q[/] quit.")
+                  "(change); [bold]h[/] hint, [bold]r[/] rules, [bold]q[/] quit.")
     choices = random.Random(seed)
     number = 1
     while True:
@@ -267,7 +284,7 @@ def play_chase_the_ace(args: argparse.Namespace, console: Console, rules: Rules)
         path = numbered(args.save, number)
         _save(path, game)  # fail now, not after the game, if the file cannot be written
         bots: list[Bot | None] = [None, *(make_bot(s, rules, players) for s in specs)]
-        run_table(console, game, bots, 0, choices, path)
+        run_table(console, game, bots, 0, choices, path, getattr(args, "hints", False))
         ledger = " · ".join(f"{n} {m:+d}" for n, m in zip(names, session.money))
         console.print(f"Money after {number} game{'s' if number > 1 else ''}: {ledger}"
                       + (f" (pot carried over: {session.carry})" if session.carry else ""),

@@ -10,7 +10,7 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .errors import RecordError
@@ -81,10 +81,12 @@ def load_events(items: Any, types: Mapping[str, type[Event]] = EVENT_TYPES) -> l
     return events
 
 
-def game_from_record(data: Any, *, seed: int | None = None) -> Game:
+def game_from_record(data: Any, *, seed: int | None = None,
+                     visit: Callable[[Game, str], None] | None = None) -> Game:
     """Rebuild a game from its record, checking every event against the rules.
 
     The returned game can be played on; chance after the record's end comes from ``seed``.
+    ``visit(game, action)`` is called at each recorded decision, before it is played.
     """
     from .game import Game
 
@@ -108,6 +110,8 @@ def game_from_record(data: Any, *, seed: int | None = None) -> Game:
         if action is None:
             raise RecordError(
                 f"seat {game.to_act} must decide here, but the record says {ev.to_dict()}", i)
+        if visit is not None:
+            visit(game, action)
         game.act(action)
     if len(game.events) < len(script):
         raise RecordError("the game is over, but the record goes on", len(game.events))

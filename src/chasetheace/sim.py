@@ -32,7 +32,7 @@ from .render import position_name
 from .rules import Rules
 
 __all__ = ["SimConfig", "Tally", "SimResult", "Job", "simulate", "wilson", "register_game", "GAMES",
-           "CHUNK_GAMES", "CHUNK_HANDS", "seat_names"]
+           "CHUNK_GAMES", "CHUNK_HANDS", "seat_names", "first_game"]
 
 CHUNK_GAMES = 20
 """Games per chunk of work (fixed, so results do not depend on the number of workers)."""
@@ -201,9 +201,7 @@ def _chase_chunk(job: Job) -> Tally:
     games_left = job.games
     reader = _HandReader(tally, job.hands)
     while (not reader.full) if job.hands is not None else games_left:
-        game = Game(config.rules, config.players, rng=random.Random(rng.getrandbits(64)))
-        bots = [make_bot(spec, config.rules, config.players) for spec in config.bots]
-        choice_rng = random.Random(rng.getrandbits(64))
+        game, bots, choice_rng = _new_game(config, rng)
         reader.seen = 0
         while game.to_act is not None and not reader.full:
             seat = game.to_act
@@ -213,6 +211,25 @@ def _chase_chunk(job: Job) -> Tally:
         if games_left is not None:
             games_left -= 1
     return tally
+
+
+def _new_game(config: SimConfig, rng: random.Random) -> tuple[Game, list[Any], random.Random]:
+    """A chunk's next game, its bots and the generator of their choices, drawn from ``rng``."""
+    game = Game(config.rules, config.players, rng=random.Random(rng.getrandbits(64)))
+    bots = [make_bot(spec, config.rules, config.players) for spec in config.bots]
+    return game, bots, random.Random(rng.getrandbits(64))
+
+
+def first_game(config: SimConfig) -> Game:
+    """The run's first game, played to its end exactly as :func:`simulate` plays it (for
+    ``simulate --save``: its record can be replayed and reviewed)."""
+    if config.game != "chase-the-ace":
+        raise ValueError(f"saving a game is for chase-the-ace, not {config.game}")
+    game, bots, choices = _new_game(config, _jobs(config)[0].rng())
+    while game.to_act is not None:
+        seat = game.to_act
+        game.act(bots[seat].choose(game.observation(seat), game.legal_actions(), choices))
+    return game
 
 
 ChunkRunner = Callable[[Job], Tally]

@@ -132,8 +132,9 @@ class Engine:
         cfv += np.bincount(dealer.info[dec] * 2, r[dec] * tree.d_lkeep[dec], minlength=self.n_info * 2)
         cfv += np.bincount(dealer.info[dec] * 2 + 1, r[dec] * tree.d_lswap[dec], minlength=self.n_info * 2)
         if cfp is not None:
-            cfp += np.bincount(dealer.info[dec] * 2, r[dec] * tree.d_pkeep[dec], minlength=self.n_info * 2)
-            cfp += np.bincount(dealer.info[dec] * 2 + 1, r[dec] * tree.d_pswap[dec], minlength=self.n_info * 2)
+            at_info = dealer.info[dec] * 2
+            cfp += np.bincount(at_info, r[dec] * tree.d_pkeep[dec], minlength=self.n_info * 2)
+            cfp += np.bincount(at_info + 1, r[dec] * tree.d_pswap[dec], minlength=self.n_info * 2)
             lives[n - 1] = r @ (pk * tree.d_lkeep + (1 - pk) * tree.d_lswap)
             losses[n - 1] = r @ (pk * tree.d_pkeep + (1 - pk) * tree.d_pswap)
         for j in range(n - 2, -1, -1):

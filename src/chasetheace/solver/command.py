@@ -46,6 +46,9 @@ def register(subparsers: Any) -> None:
                               description="Compute an equilibrium of one hand and print it for people.")
     _add_arguments(p)
     p.set_defaults(func=run)
+    from .review_command import register as register_review
+
+    register_review(subparsers)
 
 
 def rules_from(preset: str, specs: Sequence[str]) -> Rules:

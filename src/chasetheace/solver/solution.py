@@ -51,7 +51,7 @@ class Solution:
     trace: list[tuple[int, float, float]] = field(default_factory=list)
     nash_conv_error: float | None = None    # sampled method: the standard error of the estimate
     loss_errors: list[float] | None = None  # sampled method: standard errors of loss_probabilities
-    chances: list[tuple[float, float]] | None = None  # chance of losing from there: (keep, swap), given it arises
+    chances: list[tuple[float, float]] | None = None  # chance of losing from there: (keep, swap)
     _index: dict[InfoKey, int] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
