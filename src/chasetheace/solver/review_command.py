@@ -60,15 +60,19 @@ def solving_progress() -> Iterator[Progress]:
 
             from ..play import make_console
 
+            console = state["console"] = make_console(stderr=True)
+            console.print(text, markup=False)
             bar = state["bar"] = Progress(TextColumn("{task.description}"), BarColumn(),
-                                          TimeElapsedColumn(), console=make_console(stderr=True))
+                                          TimeElapsedColumn(), console=console, transient=True)
             bar.start()
-            state["task"] = bar.add_task(text, total=1.0)
+            state["task"] = bar.add_task("building the game tree", total=1.0)
             return
-        bar.update(state["task"], completed=fraction, description=text)
         if fraction >= 1.0:
             bar.stop()
             state.pop("bar")
+            state["console"].print(text, markup=False)
+            return
+        bar.update(state["task"], completed=fraction, description=text)
 
     try:
         yield report
@@ -91,17 +95,19 @@ def hint_line(observation: Any) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Review a record and print it; a user's mistake raises ValueError (one line, exit 2)."""
+    from ..record import game_from_record
     from .advice import review
 
     data = read_record(args.file)
-    with solving_progress() as progress:
-        try:
-            result = review(data, progress=progress)
-        except RecordError as exc:
-            raise RecordError(f"{args.file}: {exc}") from None
+    try:
+        players = game_from_record(data).players  # a bad record or seat fails before any solving
+    except RecordError as exc:
+        raise RecordError(f"{args.file}: {exc}") from None
     seat = args.seat
-    if seat is not None:
-        result.for_seat(seat)  # checks the seat
+    if seat is not None and not 0 <= seat < players:
+        raise ValueError(f"bad seat {seat}: allowed 0..{players - 1}")
+    with solving_progress() as progress:
+        result = review(data, progress=progress)
     if args.json:
         print(json.dumps(result.to_dict(seat), indent=1))
     else:
