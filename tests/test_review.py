@@ -336,3 +336,54 @@ def test_h_asks_for_a_hint(monkeypatch: pytest.MonkeyPatch, capsys: pytest.Captu
                                                 "--bot", "threshold:8"], stdin="h\nq\n")
     assert status == 0
     assert out.count("Hint: ") == 1
+
+
+# --- Ace Chasing: the bets against the odds ---------------------------------------------------------
+
+@pytest.mark.parametrize("seed", range(1, 6))
+def test_ace_chasing_bets_are_judged_by_the_odds(seed: int) -> None:
+    from chasetheace.acechasing_bots import knockout_chance
+    from chasetheace.solver.advice_ace import review_ace_chasing
+
+    game = cta.AceChasingGame(5, seed=seed)
+    bots = [cta.make_ace_chasing_bot(s) for s in ("odds", "random", "random", "threshold:9", "odds")]
+    cta.play_ace_chasing_game(game, bots, seed=seed)
+    rec = review_ace_chasing(json.loads(json.dumps(game.record())))
+    assert rec.complete
+    seen: list[float] = []
+    replay = cta.AceChasingGame.from_record(
+        game.record(), visit=lambda g, m: seen.append(knockout_chance(g.observation(g.to_act))))
+    assert replay.over and [d.knockout_chance for d in rec.decisions] == seen
+    for i, d in enumerate(rec.decisions):
+        p = d.knockout_chance
+        if d.action == "offer" and d.amount > 0:
+            assert d.against_the_odds == (p < 0.5)
+            accepted = rec.decisions[i + 1].action == "accept"
+            assert d.cost == pytest.approx(d.amount * (1 - 2 * p) if accepted and p < 0.5 else 0.0)
+        elif d.action == "accept":
+            assert d.against_the_odds == (p > 0.5)
+            assert d.cost == pytest.approx(max(0.0, d.amount * (2 * p - 1)))
+        else:
+            assert not d.judged and d.cost == 0.0 and not d.against_the_odds
+    total = sum(s["money_given_away"] for s in rec.summary())
+    assert total == pytest.approx(sum(d.cost for d in rec.decisions), abs=1e-5)
+
+
+def test_the_random_bettors_give_money_away_and_the_cli_says_so(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    game = cta.AceChasingGame(5, seed=1)
+    bots = [cta.make_ace_chasing_bot(s) for s in ("odds", "random", "random", "threshold:9", "odds")]
+    cta.play_ace_chasing_game(game, bots, seed=1)
+    path = tmp_path / "ace.json"
+    path.write_text(json.dumps(game.record()))
+    status, out, err = _run(monkeypatch, capsys, ["review", str(path), "--json"])
+    assert status == 0, err
+    data = json.loads(out)
+    assert data["game"] == "ace-chasing"
+    assert sum(s["money_given_away"] for s in data["summary"]) > 0
+    bad = [d for d in data["decisions"] if d["against_the_odds"] and d["cost"] > 0]
+    assert bad and {d["role"] for d in bad} <= {"bettor", "matador"}
+    status, out, err = _run(monkeypatch, capsys, ["review", str(path), "--seat", "1"])
+    assert status == 0 and "money given away" in out
+    status, _, err = _run(monkeypatch, capsys, ["review", str(path), "--seat", "5"])
+    assert status == 2 and "bad seat 5" in err

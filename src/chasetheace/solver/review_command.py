@@ -2,7 +2,8 @@
 
 Reads a game record (``play --save``, the web table's, ``simulate --save``) and judges every
 decision with the solver (:func:`chasetheace.solver.advice.review`). Solutions come from the
-cache; a first use solves, with a progress bar on stderr.
+cache; a first use solves, with a progress bar on stderr. An Ace Chasing record gets its bets
+judged against the odds (:func:`chasetheace.solver.advice_ace.review_ace_chasing`).
 """
 
 from __future__ import annotations
@@ -95,19 +96,24 @@ def hint_line(observation: Any) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Review a record and print it; a user's mistake raises ValueError (one line, exit 2)."""
+    from ..acechasing import FORMAT as ACE_CHASING
     from ..record import game_from_record
     from .advice import review
+    from .advice_ace import review_ace_chasing
 
     data = read_record(args.file)
-    try:
-        players = game_from_record(data).players  # a bad record or seat fails before any solving
+    ace = isinstance(data, dict) and data.get("format") == ACE_CHASING
+    try:  # a bad record or seat fails before any solving
+        result: Any = review_ace_chasing(data) if ace else None
+        players = len(result.names) if ace else game_from_record(data).players
     except RecordError as exc:
         raise RecordError(f"{args.file}: {exc}") from None
     seat = args.seat
     if seat is not None and not 0 <= seat < players:
         raise ValueError(f"bad seat {seat}: allowed 0..{players - 1}")
-    with solving_progress() as progress:
-        result = review(data, progress=progress)
+    if result is None:
+        with solving_progress() as progress:
+            result = review(data, progress=progress)
     if args.json:
         print(json.dumps(result.to_dict(seat), indent=1))
     else:
