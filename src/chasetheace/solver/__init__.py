@@ -17,7 +17,7 @@ from typing import Any
 from .hand import Deck, Hand, UnsupportedRuleError
 from .solution import AUTO_EXACT_PLAYERS, MAX_EXACT_PLAYERS, METHODS, Solution, SolvedBot, cached_solve, solve
 
-__all__ = ["AUTO_EXACT_PLAYERS", "Deck", "Hand",
+__all__ = ["AUTO_EXACT_PLAYERS", "Deck", "Hand", "cached_solve",
            "MAX_EXACT_PLAYERS", "METHODS", "Solution", "SolvedBot", "UnsupportedRuleError",
            "solve", "solved_bot"]
 
@@ -30,7 +30,17 @@ def solved_bot(arg: str, rules: Any, players: int) -> SolvedBot:
         if sol.rules != rules:
             raise ValueError(f"the solution in {arg} is for other rules than this game's")
         return sol.bot()
-    return SolvedBot(rules, {players: cached_solve(rules, players)})
+    from .cache import solution_for
+
+    return SolvedBot(rules, {players: solution_for(rules, players, progress=_say)})
+
+
+def _say(text: str, fraction: float) -> None:
+    """A first solve says so on stderr (once: the solution is then cached); steps are not shown."""
+    import sys
+
+    if text.startswith("solv"):
+        print(f"chase-the-ace: {text}", file=sys.stderr, flush=True)
 
 
 def _register() -> None:
