@@ -82,7 +82,7 @@ function receive(msg) {
 }
 
 function showHint(text) {
-  $("hint-text").textContent = text;
+  $("hint-text").textContent = "Hint: " + text;
   $("hint-text").hidden = false;
 }
 
