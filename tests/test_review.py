@@ -387,3 +387,17 @@ def test_the_random_bettors_give_money_away_and_the_cli_says_so(
     assert status == 0 and "money given away" in out
     status, _, err = _run(monkeypatch, capsys, ["review", str(path), "--seat", "5"])
     assert status == 2 and "bad seat 5" in err
+
+
+def test_beyond_five_players_the_best_available_solution_says_how_good_it_is(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from chasetheace.solver import cache
+
+    monkeypatch.setattr(cache, "SAMPLED_SECONDS", 1.0)  # the sampled method, trained briefly
+    heard: list[str] = []
+    sol = solution_for(cta.Rules(), 6, folder=tmp_path, progress=lambda t, f: heard.append(t))
+    assert sol.method == "sampled" and sol.nash_conv > 0
+    assert "by sampling" in heard[0] and "NashConv" in heard[-1]
+    game = cta.Game(cta.Rules(), players=6, seed=1)
+    h = hint(game.observation(game.to_act), sol)
+    assert f"approximate: NashConv {sol.nash_conv:.1e}" in h.text()
