@@ -63,10 +63,13 @@ def solving_progress() -> Iterator[Progress]:
 
             console = state["console"] = make_console(stderr=True)
             console.print(text, markup=False)
+            # refreshed here only, not by a thread that would race the solver for the terminal
             bar = state["bar"] = Progress(TextColumn("{task.description}"), BarColumn(),
-                                          TimeElapsedColumn(), console=console, transient=True)
+                                          TimeElapsedColumn(), console=console, transient=True,
+                                          auto_refresh=False)
             bar.start()
             state["task"] = bar.add_task("building the game tree", total=1.0)
+            bar.refresh()
             return
         if fraction >= 1.0:
             bar.stop()
@@ -74,6 +77,7 @@ def solving_progress() -> Iterator[Progress]:
             state["console"].print(text, markup=False)
             return
         bar.update(state["task"], completed=fraction, description=text)
+        bar.refresh()
 
     try:
         yield report
