@@ -249,11 +249,11 @@ def _refine(engine: Any, sigma: Any) -> Any:
     import numpy as np
 
     sigma = sigma.copy()
-    on_path = engine.info_reach(engine.evaluate(sigma, reach_sigma=_pure(sigma)))
+    on_path = engine.info_reach(engine.evaluate(sigma, precise=False, reach_sigma=_pure(sigma)))
     for _ in range(REFINE_ROUNDS):  # beliefs depend on earlier seats' replies: again until settled
         changed = False
         for position in range(engine.tree.hand.players - 1, -1, -1):
-            shaky = engine.evaluate(sigma, reach_sigma=_tremble(sigma))
+            shaky = engine.evaluate(sigma, precise=False, reach_sigma=_tremble(sigma))
             belief = engine.info_reach(shaky)
             off = np.flatnonzero((engine.owner == position) & (on_path < OFF_PATH * belief))
             if not len(off):
