@@ -401,3 +401,19 @@ def test_beyond_five_players_the_best_available_solution_says_how_good_it_is(
     game = cta.Game(cta.Rules(), players=6, seed=1)
     h = hint(game.observation(game.to_act), sol)
     assert f"approximate: NashConv {sol.nash_conv:.1e}" in h.text()
+
+
+def test_situations_a_solution_never_met_are_counted_not_judged(solutions: dict[int, Solution]) -> None:
+    data = solutions[3].to_dict()
+    keep = [i for i, key in enumerate(data["infosets"]) if key[0] != 2]  # forget the dealer's situations
+    for name in ("infosets", "keep", "reach", "values", "chances"):
+        data[name] = [data[name][i] for i in keep]
+    partial = Solution.from_dict(data)
+    bots = [cta.make_bot("threshold:8", RULES, 3) for _ in range(3)]
+    game = _play(cta.Game(RULES, players=3, seed=2), bots, 2)
+    full = review(game.record(), solutions=_provider(solutions))
+    rec = review(game.record(), solutions=_provider({**solutions, 3: partial}))
+    dealer_3 = [d for d in full.decisions if d.hint.players == 3 and d.hint.dealer]
+    assert dealer_3 and rec.unjudged == len(dealer_3)
+    assert len(rec.decisions) == len(full.decisions) - len(dealer_3)
+    assert rec.to_dict()["unjudged"] == len(dealer_3) and "not judged" in rec.text()

@@ -207,6 +207,7 @@ class Review:
     decisions: list[Decision]
     solutions: dict[int, dict[str, Any]] = field(default_factory=dict)
     complete: bool = True     # False: the record stops before the game's end
+    unjudged: int = 0         # decisions in situations an approximate solution never met
 
     def summary(self) -> list[PlayerSummary]:
         """Per seat: decisions, mistakes, lives given away, accuracy."""
@@ -223,7 +224,7 @@ class Review:
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < len(self.names):
             raise ValueError(f"bad seat {seat!r}: allowed 0..{len(self.names) - 1}")
         return Review(self.game, self.names, self.rules, [d for d in self.decisions if d.seat == seat],
-                      self.solutions, self.complete)
+                      self.solutions, self.complete, self.unjudged)
 
     def to_dict(self, seat: int | None = None) -> dict[str, Any]:
         """The review as JSON-ready data (``docs/review.md``); ``seat`` keeps one player's part."""
@@ -232,7 +233,7 @@ class Review:
             summary = [s for s in summary if s.seat == seat]
         return {"format": REVIEW_FORMAT, "version": REVIEW_VERSION, "game": self.game,
                 "players": list(self.names), "rules": self.rules, "complete": self.complete,
-                "mistake_threshold": MISTAKE,
+                "mistake_threshold": MISTAKE, "unjudged": self.unjudged,
                 "solutions": [{"players": n, **info} for n, info in sorted(self.solutions.items())],
                 "decisions": [d.to_dict() for d in self.decisions if seat is None or d.seat == seat],
                 "summary": [s.to_dict() for s in summary]}
@@ -255,6 +256,9 @@ class Review:
             lines.append(f"  {d.name}: {d.action} - {verdict}. {d.hint.text()}")
         if not self.complete:
             lines.append("(the record stops before the end of the game)")
+        if self.unjudged:
+            lines.append(f"({self.unjudged} decisions in situations the approximate solution never met "
+                         "are not judged)")
         lines.append("")
         lines.append("player        decisions  mistakes  lives given away  accuracy")
         for s in self.summary():
@@ -284,6 +288,7 @@ def review(record: Mapping[str, Any], *, solutions: Solutions | None = None, fol
             return solution_for(rules, players, folder=folder, progress=progress)
 
     decisions: list[Decision] = []
+    unjudged: list[int] = []
     used: dict[int, Solution] = {}
 
     def visit(game: Any, action: str) -> None:
@@ -293,7 +298,11 @@ def review(record: Mapping[str, Any], *, solutions: Solutions | None = None, fol
         sol = used.get(players)
         if sol is None:
             sol = used[players] = solutions(game.rules, players)
-        h = hint(obs, sol)
+        try:
+            h = hint(obs, sol)
+        except ValueError:  # a situation the sampled method never met: no figures to judge by
+            unjudged.append(seat)
+            return
         decisions.append(Decision(len(decisions), obs["hand"], seat, game.names[seat], action, h,
                                   h.cost(action)))
 
@@ -301,4 +310,4 @@ def review(record: Mapping[str, Any], *, solutions: Solutions | None = None, fol
     info = {n: {"method": s.method, "nash_conv": s.nash_conv, "exact": s.method != "sampled"}
             for n, s in used.items()}
     return Review("chase-the-ace", list(game.names), game.rules.to_dict(), decisions, info,
-                  complete=game.over)
+                  complete=game.over, unjudged=len(unjudged))
