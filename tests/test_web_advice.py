@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -122,7 +123,10 @@ def test_a_finished_game_is_reviewed_from_the_table(server: LiveServer, clients:
     table_id, people = _table(server, clients, 1, hints=True)
     with httpx.Client(base_url=server.url) as http:
         assert http.get(f"/api/review/{table_id}/1").status_code == 409  # not over yet
+        assert http.get(f"/api/record/{table_id}/1").status_code == 409  # no cards while it is played
         play_to_end(people, choose=lambda c: "keep")
+        record = http.get(f"/api/record/{table_id}/1").json()
+        assert cta.Game.from_record(record).over
         page = http.get(f"/t/{table_id}/review/1")
         assert page.status_code == 200 and "review.js" in page.text
         assert "content-security-policy" in page.headers
@@ -136,3 +140,16 @@ def test_a_finished_game_is_reviewed_from_the_table(server: LiveServer, clients:
         assert http.get(f"/api/review/{table_id}/2").status_code == 404
         assert http.get("/api/review/nope/1").status_code == 404
         assert http.get(f"/api/review/{table_id}/x").status_code == 404
+
+
+def test_a_web_record_is_reviewed_at_the_command_line(
+        server: LiveServer, clients: list[Client], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from chasetheace import cli
+
+    table_id, people = _table(server, clients, 1)
+    play_to_end(people, choose=lambda c: "swap")
+    path = tmp_path / "web.json"
+    path.write_text(httpx.get(f"{server.url}/api/record/{table_id}/1").text)
+    assert cli.main(["review", str(path), "--json", "--seat", "0"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["decisions"] and {d["action"] for d in data["decisions"]} == {"swap"}

@@ -26,7 +26,7 @@ from ..rules import Rules
 from .solution import AUTO_EXACT_PLAYERS, Solution, solve
 
 __all__ = ["CACHE_ENV", "SAMPLED_SECONDS", "SOLVER_VERSION", "Progress", "cache_folder", "cache_path",
-           "cached", "solution_for"]
+           "cached", "is_cached", "solution_for"]
 
 SOLVER_VERSION = 2
 """Bumped whenever a solution's content changes (2: per-situation chances of losing); older files
@@ -83,6 +83,13 @@ def cached(rules: Rules, players: int, method: str = "auto", tolerance: float = 
         return None
     _MEMORY[key] = sol
     return sol
+
+
+def is_cached(rules: Rules, players: int, method: str = "auto", tolerance: float = 1e-4,
+              folder: str | os.PathLike[str] | None = None) -> bool:
+    """Whether the solution is in memory or has a file in the cache (without reading it)."""
+    return ((_rules_key(rules), players, method, tolerance) in _MEMORY
+            or cache_path(rules, players, method, tolerance, folder).is_file())
 
 
 def solution_for(rules: Rules, players: int, *, method: str = "auto", tolerance: float = 1e-4,

@@ -21,7 +21,7 @@ from typing import Any
 from ..rules import Rules
 from .protocol import VERSION, ProtocolError
 
-__all__ = ["Advisor", "prepare", "hint_request", "review_endpoint"]
+__all__ = ["Advisor", "prepare", "hint_request", "review_endpoint", "record_endpoint"]
 
 _ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 log = logging.getLogger("chasetheace.web")
@@ -73,14 +73,15 @@ class Advisor:
         """Solve (in the worker process) every count from ``players`` down to 2 not cached yet."""
         if not self.available or players > MAX_HINT_PLAYERS:
             return
-        from ..solver.cache import cached
+        from ..solver.cache import is_cached
 
         key = (json.dumps(rules.to_dict(), sort_keys=True), players)
         with self._lock:  # reviews ask from a thread
             job = self._pending.get(key)
             if job is not None and not job.done():
                 return
-            counts = [n for n in range(players, 1, -1) if cached(rules, n, folder=self.folder) is None]
+            # no file is read here: this runs on the event loop when a table opens
+            counts = [n for n in range(players, 1, -1) if not is_cached(rules, n, folder=self.folder)]
             if not counts:
                 return
             if self._pool is None:  # spawn: a clean process, whatever threads the server runs
@@ -132,8 +133,6 @@ class Advisor:
         from ..solver.advice import review
 
         game = game_from_record(record)
-        if not game.over:
-            raise ValueError("the game is not over yet: a review comes after the game")
         sizes = {len(ev.order) for ev in game.events if isinstance(ev, HandStarted)}
         if any(n > MAX_HINT_PLAYERS for n in sizes):
             raise ValueError(f"reviews at the web table are for games of at most {MAX_HINT_PLAYERS} "
@@ -190,16 +189,37 @@ def hint_request(server: Any, conn: Any, table: Any, seat: int) -> None:
     task.add_done_callback(advisor.tasks.discard)
 
 
-async def review_endpoint(server: Any, table_id: str, game: str) -> tuple[int, dict[str, Any]]:
-    """``GET /api/review/{table}/{game}``: (status, JSON) for a finished game of a table."""
+async def _finished_record(server: Any, table_id: str, game: str) -> tuple[int, dict[str, Any]]:
+    """(200, the game record) of a finished game of a table, or (404 or 409, an error)."""
     import asyncio
+
+    from ..record import game_from_record
 
     saved = await asyncio.to_thread(server.store.load_table, table_id) if _ID.fullmatch(table_id) else None
     if saved is None or not game.isdigit() or not 1 <= int(game) <= max((g.game_no for g in saved.games),
                                                                          default=0):
         return 404, {"error": "no such game at this table"}
     rules = saved.options["rules"]
-    record = await asyncio.to_thread(server.store.game_record, table_id, int(game), rules)
+    record: dict[str, Any] = await asyncio.to_thread(server.store.game_record, table_id, int(game), rules)
+    replayed = await asyncio.to_thread(game_from_record, record)
+    if not replayed.over:  # the record holds every card: never while the game is played
+        return 409, {"error": "the game is not over yet"}
+    return 200, record
+
+
+async def record_endpoint(server: Any, table_id: str, game: str) -> tuple[int, dict[str, Any]]:
+    """``GET /api/record/{table}/{game}``: the game record of a finished game (for ``replay`` and
+    ``review`` at the command line)."""
+    return await _finished_record(server, table_id, game)
+
+
+async def review_endpoint(server: Any, table_id: str, game: str) -> tuple[int, dict[str, Any]]:
+    """``GET /api/review/{table}/{game}``: (status, JSON) for a finished game of a table."""
+    import asyncio
+
+    status, record = await _finished_record(server, table_id, game)
+    if status != 200:
+        return status, record
     try:
         data = await asyncio.to_thread(server.advisor.review, record)
     except ValueError as exc:

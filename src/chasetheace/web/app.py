@@ -30,7 +30,7 @@ from ..bots import bot_kinds
 from ..game import Game
 from ..rules import OPTIONS, PRESETS
 from . import protocol as P
-from .advice import Advisor, hint_request, review_endpoint
+from .advice import Advisor, hint_request, record_endpoint, review_endpoint
 from .store import Store
 from .tables import Lobby, Table
 
@@ -445,9 +445,15 @@ def create_app(db: str = "chase-the-ace.sqlite3", *, bot_delay: float = 0.8,
                                              request.path_params["game"])
         return JSONResponse(data, status_code=status)
 
+    async def record_data(request: Request) -> Response:
+        status, data = await record_endpoint(holder["server"], request.path_params["table"],
+                                             request.path_params["game"])
+        return JSONResponse(data, status_code=status)
+
     app = Starlette(routes=[
         Route("/", page), Route("/t/{table}", page), Route("/healthz", health),
         Route("/t/{table}/review/{game}", review_page), Route("/api/review/{table}/{game}", review_data),
+        Route("/api/record/{table}/{game}", record_data),
         WebSocketRoute("/ws", socket), Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ], lifespan=lifespan)
     app.add_middleware(_SecurityHeaders)

@@ -59,6 +59,7 @@ async function load() {
   const parts = location.pathname.split("/");  // /t/{table}/review/{game}
   const table = parts[2], game = parts[4];
   $("back").href = "/t/" + table;
+  $("record").href = `/api/record/${table}/${game}`;
   const response = await fetch(`/api/review/${table}/${game}`);
   const data = await response.json();
   if (response.status === 503 && data.retry) {
