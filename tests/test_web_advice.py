@@ -143,7 +143,8 @@ def test_a_finished_game_is_reviewed_from_the_table(server: LiveServer, clients:
 
 
 def test_a_web_record_is_reviewed_at_the_command_line(
-        server: LiveServer, clients: list[Client], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        server: LiveServer, clients: list[Client], tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
     from chasetheace import cli
 
     table_id, people = _table(server, clients, 1)
