@@ -107,11 +107,9 @@ def hint(observation: Mapping[str, Any], solution: Solution) -> Hint:
     players = len(observation["order"])
     if players != solution.players:
         raise ValueError(f"this solution is for {solution.players} players, the hand has {players}")
-    try:
-        i = solution._index[key]
-    except KeyError:
-        raise ValueError("the solution has no figures for this situation: "
-                         f"{situation(key, deck, players)}") from None
+    i = solution.index_of(key)
+    if i is None:
+        raise ValueError(f"the solution has no figures for this situation: {situation(key, deck, players)}")
     lives_keep, lives_swap = solution.values[i]
     if solution.chances is not None:
         lose_keep, lose_swap = solution.chances[i]

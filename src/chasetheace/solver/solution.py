@@ -60,6 +60,11 @@ class Solution:
 
     # --- reading the strategy -----------------------------------------------------------------
 
+    def index_of(self, key: InfoKey) -> int | None:
+        """The position of an information set in the tables (``keep``, ``values``...), or None if
+        the solution has none for it."""
+        return self._index.get(key)
+
     def keep_probability(self, key: InfoKey) -> float:
         """The probability of keeping at an information set (KeyError if it cannot arise)."""
         return self.keep[self._index[key]]
