@@ -8,6 +8,7 @@
   collection. A missing module of this package itself is still an error.
 - The doctests of a part that imports its extra only when it runs (the solver imports numpy to
   solve) are skipped without it, as :data:`RUN_TIME_EXTRAS` declares.
+- Every test run keeps solved solutions in a fresh temporary folder, never the user's cache.
 """
 
 from __future__ import annotations
@@ -15,7 +16,10 @@ from __future__ import annotations
 import doctest
 import importlib
 import importlib.util
+import os
 import re
+import shutil
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -28,6 +32,8 @@ FENCE = re.compile(r"^```python\n(.*?)^```", re.MULTILINE | re.DOTALL)
 REQUIRES = re.compile(r"<!--\s*requires:\s*([\w\s.-]+?)\s*-->\s*$")
 IMPORT = re.compile(r"^\s*(?:>>>|\.\.\.)\s+(?:import|from)\s+([\w.]+)", re.MULTILINE)
 
+
+CACHE_ENV = "CHASE_THE_ACE_CACHE"  # chasetheace.solver.cache.CACHE_ENV (the solver is optional)
 
 RUN_TIME_EXTRAS = {"chasetheace.solver": ("numpy", "scipy")}
 """Packages whose doctests need these modules, though importing the package does not."""
@@ -121,3 +127,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
                 missing = [m for m in needs if importlib.util.find_spec(m) is None]
                 if missing:
                     item.add_marker(pytest.mark.skip(reason=f"needs {', '.join(missing)}"))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    folder = tempfile.mkdtemp(prefix="cta-solutions-")
+    os.environ[CACHE_ENV] = folder  # subprocesses (the CLI under test) inherit it
+    config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))

@@ -13,7 +13,7 @@ True
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from enum import StrEnum
 from typing import Any
 
@@ -273,10 +273,12 @@ class Game:
         }
 
     @classmethod
-    def from_record(cls, data: Any, *, seed: int | None = None) -> Game:
+    def from_record(cls, data: Any, *, seed: int | None = None,
+                    visit: Callable[[Game, str], None] | None = None) -> Game:
         """Replay and validate a record; RecordError names the first bad event.
 
         The returned game can be played on; chance after the record's end comes from ``seed``.
+        ``visit(game, action)`` is called at each recorded decision, before it is played.
         """
         check_header(data, FORMAT, VERSION, {"rules", "players", "events"})
         try:
@@ -291,7 +293,7 @@ class Game:
             raise
         except (ValueError, TypeError) as exc:
             raise RecordError(f"bad set-up: {exc}") from None
-        replay(game, script, Game._decision, lambda g: "decide")
+        replay(game, script, Game._decision, lambda g: "decide", visit)
         game._log.end_script()
         game._rng.seed(seed)
         game._chance = LiveChance(game._rng)

@@ -190,13 +190,15 @@ G = TypeVar("G", bound=Replayable)
 
 
 def replay(game: G, script: Sequence[Event], decision: Callable[[G, Event], Any | None],
-           task: Callable[[G], str]) -> G:
+           task: Callable[[G], str], visit: Callable[[G, Any], None] | None = None) -> G:
     """Play ``game`` (built on :class:`ScriptedChance` over ``script``) through its record.
 
     At each decision ``decision(game, event)`` reads the move the recorded event shows, or None
     when the event is no move of the seat to act (``task(game)`` then says what the seat had to
     do). Every event the rules produce is checked against the record as it is appended; an
     illegal move or a record that goes on after the game is over is a RecordError too.
+    ``visit(game, move)``, if given, is called at each recorded decision before it is played
+    (a review reads what the seat knew there).
     """
     while game.to_act is not None and len(game.events) < len(script):
         i = len(game.events)
@@ -204,6 +206,8 @@ def replay(game: G, script: Sequence[Event], decision: Callable[[G, Event], Any 
         if move is None:
             raise RecordError(f"seat {game.to_act} must {task(game)} here, "
                               f"but the record says {script[i].to_dict()}", i)
+        if visit is not None:
+            visit(game, move)
         try:
             game.act(move)
         except IllegalActionError as exc:

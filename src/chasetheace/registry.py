@@ -23,7 +23,8 @@ from typing import Any, Generic, TypeVar
 from .acechasing.bots import AceChasingBot, odds_from_text, random_from_text, threshold_from_text
 from .bots import Bot, CountingBot, RandomBot, ThresholdBot
 from .rules import Rules
-from .solver import Solution, SolvedBot, cached_solve
+from .solver import Solution, SolvedBot
+from .solver.cache import announce_solving, solution_for
 
 __all__ = ["BotKind", "GameKind", "GAMES", "BOTS", "ACE_CHASING_BOTS", "BOT_KINDS", "make_bot",
            "make_ace_chasing_bot", "bot_kinds", "register_bot"]
@@ -59,14 +60,14 @@ def _no_arg(cls: Callable[[], Bot]) -> Callable[[str, Rules, int], Bot]:
 
 
 def _solved(arg: str, rules: Rules, players: int) -> Bot:
-    """``solved`` solves (once per process); ``solved:FILE`` loads a solution saved by
-    ``chase-the-ace solve --save FILE``."""
+    """``solved`` takes the solution from the disk cache (solving once, and saying so on
+    stderr); ``solved:FILE`` loads a solution saved by ``chase-the-ace solve --save FILE``."""
     if arg:
         sol = Solution.load(arg)
         if sol.rules != rules:
             raise ValueError(f"the solution in {arg} is for other rules than this game's")
         return sol.bot()
-    return SolvedBot(rules, {players: cached_solve(rules, players)})
+    return SolvedBot(rules, {players: solution_for(rules, players, progress=announce_solving)})
 
 
 def _ace(make: Callable[[str], AceChasingBot]) -> Callable[[str, Rules, int], AceChasingBot]:

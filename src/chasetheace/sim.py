@@ -31,8 +31,8 @@ from .registry import make_bot
 from .rules import Rules
 from .seats import default_names, position_name
 
-__all__ = ["SimConfig", "Tally", "SimResult", "Job", "simulate", "wilson", "rate_row", "CHUNK_GAMES",
-           "CHUNK_HANDS"]
+__all__ = ["SimConfig", "Tally", "SimResult", "Job", "simulate", "wilson", "rate_row", "first_game",
+           "CHUNK_GAMES", "CHUNK_HANDS"]
 
 CHUNK_GAMES = 20
 """Games per chunk of work (fixed, so results do not depend on the number of workers)."""
@@ -197,9 +197,7 @@ def _chase_chunk(job: Job) -> Tally:
     games_left = job.games
     reader = _HandReader(tally, job.hands)
     while (not reader.full) if job.hands is not None else games_left:
-        game = Game(config.rules, config.players, rng=random.Random(rng.getrandbits(64)))
-        bots = [make_bot(spec, config.rules, config.players) for spec in config.bots]
-        choice_rng = random.Random(rng.getrandbits(64))
+        game, bots, choice_rng = _new_game(config, rng)
         reader.seen = 0
         while game.to_act is not None and not reader.full:
             seat = game.to_act
@@ -209,6 +207,23 @@ def _chase_chunk(job: Job) -> Tally:
         if games_left is not None:
             games_left -= 1
     return tally
+
+
+def _new_game(config: SimConfig, rng: random.Random) -> tuple[Game, list[Any], random.Random]:
+    """A chunk's next game, its bots and the generator of their choices, drawn from ``rng``."""
+    game = Game(config.rules, config.players, rng=random.Random(rng.getrandbits(64)))
+    bots = [make_bot(spec, config.rules, config.players) for spec in config.bots]
+    return game, bots, random.Random(rng.getrandbits(64))
+
+
+def first_game(config: SimConfig) -> Game:
+    """The run's first game, played to its end exactly as :func:`simulate` plays it (for
+    ``simulate --save``: its record can be replayed and reviewed)."""
+    game, bots, choices = _new_game(config, _jobs(config)[0].rng())
+    while game.to_act is not None:
+        seat = game.to_act
+        game.act(bots[seat].choose(game.observation(seat), game.legal_actions(), choices))
+    return game
 
 
 def _jobs(config: SimConfig) -> list[Job]:

@@ -44,7 +44,7 @@ no bet, or withdraw after a decline); ``"accept"`` / ``"decline"`` for the matad
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -316,10 +316,12 @@ class AceChasingGame:
         }
 
     @classmethod
-    def from_record(cls, data: Any, *, seed: int | None = None) -> AceChasingGame:
+    def from_record(cls, data: Any, *, seed: int | None = None,
+                    visit: Callable[[AceChasingGame, Move], None] | None = None) -> AceChasingGame:
         """Replay and validate a record; RecordError names the first bad event.
 
         The returned game can be played on; chance after the record's end comes from ``seed``.
+        ``visit(game, move)`` is called at each recorded decision, before it is played.
         """
         check_header(data, FORMAT, VERSION, {"players", "events"}, "an Ace Chasing record")
         script = read_events(data["events"])
@@ -330,7 +332,7 @@ class AceChasingGame:
             raise
         except (ValueError, TypeError) as exc:
             raise RecordError(f"bad set-up: {exc}") from None
-        replay(game, script, AceChasingGame._decision, AceChasingGame._task)
+        replay(game, script, AceChasingGame._decision, AceChasingGame._task, visit)
         game._log.end_script()
         game._chance = LiveChance(random.Random(seed))
         return game

@@ -4,8 +4,8 @@ Subcommands: ``play`` (you against bots), ``simulate`` (bots against bots, with 
 ``rules`` (the presets and options), ``replay`` (check and tell a saved game record).
 
 More subcommands come from the package's other parts, each a module with
-``register(subparsers)`` (:data:`COMMANDS`: ``solve``, ``serve``, ``ace-chasing``). They import
-their optional dependencies only when run, so each is always listed; running one without its
+``register(subparsers)`` (:data:`COMMANDS`: ``solve``, ``review``, ``serve``, ``ace-chasing``).
+They import their optional dependencies only when run, so each is always listed; running one without its
 extra is one line naming the extra. ``play --game`` and ``simulate --game`` take any game of
 :data:`chasetheace.registry.GAMES`.
 
@@ -34,6 +34,7 @@ from ..rules import PRESETS, Rules, preset_info, rules_from_args
 from ..solver import command as solve_command
 from ..web import command as serve_command
 from . import play as terminal
+from . import review as review_command
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -44,7 +45,7 @@ __all__ = ["main", "build_parser", "add_rules_arguments", "COMMANDS",
            "PLAY_GAMES", "SIMULATE_GAMES"]
 
 PROG = "chase-the-ace"
-COMMANDS = (solve_command, serve_command, ace_chasing_command)
+COMMANDS = (solve_command, review_command, serve_command, ace_chasing_command)
 """The modules that add the other subcommands, each through ``register(subparsers)``."""
 PLAY_GAMES: dict[str, Callable[[argparse.Namespace, Console, Rules], int]] = {
     "chase-the-ace": terminal.play_chase_the_ace,
@@ -137,6 +138,8 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
 
     _check_game(args.game)
     if args.game in SIMULATE_GAMES:
+        if args.save is not None:
+            raise ValueError(f"--save is for chase-the-ace, not {args.game}")
         return SIMULATE_GAMES[args.game](args)
     rules = rules_from_args(args.preset, args.rule)
     players = args.players if args.players is not None else (
@@ -145,7 +148,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     games = args.games if args.games is not None or args.hands is not None else 1000
     config = SimConfig(rules=rules, bots=specs, seed=args.seed, games=games, hands=args.hands,
                        game=args.game)
-    for path in (args.csv, args.plot):
+    for path in (args.csv, args.plot, args.save):
         if path is not None:
             _check_writable(path)
     if args.plot is not None:
@@ -161,6 +164,11 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
         _write_csv(result, args.csv)
     if args.plot is not None:
         _plot(result, args.plot, label)
+    if args.save is not None:
+        from ..sim import first_game
+
+        Path(args.save).write_text(json.dumps(first_game(config).record(), indent=1) + "\n",
+                                   encoding="utf-8")
     return 0
 
 
@@ -372,6 +380,8 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--seed", type=int, help="seed for the shuffles (default: a fresh one, shown)")
     play.add_argument("--save", metavar="FILE", help="write the game record (JSON) to FILE")
     play.add_argument("--rules-help", action="store_true", help="explain the rules in force and stop")
+    play.add_argument("--hints", action="store_true", help="show the solver's hint at each of your "
+                      "decisions (h shows it on demand)")
     play.set_defaults(func=_cmd_play)
 
     sim = sub.add_parser("simulate", help="bots against bots, with statistics",
@@ -392,6 +402,8 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
     sim.add_argument("--csv", metavar="FILE", help="also write the rates to FILE as CSV")
     sim.add_argument("--plot", metavar="FILE.png", help="also draw the loss rates (needs matplotlib)")
+    sim.add_argument("--save", metavar="FILE", help="also write the record of the run's first game "
+                     "(JSON, for replay and review)")
     sim.set_defaults(func=_cmd_simulate)
 
     rules = sub.add_parser("rules", help="the presets, or every option of one",

@@ -7,9 +7,11 @@ story of the hand told by :class:`chasetheace.render.Narrator`.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import random
-from collections.abc import Mapping, Sequence
+import sys
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,18 +23,21 @@ from ..render import Narrator, card_text, explain_rules
 from ..rules import Rules
 from ..seats import DEFAULT_NAMES
 from ..session import Session
+from ..solver.cache import Progress
 
 if TYPE_CHECKING:
     from rich.console import Console
     from rich.table import Table
 
 __all__ = ["make_console", "table_view", "bot_specs", "bot_names",
-           "parse_answer", "QuitGame", "tell", "ask", "run_table", "numbered", "play_chase_the_ace"]
+           "parse_answer", "QuitGame", "tell", "ask", "run_table", "numbered", "play_chase_the_ace",
+           "hint_line", "solving_progress"]
 
 KEEP_WORDS = {"k", "keep", "stand", "st", "stay", "stick"}
 SWAP_WORDS = {"s", "swap", "change", "c", "ch"}
 QUIT_WORDS = {"q", "quit", "exit"}
-HELP_WORDS = {"?", "h", "help"}
+HELP_WORDS = {"?", "help"}
+HINT_WORDS = {"h", "hint"}
 RULES_WORDS = {"r", "rules"}
 
 
@@ -85,14 +90,14 @@ def bot_names(human: str, count: int) -> list[str]:
 
 
 def parse_answer(text: str) -> str | None:
-    """``'keep'``, ``'swap'``, ``'quit'``, ``'help'``, ``'rules'`` from a short answer, else None.
+    """``'keep'``, ``'swap'``, ``'quit'``, ``'help'``, ``'rules'``, ``'hint'`` from a short answer, else None.
 
     >>> [parse_answer(a) for a in ("k", "Stand", " S ", "change", "q", "maybe")]
     ['keep', 'keep', 'swap', 'swap', 'quit', None]
     """
     word = text.strip().lower().rstrip("!.")
     for meaning, words in (("keep", KEEP_WORDS), ("swap", SWAP_WORDS), ("quit", QUIT_WORDS),
-                           ("help", HELP_WORDS), ("rules", RULES_WORDS)):
+                           ("help", HELP_WORDS), ("rules", RULES_WORDS), ("hint", HINT_WORDS)):
         if word in words:
             return meaning
     return None
@@ -172,11 +177,68 @@ def _question(obs: Observation) -> str:
     return f"You hold {card}. Keep it, or swap with {name}?"
 
 
-def ask(console: Console, obs: Observation, rules: Rules) -> Action:
-    """Ask the person to keep or swap until they answer; QuitGame if they quit."""
+@contextlib.contextmanager
+def solving_progress() -> Iterator[Progress]:
+    """A :data:`~chasetheace.solver.cache.Progress` that shows a solve on stderr (a bar on a
+    terminal, one line otherwise) and shows nothing when the solution is cached."""
+    state: dict[str, Any] = {}
+
+    def report(text: str, fraction: float) -> None:
+        if not sys.stderr.isatty():
+            if text.startswith("solv"):  # the start and the end, not every step
+                print(text, file=sys.stderr, flush=True)
+            return
+        bar = state.get("bar")
+        if bar is None:
+            from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+            console = state["console"] = make_console(stderr=True)
+            console.print(text, markup=False)
+            # refreshed here only, not by a thread that would race the solver for the terminal
+            bar = state["bar"] = Progress(TextColumn("{task.description}"), BarColumn(),
+                                          TimeElapsedColumn(), console=console, transient=True,
+                                          auto_refresh=False)
+            bar.start()
+            state["task"] = bar.add_task("building the game tree", total=1.0)
+            bar.refresh()
+            return
+        if fraction >= 1.0:
+            bar.stop()
+            state.pop("bar")
+            state["console"].print(text, markup=False)
+            return
+        bar.update(state["task"], completed=fraction, description=text)
+        bar.refresh()
+
+    try:
+        yield report
+    finally:
+        if "bar" in state:
+            state["bar"].stop()
+
+
+def hint_line(obs: Observation) -> str:
+    """The solver's hint for the seat of ``obs`` (from that observation alone), as one line;
+    solving first, with a progress bar, if the solution is not cached yet."""
+    from ..solver.advice import hint_for
+
+    try:
+        with solving_progress() as progress:
+            return "Hint: " + hint_for(obs, progress=progress).text()
+    except ValueError as exc:  # rules the solver does not model, or a situation it never met
+        return f"No hint here: {exc}"
+    except ImportError as exc:
+        return f"Hints need the solver ({exc.name} is missing): pip install 'chase-the-ace[solve]'"
+
+
+def ask(console: Console, obs: Observation, rules: Rules, hints: bool = False) -> Action:
+    """Ask the person to keep or swap until they answer; QuitGame if they quit. ``hints``: show
+    the solver's hint first (``h`` shows it on demand)."""
     from rich.markup import escape
 
     console.print(f"[bold]{escape(_question(obs))}[/bold]")
+    if hints:
+        console.print("  " + hint_line(obs), markup=False)
     while True:
         answer = parse_answer(console.input("[bold cyan]keep or swap? \\[k/s][/] "))
         if answer == "keep":
@@ -185,12 +247,15 @@ def ask(console: Console, obs: Observation, rules: Rules) -> Action:
             return Action.SWAP
         if answer == "quit":
             raise QuitGame
+        if answer == "hint":
+            console.print("  " + hint_line(obs), markup=False)
+            continue
         if answer == "rules":
             for line in explain_rules(rules, obs["players"]):
                 console.print("  " + line, markup=False)
             continue
         console.print("  Answer [bold]k[/] (keep, stand) or [bold]s[/] (swap, change); "
-                      "[bold]r[/] for the rules, [bold]q[/] to leave.")
+                      "[bold]h[/] for a hint, [bold]r[/] for the rules, [bold]q[/] to leave.")
 
 
 def _save(path: str | None, game: Game) -> None:
@@ -212,7 +277,7 @@ def tell(console: Console, narrator: Narrator, events: Sequence[Mapping[str, Any
 
 
 def run_table(console: Console, game: Game, bots: Sequence[Bot | None], you: int,
-              rng: random.Random, save: str | None = None) -> None:
+              rng: random.Random, save: str | None = None, hints: bool = False) -> None:
     """Play ``game`` to the end: the person at seat ``you`` is asked, bots choose for the others."""
     narrator = Narrator(game.names, game.rules, viewer=you)
     told = 0
@@ -231,7 +296,7 @@ def run_table(console: Console, game: Game, bots: Sequence[Bot | None], you: int
         if seat == you:
             _save(save, game)  # a game left at this question is saved up to it
             console.print(table_view(obs))
-            game.act(ask(console, obs, game.rules))
+            game.act(ask(console, obs, game.rules, hints))
         else:
             bot = bots[seat]
             assert bot is not None
@@ -263,7 +328,7 @@ def play_chase_the_ace(args: argparse.Namespace, console: Console, rules: Rules)
     you = "You" if args.name == "You" else f"You ({args.name})"
     console.print(f"{you} against {who}.", markup=False)
     console.print("Lowest card loses a life. Answer [bold]k[/] to keep (stand), [bold]s[/] to swap "
-                  "(change); [bold]r[/] rules, [bold]q[/] quit.")
+                  "(change); [bold]h[/] hint, [bold]r[/] rules, [bold]q[/] quit.")
     choices = random.Random(seed)
     number = 1
     while True:
@@ -271,7 +336,7 @@ def play_chase_the_ace(args: argparse.Namespace, console: Console, rules: Rules)
         path = numbered(args.save, number)
         _save(path, game)  # fail now, not after the game, if the file cannot be written
         bots: list[Bot | None] = [None, *(make_bot(s, rules, players) for s in specs)]
-        run_table(console, game, bots, 0, choices, path)
+        run_table(console, game, bots, 0, choices, path, getattr(args, "hints", False))
         ledger = " · ".join(f"{n} {m:+d}" for n, m in zip(names, session.money))
         console.print(f"Money after {number} game{'s' if number > 1 else ''}: {ledger}"
                       + (f" (pot carried over: {session.carry})" if session.carry else ""),

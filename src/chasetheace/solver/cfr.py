@@ -32,6 +32,7 @@ class Passes:
     cfv: Array        # (infosets, 2) counterfactual expected lives lost for keep, swap
     lives: Array      # expected lives lost per position
     losses: Array     # chance of losing per position
+    cfp: Array = None  # with ``table``: (infosets, 2) counterfactual chance of losing for keep, swap
 
 
 class Engine:
@@ -88,11 +89,13 @@ class Engine:
         out[dec] = sigma[info[dec], act[dec]]
         return out
 
-    def evaluate(self, sigma: Array, table: bool = False, precise: bool = True) -> Passes:
+    def evaluate(self, sigma: Array, table: bool = False, precise: bool = True,
+                 reach_sigma: Array | None = None) -> Passes:
         """Forward and backward passes for ``sigma``; ``table`` also fills the loss tables.
 
         ``precise=False`` carries the continuations in single precision (about twice as fast; the
-        values agree to about 1e-7): for the iterations, not for reported figures.
+        values agree to about 1e-7): for the iterations, not for reported figures. ``reach_sigma``
+        (default ``sigma``) is the profile the forward pass uses: the beliefs behind the values.
         """
         dtype = np.float64 if precise else np.float32
         tree = self.tree
@@ -105,11 +108,13 @@ class Engine:
         for j, level in enumerate(levels[:-1]):
             s = self.sigma_edges(j, sigma)
             sig_e.append(s)
-            flow = reach[level.offset + level.parent] * s * level.prob
+            f = s if reach_sigma is None else self.sigma_edges(j, reach_sigma)
+            flow = reach[level.offset + level.parent] * f * level.prob
             reach += np.bincount(level.child, flow, minlength=rows)
         w = np.empty((rows, tree.width), dtype=dtype)
         w[tree.end:] = self._ends
         cfv = np.zeros(self.n_info * 2)
+        cfp = np.zeros(self.n_info * 2) if table else None
         n = tree.hand.players
         lives = np.zeros(n)
         losses = np.zeros(n)
@@ -126,7 +131,10 @@ class Engine:
         r = reach[ids]
         cfv += np.bincount(dealer.info[dec] * 2, r[dec] * tree.d_lkeep[dec], minlength=self.n_info * 2)
         cfv += np.bincount(dealer.info[dec] * 2 + 1, r[dec] * tree.d_lswap[dec], minlength=self.n_info * 2)
-        if table:
+        if cfp is not None:
+            at_info = dealer.info[dec] * 2
+            cfp += np.bincount(at_info, r[dec] * tree.d_pkeep[dec], minlength=self.n_info * 2)
+            cfp += np.bincount(at_info + 1, r[dec] * tree.d_pswap[dec], minlength=self.n_info * 2)
             lives[n - 1] = r @ (pk * tree.d_lkeep + (1 - pk) * tree.d_lswap)
             losses[n - 1] = r @ (pk * tree.d_pkeep + (1 - pk) * tree.d_pswap)
         for j in range(n - 2, -1, -1):
@@ -139,17 +147,22 @@ class Engine:
             rp = reach[level.offset + pre["seg_parent"]]
             cfv += np.bincount(info[dec] * 2 + pre["seg_action"][dec], rp[dec] * seg_loss[dec],
                                minlength=self.n_info * 2)
-            if table:
+            if cfp is not None:
+                chance = pre["coef_p"] * at + dw
+                seg_chance = np.add.reduceat(chance, pre["seg_starts"])
+                cfp += np.bincount(info[dec] * 2 + pre["seg_action"][dec], rp[dec] * seg_chance[dec],
+                                   minlength=self.n_info * 2)
                 re = reach[level.offset + level.parent] * s
                 lives[j] += re @ loss
-                losses[j] += re @ (pre["coef_p"] * at + dw)
+                losses[j] += re @ chance
                 nb = pre["nb"]
                 if len(nb):
                     gp = w[level.child[nb]] * level.prob[nb, None]
                     rows_nb = np.arange(len(nb))
                     lives[j + 1] += re[nb] @ (pre["nb_coef_l"] * gp[rows_nb, pre["nb_idx"]] + gp[:, tree.dw])
                     losses[j + 1] += re[nb] @ (pre["nb_coef_p"] * gp[rows_nb, pre["nb_idx"]] + gp[:, tree.dw])
-        return Passes(reach, cfv.reshape(-1, 2), lives, losses)
+        return Passes(reach, cfv.reshape(-1, 2), lives, losses,
+                      None if cfp is None else cfp.reshape(-1, 2))
 
     def _backward(self, level: TurnLevel, pre: dict[str, Array], s: Array, w: Array,
                   precise: bool) -> tuple[Array, Array]:

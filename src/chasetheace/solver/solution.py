@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import random
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -51,6 +51,7 @@ class Solution:
     trace: list[tuple[int, float, float]] = field(default_factory=list)
     nash_conv_error: float | None = None    # sampled method: the standard error of the estimate
     loss_errors: list[float] | None = None  # sampled method: standard errors of loss_probabilities
+    chances: list[tuple[float, float]] | None = None  # chance of losing from there: (keep, swap)
     _index: dict[InfoKey, int] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
@@ -58,6 +59,11 @@ class Solution:
         self.deck: Deck = deck_of(self.rules)
 
     # --- reading the strategy -----------------------------------------------------------------
+
+    def index_of(self, key: InfoKey) -> int | None:
+        """The position of an information set in the tables (``keep``, ``values``...), or None if
+        the solution has none for it."""
+        return self._index.get(key)
 
     def keep_probability(self, key: InfoKey) -> float:
         """The probability of keeping at an information set (KeyError if it cannot arise)."""
@@ -94,6 +100,7 @@ class Solution:
             "exact_keep": None if self.exact_keep is None else [str(x) for x in self.exact_keep],
             "trace": [list(t) for t in self.trace],
             "nash_conv_error": self.nash_conv_error, "loss_errors": self.loss_errors,
+            "chances": None if self.chances is None else [list(c) for c in self.chances],
         }
 
     @classmethod
@@ -115,6 +122,7 @@ class Solution:
                 [(int(a), float(b), float(c)) for a, b, c in data["trace"]],
                 None if data.get("nash_conv_error") is None else float(data["nash_conv_error"]),
                 None if data.get("loss_errors") is None else [float(x) for x in data["loss_errors"]],
+                None if data.get("chances") is None else [(float(a), float(b)) for a, b in data["chances"]],
             )
         except (KeyError, TypeError, IndexError) as exc:
             raise ValueError(f"bad solution data: {exc}") from None
@@ -137,7 +145,8 @@ class Solution:
 
 def solve(rules: Rules | None = None, players: int = 5, *, method: str = "auto", iterations: int = 2000,
           tolerance: float = 1e-4, workers: int = 1, check_every: int = 10,
-          time_limit: float | None = None, seed: int = 0) -> Solution:
+          time_limit: float | None = None, seed: int = 0,
+          progress: Callable[[Any], None] | None = None) -> Solution:
     """An equilibrium of one hand with ``players`` seats under ``rules``.
 
     ``method``: ``"lp"`` (two players, exactly one loser: the exact sequence-form LP), ``"dcfr"``
@@ -148,7 +157,8 @@ def solve(rules: Rules | None = None, players: int = 5, *, method: str = "auto",
     ``nash_conv_error``). ``"auto"`` picks the LP where it applies, the exact tree up to
     :data:`AUTO_EXACT_PLAYERS` players, else the sampled method (ask for ``"dcfr"`` to solve 6
     players exactly). ``workers`` threads share the exact tree's passes (the result does not
-    depend on it); ``time_limit`` applies to the sampled method only.
+    depend on it); ``time_limit`` applies to the sampled method only. ``progress`` is called with
+    the CFR methods' :class:`~chasetheace.solver.cfr.Progress` at each NashConv check.
     """
     rules = Rules() if rules is None else rules
     if not isinstance(rules, Rules):
@@ -179,7 +189,7 @@ def solve(rules: Rules | None = None, players: int = 5, *, method: str = "auto",
     elif method == "lp":
         raise ValueError("method 'lp' needs two players")
     return _from_cfr(hand, "dcfr" if method == "auto" else method, iterations, tolerance, check_every, start,
-                     workers)
+                     workers, progress)
 
 
 def _engine(hand: Hand, workers: int = 1) -> Any:
@@ -189,26 +199,86 @@ def _engine(hand: Hand, workers: int = 1) -> Any:
     return Engine(Tree(hand), workers)
 
 
-def _tables(hand: Hand, engine: Any, sigma: Any, method: str, start: float, **extra: Any) -> Solution:
+PURE = 1e-3
+"""An action the strategy takes with less chance than this is taken as never taken, for beliefs:
+CFR's average strategy keeps a trace of every action it ever tried."""
+TREMBLE = 1e-6
+"""The beliefs behind the per-situation values: every action is taken with at least this chance
+(halved), so a situation the equilibrium never reaches still has well-defined beliefs."""
+OFF_PATH = 0.01
+"""A situation is off the equilibrium's path when its reach is below this share of its reach
+with trembles; there the strategy is replaced by the best reply to the trembling beliefs."""
+
+
+REFINE_ROUNDS = 4
+
+
+def _tables(hand: Hand, engine: Any, sigma: Any, method: str, start: float, refine: bool = True,
+            **extra: Any) -> Solution:
+    if refine:
+        sigma = _refine(engine, sigma)
     passes = engine.evaluate(sigma, table=True)
-    gains = engine.gains(sigma, passes.cfv)
     reach = engine.info_reach(passes)
+    gains = engine.gains(sigma, passes.cfv)
+    shaky = engine.evaluate(sigma, table=True, reach_sigma=_tremble(sigma))
+    belief = engine.info_reach(shaky)
     values = [(float(k / r), float(s / r)) if r > 0 else (0.0, 0.0)
-              for (k, s), r in zip(passes.cfv.tolist(), reach.tolist())]
+              for (k, s), r in zip(shaky.cfv.tolist(), belief.tolist())]
+    chances = [(float(k / r), float(s / r)) if r > 0 else (0.0, 0.0)
+               for (k, s), r in zip(shaky.cfp.tolist(), belief.tolist())]
     return Solution(hand.rules, hand.players, method, list(engine.tree.infosets),
                     [float(x) for x in sigma[:, 0]], [float(r) for r in reach], values,
                     [float(x) for x in passes.losses], [float(x) for x in passes.lives],
                     float(gains.sum()), [float(g) for g in gains], seconds=time.perf_counter() - start,
-                    **extra)
+                    chances=chances, **extra)
+
+
+def _pure(sigma: Any) -> Any:
+    """``sigma`` without the traces of actions it (almost) never takes."""
+    import numpy as np
+
+    out = np.where(sigma < PURE, 0.0, sigma)
+    return out / out.sum(axis=1, keepdims=True)
+
+
+def _tremble(sigma: Any) -> Any:
+    return (1 - TREMBLE) * _pure(sigma) + TREMBLE / 2
+
+
+def _refine(engine: Any, sigma: Any) -> Any:
+    """Off the equilibrium's path (after a play it never makes), CFR's average strategy is noise
+    (its regrets there are weighted by a reach near 0). From the dealer back to the eldest, play
+    the best reply to the trembling beliefs there instead, so that later seats' play after a
+    deviation is sensible (a review judges a deviation by it). Situations on the path keep the
+    equilibrium."""
+    import numpy as np
+
+    sigma = sigma.copy()
+    on_path = engine.info_reach(engine.evaluate(sigma, precise=False, reach_sigma=_pure(sigma)))
+    for _ in range(REFINE_ROUNDS):  # beliefs depend on earlier seats' replies: again until settled
+        changed = False
+        for position in range(engine.tree.hand.players - 1, -1, -1):
+            shaky = engine.evaluate(sigma, precise=False, reach_sigma=_tremble(sigma))
+            belief = engine.info_reach(shaky)
+            off = np.flatnonzero((engine.owner == position) & (on_path < OFF_PATH * belief))
+            if not len(off):
+                continue
+            keep = shaky.cfv[off, 0] <= shaky.cfv[off, 1]
+            changed = changed or bool(np.any(sigma[off, 0] != keep))
+            sigma[off, 0] = keep
+            sigma[off, 1] = ~keep
+        if not changed:
+            break
+    return sigma
 
 
 def _from_cfr(hand: Hand, method: str, iterations: int, tolerance: float, check_every: int,
-              start: float, workers: int) -> Solution:
+              start: float, workers: int, callback: Callable[[Any], None] | None = None) -> Solution:
     from .cfr import run_cfr
 
     engine = _engine(hand, workers)
     sigma, progress = run_cfr(engine, iterations=iterations, tolerance=tolerance, method=method,
-                              check_every=check_every, start=start)
+                              check_every=check_every, start=start, callback=callback)
     return _tables(hand, engine, sigma, method, start, iterations=progress.iterations,
                    trace=progress.trace)
 
@@ -238,7 +308,7 @@ def _from_lp(hand: Hand, lp: Any, start: float) -> Solution:
     keep = np.array([float(lp.keep[index[key]]) for key in engine.tree.infosets])
     sigma = np.c_[keep, 1 - keep]
     exact = [Fraction(lp.keep[index[key]]) for key in engine.tree.infosets] if lp.exact else None
-    sol = _tables(hand, engine, sigma, "lp", start,
+    sol = _tables(hand, engine, sigma, "lp", start, refine=False,
                   value=lp.value if lp.exact else None, exact_keep=exact)
     if lp.exact:
         sol.nash_conv, sol.gains = 0.0, [0.0] * hand.players
@@ -350,19 +420,9 @@ class SolvedBot:
         return f"SolvedBot({sorted(self.solutions)} players)"
 
 
-_CACHE: dict[tuple[Any, ...], Solution] = {}
-
-
-SAMPLED_SECONDS = 30.0
-"""How long :func:`cached_solve` (hence the ``solved`` bot) trains the sampled method."""
-
-
 def cached_solve(rules: Rules, players: int, method: str = "auto", tolerance: float = 1e-4) -> Solution:
-    """:func:`solve`, remembered for the life of the process (the sampled method trains for
-    :data:`SAMPLED_SECONDS`)."""
-    key = (tuple(sorted(rules.to_dict().items())), players, method, tolerance)
-    sol = _CACHE.get(key)
-    if sol is None:
-        sol = _CACHE[key] = solve(rules, players, method=method, tolerance=tolerance,
-                                  time_limit=SAMPLED_SECONDS)
-    return sol
+    """:func:`solve`, remembered in memory and in the cache folder
+    (:func:`chasetheace.solver.cache.solution_for`)."""
+    from .cache import solution_for
+
+    return solution_for(rules, players, method=method, tolerance=tolerance)

@@ -30,6 +30,7 @@ from ..game import Game
 from ..registry import bot_kinds
 from ..rules import OPTIONS, PRESETS
 from . import protocol as P
+from .advice import Advisor, hint_request, record_endpoint, review_endpoint
 from .store import Store
 from .tables import Lobby, Table
 
@@ -107,6 +108,7 @@ class Server:
         self.pending: dict[str, asyncio.TimerHandle] = {}
         self.deadlines: dict[str, float] = {}
         self.welcome = P.encode(_welcome())
+        self.advisor = Advisor()  # hints and reviews from cached solutions, prepared off the loop
 
     # --- one connection -------------------------------------------------------------------------
 
@@ -160,6 +162,8 @@ class Server:
             conn.send(P.encode({"type": "pong", "v": P.VERSION}))
         elif isinstance(msg, P.Create):
             table, seat, token = self.lobby.create(msg)
+            if table.options.hints:
+                self.advisor.prepare(table.options.rules, table.options.seats)
             self.bind(conn, table, seat, token)
         elif isinstance(msg, P.Join):
             table = self.table(msg.table)
@@ -172,6 +176,9 @@ class Server:
             self.bind(conn, self.table(msg.table), None)
         else:
             table, seat = self.seated(conn)
+            if isinstance(msg, P.HintRequest):
+                hint_request(self, conn, table, seat)  # answers this client only, changes nothing
+                return
             if isinstance(msg, P.Act):
                 self.human_act(table, seat, msg.action)
             elif isinstance(msg, P.Start):
@@ -412,6 +419,7 @@ def create_app(db: str = "chase-the-ace.sqlite3", *, bot_delay: float = 0.8,
         try:
             yield
         finally:
+            app.state.server.advisor.close()
             checkpoints.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await checkpoints
@@ -429,8 +437,23 @@ def create_app(db: str = "chase-the-ace.sqlite3", *, bot_delay: float = 0.8,
     async def socket(ws: WebSocket) -> None:
         await holder["server"].serve(ws)
 
+    async def review_page(request: Request) -> Response:
+        return FileResponse(STATIC / "review.html", headers={"cache-control": "no-cache"})
+
+    async def review_data(request: Request) -> Response:
+        status, data = await review_endpoint(holder["server"], request.path_params["table"],
+                                             request.path_params["game"])
+        return JSONResponse(data, status_code=status)
+
+    async def record_data(request: Request) -> Response:
+        status, data = await record_endpoint(holder["server"], request.path_params["table"],
+                                             request.path_params["game"])
+        return JSONResponse(data, status_code=status)
+
     app = Starlette(routes=[
         Route("/", page), Route("/t/{table}", page), Route("/healthz", health),
+        Route("/t/{table}/review/{game}", review_page), Route("/api/review/{table}/{game}", review_data),
+        Route("/api/record/{table}/{game}", record_data),
         WebSocketRoute("/ws", socket), Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ], lifespan=lifespan)
     app.add_middleware(_SecurityHeaders)

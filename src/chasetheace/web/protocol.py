@@ -10,7 +10,7 @@ Act(action='keep')
 Traceback (most recent call last):
 ...
 chasetheace.web.protocol.ProtocolError: unknown message type 'fly': allowed create, join, resume, \
-watch, start, act, rematch, ping
+watch, start, act, rematch, ping, hint
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from typing import Any
 
 __all__ = [
     "VERSION", "MAX_MESSAGE_BYTES", "MAX_NAME", "MAX_SEATS", "MIN_TIMER", "MAX_TIMER", "TIMEOUT_MOVES",
-    "ProtocolError", "Create", "Join", "Resume", "Watch", "Start", "Act", "Rematch", "Ping",
+    "ProtocolError", "Create", "Join", "Resume", "Watch", "Start", "Act", "Rematch", "Ping", "HintRequest",
     "ClientMessage", "parse_message", "error", "encode",
 ]
 
@@ -55,6 +55,7 @@ class Create:
     bots: str | None = "counting"
     timer: int | None = None
     on_timeout: str = "keep"
+    hints: bool = False  # house rule: players may ask the solver for a hint on their turn
 
 
 @dataclass(frozen=True)
@@ -102,7 +103,12 @@ class Ping:
     """Ask for a ``pong`` (keeps idle connections alive, measures round trips)."""
 
 
-ClientMessage = Create | Join | Resume | Watch | Start | Act | Rematch | Ping
+@dataclass(frozen=True)
+class HintRequest:
+    """Ask the solver for a hint on your turn (where the table's house rules allow hints)."""
+
+
+ClientMessage = Create | Join | Resume | Watch | Start | Act | Rematch | Ping | HintRequest
 
 
 def parse_message(data: str | bytes) -> ClientMessage:
@@ -203,8 +209,11 @@ def _create(f: _Fields) -> Create:
         raise ProtocolError(f"create: 'bots' must be a bot kind or null, got {_short(bots)}", "bad_options")
     timer = f.integer("timer", None, MIN_TIMER, MAX_TIMER, nullable=True)
     on_timeout = f.choice("on_timeout", TIMEOUT_MOVES, "keep")
+    hints = f._get("hints", False, False)
+    if not isinstance(hints, bool):
+        raise ProtocolError(f"create: 'hints' must be true or false, got {_short(hints)}", "bad_options")
     f.done()
-    return Create(name, preset, dict(options), seats, bots, timer, on_timeout)
+    return Create(name, preset, dict(options), seats, bots, timer, on_timeout, hints)
 
 
 def _join(f: _Fields) -> Join:
@@ -240,7 +249,7 @@ def _bare(cls: Callable[[], ClientMessage]) -> Callable[[_Fields], ClientMessage
 
 _READERS: dict[str, Callable[[_Fields], ClientMessage]] = {
     "create": _create, "join": _join, "resume": _resume, "watch": _watch, "start": _bare(Start),
-    "act": _act, "rematch": _bare(Rematch), "ping": _bare(Ping),
+    "act": _act, "rematch": _bare(Rematch), "ping": _bare(Ping), "hint": _bare(HintRequest),
 }
 
 

@@ -56,10 +56,11 @@ class TableOptions:
     bots: str | None
     timer: int | None
     on_timeout: str
+    hints: bool = False
 
     @classmethod
     def build(cls, preset: str, options: Mapping[str, Any], seats: int, bots: str | None,
-              timer: int | None, on_timeout: str) -> TableOptions:
+              timer: int | None, on_timeout: str, hints: bool = False) -> TableOptions:
         """Check every choice with the engine; ProtocolError (code ``bad_options``) names the bad one."""
         try:
             rules = Rules.preset(preset)
@@ -77,7 +78,7 @@ class TableOptions:
                 make_bot(bots, rules, seats)
         except ValueError as exc:
             raise ProtocolError(str(exc), "bad_options") from None
-        return cls(preset_info(preset).name, rules, seats, bots, timer, on_timeout)
+        return cls(preset_info(preset).name, rules, seats, bots, timer, on_timeout, hints)
 
     @property
     def stand_in(self) -> str:
@@ -91,13 +92,13 @@ class TableOptions:
     @functools.cached_property
     def _dict(self) -> dict[str, Any]:
         return {"preset": self.preset, "rules": self.rules.to_dict(), "seats": self.seats,
-                "bots": self.bots, "timer": self.timer, "on_timeout": self.on_timeout}
+                "bots": self.bots, "timer": self.timer, "on_timeout": self.on_timeout, "hints": self.hints}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> TableOptions:
         """Options read back from the store."""
         return cls(data["preset"], Rules.from_dict(data["rules"]), data["seats"], data["bots"],
-                   data["timer"], data["on_timeout"])
+                   data["timer"], data["on_timeout"], bool(data.get("hints", False)))
 
 
 @dataclass(frozen=True)
@@ -290,7 +291,7 @@ class Lobby:
     def create(self, msg: Create) -> tuple[Table, int, str]:
         """Open a table from a ``create`` message and seat its creator."""
         options = TableOptions.build(msg.preset, msg.options, msg.seats, msg.bots, msg.timer,
-                                     msg.on_timeout)
+                                     msg.on_timeout, msg.hints)
         table_id = secrets.token_urlsafe(9)
         self.store.create_table(table_id, options.to_dict())
         table = self.tables[table_id] = Table(table_id, options, self.store)

@@ -78,6 +78,12 @@ function receive(msg) {
   else if (msg.type === "joined") onJoined(msg);
   else if (msg.type === "state") onState(msg);
   else if (msg.type === "error") onError(msg);
+  else if (msg.type === "hint") showHint(msg.text);
+}
+
+function showHint(text) {
+  $("hint-text").textContent = "Hint: " + text;
+  $("hint-text").hidden = false;
 }
 
 function onWelcome(msg) {
@@ -197,7 +203,7 @@ function createTable(event) {
   send({
     type: "create", name: $("create-name").value, preset: p.name, options,
     seats: Number($("seats").value), bots: $("bots").value || null,
-    timer: timer ? Number(timer) : null, on_timeout: $("on-timeout").value,
+    timer: timer ? Number(timer) : null, on_timeout: $("on-timeout").value, hints: $("hints").checked,
   });
 }
 
@@ -234,6 +240,10 @@ function render(msg) {
   const creator = ui.seat === t.creator && ui.role === "player";
   $("start").hidden = !(creator && t.status === "waiting");
   $("rematch").hidden = !(creator && t.status === "over");
+  $("hint").hidden = !(mine && t.options.hints);
+  if (!mine) $("hint-text").hidden = true;
+  $("review-link").hidden = t.status !== "over";
+  if (t.status === "over") $("review-link").href = `/t/${encodeURIComponent(t.id)}/review/${t.game_no}`;
   const banner = $("banner");
   banner.hidden = !(g && g.over);
   if (g && g.over) {
@@ -410,6 +420,7 @@ document.addEventListener("DOMContentLoaded", () => {
   $("swap").addEventListener("click", () => send({ type: "act", action: "swap" }));
   $("start").addEventListener("click", () => send({ type: "start" }));
   $("rematch").addEventListener("click", () => send({ type: "rematch" }));
+  $("hint").addEventListener("click", () => send({ type: "hint" }));
   $("copy").addEventListener("click", () => {
     $("invite").select();
     if (navigator.clipboard) navigator.clipboard.writeText($("invite").value).then(() => toast("Invite link copied."), () => {});

@@ -1,0 +1,229 @@
+"""The solver at the web table: hints (a house rule chosen when the table opens) and game reviews.
+
+Nothing here ever solves on the event loop. A hint or a review uses only solutions already in the
+cache (:func:`chasetheace.solver.cache.cached`); a missing one is prepared by :class:`Advisor` in
+one worker process at a time (the exact solver, up to
+:data:`~chasetheace.solver.solution.AUTO_EXACT_PLAYERS` players; larger tables get no hints), and
+the client is told to ask again. A table with hints asks for its solutions as soon as it opens.
+Without the ``solve`` extra, hints and reviews answer that they are not available.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import json
+import logging
+import multiprocessing
+import re
+import threading
+from typing import Any
+
+from ..rules import Rules
+from .protocol import VERSION, ProtocolError
+
+__all__ = ["Advisor", "prepare", "hint_request", "review_endpoint", "record_endpoint"]
+
+_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+log = logging.getLogger("chasetheace.web")
+MAX_HINT_PLAYERS = 5  # AUTO_EXACT_PLAYERS: more would need the sampled method's minutes per table
+
+
+def prepare(rules_dict: dict[str, Any], counts: list[int], folder: str | None) -> None:
+    """In a worker process: solve and cache the solutions for each player count (largest first)."""
+    from ..solver.cache import solution_for
+
+    rules = Rules.from_dict(rules_dict)
+    for n in counts:
+        solution_for(rules, n, folder=folder)
+
+
+def _available() -> bool:
+    try:
+        import numpy  # noqa: F401
+        import scipy  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+class Advisor:
+    """Answers hint requests and reviews from cached solutions; prepares missing ones off the loop.
+
+    ``folder`` is the solution cache (default: the user's, or ``$CHASE_THE_ACE_CACHE``).
+    """
+
+    def __init__(self, folder: str | None = None) -> None:
+        self.folder = folder
+        self.available = _available()
+        self._pool: concurrent.futures.ProcessPoolExecutor | None = None
+        self._pending: dict[tuple[str, int], concurrent.futures.Future[None]] = {}
+        self._lock = threading.Lock()
+        self.tasks: set[Any] = set()  # hint answers under way (kept referenced until done)
+
+    def _solution(self, rules: Rules, players: int) -> Any:
+        """The cached solution, or None after asking for it to be prepared."""
+        from ..solver.cache import cached
+
+        sol = cached(rules, players, folder=self.folder)
+        if sol is None:
+            self.prepare(rules, players)
+        return sol
+
+    def prepare(self, rules: Rules, players: int) -> None:
+        """Solve (in the worker process) every count from ``players`` down to 2 not cached yet."""
+        if not self.available or players > MAX_HINT_PLAYERS:
+            return
+        from ..solver.cache import is_cached
+
+        key = (json.dumps(rules.to_dict(), sort_keys=True), players)
+        with self._lock:  # reviews ask from a thread
+            job = self._pending.get(key)
+            if job is not None and not job.done():
+                return
+            # no file is read here: this runs on the event loop when a table opens
+            counts = [n for n in range(players, 1, -1) if not is_cached(rules, n, folder=self.folder)]
+            if not counts:
+                return
+            if self._pool is None:  # spawn: a clean process, whatever threads the server runs
+                self._pool = concurrent.futures.ProcessPoolExecutor(
+                    1, mp_context=multiprocessing.get_context("spawn"))
+            future = self._pool.submit(prepare, rules.to_dict(), counts, self.folder)
+            future.add_done_callback(_report)
+            self._pending[key] = future
+
+    def check(self, table: Any, seat: int) -> dict[str, Any]:
+        """The seat's observation if it may have a hint now; ProtocolError says why not."""
+        if not table.options.hints:
+            raise ProtocolError("hints are off at this table (a house rule chosen when it opened)",
+                                "hints_off")
+        game = table.game
+        if game is None or game.to_act != seat:
+            raise ProtocolError("a hint is for your own turn", "not_now")
+        if not self.available:
+            raise ProtocolError("this server has no solver (the solve extra)", "hint_unavailable")
+        obs: dict[str, Any] = game.observation(seat)
+        return obs
+
+    def hint(self, observation: dict[str, Any]) -> dict[str, Any]:
+        """The ``hint`` message for the seat of ``observation`` (its own view, nothing else)."""
+        from ..solver.advice import hint
+
+        players = len(observation["order"])
+        if players > MAX_HINT_PLAYERS:
+            raise ProtocolError(f"hints at the web table are for at most {MAX_HINT_PLAYERS} players in "
+                                f"a hand", "hint_unavailable")
+        sol = self._solution(Rules.from_dict(observation["rules"]), players)
+        if sol is None:
+            raise ProtocolError(f"the solver is preparing hints for {players} players: ask again in a "
+                                f"moment", "hint_not_ready")
+        try:
+            h = hint(observation, sol)
+        except ValueError as exc:
+            raise ProtocolError(str(exc), "hint_unavailable") from None
+        return {"type": "hint", "v": VERSION, "hint": h.to_dict(), "text": h.text()}
+
+    def review(self, record: dict[str, Any]) -> dict[str, Any] | None:
+        """The review of a finished game's record, or None while its solutions are prepared.
+
+        Cheap once the solutions are cached (a replay and a lookup per decision): the app still
+        runs it in a thread.
+        """
+        from ..events import HandStarted
+        from ..game import Game
+        from ..solver.advice import review
+
+        game = Game.from_record(record)
+        sizes = {len(ev.order) for ev in game.events if isinstance(ev, HandStarted)}
+        if any(n > MAX_HINT_PLAYERS for n in sizes):
+            raise ValueError(f"reviews at the web table are for games of at most {MAX_HINT_PLAYERS} "
+                             "players")
+        missing = [n for n in sizes if self._solution(game.rules, n) is None]
+        if missing:
+            return None
+
+        def solutions(rules: Rules, players: int) -> Any:
+            return self._solution(rules, players)
+
+        return review(record, solutions=solutions).to_dict()
+
+    def close(self) -> None:
+        """Stop the worker process (a solve under way is abandoned)."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
+
+
+def _report(future: concurrent.futures.Future[None]) -> None:
+    exc = None if future.cancelled() else future.exception()
+    if exc is not None:
+        log.error("preparing solutions failed: %s", exc)
+
+
+# --- the app's hooks (kept here so that app.py only calls them) ----------------------------------------
+
+def hint_request(server: Any, conn: Any, table: Any, seat: int) -> None:
+    """Answer a ``hint`` message: checked on the loop, computed in a thread, sent to ``conn`` only.
+
+    The loop only checks the house rule and the turn and takes the seat's observation; loading the
+    solution and reading it happen in a worker thread, and solving never happens here at all.
+    """
+    import asyncio
+
+    from . import protocol as P
+
+    advisor: Advisor = server.advisor
+    obs = advisor.check(table, seat)
+
+    async def answer() -> None:
+        try:
+            msg = await asyncio.to_thread(advisor.hint, obs)
+        except ProtocolError as exc:
+            msg = P.error(exc.code, str(exc))
+        except Exception:
+            log.exception("a hint failed")
+            msg = P.error("internal", "the server could not compute this hint")
+        conn.send(P.encode(msg))
+
+    task = asyncio.get_running_loop().create_task(answer())
+    advisor.tasks.add(task)
+    task.add_done_callback(advisor.tasks.discard)
+
+
+async def _finished_record(server: Any, table_id: str, game: str) -> tuple[int, dict[str, Any]]:
+    """(200, the game record) of a finished game of a table, or (404 or 409, an error)."""
+    import asyncio
+
+    from ..game import Game
+
+    saved = await asyncio.to_thread(server.store.load_table, table_id) if _ID.fullmatch(table_id) else None
+    if saved is None or not game.isdigit() or not 1 <= int(game) <= max((g.game_no for g in saved.games),
+                                                                         default=0):
+        return 404, {"error": "no such game at this table"}
+    rules = saved.options["rules"]
+    record: dict[str, Any] = await asyncio.to_thread(server.store.game_record, table_id, int(game), rules)
+    replayed = await asyncio.to_thread(Game.from_record, record)
+    if not replayed.over:  # the record holds every card: never while the game is played
+        return 409, {"error": "the game is not over yet"}
+    return 200, record
+
+
+async def record_endpoint(server: Any, table_id: str, game: str) -> tuple[int, dict[str, Any]]:
+    """``GET /api/record/{table}/{game}``: the game record of a finished game (for ``replay`` and
+    ``review`` at the command line)."""
+    return await _finished_record(server, table_id, game)
+
+
+async def review_endpoint(server: Any, table_id: str, game: str) -> tuple[int, dict[str, Any]]:
+    """``GET /api/review/{table}/{game}``: (status, JSON) for a finished game of a table."""
+    import asyncio
+
+    status, record = await _finished_record(server, table_id, game)
+    if status != 200:
+        return status, record
+    try:
+        data = await asyncio.to_thread(server.advisor.review, record)
+    except ValueError as exc:
+        return 409, {"error": str(exc)}
+    if data is None:
+        return 503, {"error": "the solver is preparing this review: try again in a moment", "retry": True}
+    return 200, data
