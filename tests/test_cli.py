@@ -204,7 +204,7 @@ MISTAKES = [
     (["play", "--players", "three"], "invalid int value"),
     (["simulate", "--games", "0"], "must be at least 1"),
     (["simulate", "--games", "3", "--hands", "3"], "not allowed with argument"),
-    (["play", "--save", "/no/such/dir/game.json"], "No such file or directory"),
+    (["play", "--save", "/no/such/dir/game.json"], "there is no folder /no/such/dir"),
     (["simulate", "--games", "1", "--csv", "/no/such/dir/x.csv"], "cannot write /no/such/dir/x.csv"),
     (["simulate", "--games", "1", "--plot", "/"], "cannot write /"),
     (["replay", "/no/such/record.json"], "/no/such/record.json: No such file or directory"),

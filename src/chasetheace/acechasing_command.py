@@ -32,7 +32,9 @@ from .acechasing_bots import ACE_CHASING_BOTS, AceChasingBot, make_ace_chasing_b
 from .acechasing_events import BetAccepted, RoundStarted, Settled
 from .errors import RecordError
 from .events import Eliminated
+from .files import read_json_record
 from .play import HELP_WORDS, QUIT_WORDS, QuitGame, bot_names, bot_specs, parse_answer, register_play
+from .record import FORMAT as GAME_FORMAT
 from .render import card_text
 from .sim import wilson
 
@@ -424,11 +426,10 @@ def replay_ace_chasing(path: str, *, check: bool = False,
 
     Raises RecordError (naming the file and the first bad event) or OSError.
     """
-    text = Path(path).read_text(encoding="utf-8")
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise RecordError(f"{path} is not JSON: {exc.msg} at line {exc.lineno}") from None
+    data = read_json_record(path)
+    if isinstance(data, dict) and data.get("format") == GAME_FORMAT:
+        raise RecordError(f"{path} is a Chase the Ace record, not Ace Chasing: "
+                          f"use chase-the-ace replay {path}")
     try:
         game = AceChasingGame.from_record(data)
     except RecordError as exc:

@@ -30,8 +30,10 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, NoReturn
 
+from .acechasing import FORMAT as ACE_CHASING_FORMAT
 from .bots import bot_kinds
 from .errors import RecordError
+from .files import check_plot_file, check_writable, read_json_record
 from .game import Game
 from .render import Narrator, explain_rules, option_rows
 from .rules import PRESETS, Rules, preset_info
@@ -116,6 +118,8 @@ def _cmd_play(args: argparse.Namespace) -> int:
     if args.game not in PLAY_GAMES:
         raise ValueError(f"unknown game {args.game!r}: allowed {', '.join(PLAY_GAMES)}")
     rules = rules_from_args(args.preset, args.rule)
+    if args.save is not None and not args.rules_help:
+        check_writable(args.save)  # before the first deal, not at the first save
     console = make_console()
     if args.rules_help and args.game == "chase-the-ace":  # other games explain their own
         console.print(f"[bold]The rules in force[/] ({preset_info(args.preset).name}"
@@ -153,11 +157,10 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     games = args.games if args.games is not None or args.hands is not None else 1000
     config = SimConfig(rules=rules, bots=specs, seed=args.seed, games=games, hands=args.hands,
                        game=args.game)
-    for path in (args.csv, args.plot):
-        if path is not None:
-            _check_writable(path)
+    if args.csv is not None:
+        check_writable(args.csv)
     if args.plot is not None:
-        _check_plotting()
+        check_plot_file(args.plot)
     result = _run_simulation(config, args.workers, show_progress=sys.stderr.isatty())
     label = preset_info(args.preset).name + (f" with {', '.join(args.rule)}" if args.rule else "")
     if args.json:
@@ -245,24 +248,6 @@ def _write_csv(result: SimResult, path: str) -> None:
                           row["wins"], row["rate"], *row["ci95"]])
 
 
-def _check_writable(path: str) -> None:
-    """Fail before a long run, not after it, when an output file cannot be written."""
-    folder = Path(path).parent
-    if not folder.is_dir():
-        raise ValueError(f"cannot write {path}: there is no folder {folder}")
-    if Path(path).is_dir():
-        raise ValueError(f"cannot write {path}: it is a folder")
-    if not os.access(folder, os.W_OK):
-        raise ValueError(f"cannot write {path}: the folder {folder} is not writable")
-
-
-def _check_plotting() -> None:
-    try:
-        import matplotlib  # noqa: F401
-    except ImportError:
-        raise ValueError("--plot needs matplotlib: pip install 'chase-the-ace[plot]'") from None
-
-
 def _plot(result: SimResult, path: str, label: str) -> None:
     import matplotlib
 
@@ -272,12 +257,12 @@ def _plot(result: SimResult, path: str, label: str) -> None:
     by_pos = result.loss_rate_by_position()
     by_rank = result.loss_rate_by_rank_dealt()
     fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.2))
-    for axes, rows, key, label in ((left, by_pos, "position", "position in the turn order"),
-                                   (right, by_rank, "rank", "rank dealt (weakest first)")):
+    for axes, rows, key, axis_label in ((left, by_pos, "position", "position in the turn order"),
+                                        (right, by_rank, "rank", "rank dealt (weakest first)")):
         rates = [r["rate"] for r in rows]
         errors = [[r["rate"] - r["ci95"][0] for r in rows], [r["ci95"][1] - r["rate"] for r in rows]]
         axes.bar([r[key] for r in rows], rates, yerr=errors, capsize=3, color="#b03a2e")
-        axes.set_xlabel(label)
+        axes.set_xlabel(axis_label)
         axes.set_ylabel("loss rate per hand")
         axes.set_ylim(0, max([*rates, 0.01]) * 1.25)
     c = result.config
@@ -326,18 +311,14 @@ def _cmd_rules(args: argparse.Namespace) -> int:
 
 # --- replay --------------------------------------------------------------------------------
 
-def _read_record(path: str) -> Any:
-    text = Path(path).read_text(encoding="utf-8")
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise RecordError(f"{path} is not JSON: {exc.msg} at line {exc.lineno}") from None
-
-
 def _cmd_replay(args: argparse.Namespace) -> int:
     from .play import make_console, tell
 
-    data = _read_record(args.file)
+    data = read_json_record(args.file)
+    if isinstance(data, dict) and data.get("format") == ACE_CHASING_FORMAT:
+        from .acechasing_command import run_replay
+
+        return run_replay(args)  # an Ace Chasing record: replay it as such
     try:
         game = Game.from_record(data)
     except RecordError as exc:
