@@ -58,7 +58,8 @@ def test_another_game_in_the_same_session(monkeypatch: pytest.MonkeyPatch,
     argv = ["play", "--seed", "4", "--players", "3", "--bot", "threshold:8", "--rule", "lives=2",
             "--save", str(record)]
     _, once, _ = run(monkeypatch, capsys, argv, stdin="k\n" * 100)
-    decisions = once.count("keep or swap?")
+    # every line read before "Another game?": decisions, Enter after a hand sat out, watch or skip
+    decisions = sum(once.count(q) for q in ("keep or swap?", "Press Enter", "Watch the rest"))
     assert "Money after 1 game:" in once and "Another game?" in once
     status, out, err = run(monkeypatch, capsys, argv, stdin="k\n" * decisions + "y\n" + "k\n" * 100)
     assert status == 0 and err == ""

@@ -35,6 +35,7 @@ from .bots import bot_kinds
 from .errors import RecordError
 from .files import check_plot_file, check_writable, read_json_record
 from .game import Game
+from .pacing import DEFAULT_DELAY, parse_delay
 from .render import Narrator, explain_rules, option_rows
 from .rules import PRESETS, Rules, preset_info
 
@@ -362,6 +363,8 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--seed", type=int, help="seed for the shuffles (default: a fresh one, shown)")
     play.add_argument("--save", metavar="FILE", help="write the game record (JSON) to FILE")
     play.add_argument("--rules-help", action="store_true", help="explain the rules in force and stop")
+    play.add_argument("--delay", type=parse_delay, metavar="SECONDS",
+                      help=f"pause between moves (default {DEFAULT_DELAY} at a terminal; 0 for none)")
     play.set_defaults(func=_cmd_play)
 
     sim = sub.add_parser("simulate", help="bots against bots, with statistics",
