@@ -1,40 +1,55 @@
-# make play: set up and play; make test: set up and run every test.
+# make play: set up what playing needs and play; make test: set up everything and run every test.
+# Each target installs into the same .venv what it needs, once (a stamp file per set-up), so
+# `make play` then `make test` adds the rest. Options for the game: make play ARGS="--preset cuckoo".
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
-STAMP := $(VENV)/.installed
+ARGS ?=
+# every extra in pyproject.toml (dev, all, and any added later), for `make test`
+EXTRAS = $$($(PY) -c 'import tomllib; print(",".join(tomllib.load(open("pyproject.toml", "rb"))["project"]["optional-dependencies"]))')
 
 .PHONY: play test lint bench bench-solver serve setup clean
 
-$(STAMP): pyproject.toml
-	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[dev,all]'
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+
+# playing needs Rich and platformdirs only (the [cli] extra)
+$(VENV)/.play: pyproject.toml | $(PY)
+	$(PY) -m pip install -q --disable-pip-version-check -e '.[cli]'
 	touch $@
 
-setup: $(STAMP)
+$(VENV)/.serve: pyproject.toml | $(PY)
+	$(PY) -m pip install -q --disable-pip-version-check -e '.[cli,web]'
+	touch $@
 
-play: $(STAMP)
-	$(VENV)/bin/chase-the-ace play
+$(VENV)/.everything: pyproject.toml | $(PY)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e ".[$(EXTRAS)]"
+	touch $@
 
-serve: $(STAMP)
-	$(PY) -m chasetheace.web
+setup: $(VENV)/.everything
 
-test: $(STAMP)
-	$(PY) -m pytest
+play: $(VENV)/.play
+	$(VENV)/bin/chase-the-ace play $(ARGS)
 
-lint: $(STAMP)
+serve: $(VENV)/.serve
+	$(PY) -m chasetheace.web $(ARGS)
+
+test: $(VENV)/.everything
+	$(PY) -m pytest $(ARGS)
+
+lint: $(VENV)/.everything
 	$(PY) -m ruff check src tests benchmarks examples
 	$(PY) -m mypy src
 
-bench: $(STAMP)
+bench: $(VENV)/.everything
 	$(PY) benchmarks/engine.py
 	$(PY) benchmarks/bots.py --games 300
 	$(PY) benchmarks/simulate.py
 	$(PY) benchmarks/adapters.py
 	$(PY) benchmarks/acechasing.py
 
-bench-solver: $(STAMP)
+bench-solver: $(VENV)/.everything
 	$(PY) benchmarks/solver.py
 
 clean:
