@@ -38,6 +38,7 @@ from .game import Game
 from .pacing import DEFAULT_DELAY, parse_delay
 from .render import Narrator, explain_rules, option_rows
 from .rules import PRESETS, Rules, preset_info
+from .sources import print_sources
 
 if TYPE_CHECKING:
     from .sim import SimConfig, SimResult
@@ -287,12 +288,13 @@ def _cmd_rules(args: argparse.Namespace) -> int:
         table = Table(title="Presets (chase-the-ace rules NAME shows one in full)", title_justify="left",
                       box=box.SIMPLE_HEAD, expand=True)
         table.add_column("preset", no_wrap=True)
-        table.add_column("what it is", ratio=3)
-        table.add_column("source", ratio=1, min_width=12)
+        table.add_column("what it is", ratio=2)
+        table.add_column("source", ratio=1, min_width=15, overflow="fold")
         for p in PRESETS:
             aliases = f" [dim](also {', '.join(p.aliases)})[/dim]" if p.aliases else ""
             table.add_row(f"[bold]{p.name}[/]", p.description + aliases, p.source)
         console.print(table)
+        print_sources(console, [p.source for p in PRESETS])
         return 0
     preset = args.name or "standard"
     rules = rules_from_args(preset, args.rule)
@@ -301,11 +303,13 @@ def _cmd_rules(args: argparse.Namespace) -> int:
                   expand=True)
     table.add_column("option", no_wrap=True, style="bold")
     table.add_column("value", no_wrap=True)
-    table.add_column("meaning", ratio=3)
-    table.add_column("source", ratio=2)
-    for key, value, meaning, source, changed in option_rows(rules):
+    table.add_column("meaning", ratio=3, overflow="fold")
+    table.add_column("source", ratio=2, overflow="fold")
+    rows = option_rows(rules)
+    for key, value, meaning, source, changed in rows:
         table.add_row(key, f"[bold yellow]{value}[/]" if changed else value, meaning, source)
     console.print(table)
+    print_sources(console, [row[3] for row in rows] + [info.source])
     console.print("[dim]Values in yellow differ from the standard game.[/dim]")
     return 0
 
