@@ -48,7 +48,7 @@ __all__ = ["main", "build_parser", "add_rules_arguments", "rules_from_args", "PL
 
 PROG = "chase-the-ace"
 PLUGIN_MODULES = ("chasetheace.solver.command", "chasetheace.web.command",
-                  "chasetheace.acechasing_command")
+                  "chasetheace.acechasing_command", "chasetheace.stats")
 """Optional modules that add subcommands, each through ``register(subparsers)``."""
 SIMULATE_GAMES: dict[str, Callable[[argparse.Namespace], int]] = {}
 """Games whose ``simulate --game NAME`` a plug-in runs itself, registered by :func:`register_simulate`."""
@@ -367,6 +367,8 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--seed", type=int, help="seed for the shuffles (default: a fresh one, shown)")
     play.add_argument("--save", metavar="FILE", help="write the game record (JSON) to FILE")
     play.add_argument("--rules-help", action="store_true", help="explain the rules in force and stop")
+    play.add_argument("--stats", metavar="FILE", help="keep your stats in FILE (default: "
+                      "$CHASE_THE_ACE_STATS, or your data directory; see chase-the-ace stats)")
     play.add_argument("--delay", type=parse_delay, metavar="SECONDS",
                       help=f"pause between moves (default {DEFAULT_DELAY} at a terminal; 0 for none)")
     play.set_defaults(func=_cmd_play)

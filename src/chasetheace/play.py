@@ -19,6 +19,7 @@ from .pacing import DEFAULT_DELAY, NEXT_HAND_PROMPT, Pace
 from .render import Narrator, card_text, explain_rules
 from .rules import Rules, preset_info
 from .session import Session
+from .stats import open_stats
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -289,6 +290,7 @@ def play_chase_the_ace(args: argparse.Namespace, console: Console, rules: Rules)
     session = Session(rules, names, seed=seed)
     for spec in specs:
         make_bot(spec, rules, players)  # a bad spec fails before the first deal
+    stats = open_stats(getattr(args, "stats", None))
     who = ", ".join(f"{n} ({s})" for n, s in zip(names[1:], specs))
     heading = escape(game_heading(args.preset, args.rule))
     console.print(f"[bold]{heading}[/] · {players} players · seed {seed}")
@@ -304,6 +306,8 @@ def play_chase_the_ace(args: argparse.Namespace, console: Console, rules: Rules)
         _save(path, game)  # fail now, not after the game, if the file cannot be written
         bots: list[Bot | None] = [None, *(make_bot(s, rules, players) for s in specs)]
         run_table(console, game, bots, 0, choices, path, make_pace(console, args))
+        if stats is not None:
+            stats.add(game, you=0, bots=specs, preset=preset_info(args.preset).name)
         ledger = " · ".join(f"{n} {m:+d}" for n, m in zip(names, session.money))
         console.print(f"Money after {number} game{'s' if number > 1 else ''}: {ledger}"
                       + (f" (pot carried over: {session.carry})" if session.carry else ""),
