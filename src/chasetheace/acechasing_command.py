@@ -30,10 +30,24 @@ from typing import TYPE_CHECKING, Any
 from .acechasing import MAX_OFFERS, AceAction, AceChasingGame, Offer
 from .acechasing_bots import ACE_CHASING_BOTS, AceChasingBot, make_ace_chasing_bot
 from .acechasing_events import BetAccepted, RoundStarted, Settled
+from .acechasing_view import left_neighbour
 from .errors import RecordError
 from .events import Eliminated
-from .files import read_json_record
-from .play import HELP_WORDS, QUIT_WORDS, QuitGame, bot_names, bot_specs, parse_answer, register_play
+from .files import check_writable, read_json_record
+from .pacing import Pace
+from .play import (
+    HELP_WORDS,
+    QUIT_WORDS,
+    RULES_WORDS,
+    QuitGame,
+    _again,
+    bot_names,
+    bot_specs,
+    make_pace,
+    numbered,
+    parse_answer,
+    register_play,
+)
 from .record import FORMAT as GAME_FORMAT
 from .render import card_text
 from .sim import wilson
@@ -124,17 +138,18 @@ def narrate(view: Mapping[str, Any], names: Sequence[str], viewer: int | None = 
 # --- play --------------------------------------------------------------------------------------
 
 def parse_reply(text: str, legal: Sequence[str]) -> AceAction | Offer | str | None:
-    """A person's reply as an action, ``'quit'`` or ``'help'``; None if it makes no sense here.
+    """A person's reply as an action, ``'quit'``, ``'help'`` or ``'rules'``; None if it makes no sense.
 
     >>> parse_reply("5", ["offer"]), parse_reply("no", ["accept", "decline"])
     (Offer(amount=5), <AceAction.DECLINE: 'decline'>)
     """
     if legal[0] == "keep":  # the words of part A: keep, stand, swap, change, ...
         answer = parse_answer(text)
-        return {"keep": AceAction.KEEP, "swap": AceAction.SWAP, "rules": "help"}.get(answer or "", answer)
+        return {"keep": AceAction.KEEP, "swap": AceAction.SWAP}.get(answer or "", answer)
     word = text.strip().lower().rstrip("!.")
-    if word in QUIT_WORDS or word in HELP_WORDS:
-        return "quit" if word in QUIT_WORDS else "help"
+    for meaning, words in (("quit", QUIT_WORDS), ("help", HELP_WORDS), ("rules", RULES_WORDS)):
+        if word in words:
+            return meaning
     replies: dict[str, dict[str, AceAction | Offer]] = {
         "offer": {"n": Offer(0), "no": Offer(0), "none": Offer(0), "pass": Offer(0), "w": Offer(0),
                   "withdraw": Offer(0)},
@@ -149,17 +164,19 @@ def parse_reply(text: str, legal: Sequence[str]) -> AceAction | Offer | str | No
 
 PROMPTS = {
     "offer": ("Bet how much that the matador is knocked out? [a whole number, 0 or n for no bet] ",
-              "Answer a whole number to offer (0 or n: no bet); q to leave."),
-    "accept": ("Accept or decline? [a/d] ", "Answer a to accept the bet, d to decline it; q to leave."),
+              "Answer a whole number to offer (0 or n: no bet); r for the rules, q to leave."),
+    "accept": ("Accept or decline? [a/d] ",
+               "Answer a to accept the bet, d to decline it; r for the rules, q to leave."),
     "keep": ("Keep or swap with your left neighbour? [k/s] ",
-             "Answer k to keep your card, s to swap with the player on your left; q to leave."),
+             "Answer k to keep your card, s to swap with the player on your left; r for the rules, "
+             "q to leave."),
 }
 
 
 def _status(obs: Mapping[str, Any]) -> str:
     names, me = obs["names"], obs["seat"]
     money = ", ".join(f"{'You' if s == me else names[s]} {obs['money'][s]:+d}"
-                      for s in range(obs["players"]) if obs["in"][s])
+                      + ("" if obs["in"][s] else " (out)") for s in range(obs["players"]))
     card = card_text(obs["card"]) if obs["card"] else "no card"
     return f"[round {obs['round']} · matador {names[obs['matador']]} · you hold {card} · money: {money}]"
 
@@ -167,12 +184,16 @@ def _status(obs: Mapping[str, Any]) -> str:
 def play_ace_chasing(*, players: int = 5, name: str = "You", bots: Sequence[str] = ("odds",),
                      seed: int | None = None, matador: int = 0, save: str | None = None,
                      ask: Callable[[str], str] = input,
-                     say: Callable[[str], None] = print) -> AceChasingGame:
+                     say: Callable[[str], None] = print,
+                     show: Callable[[Mapping[str, Any]], None] | None = None,
+                     pace: Pace | None = None) -> AceChasingGame:
     """You (seat 0) against bots at an Ace Chasing table, until the game ends or you leave.
 
     ``bots`` is one spec for every bot seat or one per bot seat; ``ask`` reads a reply to a
-    prompt and ``say`` prints a line. Raises :class:`chasetheace.play.QuitGame` if you quit (the record, if
-    saved, stays as far as it went). Returns the finished game.
+    prompt and ``say`` prints a line; ``show(observation)`` draws the table before each of your
+    decisions (by default a one-line status); ``pace`` sets the pauses (none without it).
+    Raises :class:`chasetheace.play.QuitGame` if you quit (the record, if saved, stays as far as
+    it went). Returns the finished game.
     """
     specs = _specs(bots, players - 1, "bot seats")
     AceChasingGame(players)  # checks the player count
@@ -188,7 +209,10 @@ def play_ace_chasing(*, players: int = 5, name: str = "You", bots: Sequence[str]
     watching = False
     while True:
         obs = game.observation(0)
-        for view in obs["history"][told:]:
+        batch = obs["history"][told:]
+        for index, view in enumerate(batch):
+            if pace is not None and _paced(batch, index, names, say, pace):
+                continue
             for line in narrate(view, names, 0):
                 say(line)
         told = len(obs["history"])
@@ -197,13 +221,18 @@ def play_ace_chasing(*, players: int = 5, name: str = "You", bots: Sequence[str]
             break
         if not obs["in"][0] and not watching:
             watching = True
-            say("You are out: the bots play on to the end.")
+            say("Skipping to the end of the game." if pace is not None and pace.skipping
+                else "You are out: the bots play on to the end.")
         if seat == 0:
-            say(_status(obs))
+            (show or (lambda o: say(_status(o))))(obs)
+            if pace is not None:
+                pace.asked()
             game.act(_ask(game, ask, say))
         else:
             bot = robots[seat]
             assert bot is not None
+            if pace is not None:
+                pace.before_bot_move()
             game.act(bot.choose(game.observation(seat), game.legal_actions(), rng))
         _save(save, game)
     say("Money: " + " · ".join(f"{n} {m:+d}" for n, m in zip(names, game.money)))
@@ -212,13 +241,47 @@ def play_ace_chasing(*, players: int = 5, name: str = "You", bots: Sequence[str]
     return game
 
 
+def _paced(batch: Sequence[Mapping[str, Any]], index: int, names: Sequence[str],
+           say: Callable[[str], None], pace: Pace) -> bool:
+    """Pace the telling of ``batch[index]``; True if it is not to be told (skipping to the end)."""
+    view = batch[index]
+    if view["type"] == "round_started":
+        pace.hand_started()
+    if pace.skipping:
+        return bool(view["type"] != "game_over")
+    if view["type"] == "eliminated" and 0 in view["seats"] and \
+            not any(later["type"] == "game_over" for later in batch[index:]):
+        for line in narrate(view, names, 0):
+            say(line)
+        pace.out()
+        return True
+    return False
+
+
+def _prompt(game: AceChasingGame, phase: str) -> str:
+    """The question for ``phase``; an exchange names the neighbour you would swap with."""
+    if phase != "keep":
+        return PROMPTS[phase][0]
+    obs = game.observation(0)
+    left = left_neighbour(obs)
+    if left is None:
+        return PROMPTS[phase][0]
+    who = obs["names"][left] + (", the matador" if left == obs["matador"] else "")
+    return f"Keep your card or swap with {who}? [k/s] "
+
+
 def _ask(game: AceChasingGame, ask: Callable[[str], str], say: Callable[[str], None]) -> AceAction | Offer:
     legal = [a.value for a in game.legal_actions()]
-    prompt, help_text = PROMPTS[legal[0]]
+    help_text = PROMPTS[legal[0]][1]
+    prompt = _prompt(game, legal[0])
     while True:
         reply = parse_reply(ask(prompt), legal)
         if reply == "quit":
             raise QuitGame
+        if reply == "rules":
+            for line in RULES_SUMMARY:
+                say("  " + line)
+            continue
         if isinstance(reply, AceAction | Offer) and game.can_act(reply):
             return reply
         say(help_text)
@@ -361,12 +424,31 @@ def play_from_cli(args: argparse.Namespace, console: Console, rules: Rules) -> i
         return 0
     from rich.markup import escape
 
+    from .acechasing_view import ace_table
+
     players = args.players if args.players is not None else (
         len(args.bot) + 1 if args.bot and len(args.bot) > 1 else 5)
-    play_ace_chasing(players=players, name=args.name, bots=args.bot, seed=args.seed, save=args.save,
-                     ask=lambda prompt: console.input(f"[bold cyan]{escape(prompt)}[/]"),
-                     say=lambda line: console.print(line, markup=False))
-    return 0
+    if args.save is not None:
+        check_writable(args.save)
+    pace = make_pace(console, args, "round")
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(10**6)
+    ledger = [0] * players
+    number = 1
+    while True:
+        game = play_ace_chasing(
+            players=players, name=args.name, bots=args.bot, seed=seed if number == 1 else
+            random.Random(f"{seed}/{number}").randrange(10**6), save=numbered(args.save, number),
+            ask=lambda prompt: console.input(f"[bold cyan]{escape(prompt)}[/]"),
+            say=lambda line: console.print(line, markup=False),
+            show=lambda obs: console.print(ace_table(obs)), pace=pace)
+        console.print(ace_table(game.observation(0)))
+        ledger = [a + b for a, b in zip(ledger, game.money)]
+        console.print(f"Money after {number} game{'s' if number > 1 else ''}: "
+                      + " · ".join(f"{n} {m:+d}" for n, m in zip(game.names, ledger)), markup=False)
+        if not _again(console):
+            return 0
+        number += 1
+        pace = make_pace(console, args, "round")
 
 
 def simulate_from_cli(args: argparse.Namespace) -> int:

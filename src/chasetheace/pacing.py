@@ -60,6 +60,7 @@ class Pace:
     sleep: Callable[[float], None] = field(default=lambda seconds: time.sleep(seconds), repr=False)
     ask: Callable[[str], str] = input
     skipping: bool = False
+    unit: str = "hand"  # what the game calls one deal: "hand", or "round" in Ace Chasing
     _asked_this_hand: bool = field(default=False, repr=False)
     _offered: bool = field(default=False, repr=False)
     _in_hand: bool = field(default=False, repr=False)
@@ -87,7 +88,7 @@ class Pace:
 
     def wait_for_next_hand(self) -> None:
         """Wait for Enter (any line) before the next hand."""
-        self.ask(NEXT_HAND_PROMPT)
+        self.ask(NEXT_HAND_PROMPT.replace("hand", self.unit))
 
     def out(self) -> bool:
         """The person is out: offer (once) to watch or skip; True if they watch."""

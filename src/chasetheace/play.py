@@ -335,7 +335,7 @@ def game_heading(preset: str, rule_specs: Sequence[str] = ()) -> str:
     return f"{info.title} ({info.name} rules{changes})"
 
 
-def make_pace(console: Console, args: argparse.Namespace) -> Pace:
+def make_pace(console: Console, args: argparse.Namespace, unit: str = "hand") -> Pace:
     """The pace of play from ``--delay`` (default: a human pace at a terminal, none otherwise)."""
     from rich.markup import escape
 
@@ -343,10 +343,10 @@ def make_pace(console: Console, args: argparse.Namespace) -> Pace:
     if delay is None:
         delay = DEFAULT_DELAY if console.is_terminal else 0.0
     def ask(prompt: str) -> str:
-        style = "dim" if prompt == NEXT_HAND_PROMPT else "bold cyan"
+        style = "dim" if prompt.startswith(NEXT_HAND_PROMPT.split(" for ")[0]) else "bold cyan"
         return console.input(f"[{style}]{escape(prompt)}[/]")
 
-    return Pace(delay=delay, ask=ask)
+    return Pace(delay=delay, ask=ask, unit=unit)
 
 
 def numbered(path: str | None, number: int) -> str | None:
