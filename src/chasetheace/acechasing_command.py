@@ -221,8 +221,8 @@ def play_ace_chasing(*, players: int = 5, name: str = "You", bots: Sequence[str]
             break
         if not obs["in"][0] and not watching:
             watching = True
-            say("Skipping to the end of the game." if pace is not None and pace.skipping
-                else "You are out: the bots play on to the end.")
+            if pace is None:  # with a pace, you were asked to watch or skip
+                say("You are out: the bots play on to the end.")
         if seat == 0:
             (show or (lambda o: say(_status(o))))(obs)
             if pace is not None:
@@ -253,7 +253,8 @@ def _paced(batch: Sequence[Mapping[str, Any]], index: int, names: Sequence[str],
             not any(later["type"] == "game_over" for later in batch[index:]):
         for line in narrate(view, names, 0):
             say(line)
-        pace.out()
+        if not pace.out():
+            say("Skipping to the end of the game.")
         return True
     return False
 

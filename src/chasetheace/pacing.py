@@ -31,7 +31,7 @@ __all__ = ["Pace", "DEFAULT_DELAY", "NEXT_HAND_PROMPT", "WATCH_PROMPT", "parse_d
 DEFAULT_DELAY = 0.6
 """Seconds between moves at the table, about the pace of people playing."""
 NEXT_HAND_PROMPT = "Press Enter for the next hand "
-WATCH_PROMPT = "You are out. Watch the rest of the game, or skip to the end? [W/s] "
+WATCH_PROMPT = "Watch the rest of the game, or skip to the end? [W/s] "
 
 
 def parse_delay(text: str) -> float:

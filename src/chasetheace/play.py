@@ -252,7 +252,7 @@ def run_table(console: Console, game: Game, bots: Sequence[Bot | None], you: int
             break
         if not obs["in"][you] and not watching:
             watching = True
-            if pace is None or not pace.skipping:
+            if pace is None:  # with a pace, the person was asked to watch or skip
                 console.print("[dim]You are out: the bots play on to the end.[/dim]")
         if seat == you:
             _save(save, game)  # a game left at this question is saved up to it
