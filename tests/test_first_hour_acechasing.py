@@ -165,3 +165,19 @@ def test_once_out_watch_or_skip(monkeypatch: pytest.MonkeyPatch, capsys: pytest.
     assert "Skipping to the end of the game." in rest and "is the matador" not in rest
     winner = next(line for line in parts[1].splitlines() if "the game." in line and "win" in line)
     assert winner in rest
+
+
+def test_the_matadors_own_words() -> None:
+    from chasetheace.acechasing_command import narrate
+
+    names = ["You", "Bob", "Cat", "Dan"]
+    assert narrate({"type": "swap", "seat": 3, "neighbour": 0}, names, 0) == ["Dan: Swap with you."]
+    assert narrate({"type": "shown", "step": 1, "cards": [[0, "5d"]]}, names, 0) == \
+        ["You, the matador, show 5♦."]
+    assert narrate({"type": "shown", "step": 1, "cards": [[1, "5d"]]}, names, 0) == \
+        ["The matador, Bob, shows 5♦."]
+    accepted = {"type": "bet_accepted", "seat": 1, "amount": 3}
+    assert narrate(accepted, names, 0, matador=0) == ["You accepted Bob's offer of 3."]
+    assert narrate(accepted, names, 2, matador=0) == ["The matador accepted Bob's offer of 3."]
+    assert narrate({"type": "bet_declined", "seat": 0, "amount": 2}, names, 0, matador=3) == \
+        ["The matador declined your offer of 2."]

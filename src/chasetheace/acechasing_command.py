@@ -69,14 +69,20 @@ def _place(index: int, size: int) -> str:
     return {0: "1st", 1: "2nd", 2: "3rd"}.get(index, f"{index + 1}th")
 
 
-def narrate(view: Mapping[str, Any], names: Sequence[str], viewer: int | None = None) -> list[str]:
+def narrate(view: Mapping[str, Any], names: Sequence[str], viewer: int | None = None,
+            matador: int | None = None) -> list[str]:
     """One event, as a seat sees it (a dict from ``observation(seat)["history"]``), in words.
+
+    ``matador`` is this round's matador, if known (a viewer who is the matador is "you").
 
     >>> narrate({"type": "shown", "step": 2, "cards": [[2, "Ah"]]}, ["Ann", "Bob", "Cat"], 0)
     ['Lower than the matador: Cat shows A♥.']
     """
     def who(seat: int) -> str:
         return "You" if seat == viewer else names[seat]
+
+    def whom(seat: int) -> str:
+        return "you" if seat == viewer else names[seat]
 
     def shown(pairs: Sequence[Sequence[Any]]) -> str:
         return ", ".join(f"{who(s)} show{'' if s == viewer else 's'} {card_text(c)}" for s, c in pairs)
@@ -98,7 +104,8 @@ def narrate(view: Mapping[str, Any], names: Sequence[str], viewer: int | None = 
                 else f"{who(s)} withdraw{'' if s == viewer else 's'}."]
     if kind in ("bet_accepted", "bet_declined"):
         verdict = "accepted" if kind == "bet_accepted" else "declined"
-        return [f"The matador {verdict} {who(view['seat'])}'s offer of {view['amount']}."
+        by = "You" if viewer is not None and viewer == matador else "The matador"
+        return [f"{by} {verdict} {who(view['seat'])}'s offer of {view['amount']}."
                 .replace("You's", "your")]
     if kind == "betting_closed":
         bets = ", ".join(f"{who(s)} {a}" for s, a in view["bets"]) or "none"
@@ -106,7 +113,7 @@ def narrate(view: Mapping[str, Any], names: Sequence[str], viewer: int | None = 
     if kind == "keep":
         return [f"{who(view['seat'])}: Keep."]
     if kind == "swap":
-        line = f"{who(view['seat'])}: Swap with {who(view['neighbour'])}."
+        line = f"{who(view['seat'])}: Swap with {whom(view['neighbour'])}."
         if "given" in view and viewer in (view["seat"], view["neighbour"]):
             mine = view["seat"] == viewer
             gave, got = (view["given"], view["received"]) if mine else (view["received"], view["given"])
@@ -118,7 +125,9 @@ def narrate(view: Mapping[str, Any], names: Sequence[str], viewer: int | None = 
         head = {1: "The matador", 2: "Lower than the matador", 3: "Of a face-up ace's suit"}
         if view["step"] == 1:
             s, c = view["cards"][0]
-            return [f"{head[1]}, {who(s)}, show{'' if s == viewer else 's'} {card_text(c)}."]
+            if s == viewer:
+                return [f"You, the matador, show {card_text(c)}."]
+            return [f"{head[1]}, {who(s)}, shows {card_text(c)}."]
         return [f"{head[view['step']]}: {shown(view['cards'])}."]
     if kind == "settled":
         m, es = view["matador"], "" if view["matador"] == viewer else "s"
@@ -207,13 +216,16 @@ def play_ace_chasing(*, players: int = 5, name: str = "You", bots: Sequence[str]
         + ", ".join(f"{n} ({s})" for n, s in zip(names[1:], specs)) + ".")
     told = 0
     watching = False
+    matador_now: int | None = None
     while True:
         obs = game.observation(0)
         batch = obs["history"][told:]
         for index, view in enumerate(batch):
             if pace is not None and _paced(batch, index, names, say, pace):
                 continue
-            for line in narrate(view, names, 0):
+            if view["type"] == "round_started":
+                matador_now = view["matador"]
+            for line in narrate(view, names, 0, matador_now):
                 say(line)
         told = len(obs["history"])
         seat = game.to_act

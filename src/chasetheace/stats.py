@@ -231,7 +231,8 @@ def _print(console: Any, s: Summary, path: Path) -> None:
                   f"[dim]({escape(str(path))})[/dim]")
     if not s.games:
         return
-    places = Table(title="Your lives lost per hand, by place in the turn order", title_justify="left")
+    places = Table(title="Your lives lost per hand, by place in the turn order", title_justify="left",
+                   min_width=56)
     for name in ("position", "hands", "lives lost", "per hand"):
         places.add_column(name, justify="left" if name == "position" else "right")
     for row in s.by_position:
