@@ -37,6 +37,7 @@ def check_plot_file(path: str, option: str = "--plot") -> None:
     Needs matplotlib (the ``[plot]`` extra); says so when it is missing.
     """
     try:
+        import matplotlib  # noqa: F401 (the package itself, as the plot will need it)
         from matplotlib.figure import Figure
     except ImportError:
         raise ValueError(f"{option} needs matplotlib: pip install 'chase-the-ace[plot]'") from None
