@@ -212,3 +212,26 @@ def test_ticker_counts_seconds_on_a_terminal() -> None:
     with Ticker("working", quiet, show=False):
         pass
     assert quiet.getvalue() == ""
+
+
+def test_ace_chasing_simulate_checks_its_csv_before_the_run(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    import chasetheace.acechasing_command as command
+
+    def no_run(**kwargs: Any) -> Any:
+        raise AssertionError("simulated before checking the CSV file")
+
+    monkeypatch.setattr(command, "simulate_ace_chasing", no_run)
+    target = tmp_path / "no" / "x.csv"
+    status, out, err = run(monkeypatch, capsys, ["simulate", "--game", "ace-chasing", "--csv", str(target)])
+    assert status == 2 and out == ""
+    assert err == f"chase-the-ace: error: cannot write {target}: there is no folder {target.parent}\n"
+
+
+def test_serve_errors_have_the_error_prefix(monkeypatch: pytest.MonkeyPatch,
+                                            capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    pytest.importorskip("starlette")
+    for argv in (["serve", "--port", "70000"], ["serve", "--db", str(tmp_path / "no" / "x.sqlite3")]):
+        status, out, err = run(monkeypatch, capsys, argv)
+        assert status == 2 and out == ""
+        assert err.startswith("chase-the-ace: error: ") and err.count("\n") == 1, argv

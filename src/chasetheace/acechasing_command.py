@@ -473,6 +473,8 @@ def simulate_from_cli(args: argparse.Namespace) -> int:
             raise ValueError(f"{flag} is not available for Ace Chasing (use --games, --json, --csv)")
     players = args.players if args.players is not None else (
         len(args.bot) if args.bot and len(args.bot) > 1 else 5)
+    if args.csv is not None:
+        check_writable(args.csv)  # before the run, not after it
     result = simulate_ace_chasing(players=players, bots=args.bot or ["odds"], games=args.games or 1000,
                                   seed=args.seed)
     print(json.dumps(result, indent=2) if args.json else "\n".join(format_simulation(result)))
