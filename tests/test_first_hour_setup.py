@@ -79,6 +79,12 @@ def test_docs_cite_their_sources_in_words() -> None:
     assert {n for note in notes for n in cited(note)} <= set(SOURCES)
 
 
+def test_strategy_doc_writes_ten_as_10() -> None:
+    text = (ROOT / "docs" / "strategy.md").read_text()
+    assert re.search(r"\bT\b", text) is None
+    assert re.search(r"keep 10\b", text)
+
+
 def test_rules_at_80_columns_cut_nothing(monkeypatch: pytest.MonkeyPatch,
                                         capsys: pytest.CaptureFixture[str]) -> None:
     pytest.importorskip("rich")
