@@ -181,3 +181,15 @@ def test_the_matadors_own_words() -> None:
     assert narrate(accepted, names, 2, matador=0) == ["The matador accepted Bob's offer of 3."]
     assert narrate({"type": "bet_declined", "seat": 0, "amount": 2}, names, 0, matador=3) == \
         ["The matador declined your offer of 2."]
+
+
+def test_the_ace_chasing_play_subcommand_is_the_same_table(monkeypatch: pytest.MonkeyPatch,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    asked = replies(monkeypatch, iter(["n"]))
+    monkeypatch.setattr(sys, "stdin", io.StringIO(""))
+    assert cli.main(["ace-chasing", "play", "--seed", "3", "--players", "4", "--delay", "0",
+                     "--matador", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "Round 1: Cat is the matador." in out
+    assert "│ Player" in out and "Money after 1 game:" in out
+    assert any("Another game" in p for p in asked)

@@ -34,7 +34,7 @@ from .acechasing_view import left_neighbour
 from .errors import RecordError
 from .events import Eliminated
 from .files import check_writable, read_json_record
-from .pacing import Pace
+from .pacing import Pace, parse_delay
 from .play import (
     HELP_WORDS,
     QUIT_WORDS,
@@ -435,12 +435,18 @@ def play_from_cli(args: argparse.Namespace, console: Console, rules: Rules) -> i
         for line in RULES_SUMMARY:
             console.print("• " + line, markup=False)
         return 0
+    players = args.players if args.players is not None else (
+        len(args.bot) + 1 if args.bot and len(args.bot) > 1 else 5)
+    return play_games(args, console, players)
+
+
+def play_games(args: argparse.Namespace, console: Console, players: int, matador: int = 0) -> int:
+    """Games of Ace Chasing at the terminal, one after another while you answer yes, with the
+    table drawn by Rich, the pace of ``--delay`` and the money over the games."""
     from rich.markup import escape
 
     from .acechasing_view import ace_table
 
-    players = args.players if args.players is not None else (
-        len(args.bot) + 1 if args.bot and len(args.bot) > 1 else 5)
     if args.save is not None:
         check_writable(args.save)
     pace = make_pace(console, args, "round")
@@ -450,9 +456,10 @@ def play_from_cli(args: argparse.Namespace, console: Console, rules: Rules) -> i
     while True:
         game = play_ace_chasing(
             players=players, name=args.name, bots=args.bot, seed=seed if number == 1 else
-            random.Random(f"{seed}/{number}").randrange(10**6), save=numbered(args.save, number),
+            random.Random(f"{seed}/{number}").randrange(10**6), matador=matador,
+            save=numbered(args.save, number),
             ask=lambda prompt: console.input(f"[bold cyan]{escape(prompt)}[/]"),
-            say=lambda line: console.print(line, markup=False),
+            say=lambda line: console.print(line, markup=False, soft_wrap=True),
             show=lambda obs: console.print(ace_table(obs)), pace=pace)
         console.print(ace_table(game.observation(0)))
         ledger = [a + b for a, b in zip(ledger, game.money)]
@@ -501,9 +508,10 @@ def write_csv(result: Mapping[str, Any], path: str) -> None:
 
 def run_play(args: argparse.Namespace) -> int:
     """``play`` with the arguments of :func:`add_play_arguments`; the exit status."""
+    from .play import make_console
+
     try:
-        play_ace_chasing(players=args.players, name=args.name, bots=args.bot or ["odds"],
-                         seed=args.seed, matador=args.matador, save=args.save)
+        return play_games(args, make_console(), args.players, args.matador)
     except (QuitGame, EOFError):
         print("You leave the table; the game is left unfinished.")
     return 0
@@ -565,6 +573,8 @@ def add_play_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--matador", type=int, default=0, metavar="SEAT",
                         help="the first matador's seat (default 0: you)")
     parser.add_argument("--save", metavar="FILE", help="write the game record (JSON) to FILE")
+    parser.add_argument("--delay", type=parse_delay, metavar="SECONDS",
+                        help="pause between moves (default 0.6 at a terminal; 0 for none)")
 
 
 def add_simulate_arguments(parser: argparse.ArgumentParser) -> None:
