@@ -120,3 +120,15 @@ def test_stats_option_and_bad_paths(monkeypatch: pytest.MonkeyPatch, capsys: pyt
     junk.write_text("not a database at all, " * 100)
     status, out, err = run(monkeypatch, capsys, ["stats", "--stats", str(junk)])
     assert status == 2 and err.startswith("chase-the-ace: error: cannot use") and err.count("\n") == 1
+
+
+def test_a_stats_file_that_fails_mid_session_is_a_note(capsys: pytest.CaptureFixture[str]) -> None:
+    from chasetheace.stats import keep_game
+
+    store = StatsStore(":memory:")
+    store.close()  # any write now fails
+    keep_game(store, _finished(1), you=0, bots=["threshold:8"] * 2, preset="standard")
+    err = capsys.readouterr().err
+    assert err.startswith("chase-the-ace: note: cannot write the stats to :memory:") and err.count("\n") == 1
+    keep_game(None, _finished(1), you=0, bots=[], preset="standard")  # no store: nothing to do
+    assert capsys.readouterr().err == ""

@@ -19,7 +19,7 @@ from .pacing import DEFAULT_DELAY, NEXT_HAND_PROMPT, Pace
 from .render import Narrator, card_text, explain_rules
 from .rules import Rules, preset_info
 from .session import Session
-from .stats import open_stats
+from .stats import keep_game, open_stats
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -306,8 +306,7 @@ def play_chase_the_ace(args: argparse.Namespace, console: Console, rules: Rules)
         _save(path, game)  # fail now, not after the game, if the file cannot be written
         bots: list[Bot | None] = [None, *(make_bot(s, rules, players) for s in specs)]
         run_table(console, game, bots, 0, choices, path, make_pace(console, args))
-        if stats is not None:
-            stats.add(game, you=0, bots=specs, preset=preset_info(args.preset).name)
+        keep_game(stats, game, you=0, bots=specs, preset=preset_info(args.preset).name)
         ledger = " · ".join(f"{n} {m:+d}" for n, m in zip(names, session.money))
         console.print(f"Money after {number} game{'s' if number > 1 else ''}: {ledger}"
                       + (f" (pot carried over: {session.carry})" if session.carry else ""),

@@ -34,8 +34,8 @@ from .seats import position_name
 if TYPE_CHECKING:
     from .game import Game
 
-__all__ = ["ENV_VAR", "StatsStore", "Summary", "default_path", "stats_path", "open_stats", "register",
-           "run"]
+__all__ = ["ENV_VAR", "StatsStore", "Summary", "default_path", "stats_path", "open_stats", "keep_game",
+           "register", "run"]
 
 ENV_VAR = "CHASE_THE_ACE_STATS"
 """An environment variable naming the stats file (overrides the data directory)."""
@@ -73,6 +73,17 @@ def stats_path(option: str | None = None) -> Path:
     """The stats file: ``option`` if given, else ``$CHASE_THE_ACE_STATS``, else :func:`default_path`."""
     chosen = option or os.environ.get(ENV_VAR)
     return Path(chosen) if chosen else default_path()
+
+
+def keep_game(store: StatsStore | None, game: Game, *, you: int, bots: Sequence[str], preset: str) -> None:
+    """Add a finished game to ``store`` if there is one; a failure is a note on stderr, not the end
+    of the session (the game itself is over and saved)."""
+    if store is None:
+        return
+    try:
+        store.add(game, you=you, bots=bots, preset=preset)
+    except ValueError as exc:
+        print(f"chase-the-ace: note: {exc}", file=sys.stderr)
 
 
 def open_stats(option: str | None = None) -> StatsStore | None:
@@ -124,6 +135,13 @@ class StatsStore:
             raise ValueError("only a finished game goes into the stats")
         hands = _your_hands(game, you)
         won = list(game.winners) == [you]
+        try:
+            self._insert(game, hands, won, you, bots, preset)
+        except sqlite3.Error as exc:
+            raise ValueError(f"cannot write the stats to {self.path}: {exc}") from None
+
+    def _insert(self, game: Game, hands: list[tuple[int, str, int, int]], won: bool, you: int,
+                bots: Sequence[str], preset: str) -> None:
         with self._db:
             cursor = self._db.execute(
                 "INSERT INTO games (finished, preset, rules, players, bots, won, shared, hands) "
