@@ -129,7 +129,8 @@ def test_solve_prints_the_rules_in_words_and_ten_as_10(
     status, out, err = run(monkeypatch, capsys, ["solve", "--players", "2", "--preset", "le-her"])
     assert status == 0, err
     head = out.splitlines()[0]
-    assert head.endswith("rules: le-her (lives=1, dealer_draws_blocker=void, ties=eldest-loses)")
+    assert head == "Le Her, one hand, 2 players, rules: le-her (lives=1, dealer_draws_blocker=void, " \
+        "ties=eldest-loses)"
     assert "{" not in out and "'" not in head
     status, out, err = run(monkeypatch, capsys, ["solve", "--players", "3", "--situations", "40"])
     assert status == 0, err

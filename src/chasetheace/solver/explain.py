@@ -156,7 +156,8 @@ def render_text(sol: Solution, situations: int = 6) -> str:
 
     deck, n = sol.deck, sol.players
     error = "" if sol.nash_conv_error is None else f" +- {sol.nash_conv_error:.1e} (sampled estimate)"
-    lines = [f"Chase the Ace, one hand, {n} players, rules: {rules_text(sol.rules)}",
+    title = next((p.title for p in PRESETS if p.rules == sol.rules), "Chase the Ace")
+    lines = [f"{title}, one hand, {n} players, rules: {rules_text(sol.rules)}",
              f"method {sol.method}, NashConv {sol.nash_conv:.2e}{error} lives, {sol.seconds:.1f} s"]
     if sol.value is not None:
         lines.append(f"exact value: the eldest loses with probability {sol.value} (= {float(sol.value):.6f})")
