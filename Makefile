@@ -11,6 +11,8 @@ EXTRAS = $$($(PY) -c 'import tomllib; print(",".join(tomllib.load(open("pyprojec
 .PHONY: play test lint bench bench-solver serve setup clean
 
 $(PY):
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
+	  { echo "chase-the-ace needs Python 3.11 or newer; $(PYTHON) is older: try make play PYTHON=python3.12"; exit 1; }
 	$(PYTHON) -m venv $(VENV)
 
 # playing needs Rich and platformdirs only (the [cli] extra)

@@ -99,3 +99,16 @@ def test_rules_at_80_columns_cut_nothing(monkeypatch: pytest.MonkeyPatch,
     out = capsys.readouterr().out
     assert "Hoyle/Foster" in out and "Montmort," in out
     assert '000: "Ranter-Go-Round", Wikipedia' in out and "Matthew Allen" not in out  # 003 not cited
+
+
+def test_make_refuses_a_python_older_than_3_11(tmp_path: Path) -> None:
+    if shutil.which("make") is None:
+        pytest.skip("make is not installed")
+    old = tmp_path / "python3.9"
+    old.write_text("#!/bin/sh\nexit 1\n")  # answers the version check like an old Python
+    old.chmod(0o755)
+    done = subprocess.run(["make", "--no-print-directory", "-C", str(ROOT), "play", f"PYTHON={old}",
+                           f"VENV={tmp_path / 'venv'}"], capture_output=True, text=True)
+    assert done.returncode != 0
+    assert f"chase-the-ace needs Python 3.11 or newer; {old} is older" in done.stdout
+    assert not (tmp_path / "venv").exists()
