@@ -5,6 +5,11 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 ARGS ?=
+# The venv is made without a pip of its own (a moment instead of seconds); the pip of $(PYTHON)
+# installs into it (pip >= 22.3 has --python), or else the venv gets its own pip first.
+# `make test` gives the venv its own pip in any case.
+INSTALL = $(PYTHON) -m pip --python $(PY) install -q --disable-pip-version-check
+OWN_PIP = { $(PY) -m pip --version >/dev/null 2>&1 || $(PY) -m ensurepip -q; }
 # every extra in pyproject.toml (dev, all, and any added later), for `make test`
 EXTRAS = $$($(PY) -c 'import tomllib; print(",".join(tomllib.load(open("pyproject.toml", "rb"))["project"]["optional-dependencies"]))')
 
@@ -13,18 +18,19 @@ EXTRAS = $$($(PY) -c 'import tomllib; print(",".join(tomllib.load(open("pyprojec
 $(PY):
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
 	  { echo "chase-the-ace needs Python 3.11 or newer; $(PYTHON) is older: try make play PYTHON=python3.12"; exit 1; }
-	$(PYTHON) -m venv $(VENV)
+	$(PYTHON) -m venv --without-pip $(VENV)
 
 # playing needs Rich and platformdirs only (the [cli] extra)
 $(VENV)/.play: pyproject.toml | $(PY)
-	$(PY) -m pip install -q --disable-pip-version-check -e '.[cli]'
+	$(INSTALL) -e '.[cli]' || { $(OWN_PIP) && $(PY) -m pip install -q -e '.[cli]'; }
 	touch $@
 
 $(VENV)/.serve: pyproject.toml | $(PY)
-	$(PY) -m pip install -q --disable-pip-version-check -e '.[cli,web]'
+	$(INSTALL) -e '.[cli,web]' || { $(OWN_PIP) && $(PY) -m pip install -q -e '.[cli,web]'; }
 	touch $@
 
 $(VENV)/.everything: pyproject.toml | $(PY)
+	$(OWN_PIP)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e ".[$(EXTRAS)]"
 	touch $@
