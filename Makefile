@@ -9,7 +9,7 @@ ARGS ?=
 # installs into it (pip >= 22.3 has --python), or else the venv gets its own pip first.
 # `make test` gives the venv its own pip in any case.
 INSTALL = $(PYTHON) -m pip --python $(PY) install -q --disable-pip-version-check
-OWN_PIP = { $(PY) -m pip --version >/dev/null 2>&1 || $(PY) -m ensurepip -q; }
+OWN_PIP = { $(PY) -m pip --version >/dev/null 2>&1 || $(PY) -m ensurepip >/dev/null; }
 # every extra in pyproject.toml (dev, all, and any added later), for `make test`
 EXTRAS = $$($(PY) -c 'import tomllib; print(",".join(tomllib.load(open("pyproject.toml", "rb"))["project"]["optional-dependencies"]))')
 
