@@ -1,40 +1,63 @@
-# make play: set up and play; make test: set up and run every test.
+# make play: set up what playing needs and play; make test: set up everything and run every test.
+# Each target installs into the same .venv what it needs, once (a stamp file per set-up), so
+# `make play` then `make test` adds the rest. Options for the game: make play ARGS="--preset cuckoo".
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
-STAMP := $(VENV)/.installed
+ARGS ?=
+# The venv is made without a pip of its own (a moment instead of seconds); the pip of $(PYTHON)
+# installs into it (pip >= 22.3 has --python), or else the venv gets its own pip first.
+# `make test` gives the venv its own pip in any case.
+INSTALL = $(PYTHON) -m pip --python $(PY) install -q --disable-pip-version-check
+OWN_PIP = { $(PY) -m pip --version >/dev/null 2>&1 || $(PY) -m ensurepip >/dev/null; }
+# every extra in pyproject.toml (dev, all, and any added later), for `make test`
+EXTRAS = $$($(PY) -c 'import tomllib; print(",".join(tomllib.load(open("pyproject.toml", "rb"))["project"]["optional-dependencies"]))')
 
 .PHONY: play test lint bench bench-solver serve setup clean
 
-$(STAMP): pyproject.toml
-	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[dev,all]'
+$(PY):
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
+	  { echo "chase-the-ace needs Python 3.11 or newer; $(PYTHON) is older: try make play PYTHON=python3.12"; exit 1; }
+	$(PYTHON) -m venv --without-pip $(VENV)
+
+# playing needs Rich and platformdirs only (the [cli] extra)
+$(VENV)/.play: pyproject.toml | $(PY)
+	$(INSTALL) -e '.[cli]' || { $(OWN_PIP) && $(PY) -m pip install -q -e '.[cli]'; }
 	touch $@
 
-setup: $(STAMP)
+$(VENV)/.serve: pyproject.toml | $(PY)
+	$(INSTALL) -e '.[cli,web]' || { $(OWN_PIP) && $(PY) -m pip install -q -e '.[cli,web]'; }
+	touch $@
 
-play: $(STAMP)
-	$(VENV)/bin/chase-the-ace play
+$(VENV)/.everything: pyproject.toml | $(PY)
+	$(OWN_PIP)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e ".[$(EXTRAS)]"
+	touch $@
 
-serve: $(STAMP)
-	$(PY) -m chasetheace.web
+setup: $(VENV)/.everything
 
-test: $(STAMP)
-	$(PY) -m pytest
+play: $(VENV)/.play
+	$(VENV)/bin/chase-the-ace play $(ARGS)
 
-lint: $(STAMP)
+serve: $(VENV)/.serve
+	$(PY) -m chasetheace.web $(ARGS)
+
+test: $(VENV)/.everything
+	$(PY) -m pytest $(ARGS)
+
+lint: $(VENV)/.everything
 	$(PY) -m ruff check src tests benchmarks examples
 	$(PY) -m mypy src
 
-bench: $(STAMP)
+bench: $(VENV)/.everything
 	$(PY) benchmarks/engine.py
 	$(PY) benchmarks/bots.py --games 300
 	$(PY) benchmarks/simulate.py
 	$(PY) benchmarks/adapters.py
 	$(PY) benchmarks/acechasing.py
 
-bench-solver: $(STAMP)
+bench-solver: $(VENV)/.everything
 	$(PY) benchmarks/solver.py
 
 clean:

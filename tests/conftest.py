@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import os
 import sys
+import tempfile
 from pathlib import Path
 
 from hypothesis import HealthCheck, settings
@@ -12,3 +13,6 @@ for _name, _examples in (("ci", 60), ("dev", 30), ("long", 1000)):
     settings.register_profile(_name, max_examples=_examples, deadline=None,
                               suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+# `play` keeps your stats in your data directory: never the real one from the tests
+os.environ["CHASE_THE_ACE_STATS"] = str(Path(tempfile.mkdtemp(prefix="cta-stats-")) / "stats.sqlite3")

@@ -12,7 +12,7 @@ from pathlib import Path
 SRC = Path(__file__).parent.parent / "src"
 
 LAYERS: list[tuple[str, ...]] = [
-    ("seats", "errors", "cards"),
+    ("seats", "errors", "cards", "sources", "files", "progress"),
     ("rules", "events"),
     ("observation", "record"),
     ("game",),
@@ -20,7 +20,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("acechasing", "acechasing.game", "acechasing.events", "acechasing.bots", "solver"),
     ("registry",),
     ("sim", "fast"),
-    ("adapters", "web", "cli", "acechasing.command", "__main__"),
+    ("adapters", "web", "cli", "acechasing.command", "acechasing.view", "__main__"),
 ]
 """Lowest first; a name stands for the module or the package and everything under it. The
 package's ``__init__`` (the facade) sits above them all."""

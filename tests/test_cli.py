@@ -61,7 +61,8 @@ def test_another_game_in_the_same_session(monkeypatch: pytest.MonkeyPatch,
     argv = ["play", "--seed", "4", "--players", "3", "--bot", "threshold:8", "--rule", "lives=2",
             "--save", str(record)]
     _, once, _ = run(monkeypatch, capsys, argv, stdin="k\n" * 100)
-    decisions = once.count("keep or swap?")
+    # every line read before "Another game?": decisions, Enter after a hand sat out, watch or skip
+    decisions = sum(once.count(q) for q in ("keep or swap?", "Press Enter", "Watch the rest"))
     assert "Money after 1 game:" in once and "Another game?" in once
     status, out, err = run(monkeypatch, capsys, argv, stdin="k\n" * decisions + "y\n" + "k\n" * 100)
     assert status == 0 and err == ""
@@ -207,7 +208,7 @@ MISTAKES = [
     (["play", "--players", "three"], "invalid int value"),
     (["simulate", "--games", "0"], "must be at least 1"),
     (["simulate", "--games", "3", "--hands", "3"], "not allowed with argument"),
-    (["play", "--save", "/no/such/dir/game.json"], "No such file or directory"),
+    (["play", "--save", "/no/such/dir/game.json"], "there is no folder /no/such/dir"),
     (["simulate", "--games", "1", "--csv", "/no/such/dir/x.csv"], "cannot write /no/such/dir/x.csv"),
     (["simulate", "--games", "1", "--plot", "/"], "cannot write /"),
     (["replay", "/no/such/record.json"], "/no/such/record.json: No such file or directory"),

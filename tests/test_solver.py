@@ -181,4 +181,4 @@ def test_command_prints_the_strategy(capsys: pytest.CaptureFixture[str], tmp_pat
 def test_command_bad_input_exits_2_with_one_line(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     assert main(argv) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and err.startswith("chase-the-ace solve:")
+    assert err.count("\n") == 1 and err.startswith("chase-the-ace: error: ")

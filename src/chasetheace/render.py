@@ -164,8 +164,10 @@ class Narrator:
         cut = self.rules.dealer_exchange == "cut"
         how = ("cut" if cut else "take the top card of") if d == self.viewer else (
             "cuts" if cut else "takes the top card of")
-        if "drawn" not in ev:
-            return [f"{self.who(d)}: Change! ({how} the stock)"]
+        if "drawn" not in ev:  # another player's draw: what everyone at the table sees
+            take = "cuts a new one from" if cut else "takes the top card of"
+            return [f"{self.who(d)}: Change! {self.who(d)} sets a card aside face down and {take} "
+                    "the stock."]
         s = "" if d == self.viewer else "s"
         return [f"{self.who(d)}: Change! {self.who(d)} {how} the stock: "
                 f"give{s} up {card_text(ev['given'])}, draw{s} {card_text(ev['drawn'])}."]
@@ -250,6 +252,8 @@ def explain_rules(rules: Rules, players: int | None = None) -> list[str]:
     lines.append(f"{table} card each, dealt from a {rules.deck}-card pack. "
                  f"Each player starts with {lives_text(rules.lives)} (chips) and puts "
                  f"{rules.ante} into the pot.")
+    lines.append("A player who loses pays a chip into the kitty, the pile of lost chips in the "
+                 "middle; the pot is the money staked, and the winner of the game takes it.")
     lines.append(f"Cards rank from strongest to weakest: {_order_words(rules.ranking)}. "
                  "Suits do not matter. Whoever holds the lowest card at the showdown loses a life.")
     lines.append("In turn, starting left of the dealer, each player may Stand (keep the card) or "

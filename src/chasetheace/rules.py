@@ -243,6 +243,7 @@ class Preset:
     source: str
     description: str
     players: int | None = None  # the player count the game is meant for, when it has one
+    title: str = "Chase the Ace"  # the game's name, as a table heading says it
 
     @property
     def rules(self) -> Rules:
@@ -259,7 +260,8 @@ PRESETS: tuple[Preset, ...] = (
            "the family rules sheet: every swap goes through, cards go under the stock unshuffled"),
     Preset("cuckoo", (), dict(blocker="king", dealer_exchange="top",
                               dealer_draws_blocker="void", final_tie="split"), "002",
-           "Cuckoo: a king blocks, the dealer may not keep a drawn king, a final tie splits the pot"),
+           "Cuckoo: a king blocks, the dealer may not keep a drawn king, a final tie splits the pot",
+           title="Cuckoo"),
     Preset("hoyle", ("wikipedia-1926",), dict(blocker="top", dealer_exchange="top",
                                              final_tie="no-winner"), "000 (after Hoyle/Foster 1926)",
            "Hoyle 1926: the top card blocks, the dealer takes the top card, a final tie has no winner"),
@@ -267,11 +269,12 @@ PRESETS: tuple[Preset, ...] = (
            "001, Cassell's", "Cassell's 1882: all swaps go through, the last card turned up loses a tie"),
     Preset("hoffmann-1891", (), dict(lives=4), "001", "Hoffmann 1891: four lives"),
     Preset("screw-your-neighbour", ("screw-your-neighbor",), dict(lives=4), "001",
-           "McLeod's American Screw Your Neighbour: four lives, up to 26 players"),
+           "McLeod's American Screw Your Neighbour: four lives, up to 26 players",
+           title="Screw Your Neighbour"),
     Preset("knockout", (), dict(lives=1), "000", "counters are not used: one loss and you are out"),
     Preset("le-her", (), dict(lives=1, dealer_draws_blocker="void", ties="eldest-loses"),
            "Montmort, Waldegrave, 1713", "Le Her, the classic two-player game; ties go to the dealer",
-           players=2),
+           players=2, title="Le Her"),
 )
 
 _BY_NAME: dict[str, Preset] = {n: p for p in PRESETS for n in (p.name, *p.aliases)}

@@ -27,15 +27,30 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..cli.play import HELP_WORDS, QUIT_WORDS, QuitGame, bot_names, bot_specs, parse_answer
+from ..cli.pacing import Pace, parse_delay
+from ..cli.play import (
+    HELP_WORDS,
+    QUIT_WORDS,
+    RULES_WORDS,
+    QuitGame,
+    bot_names,
+    bot_specs,
+    make_pace,
+    numbered,
+    parse_answer,
+    play_again,
+)
 from ..errors import RecordError
 from ..events import Eliminated
+from ..files import check_writable, read_json_record
+from ..record import FORMAT as GAME_FORMAT
 from ..registry import ACE_CHASING_BOTS, make_ace_chasing_bot
 from ..render import card_text
 from ..sim import rate_row
 from .bots import AceChasingBot
 from .events import BetAccepted, RoundStarted, Settled
 from .game import MAX_OFFERS, AceAction, AceChasingGame, Offer
+from .view import left_neighbour
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -54,14 +69,20 @@ def _place(index: int, size: int) -> str:
     return {0: "1st", 1: "2nd", 2: "3rd"}.get(index, f"{index + 1}th")
 
 
-def narrate(view: Mapping[str, Any], names: Sequence[str], viewer: int | None = None) -> list[str]:
+def narrate(view: Mapping[str, Any], names: Sequence[str], viewer: int | None = None,
+            matador: int | None = None) -> list[str]:
     """One event, as a seat sees it (a dict from ``observation(seat)["history"]``), in words.
+
+    ``matador`` is this round's matador, if known (a viewer who is the matador is "you").
 
     >>> narrate({"type": "shown", "step": 2, "cards": [[2, "Ah"]]}, ["Ann", "Bob", "Cat"], 0)
     ['Lower than the matador: Cat shows A♥.']
     """
     def who(seat: int) -> str:
         return "You" if seat == viewer else names[seat]
+
+    def whom(seat: int) -> str:
+        return "you" if seat == viewer else names[seat]
 
     def shown(pairs: Sequence[Sequence[Any]]) -> str:
         return ", ".join(f"{who(s)} show{'' if s == viewer else 's'} {card_text(c)}" for s, c in pairs)
@@ -83,7 +104,8 @@ def narrate(view: Mapping[str, Any], names: Sequence[str], viewer: int | None = 
                 else f"{who(s)} withdraw{'' if s == viewer else 's'}."]
     if kind in ("bet_accepted", "bet_declined"):
         verdict = "accepted" if kind == "bet_accepted" else "declined"
-        return [f"The matador {verdict} {who(view['seat'])}'s offer of {view['amount']}."
+        by = "You" if viewer is not None and viewer == matador else "The matador"
+        return [f"{by} {verdict} {who(view['seat'])}'s offer of {view['amount']}."
                 .replace("You's", "your")]
     if kind == "betting_closed":
         bets = ", ".join(f"{who(s)} {a}" for s, a in view["bets"]) or "none"
@@ -91,7 +113,7 @@ def narrate(view: Mapping[str, Any], names: Sequence[str], viewer: int | None = 
     if kind == "keep":
         return [f"{who(view['seat'])}: Keep."]
     if kind == "swap":
-        line = f"{who(view['seat'])}: Swap with {who(view['neighbour'])}."
+        line = f"{who(view['seat'])}: Swap with {whom(view['neighbour'])}."
         if "given" in view and viewer in (view["seat"], view["neighbour"]):
             mine = view["seat"] == viewer
             gave, got = (view["given"], view["received"]) if mine else (view["received"], view["given"])
@@ -103,7 +125,9 @@ def narrate(view: Mapping[str, Any], names: Sequence[str], viewer: int | None = 
         head = {1: "The matador", 2: "Lower than the matador", 3: "Of a face-up ace's suit"}
         if view["step"] == 1:
             s, c = view["cards"][0]
-            return [f"{head[1]}, {who(s)}, show{'' if s == viewer else 's'} {card_text(c)}."]
+            if s == viewer:
+                return [f"You, the matador, show {card_text(c)}."]
+            return [f"{head[1]}, {who(s)}, shows {card_text(c)}."]
         return [f"{head[view['step']]}: {shown(view['cards'])}."]
     if kind == "settled":
         m, es = view["matador"], "" if view["matador"] == viewer else "s"
@@ -123,17 +147,18 @@ def narrate(view: Mapping[str, Any], names: Sequence[str], viewer: int | None = 
 # --- play --------------------------------------------------------------------------------------
 
 def parse_reply(text: str, legal: Sequence[str]) -> AceAction | Offer | str | None:
-    """A person's reply as an action, ``'quit'`` or ``'help'``; None if it makes no sense here.
+    """A person's reply as an action, ``'quit'``, ``'help'`` or ``'rules'``; None if it makes no sense.
 
     >>> parse_reply("5", ["offer"]), parse_reply("no", ["accept", "decline"])
     (Offer(amount=5), <AceAction.DECLINE: 'decline'>)
     """
     if legal[0] == "keep":  # the words of part A: keep, stand, swap, change, ...
         answer = parse_answer(text)
-        return {"keep": AceAction.KEEP, "swap": AceAction.SWAP, "rules": "help"}.get(answer or "", answer)
+        return {"keep": AceAction.KEEP, "swap": AceAction.SWAP}.get(answer or "", answer)
     word = text.strip().lower().rstrip("!.")
-    if word in QUIT_WORDS or word in HELP_WORDS:
-        return "quit" if word in QUIT_WORDS else "help"
+    for meaning, words in (("quit", QUIT_WORDS), ("help", HELP_WORDS), ("rules", RULES_WORDS)):
+        if word in words:
+            return meaning
     replies: dict[str, dict[str, AceAction | Offer]] = {
         "offer": {"n": Offer(0), "no": Offer(0), "none": Offer(0), "pass": Offer(0), "w": Offer(0),
                   "withdraw": Offer(0)},
@@ -148,17 +173,19 @@ def parse_reply(text: str, legal: Sequence[str]) -> AceAction | Offer | str | No
 
 PROMPTS = {
     "offer": ("Bet how much that the matador is knocked out? [a whole number, 0 or n for no bet] ",
-              "Answer a whole number to offer (0 or n: no bet); q to leave."),
-    "accept": ("Accept or decline? [a/d] ", "Answer a to accept the bet, d to decline it; q to leave."),
+              "Answer a whole number to offer (0 or n: no bet); r for the rules, q to leave."),
+    "accept": ("Accept or decline? [a/d] ",
+               "Answer a to accept the bet, d to decline it; r for the rules, q to leave."),
     "keep": ("Keep or swap with your left neighbour? [k/s] ",
-             "Answer k to keep your card, s to swap with the player on your left; q to leave."),
+             "Answer k to keep your card, s to swap with the player on your left; r for the rules, "
+             "q to leave."),
 }
 
 
 def _status(obs: Mapping[str, Any]) -> str:
     names, me = obs["names"], obs["seat"]
     money = ", ".join(f"{'You' if s == me else names[s]} {obs['money'][s]:+d}"
-                      for s in range(obs["players"]) if obs["in"][s])
+                      + ("" if obs["in"][s] else " (out)") for s in range(obs["players"]))
     card = card_text(obs["card"]) if obs["card"] else "no card"
     return f"[round {obs['round']} · matador {names[obs['matador']]} · you hold {card} · money: {money}]"
 
@@ -166,12 +193,16 @@ def _status(obs: Mapping[str, Any]) -> str:
 def play_ace_chasing(*, players: int = 5, name: str = "You", bots: Sequence[str] = ("odds",),
                      seed: int | None = None, matador: int = 0, save: str | None = None,
                      ask: Callable[[str], str] = input,
-                     say: Callable[[str], None] = print) -> AceChasingGame:
+                     say: Callable[[str], None] = print,
+                     show: Callable[[Mapping[str, Any]], None] | None = None,
+                     pace: Pace | None = None) -> AceChasingGame:
     """You (seat 0) against bots at an Ace Chasing table, until the game ends or you leave.
 
     ``bots`` is one spec for every bot seat or one per bot seat; ``ask`` reads a reply to a
-    prompt and ``say`` prints a line. Raises :class:`chasetheace.play.QuitGame` if you quit (the record, if
-    saved, stays as far as it went). Returns the finished game.
+    prompt and ``say`` prints a line; ``show(observation)`` draws the table before each of your
+    decisions (by default a one-line status); ``pace`` sets the pauses (none without it).
+    Raises :class:`chasetheace.play.QuitGame` if you quit (the record, if saved, stays as far as
+    it went). Returns the finished game.
     """
     specs = _specs(bots, players - 1, "bot seats")
     AceChasingGame(players)  # checks the player count
@@ -185,10 +216,16 @@ def play_ace_chasing(*, players: int = 5, name: str = "You", bots: Sequence[str]
         + ", ".join(f"{n} ({s})" for n, s in zip(names[1:], specs)) + ".")
     told = 0
     watching = False
+    matador_now: int | None = None
     while True:
         obs = game.observation(0)
-        for view in obs["history"][told:]:
-            for line in narrate(view, names, 0):
+        batch = obs["history"][told:]
+        for index, view in enumerate(batch):
+            if pace is not None and _paced(batch, index, names, say, pace):
+                continue
+            if view["type"] == "round_started":
+                matador_now = view["matador"]
+            for line in narrate(view, names, 0, matador_now):
                 say(line)
         told = len(obs["history"])
         seat = game.to_act
@@ -196,13 +233,18 @@ def play_ace_chasing(*, players: int = 5, name: str = "You", bots: Sequence[str]
             break
         if not obs["in"][0] and not watching:
             watching = True
-            say("You are out: the bots play on to the end.")
+            if pace is None:  # with a pace, you were asked to watch or skip
+                say("You are out: the bots play on to the end.")
         if seat == 0:
-            say(_status(obs))
+            (show or (lambda o: say(_status(o))))(obs)
+            if pace is not None:
+                pace.asked()
             game.act(_ask(game, ask, say))
         else:
             bot = robots[seat]
             assert bot is not None
+            if pace is not None:
+                pace.before_bot_move()
             game.act(bot.choose(game.observation(seat), game.legal_actions(), rng))
         _save(save, game)
     say("Money: " + " · ".join(f"{n} {m:+d}" for n, m in zip(names, game.money)))
@@ -211,13 +253,48 @@ def play_ace_chasing(*, players: int = 5, name: str = "You", bots: Sequence[str]
     return game
 
 
+def _paced(batch: Sequence[Mapping[str, Any]], index: int, names: Sequence[str],
+           say: Callable[[str], None], pace: Pace) -> bool:
+    """Pace the telling of ``batch[index]``; True if it is not to be told (skipping to the end)."""
+    view = batch[index]
+    if view["type"] == "round_started":
+        pace.hand_started()
+    if pace.skipping:
+        return bool(view["type"] != "game_over")
+    if view["type"] == "eliminated" and 0 in view["seats"] and \
+            not any(later["type"] == "game_over" for later in batch[index:]):
+        for line in narrate(view, names, 0):
+            say(line)
+        if not pace.out():
+            say("Skipping to the end of the game.")
+        return True
+    return False
+
+
+def _prompt(game: AceChasingGame, phase: str) -> str:
+    """The question for ``phase``; an exchange names the neighbour you would swap with."""
+    if phase != "keep":
+        return PROMPTS[phase][0]
+    obs = game.observation(0)
+    left = left_neighbour(obs)
+    if left is None:
+        return PROMPTS[phase][0]
+    who = obs["names"][left] + (", the matador" if left == obs["matador"] else "")
+    return f"Keep your card or swap with {who}? [k/s] "
+
+
 def _ask(game: AceChasingGame, ask: Callable[[str], str], say: Callable[[str], None]) -> AceAction | Offer:
     legal = [a.value for a in game.legal_actions()]
-    prompt, help_text = PROMPTS[legal[0]]
+    help_text = PROMPTS[legal[0]][1]
+    prompt = _prompt(game, legal[0])
     while True:
         reply = parse_reply(ask(prompt), legal)
         if reply == "quit":
             raise QuitGame
+        if reply == "rules":
+            for line in RULES_SUMMARY:
+                say("  " + line)
+            continue
         if isinstance(reply, AceAction | Offer) and game.can_act(reply):
             return reply
         say(help_text)
@@ -354,14 +431,40 @@ def play_from_cli(args: argparse.Namespace, console: Console, rules: Rules) -> i
         for line in RULES_SUMMARY:
             console.print("• " + line, markup=False)
         return 0
-    from rich.markup import escape
-
     players = args.players if args.players is not None else (
         len(args.bot) + 1 if args.bot and len(args.bot) > 1 else 5)
-    play_ace_chasing(players=players, name=args.name, bots=args.bot, seed=args.seed, save=args.save,
-                     ask=lambda prompt: console.input(f"[bold cyan]{escape(prompt)}[/]"),
-                     say=lambda line: console.print(line, markup=False))
-    return 0
+    return play_games(args, console, players)
+
+
+def play_games(args: argparse.Namespace, console: Console, players: int, matador: int = 0) -> int:
+    """Games of Ace Chasing at the terminal, one after another while you answer yes, with the
+    table drawn by Rich, the pace of ``--delay`` and the money over the games."""
+    from rich.markup import escape
+
+    from .view import ace_table
+
+    if args.save is not None:
+        check_writable(args.save)
+    pace = make_pace(console, args, "round")
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(10**6)
+    ledger = [0] * players
+    number = 1
+    while True:
+        game = play_ace_chasing(
+            players=players, name=args.name, bots=args.bot, seed=seed if number == 1 else
+            random.Random(f"{seed}/{number}").randrange(10**6), matador=matador,
+            save=numbered(args.save, number),
+            ask=lambda prompt: console.input(f"[bold cyan]{escape(prompt)}[/]"),
+            say=lambda line: console.print(line, markup=False, soft_wrap=True),
+            show=lambda obs: console.print(ace_table(obs)), pace=pace)
+        console.print(ace_table(game.observation(0)))
+        ledger = [a + b for a, b in zip(ledger, game.money)]
+        console.print(f"Money after {number} game{'s' if number > 1 else ''}: "
+                      + " · ".join(f"{n} {m:+d}" for n, m in zip(game.names, ledger)), markup=False)
+        if not play_again(console):
+            return 0
+        number += 1
+        pace = make_pace(console, args, "round")
 
 
 def simulate_from_cli(args: argparse.Namespace) -> int:
@@ -373,6 +476,8 @@ def simulate_from_cli(args: argparse.Namespace) -> int:
             raise ValueError(f"{flag} is not available for Ace Chasing (use --games, --json, --csv)")
     players = args.players if args.players is not None else (
         len(args.bot) if args.bot and len(args.bot) > 1 else 5)
+    if args.csv is not None:
+        check_writable(args.csv)  # before the run, not after it
     result = simulate_ace_chasing(players=players, bots=args.bot or ["odds"], games=args.games or 1000,
                                   seed=args.seed)
     print(json.dumps(result, indent=2) if args.json else "\n".join(format_simulation(result)))
@@ -399,9 +504,10 @@ def write_csv(result: Mapping[str, Any], path: str) -> None:
 
 def run_play(args: argparse.Namespace) -> int:
     """``play`` with the arguments of :func:`add_play_arguments`; the exit status."""
+    from ..cli.console import make_console
+
     try:
-        play_ace_chasing(players=args.players, name=args.name, bots=args.bot or ["odds"],
-                         seed=args.seed, matador=args.matador, save=args.save)
+        return play_games(args, make_console(), args.players, args.matador)
     except (QuitGame, EOFError):
         print("You leave the table; the game is left unfinished.")
     return 0
@@ -421,11 +527,10 @@ def replay_ace_chasing(path: str, *, check: bool = False,
 
     Raises RecordError (naming the file and the first bad event) or OSError.
     """
-    text = Path(path).read_text(encoding="utf-8")
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise RecordError(f"{path} is not JSON: {exc.msg} at line {exc.lineno}") from None
+    data = read_json_record(path)
+    if isinstance(data, dict) and data.get("format") == GAME_FORMAT:
+        raise RecordError(f"{path} is a Chase the Ace record, not Ace Chasing: "
+                          f"use chase-the-ace replay {path}")
     try:
         game = AceChasingGame.from_record(data)
     except RecordError as exc:
@@ -464,6 +569,8 @@ def add_play_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--matador", type=int, default=0, metavar="SEAT",
                         help="the first matador's seat (default 0: you)")
     parser.add_argument("--save", metavar="FILE", help="write the game record (JSON) to FILE")
+    parser.add_argument("--delay", type=parse_delay, metavar="SECONDS",
+                        help="pause between moves (default 0.6 at a terminal; 0 for none)")
 
 
 def add_simulate_arguments(parser: argparse.ArgumentParser) -> None:

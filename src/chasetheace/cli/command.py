@@ -4,7 +4,7 @@ Subcommands: ``play`` (you against bots), ``simulate`` (bots against bots, with 
 ``rules`` (the presets and options), ``replay`` (check and tell a saved game record).
 
 More subcommands come from the package's other parts, each a module with
-``register(subparsers)`` (:data:`COMMANDS`: ``solve``, ``review``, ``serve``, ``ace-chasing``).
+``register(subparsers)`` (:data:`COMMANDS`: ``solve``, ``review``, ``serve``, ``ace-chasing``, ``stats``).
 They import their optional dependencies only when run, so each is always listed; running one without its
 extra is one line naming the extra. ``play --game`` and ``simulate --game`` take any game of
 :data:`chasetheace.registry.GAMES`.
@@ -26,15 +26,20 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from ..acechasing import command as ace_chasing_command
+from ..acechasing.game import FORMAT as ACE_CHASING_FORMAT
 from ..errors import RecordError
+from ..files import check_plot_file, check_writable, read_json_record
 from ..game import Game
 from ..registry import GAMES, bot_kinds
 from ..render import Narrator, explain_rules, option_rows
 from ..rules import PRESETS, Rules, preset_info, rules_from_args
 from ..solver import command as solve_command
+from ..sources import print_sources
 from ..web import command as serve_command
 from . import play as terminal
 from . import review as review_command
+from . import stats as stats_command
+from .pacing import DEFAULT_DELAY, parse_delay
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -45,7 +50,7 @@ __all__ = ["main", "build_parser", "add_rules_arguments", "COMMANDS",
            "PLAY_GAMES", "SIMULATE_GAMES"]
 
 PROG = "chase-the-ace"
-COMMANDS = (solve_command, review_command, serve_command, ace_chasing_command)
+COMMANDS = (solve_command, review_command, serve_command, ace_chasing_command, stats_command)
 """The modules that add the other subcommands, each through ``register(subparsers)``."""
 PLAY_GAMES: dict[str, Callable[[argparse.Namespace, Console, Rules], int]] = {
     "chase-the-ace": terminal.play_chase_the_ace,
@@ -104,10 +109,12 @@ def _bot_help() -> str:
 # --- play ----------------------------------------------------------------------------------
 
 def _cmd_play(args: argparse.Namespace) -> int:
-    from .play import make_console
+    from .console import make_console
 
     _check_game(args.game)
     rules = rules_from_args(args.preset, args.rule)
+    if args.save is not None and not args.rules_help:
+        check_writable(args.save)  # before the first deal, not at the first save
     console = make_console()
     if args.rules_help and args.game == "chase-the-ace":  # other games explain their own
         console.print(f"[bold]The rules in force[/] ({preset_info(args.preset).name}"
@@ -148,11 +155,11 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     games = args.games if args.games is not None or args.hands is not None else 1000
     config = SimConfig(rules=rules, bots=specs, seed=args.seed, games=games, hands=args.hands,
                        game=args.game)
-    for path in (args.csv, args.plot, args.save):
+    for path in (args.csv, args.save):
         if path is not None:
-            _check_writable(path)
+            check_writable(path)
     if args.plot is not None:
-        _check_plotting()
+        check_plot_file(args.plot)
     result = _run_simulation(config, args.workers, show_progress=sys.stderr.isatty())
     label = preset_info(args.preset).name + (f" with {', '.join(args.rule)}" if args.rule else "")
     if args.json:
@@ -179,7 +186,7 @@ def _run_simulation(config: SimConfig, workers: int, *, show_progress: bool) -> 
         return simulate(config, workers=workers)
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-    from .play import make_console
+    from .console import make_console
 
     unit = "games" if config.games is not None else "hands"
     with Progress(TextColumn(f"simulating {unit}"), BarColumn(), MofNCompleteColumn(),
@@ -198,7 +205,7 @@ def _print_simulation(result: SimResult, label: str) -> None:
     from rich.markup import escape
     from rich.table import Table
 
-    from .play import make_console
+    from .console import make_console
 
     console = make_console()
     c = result.config
@@ -245,24 +252,6 @@ def _write_csv(result: SimResult, path: str) -> None:
                           row["wins"], row["rate"], *row["ci95"]])
 
 
-def _check_writable(path: str) -> None:
-    """Fail before a long run, not after it, when an output file cannot be written."""
-    folder = Path(path).parent
-    if not folder.is_dir():
-        raise ValueError(f"cannot write {path}: there is no folder {folder}")
-    if Path(path).is_dir():
-        raise ValueError(f"cannot write {path}: it is a folder")
-    if not os.access(folder, os.W_OK):
-        raise ValueError(f"cannot write {path}: the folder {folder} is not writable")
-
-
-def _check_plotting() -> None:
-    try:
-        import matplotlib  # noqa: F401
-    except ImportError:
-        raise ValueError("--plot needs matplotlib: pip install 'chase-the-ace[plot]'") from None
-
-
 def _plot(result: SimResult, path: str, label: str) -> None:
     import matplotlib
 
@@ -272,12 +261,12 @@ def _plot(result: SimResult, path: str, label: str) -> None:
     by_pos = result.loss_rate_by_position()
     by_rank = result.loss_rate_by_rank_dealt()
     fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.2))
-    for axes, rows, key, label in ((left, by_pos, "position", "position in the turn order"),
-                                   (right, by_rank, "rank", "rank dealt (weakest first)")):
+    for axes, rows, key, axis_label in ((left, by_pos, "position", "position in the turn order"),
+                                        (right, by_rank, "rank", "rank dealt (weakest first)")):
         rates = [r["rate"] for r in rows]
         errors = [[r["rate"] - r["ci95"][0] for r in rows], [r["ci95"][1] - r["rate"] for r in rows]]
         axes.bar([r[key] for r in rows], rates, yerr=errors, capsize=3, color="#b03a2e")
-        axes.set_xlabel(label)
+        axes.set_xlabel(axis_label)
         axes.set_ylabel("loss rate per hand")
         axes.set_ylim(0, max([*rates, 0.01]) * 1.25)
     c = result.config
@@ -294,19 +283,20 @@ def _cmd_rules(args: argparse.Namespace) -> int:
     from rich import box
     from rich.table import Table
 
-    from .play import make_console
+    from .console import make_console
 
     console = make_console()
     if args.name is None and not args.rule:
         table = Table(title="Presets (chase-the-ace rules NAME shows one in full)", title_justify="left",
                       box=box.SIMPLE_HEAD, expand=True)
         table.add_column("preset", no_wrap=True)
-        table.add_column("what it is", ratio=3)
-        table.add_column("source", ratio=1, min_width=12)
+        table.add_column("what it is", ratio=2)
+        table.add_column("source", ratio=1, min_width=15, overflow="fold")
         for p in PRESETS:
             aliases = f" [dim](also {', '.join(p.aliases)})[/dim]" if p.aliases else ""
             table.add_row(f"[bold]{p.name}[/]", p.description + aliases, p.source)
         console.print(table)
+        print_sources(console, [p.source for p in PRESETS])
         return 0
     preset = args.name or "standard"
     rules = rules_from_args(preset, args.rule)
@@ -315,29 +305,26 @@ def _cmd_rules(args: argparse.Namespace) -> int:
                   expand=True)
     table.add_column("option", no_wrap=True, style="bold")
     table.add_column("value", no_wrap=True)
-    table.add_column("meaning", ratio=3)
-    table.add_column("source", ratio=2)
-    for key, value, meaning, source, changed in option_rows(rules):
+    table.add_column("meaning", ratio=3, overflow="fold")
+    table.add_column("source", ratio=2, overflow="fold")
+    rows = option_rows(rules)
+    for key, value, meaning, source, changed in rows:
         table.add_row(key, f"[bold yellow]{value}[/]" if changed else value, meaning, source)
     console.print(table)
+    print_sources(console, [row[3] for row in rows] + [info.source])
     console.print("[dim]Values in yellow differ from the standard game.[/dim]")
     return 0
 
 
 # --- replay --------------------------------------------------------------------------------
 
-def _read_record(path: str) -> Any:
-    text = Path(path).read_text(encoding="utf-8")
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise RecordError(f"{path} is not JSON: {exc.msg} at line {exc.lineno}") from None
-
-
 def _cmd_replay(args: argparse.Namespace) -> int:
-    from .play import make_console, tell
+    from .console import make_console
+    from .play import tell
 
-    data = _read_record(args.file)
+    data = read_json_record(args.file)
+    if isinstance(data, dict) and data.get("format") == ACE_CHASING_FORMAT:
+        return ace_chasing_command.run_replay(args)  # an Ace Chasing record: replay it as such
     try:
         game = Game.from_record(data)
     except RecordError as exc:
@@ -382,6 +369,10 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--rules-help", action="store_true", help="explain the rules in force and stop")
     play.add_argument("--hints", action="store_true", help="show the solver's hint at each of your "
                       "decisions (h shows it on demand)")
+    play.add_argument("--stats", metavar="FILE", help="keep your stats in FILE (default: "
+                      "$CHASE_THE_ACE_STATS, or your data directory; see chase-the-ace stats)")
+    play.add_argument("--delay", type=parse_delay, metavar="SECONDS",
+                      help=f"pause between moves (default {DEFAULT_DELAY} at a terminal; 0 for none)")
     play.set_defaults(func=_cmd_play)
 
     sim = sub.add_parser("simulate", help="bots against bots, with statistics",

@@ -20,18 +20,21 @@ from ..game import Action, Game
 from ..observation import Observation
 from ..registry import make_bot
 from ..render import Narrator, card_text, explain_rules
-from ..rules import Rules
+from ..rules import Rules, preset_info
 from ..seats import DEFAULT_NAMES
 from ..session import Session
 from ..solver.cache import Progress
+from .console import make_console
+from .pacing import DEFAULT_DELAY, NEXT_HAND_PROMPT, Pace
+from .stats import keep_game, open_stats
 
 if TYPE_CHECKING:
     from rich.console import Console
     from rich.table import Table
 
-__all__ = ["make_console", "table_view", "bot_specs", "bot_names",
+__all__ = ["table_view", "bot_specs", "bot_names",
            "parse_answer", "QuitGame", "tell", "ask", "run_table", "numbered", "play_chase_the_ace",
-           "hint_line", "solving_progress"]
+           "hint_line", "solving_progress", "game_heading", "make_pace", "play_again"]
 
 KEEP_WORDS = {"k", "keep", "stand", "st", "stay", "stick"}
 SWAP_WORDS = {"s", "swap", "change", "c", "ch"}
@@ -43,31 +46,6 @@ RULES_WORDS = {"r", "rules"}
 
 class QuitGame(Exception):
     """The person asked to leave the table."""
-
-
-def make_console(*, stderr: bool = False) -> Console:
-    """A Rich console that colours cards by suit and the words of the game."""
-    from rich.console import Console
-    from rich.highlighter import RegexHighlighter
-    from rich.theme import Theme
-
-    class GameHighlighter(RegexHighlighter):
-        """Red and black suits, calls, losses and wins."""
-
-        base_style = "cta."
-        highlights = [  # noqa: RUF012 (rich's own API is a class attribute list)
-            r"(?P<red>(?:10|[AKQJ2-9])[♥♦])",
-            r"(?P<black>(?:10|[AKQJ2-9])[♣♠])",
-            r"(?P<call>Change!|Stand\.|(?:King|Ace|Queen|Jack)!)",
-            r"(?P<bad>\blos(?:e|es) (?:a life|\d+ lives)|\b(?:is|are) out\b|Lowest:)",
-            r"(?P<good>\bwins? the game\b|\bshare the pot\b)",
-        ]
-
-    theme = Theme({
-        "cta.red": "bold red", "cta.black": "bold", "cta.call": "bold cyan",
-        "cta.bad": "yellow", "cta.good": "bold green",
-    })
-    return Console(highlighter=GameHighlighter(), theme=theme, stderr=stderr)
 
 
 def bot_specs(specs: Sequence[str] | None, count: int, default: str, *, seats: str = "seats") -> list[str]:
@@ -263,11 +241,17 @@ def _save(path: str | None, game: Game) -> None:
         Path(path).write_text(json.dumps(game.record(), indent=1) + "\n", encoding="utf-8")
 
 
-def tell(console: Console, narrator: Narrator, events: Sequence[Mapping[str, Any]]) -> None:
-    """Print what ``narrator`` says of ``events``, with a rule at the start of each hand."""
+def tell(console: Console, narrator: Narrator, events: Sequence[Mapping[str, Any]],
+         pace: Pace | None = None) -> None:
+    """Print what ``narrator`` says of ``events``, with a rule at the start of each hand.
+
+    With a ``pace``: wait for Enter before a hand that follows one the person sat out, offer to
+    watch or skip when the person is out, and, skipping, say only how the game ends."""
     from rich.text import Text
 
-    for ev in events:
+    for index, ev in enumerate(events):
+        if pace is not None and _paced(console, narrator, events, index, pace):
+            continue
         lines = narrator.tell(ev)
         if ev["type"] == "hand_started":
             console.rule(Text(lines[0].rstrip("."), style="bold"), style="dim")
@@ -276,30 +260,57 @@ def tell(console: Console, narrator: Narrator, events: Sequence[Mapping[str, Any
             console.print("  " + line, markup=False)
 
 
+def _paced(console: Console, narrator: Narrator, events: Sequence[Mapping[str, Any]], index: int,
+           pace: Pace) -> bool:
+    """Pace the telling of ``events[index]``; True if it is not to be told (skipping)."""
+    ev = events[index]
+    if ev["type"] == "hand_started":
+        pace.hand_started()
+    if pace.skipping:
+        return bool(ev["type"] != "game_over")
+    if ev["type"] == "eliminated" and narrator.viewer in ev["seats"] and \
+            not any(later["type"] == "game_over" for later in events[index:]):
+        for line in narrator.tell(ev):
+            console.print("  " + line, markup=False)
+        if not pace.out():
+            console.print("[dim]Skipping to the end of the game.[/dim]")
+        return True
+    return False
+
+
 def run_table(console: Console, game: Game, bots: Sequence[Bot | None], you: int,
-              rng: random.Random, save: str | None = None, hints: bool = False) -> None:
-    """Play ``game`` to the end: the person at seat ``you`` is asked, bots choose for the others."""
+              rng: random.Random, save: str | None = None, hints: bool = False,
+              pace: Pace | None = None) -> None:
+    """Play ``game`` to the end: the person at seat ``you`` is asked, bots choose for the others.
+
+    ``hints`` shows the solver's hint at each of the person's decisions; ``pace`` sets the pauses
+    between moves and hands (none without it)."""
     narrator = Narrator(game.names, game.rules, viewer=you)
     told = 0
     watching = False
     while True:
         obs = game.observation(you)
         history = obs["history"]
-        tell(console, narrator, history[told:])
+        tell(console, narrator, history[told:], pace)
         told = len(history)
         seat = game.to_act
         if seat is None:
             break
         if not obs["in"][you] and not watching:
             watching = True
-            console.print("[dim]You are out: the bots play on to the end.[/dim]")
+            if pace is None:  # with a pace, the person was asked to watch or skip
+                console.print("[dim]You are out: the bots play on to the end.[/dim]")
         if seat == you:
             _save(save, game)  # a game left at this question is saved up to it
             console.print(table_view(obs))
+            if pace is not None:
+                pace.asked()
             game.act(ask(console, obs, game.rules, hints))
         else:
             bot = bots[seat]
             assert bot is not None
+            if pace is not None:
+                pace.before_bot_move()
             game.act(bot.choose(game.observation(seat), game.legal_actions(), rng))
     _save(save, game)
     console.print(table_view(game.observation(you)))
@@ -312,6 +323,8 @@ def play_chase_the_ace(args: argparse.Namespace, console: Console, rules: Rules)
     won carries over. With ``--save FILE`` the first game's record goes to FILE, the next to
     FILE-2, and so on.
     """
+    from rich.markup import escape
+
     players = args.players if args.players is not None else (
         len(args.bot) + 1 if args.bot and len(args.bot) > 1 else args.default_players)
     if players < 2:
@@ -323,8 +336,10 @@ def play_chase_the_ace(args: argparse.Namespace, console: Console, rules: Rules)
     session = Session(rules, names, seed=seed)
     for spec in specs:
         make_bot(spec, rules, players)  # a bad spec fails before the first deal
+    stats = open_stats(getattr(args, "stats", None))
     who = ", ".join(f"{n} ({s})" for n, s in zip(names[1:], specs))
-    console.print(f"[bold]Chase the Ace[/] · {players} players · seed {seed}")
+    heading = escape(game_heading(args.preset, args.rule))
+    console.print(f"[bold]{heading}[/] · {players} players · seed {seed}")
     you = "You" if args.name == "You" else f"You ({args.name})"
     console.print(f"{you} against {who}.", markup=False)
     console.print("Lowest card loses a life. Answer [bold]k[/] to keep (stand), [bold]s[/] to swap "
@@ -336,16 +351,48 @@ def play_chase_the_ace(args: argparse.Namespace, console: Console, rules: Rules)
         path = numbered(args.save, number)
         _save(path, game)  # fail now, not after the game, if the file cannot be written
         bots: list[Bot | None] = [None, *(make_bot(s, rules, players) for s in specs)]
-        run_table(console, game, bots, 0, choices, path, getattr(args, "hints", False))
+        run_table(console, game, bots, 0, choices, path, hints=getattr(args, "hints", False),
+                  pace=make_pace(console, args))
+        keep_game(stats, game, you=0, bots=specs, preset=preset_info(args.preset).name)
         ledger = " · ".join(f"{n} {m:+d}" for n, m in zip(names, session.money))
         console.print(f"Money after {number} game{'s' if number > 1 else ''}: {ledger}"
                       + (f" (pot carried over: {session.carry})" if session.carry else ""),
                       markup=False)
         if path is not None:
             console.print(f"The game record is in {path}.", markup=False)
-        if not _again(console):
+        if not play_again(console):
             return 0
         number += 1
+
+
+def game_heading(preset: str, rule_specs: Sequence[str] = ()) -> str:
+    """The game played, as the table's heading names it: the preset's game, its rules, changes.
+
+    >>> game_heading("cuckoo"), game_heading("le-her"), game_heading("standard", ["lives=4"])
+    ('Cuckoo', 'Le Her', 'Chase the Ace (standard rules with lives=4)')
+    >>> game_heading("hoffmann-1891")
+    'Chase the Ace (hoffmann-1891 rules)'
+    """
+    info = preset_info(preset)
+    changes = f" with {', '.join(rule_specs)}" if rule_specs else ""
+    plain = info.title.lower().replace(" ", "-") == info.name or not info.rules.changes()
+    if plain and not changes:
+        return info.title
+    return f"{info.title} ({info.name} rules{changes})"
+
+
+def make_pace(console: Console, args: argparse.Namespace, unit: str = "hand") -> Pace:
+    """The pace of play from ``--delay`` (default: a human pace at a terminal, none otherwise)."""
+    from rich.markup import escape
+
+    delay = getattr(args, "delay", None)
+    if delay is None:
+        delay = DEFAULT_DELAY if console.is_terminal else 0.0
+    def ask(prompt: str) -> str:
+        style = "dim" if prompt.startswith(NEXT_HAND_PROMPT.split(" for ")[0]) else "bold cyan"
+        return console.input(f"[{style}]{escape(prompt)}[/]")
+
+    return Pace(delay=delay, ask=ask, unit=unit)
 
 
 def numbered(path: str | None, number: int) -> str | None:
@@ -360,7 +407,7 @@ def numbered(path: str | None, number: int) -> str | None:
     return str(p.with_name(f"{p.stem}-{number}{p.suffix}"))
 
 
-def _again(console: Console) -> bool:
+def play_again(console: Console) -> bool:
     try:
         answer = console.input("[bold cyan]Another game? \\[y/N][/] ")
     except EOFError:

@@ -12,6 +12,8 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from ..files import check_plot_file, check_writable
+from ..progress import Ticker
 from ..rules import rules_from_args
 from .solution import AUTO_EXACT_PLAYERS, MAX_EXACT_PLAYERS, METHODS
 
@@ -47,6 +49,19 @@ def register(subparsers: Any) -> None:
     p.set_defaults(func=run)
 
 
+PROGRESS_PLAYERS = 6
+"""From this many players a solve takes a minute or more, so it shows a progress line on stderr."""
+PROGRESS_DELAY = 1.0
+"""Seconds before the progress line appears (a mistake in the input fails sooner, silently)."""
+
+
+def _solving_words(args: argparse.Namespace) -> str:
+    sampled = args.method == "sampled" or (args.method == "auto" and args.players > AUTO_EXACT_PLAYERS)
+    how = (f"the sampled method, about {args.time_limit:g} s" if sampled
+           else f"{'dcfr' if args.method == 'auto' else args.method} on the exact tree, minutes")
+    return f"solving one hand for {args.players} players ({how})"
+
+
 def run(args: argparse.Namespace) -> int:
     """Solve and print; a user's mistake is one line on stderr and exit status 2."""
     from .explain import render_text
@@ -54,9 +69,15 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         rules = rules_from_args(args.preset, args.rule)
-        sol = solve(rules, args.players, method=args.method, iterations=args.iterations,
-                    tolerance=args.tolerance, time_limit=args.time_limit, seed=args.seed,
-                    workers=args.workers)
+        if args.plot:
+            check_plot_file(args.plot)
+        if args.save:
+            check_writable(args.save)
+        with Ticker(_solving_words(args), sys.stderr, show=args.players >= PROGRESS_PLAYERS,
+                    delay=PROGRESS_DELAY):
+            sol = solve(rules, args.players, method=args.method, iterations=args.iterations,
+                        tolerance=args.tolerance, time_limit=args.time_limit, seed=args.seed,
+                        workers=args.workers)
         if args.plot:
             from .plot import plot_solution
 
@@ -64,11 +85,11 @@ def run(args: argparse.Namespace) -> int:
         if args.save:
             sol.save(args.save)
     except (ValueError, OSError) as exc:
-        print(f"chase-the-ace solve: {exc}", file=sys.stderr)
+        print(f"chase-the-ace: error: {exc}", file=sys.stderr)
         return 2
     except ImportError as exc:
-        print(f"chase-the-ace solve: needs the solve extra (pip install 'chase-the-ace[solve]'): {exc}",
-              file=sys.stderr)
+        print(f"chase-the-ace: error: solve needs the solve extra (pip install 'chase-the-ace[solve]'): "
+              f"{exc}", file=sys.stderr)
         return 2
     if args.json:
         print(json.dumps(sol.to_dict()))

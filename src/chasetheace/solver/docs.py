@@ -11,7 +11,7 @@ import time
 from collections.abc import Sequence
 
 from ..rules import Rules, preset_info
-from .explain import hardest_cards, rules_of_thumb
+from .explain import hardest_cards, rank_name, rules_of_thumb
 from .solution import MAX_EXACT_PLAYERS, Solution, position_name, solve
 
 __all__ = ["PRESETS", "write_docs", "main"]
@@ -39,10 +39,10 @@ def _section(sol: Solution, preset: str, image: str | None) -> list[str]:
     for i, (card, gap) in enumerate(hardest_cards(sol)):
         main = next((r for r in thumbs if r.position == i), None)
         keep = "-" if main is None else (
-            "never" if main.threshold is None else deck.name(main.threshold))
+            "never" if main.threshold is None else rank_name(deck, main.threshold))
         if main is not None and main.mixed:
-            keep += " (mixes " + ", ".join(f"{deck.name(c)}: keep {p:.2f}" for c, p in main.mixed) + ")"
-        hard = "-" if card < 0 else f"{deck.name(card)} ({gap:.3f})"
+            keep += " (mixes " + ", ".join(f"{rank_name(deck, c)}: keep {p:.2f}" for c, p in main.mixed) + ")"
+        hard = "-" if card < 0 else f"{rank_name(deck, card)} ({gap:.3f})"
         out.append(f"| {position_name(i, n)} | {sol.loss_probabilities[i]:.4f} | {keep} | {hard} |")
     out.append("")
     out.append("The most frequent situations of each position (share of hands in brackets):")

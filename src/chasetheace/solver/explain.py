@@ -5,14 +5,38 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ..rules import PRESETS, Rules
 from .hand import Deck, InfoKey
 
 if TYPE_CHECKING:
     from .solution import Solution
 
-__all__ = ["Rule", "situation", "rules_of_thumb", "hardest_cards", "render_text"]
+__all__ = ["Rule", "situation", "rules_of_thumb", "hardest_cards", "render_text", "rank_name",
+           "rules_text"]
 
 MIXED = 0.01  # a keep probability within this of 0 or 1 is shown as pure
+
+
+def rank_name(deck: Deck, strength: int) -> str:
+    """A rank as the game writes it (``'10'``, not the solver's one-character ``'T'``)."""
+    name = deck.name(strength)
+    return "10" if name == "T" else name
+
+
+def rules_text(rules: Rules) -> str:
+    """The rules in words: the preset they equal, if any, then the options that differ from standard.
+
+    >>> rules_text(Rules.preset("le-her"))
+    'le-her (lives=1, dealer_draws_blocker=void, ties=eldest-loses)'
+    >>> rules_text(Rules().replace(lives=2))
+    'standard with lives=2'
+    """
+    changes = ", ".join(f"{k}={str(v).lower() if isinstance(v, bool) else v}"
+                        for k, v in rules.changes().items())
+    preset = next((p.name for p in PRESETS if p.rules == rules), None)
+    if preset is not None:
+        return f"{preset} ({changes})" if changes else preset
+    return f"standard with {changes}"
 
 
 def _seat(i: int, players: int) -> str:
@@ -30,8 +54,8 @@ def situation(key: InfoKey, deck: Deck, players: int) -> str:
         name = _seat(seat, players)
         if token.startswith("J"):
             shown = [_seat(i, players) for i, b in enumerate(token[1:]) if b == "1"]
-            words.append(f"{', '.join(shown)} showed {deck.name(deck.kinds - 1)} at the deal" if shown
-                         else f"nobody showed {deck.name(deck.kinds - 1)} at the deal")
+            words.append(f"{', '.join(shown)} showed {rank_name(deck, deck.kinds - 1)} at the deal" if shown
+                         else f"nobody showed {rank_name(deck, deck.kinds - 1)} at the deal")
             continue
         if token == "k":
             words.append(f"{name} kept")
@@ -47,7 +71,7 @@ def situation(key: InfoKey, deck: Deck, players: int) -> str:
             words.append(text)
         seat += 1
     if given >= 0:
-        words.append(f"you were swapped with and gave away {deck.name(given)}")
+        words.append(f"you were swapped with and gave away {rank_name(deck, given)}")
     elif position > 0:
         words.append("nobody swapped with you")
     return "; ".join(words) if words else "you are first to act"
@@ -68,9 +92,9 @@ class Rule:
     def text(self, deck: Deck, players: int) -> str:
         """One line for people."""
         key = (self.position, self.history, 0, self.given)
-        keep = "never keep" if self.threshold is None else f"keep {deck.name(self.threshold)} or better"
-        extra = "".join(f", keep {deck.name(c)} with p={p:.3f}" for c, p in self.mixed)
-        extra += "".join(f", also keep {deck.name(c)}" for c in self.exceptions)
+        keep = "never keep" if self.threshold is None else f"keep {rank_name(deck, self.threshold)} or better"
+        extra = "".join(f", keep {rank_name(deck, c)} with p={p:.3f}" for c, p in self.mixed)
+        extra += "".join(f", also keep {rank_name(deck, c)}" for c in self.exceptions)
         return f"{situation(key, deck, players)}: {keep}{extra}"
 
 
@@ -132,14 +156,15 @@ def render_text(sol: Solution, situations: int = 6) -> str:
 
     deck, n = sol.deck, sol.players
     error = "" if sol.nash_conv_error is None else f" +- {sol.nash_conv_error:.1e} (sampled estimate)"
-    lines = [f"Chase the Ace, one hand, {n} players, rules: {sol.rules.changes() or 'standard'}",
+    title = next((p.title for p in PRESETS if p.rules == sol.rules), "Chase the Ace")
+    lines = [f"{title}, one hand, {n} players, rules: {rules_text(sol.rules)}",
              f"method {sol.method}, NashConv {sol.nash_conv:.2e}{error} lives, {sol.seconds:.1f} s"]
     if sol.value is not None:
         lines.append(f"exact value: the eldest loses with probability {sol.value} (= {float(sol.value):.6f})")
     lines.append("")
     lines.append("position  P(lose)  E[lives lost]  hardest card (mean |keep - swap| in lives)")
     for i, (card, gap) in enumerate(hardest_cards(sol)):
-        hard = "-" if card < 0 else f"{deck.name(card)} ({gap:.4f})"
+        hard = "-" if card < 0 else f"{rank_name(deck, card)} ({gap:.4f})"
         lines.append(f"{position_name(i, n):8}  {sol.loss_probabilities[i]:.4f}   "
                      f"{sol.expected_lives_lost[i]:.4f}         {hard}")
     rules = rules_of_thumb(sol)

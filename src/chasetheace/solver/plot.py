@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .explain import keep_by_card
+from .explain import keep_by_card, rank_name
 
 if TYPE_CHECKING:
     from .solution import Solution
@@ -29,7 +29,7 @@ def plot_solution(sol: Solution, path: str) -> None:
                                       gridspec_kw={"width_ratios": [3, 1]})
     grid = keep_by_card(sol)
     image = left.imshow(grid, aspect="auto", cmap="RdYlGn", vmin=0, vmax=1)
-    left.set_xticks(range(deck.kinds), [deck.name(c) for c in range(deck.kinds)])
+    left.set_xticks(range(deck.kinds), [rank_name(deck, c) for c in range(deck.kinds)])
     left.set_yticks(range(n), names)
     left.set_xlabel("card held at your turn (weakest to strongest)")
     left.set_title("P(keep), averaged over the situations met")

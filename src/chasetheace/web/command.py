@@ -45,26 +45,26 @@ def run(args: argparse.Namespace) -> int:
 
         from .app import create_app
     except ImportError as exc:
-        print(f"chase-the-ace serve: the web extra is not installed ({exc.name}): "
+        print(f"chase-the-ace: error: the web extra is not installed ({exc.name}): "
               "pip install 'chase-the-ace[web]'", file=sys.stderr)
         return 2
     if not 0 <= args.port <= 65535:
-        print(f"chase-the-ace serve: bad port {args.port}: allowed 0..65535", file=sys.stderr)
+        print(f"chase-the-ace: error: bad port {args.port}: allowed 0..65535", file=sys.stderr)
         return 2
     if args.bot_delay < 0:
-        print(f"chase-the-ace serve: bad --bot-delay {args.bot_delay}: allowed >= 0", file=sys.stderr)
+        print(f"chase-the-ace: error: bad --bot-delay {args.bot_delay}: allowed >= 0", file=sys.stderr)
         return 2
     try:
         from .store import Store
 
         Store(args.db).close()
     except Exception as exc:  # a database that cannot be opened is a user's mistake
-        print(f"chase-the-ace serve: cannot open database {args.db!r}: {exc}", file=sys.stderr)
+        print(f"chase-the-ace: error: cannot open database {args.db!r}: {exc}", file=sys.stderr)
         return 2
     try:
         sock = _listen(args.host, args.port)
     except OSError as exc:
-        print(f"chase-the-ace serve: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}",
+        print(f"chase-the-ace: error: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}",
               file=sys.stderr)
         return 2
     app = create_app(args.db, bot_delay=args.bot_delay, manage_gc=True)
