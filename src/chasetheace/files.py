@@ -36,12 +36,12 @@ def check_plot_file(path: str, option: str = "--plot") -> None:
 
     Needs matplotlib (the ``[plot]`` extra); says so when it is missing.
     """
+    check_writable(path)
     try:
         import matplotlib  # noqa: F401 (the package itself, as the plot will need it)
         from matplotlib.figure import Figure
     except ImportError:
         raise ValueError(f"{option} needs matplotlib: pip install 'chase-the-ace[plot]'") from None
-    check_writable(path)
     formats = Figure().canvas.get_supported_filetypes()
     suffix = Path(path).suffix.lower().lstrip(".")
     if suffix not in formats:
