@@ -10,7 +10,7 @@ Act(action='keep')
 Traceback (most recent call last):
 ...
 chasetheace.web.protocol.ProtocolError: unknown message type 'fly': allowed create, join, resume, \
-watch, start, act, rematch, ping
+watch, start, act, rematch, ping, list
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from typing import Any
 
 __all__ = [
     "VERSION", "MAX_MESSAGE_BYTES", "MAX_NAME", "MAX_SEATS", "MIN_TIMER", "MAX_TIMER", "TIMEOUT_MOVES",
-    "ProtocolError", "Create", "Join", "Resume", "Watch", "Start", "Act", "Rematch", "Ping",
+    "ProtocolError", "Create", "Join", "Resume", "Watch", "Start", "Act", "Rematch", "Ping", "ListTables",
     "ClientMessage", "parse_message", "error", "encode",
 ]
 
@@ -55,6 +55,7 @@ class Create:
     bots: str | None = "counting"
     timer: int | None = None
     on_timeout: str = "keep"
+    public: bool = False
 
 
 @dataclass(frozen=True)
@@ -102,7 +103,12 @@ class Ping:
     """Ask for a ``pong`` (keeps idle connections alive, measures round trips)."""
 
 
-ClientMessage = Create | Join | Resume | Watch | Start | Act | Rematch | Ping
+@dataclass(frozen=True)
+class ListTables:
+    """Ask for the public list of open tables (tables whose creator chose to list them)."""
+
+
+ClientMessage = Create | Join | Resume | Watch | Start | Act | Rematch | Ping | ListTables
 
 
 def parse_message(data: str | bytes) -> ClientMessage:
@@ -160,7 +166,7 @@ class _Fields:
 
     def name(self, key: str = "name") -> str:
         value = self.text(key, limit=4 * MAX_NAME)
-        value = " ".join(value.split())
+        value = " ".join(unicodedata.normalize("NFKC", value).split())
         if not value or len(value) > MAX_NAME or any(
                 unicodedata.category(ch).startswith("C") for ch in value):
             raise ProtocolError(f"{self.kind}: {key!r} must be 1 to {MAX_NAME} printable characters, "
@@ -174,6 +180,13 @@ class _Fields:
         if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
             allowed = f"an integer {lo}..{hi}" + (" or null" if nullable else "")
             raise ProtocolError(f"{self.kind}: {key!r} must be {allowed}, got {_short(value)}",
+                                "bad_options")
+        return value
+
+    def flag(self, key: str, default: bool = False) -> bool:
+        value = self._get(key, default, False)
+        if not isinstance(value, bool):
+            raise ProtocolError(f"{self.kind}: {key!r} must be true or false, got {_short(value)}",
                                 "bad_options")
         return value
 
@@ -203,8 +216,9 @@ def _create(f: _Fields) -> Create:
         raise ProtocolError(f"create: 'bots' must be a bot kind or null, got {_short(bots)}", "bad_options")
     timer = f.integer("timer", None, MIN_TIMER, MAX_TIMER, nullable=True)
     on_timeout = f.choice("on_timeout", TIMEOUT_MOVES, "keep")
+    public = f.flag("public")
     f.done()
-    return Create(name, preset, dict(options), seats, bots, timer, on_timeout)
+    return Create(name, preset, dict(options), seats, bots, timer, on_timeout, public)
 
 
 def _join(f: _Fields) -> Join:
@@ -240,7 +254,7 @@ def _bare(cls: Callable[[], ClientMessage]) -> Callable[[_Fields], ClientMessage
 
 _READERS: dict[str, Callable[[_Fields], ClientMessage]] = {
     "create": _create, "join": _join, "resume": _resume, "watch": _watch, "start": _bare(Start),
-    "act": _act, "rematch": _bare(Rematch), "ping": _bare(Ping),
+    "act": _act, "rematch": _bare(Rematch), "ping": _bare(Ping), "list": _bare(ListTables),
 }
 
 

@@ -164,6 +164,26 @@ class Store:
             (table_id, game_no, table_id, game_no, seat, action, actor,
              _dump([e.to_dict() for e in events]), time.time()))
 
+    def idle_tables(self, before: float, limit: int = 200) -> list[str]:
+        """Tables created before ``before`` with no move since then (the oldest ``limit``)."""
+        return [r[0] for r in self.db.execute(
+            "SELECT id FROM tables t WHERE created < ? AND NOT EXISTS "
+            "(SELECT 1 FROM actions a WHERE a.table_id = t.id AND a.at >= ?) ORDER BY created LIMIT ?",
+            (before, before, limit))]
+
+    def delete_table(self, table_id: str) -> None:
+        """Delete a table with its seats, games and moves, in one transaction."""
+        db = self.db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            for name in ("actions", "games", "seats", "tables"):
+                db.execute(f"DELETE FROM {name} WHERE {'id' if name == 'tables' else 'table_id'}=?",
+                           (table_id,))
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT")
+
     def table_ids(self) -> list[str]:
         """Every table's id, oldest first."""
         return [r[0] for r in self.db.execute("SELECT id FROM tables ORDER BY created, id")]

@@ -26,11 +26,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..bots import make_bot
+from ..bots import Bot
 from ..errors import IllegalActionError
 from ..events import Event
 from ..game import Game
 from ..rules import OPTIONS, Rules, preset_info
+from .botkinds import WebBots
+from .names import LookAlikeError, check_name
 from .protocol import MAX_SEATS, Create, ProtocolError
 from .store import Store, StoredTable
 
@@ -56,11 +58,14 @@ class TableOptions:
     bots: str | None
     timer: int | None
     on_timeout: str
+    public: bool = False
 
     @classmethod
     def build(cls, preset: str, options: Mapping[str, Any], seats: int, bots: str | None,
-              timer: int | None, on_timeout: str) -> TableOptions:
-        """Check every choice with the engine; ProtocolError (code ``bad_options``) names the bad one."""
+              timer: int | None, on_timeout: str, *, offered: WebBots | None = None,
+              public: bool = False) -> TableOptions:
+        """Check every choice with the engine; ProtocolError (code ``bad_options``) names the bad one.
+        A bot kind is checked against the ``offered`` list only: nothing is opened or solved."""
         try:
             rules = Rules.preset(preset)
             for key, value in options.items():
@@ -74,10 +79,10 @@ class TableOptions:
             if not 2 <= seats <= most:
                 raise ValueError(f"bad number of seats {seats}: allowed 2..{most}")
             if bots is not None:
-                make_bot(bots, rules, seats)
-        except ValueError as exc:
+                (offered or WebBots()).check(bots, rules, seats)
+        except (ValueError, TypeError) as exc:
             raise ProtocolError(str(exc), "bad_options") from None
-        return cls(preset_info(preset).name, rules, seats, bots, timer, on_timeout)
+        return cls(preset_info(preset).name, rules, seats, bots, timer, on_timeout, public)
 
     @property
     def stand_in(self) -> str:
@@ -91,13 +96,13 @@ class TableOptions:
     @functools.cached_property
     def _dict(self) -> dict[str, Any]:
         return {"preset": self.preset, "rules": self.rules.to_dict(), "seats": self.seats,
-                "bots": self.bots, "timer": self.timer, "on_timeout": self.on_timeout}
+                "bots": self.bots, "timer": self.timer, "on_timeout": self.on_timeout, "public": self.public}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> TableOptions:
         """Options read back from the store."""
         return cls(data["preset"], Rules.from_dict(data["rules"]), data["seats"], data["bots"],
-                   data["timer"], data["on_timeout"])
+                   data["timer"], data["on_timeout"], bool(data.get("public", False)))
 
 
 @dataclass(frozen=True)
@@ -109,13 +114,19 @@ class _Person:
 class Table:
     """One table: its people, its current game and how many games it has played."""
 
-    def __init__(self, table_id: str, options: TableOptions, store: Store) -> None:
+    def __init__(self, table_id: str, options: TableOptions, store: Store,
+                 bots: WebBots | None = None) -> None:
         self.id, self.options, self.store = table_id, options, store
+        self.offered = bots or WebBots()
         self.people: list[_Person] = []
         self.game: Game | None = None
         self.game_no = 0
         self.game_seed = 0
         self.kinds: list[str] = []
+        # one bot per seat and kind for the current game: a bot that tracks the game follows it
+        # event by event instead of reading the whole history again at every move
+        self._bots: dict[tuple[int, str], Bot] = {}
+        self._bots_game = 0
 
     # --- state --------------------------------------------------------------------------------
 
@@ -152,16 +163,22 @@ class Table:
     def bot_action(self, seat: int, kind: str | None = None) -> str:
         """What the bot at ``seat`` (or a stand-in of ``kind``) plays now, from its observation only.
 
-        A fresh bot and a generator seeded from the game's seed and the event count make the
-        choice a pure function of the stored log, so a restarted server plays the same.
+        A bot kept for the game (whose choice depends only on the observations, so a fresh one
+        chooses the same) and a generator seeded from the game's seed and the event count make
+        the choice a pure function of the stored log, so a restarted server plays the same.
         """
         game = self.game
         assert game is not None and game.to_act == seat
-        bot = make_bot(kind or self.kinds[seat], game.rules, game.players)
+        if self._bots_game != self.game_no:
+            self._bots, self._bots_game = {}, self.game_no
+        kind = kind or self.kinds[seat]
+        bot = self._bots.get((seat, kind))
+        if bot is None:
+            bot = self._bots[(seat, kind)] = self.offered.make(kind, game.rules)
         rng = random.Random(f"{self.game_seed}/{len(game.events)}")
         return str(bot.choose(game.observation(seat), game.legal_actions(), rng).value)
 
-    def public(self) -> dict[str, Any]:
+    def public(self, creator: int = 0) -> dict[str, Any]:
         """What every client may know about the table (never a token, a seed or a card)."""
         names = self.names
         seats = []
@@ -172,10 +189,20 @@ class Table:
                               "bot": None if kind == HUMAN else kind})
             else:
                 seats.append({"seat": i, "name": None, "kind": "empty", "bot": self.options.bots})
-        return {"id": self.id, "status": self.status, "creator": 0, "game_no": self.game_no,
+        return {"id": self.id, "status": self.status, "creator": creator, "game_no": self.game_no,
                 "options": self.options.to_dict(), "seats": seats}
 
     # --- changes ------------------------------------------------------------------------------
+
+    def check_name(self, name: str) -> None:
+        """ProtocolError if ``name`` may not sit here: ``name_taken`` (taken, or a look-alike of a
+        seated name), ``bad_name`` (a bot's name, or holding the page's marks)."""
+        try:
+            check_name(name, [p.name for p in self.people])
+        except LookAlikeError as exc:
+            raise ProtocolError(str(exc), "name_taken") from None
+        except ValueError as exc:
+            raise ProtocolError(str(exc), "bad_name") from None
 
     def join(self, name: str) -> tuple[int, str]:
         """Seat a person; returns the seat and its secret token."""
@@ -185,8 +212,7 @@ class Table:
             raise ProtocolError("the game at this table is over: you can watch it", "game_over")
         if len(self.people) >= self.options.seats:
             raise ProtocolError(f"the table is full ({self.options.seats} seats)", "table_full")
-        if any(p.name.casefold() == name.casefold() for p in self.people):
-            raise ProtocolError(f"the name {name!r} is taken at this table", "name_taken")
+        self.check_name(name)
         token = secrets.token_urlsafe(24)
         person = _Person(name, hash_token(token))
         seat = len(self.people)
@@ -194,16 +220,16 @@ class Table:
         self.people.append(person)
         return seat, token
 
-    def start(self, seat: int) -> None:
-        """The creator starts the first game."""
-        self._check_creator(seat, "start the game")
+    def start(self, seat: int, creator: int = 0) -> None:
+        """The creator (or whoever holds the creator's role now) starts the first game."""
+        self._check_creator(seat, "start the game", creator)
         if self.game is not None:
             raise ProtocolError("the game has already started", "not_now")
         self._new_game()
 
-    def rematch(self, seat: int) -> None:
+    def rematch(self, seat: int, creator: int = 0) -> None:
         """The creator starts another game with the same seats once the game is over."""
-        self._check_creator(seat, "start a rematch")
+        self._check_creator(seat, "start a rematch", creator)
         if self.game is None or not self.game.over:
             raise ProtocolError("a rematch can start only when the game is over", "not_now")
         self._new_game()
@@ -228,12 +254,12 @@ class Table:
     def _reload(self) -> None:
         saved = self.store.load_table(self.id)
         if saved is not None:
-            again = Table.restore(saved, self.store)
+            again = Table.restore(saved, self.store, self.offered)
             self.game, self.game_no, self.game_seed, self.kinds = (
                 again.game, again.game_no, again.game_seed, again.kinds)
 
-    def _check_creator(self, seat: int, what: str) -> None:
-        if seat != 0:
+    def _check_creator(self, seat: int, what: str, creator: int) -> None:
+        if seat != creator:
             raise ProtocolError(f"only the table's creator may {what}", "not_creator")
 
     def _new_game(self) -> None:
@@ -259,10 +285,10 @@ class Table:
         self.game_no += 1
 
     @classmethod
-    def restore(cls, saved: StoredTable, store: Store) -> Table:
+    def restore(cls, saved: StoredTable, store: Store, bots: WebBots | None = None) -> Table:
         """Rebuild a table from the store: the current game is replayed from its seed and checked
         event by event against the stored log."""
-        table = cls(saved.id, TableOptions.from_dict(saved.options), store)
+        table = cls(saved.id, TableOptions.from_dict(saved.options), store, bots)
         table.people = [_Person(s.name, s.token_hash) for s in saved.seats]
         if saved.games:
             last = saved.games[-1]
@@ -283,17 +309,20 @@ def _check_log(table_id: str, events: list[Event], stored: list[dict[str, Any]])
 class Lobby:
     """Every table, loaded from the store when first asked for."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, bots: WebBots | None = None) -> None:
         self.store = store
+        self.bots = bots or WebBots()
         self.tables: dict[str, Table] = {}
 
     def create(self, msg: Create) -> tuple[Table, int, str]:
         """Open a table from a ``create`` message and seat its creator."""
         options = TableOptions.build(msg.preset, msg.options, msg.seats, msg.bots, msg.timer,
-                                     msg.on_timeout)
+                                     msg.on_timeout, offered=self.bots, public=msg.public)
         table_id = secrets.token_urlsafe(9)
+        table = Table(table_id, options, self.store, self.bots)
+        table.check_name(msg.name)  # before anything is saved
         self.store.create_table(table_id, options.to_dict())
-        table = self.tables[table_id] = Table(table_id, options, self.store)
+        self.tables[table_id] = table
         seat, token = table.join(msg.name)
         return table, seat, token
 
@@ -304,5 +333,5 @@ class Lobby:
             saved = self.store.load_table(table_id) if _ID.fullmatch(table_id) else None
             if saved is None:
                 raise ProtocolError(f"no table {table_id!r}", "no_table")
-            table = self.tables[table_id] = Table.restore(saved, self.store)
+            table = self.tables[table_id] = Table.restore(saved, self.store, self.bots)
         return table
