@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
 import json
 import re
@@ -69,6 +70,19 @@ class LiveServer:
     def core(self) -> Server:
         server: Server = self.app.state.server
         return server
+
+    def call(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """Run ``fn(*args)`` on the server's event loop (where the server's state lives); its result."""
+        done: concurrent.futures.Future[Any] = concurrent.futures.Future()
+
+        def run() -> None:
+            try:
+                done.set_result(fn(*args))
+            except BaseException as exc:  # handed to the test thread
+                done.set_exception(exc)
+
+        self.app.state.loop.call_soon_threadsafe(run)
+        return done.result(10)
 
     def client(self, **options: Any) -> Client:
         return Client(self.ws_url, **options)

@@ -593,6 +593,7 @@ def create_app(db: str = "chase-the-ace.sqlite3", *, bot_delay: float = 0.8,
         store = Store(db)
         app.state.server = holder["server"] = Server(store, bot_delay=bot_delay, timer_scale=timer_scale,
                                                      limits=limits, bots=bots)
+        app.state.loop = asyncio.get_running_loop()
         checkpoints = asyncio.create_task(_housekeeping(holder["server"], manage_gc))
         try:
             yield
