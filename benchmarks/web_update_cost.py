@@ -16,7 +16,6 @@ import asyncio
 import sys
 import time
 
-
 from chasetheace.web import protocol as P
 from chasetheace.web.app import Connection, Server
 from chasetheace.web.store import Store
