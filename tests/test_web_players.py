@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 pytest.importorskip("uvicorn")
-from webtools import LiveServer, create, join, play_to_end  # noqa: E402
+from webtools import LiveServer, create, join, play_to_end
 
 
 @pytest.fixture
@@ -100,3 +100,27 @@ def test_a_seat_token_takes_the_seat_on_another_device(server: LiveServer) -> No
     assert bob.until(lambda m: m["type"] == "error")["code"] == "replaced"
     ann.send({"type": "start"})
     play_to_end([ann, phone])
+
+
+def test_the_creator_can_hand_a_gone_players_seat_to_a_bot_and_they_take_it_back(
+        server: LiveServer) -> None:
+    ann, bob = server.client(), server.client()
+    table = create(ann, seats=2, bots=None, options={"lives": 9})["table"]
+    join(bob, table, "Bob")
+    ann.send({"type": "start"})
+    ann.until(lambda m: m["type"] == "state" and m["game"] is not None)
+    assert ann.request({"type": "replace", "seat": 1}, "error")["code"] == "not_now"  # Bob is here
+    assert bob.request({"type": "replace", "seat": 0}, "error")["code"] == "not_creator"
+    bob.close()
+    ann.until(lambda m: m["type"] == "state" and m["table"]["connected"] == [0])
+    ann.send({"type": "replace", "seat": 1})
+    state = ann.until(lambda m: m["type"] == "state" and m["table"]["seats"][1]["kind"] == "bot")
+    assert state["table"]["seats"][1]["name"] == "Bob" and state["table"]["seats"][1]["bot"] == "counting"
+    assert ann.request({"type": "replace", "seat": 1}, "error")["code"] == "bad_message"  # a bot already
+    play_to_end([ann], stop=lambda: server.count(
+        "SELECT COUNT(*) FROM actions WHERE table_id=? AND seat=1 AND actor='bot'", table) > 0)
+    back = server.client()
+    back.request({"type": "resume", "table": table, "token": bob.token}, "joined")
+    state = back.until(lambda m: m["type"] == "state")
+    assert state["table"]["seats"][1]["kind"] == "human"  # the seat is Bob's again
+    play_to_end([ann, back])

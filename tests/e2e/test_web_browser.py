@@ -15,6 +15,9 @@ from typing import Any
 
 import pytest
 
+pytest.importorskip("uvicorn")
+pytest.importorskip("playwright.sync_api")
+
 CHROMIUM = next((p for p in ("/usr/bin/chromium", shutil.which("chromium")) if p and os.path.exists(p)), None)
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed "
                                 "(apt-get install -y chromium); .ci/run installs it")
@@ -186,12 +189,15 @@ SEAT_OVERLAPS = """(() => {
   const hits = [];
   for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
     const a = boxes[i], b = boxes[j];
-    if (a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1) hits.push([i, j]);
+    const apart = a.right - 1 <= b.left || b.right - 1 <= a.left
+      || a.bottom - 1 <= b.top || b.bottom - 1 <= a.top;
+    if (!apart) hits.push([i, j]);
   }
   return hits;
 })()"""
 ON_SCREEN = """((id) => { const r = document.getElementById(id).getBoundingClientRect();
-  return r.width > 0 && r.top >= 0 && r.bottom <= window.innerHeight && r.left >= 0 && r.right <= window.innerWidth; })"""
+  return r.width > 0 && r.top >= 0 && r.bottom <= window.innerHeight && r.left >= 0
+    && r.right <= window.innerWidth; })"""
 
 
 @pytest.mark.parametrize(("size", "mobile"), [((360, 740), True), ((1280, 900), False)],

@@ -69,6 +69,7 @@ class Connection:
         self.closed = False
         self.abort = False  # too slow to take its messages: drop it without waiting
         self.close_code, self.close_reason = 1008, ""
+        self.heard = time.monotonic()  # when the client last sent something
 
     def send(self, text: str) -> None:
         """Queue a message; a client too slow to take its messages is disconnected."""
@@ -137,6 +138,7 @@ class Server:
         self.deadlines: dict[str, float] = {}
         self.turn_ends: dict[str, tuple[tuple[int, int], float]] = {}  # kept across reconnections
         self.per_client: dict[str, int] = {}
+        self.open: set[Connection] = set()
         self.connections = 0
         self.created: dict[str, deque[float]] = {}
         self.origins = frozenset(o.rstrip("/").lower() for o in self.limits.origins)
@@ -176,17 +178,13 @@ class Server:
             return
         self.per_client[client] = self.per_client.get(client, 0) + 1
         self.connections += 1
+        self.open.add(conn)
         conn.send(self.welcome)
         gone = False
         try:
             while not conn.closed:
-                try:
-                    message = await asyncio.wait_for(ws.receive(), limits.idle_seconds or None)
-                except TimeoutError:
-                    conn.send(P.encode(P.error(
-                        "idle", f"nothing received for {limits.idle_seconds:g} s: disconnected")))
-                    conn.close(1000, "idle")
-                    break
+                message = await ws.receive()
+                conn.heard = time.monotonic()
                 if message["type"] == "websocket.disconnect":
                     gone = True
                     break
@@ -195,6 +193,7 @@ class Server:
             gone = True
         finally:
             self.connections -= 1
+            self.open.discard(conn)
             left_count = self.per_client.get(client, 1) - 1
             if left_count > 0:
                 self.per_client[client] = left_count
@@ -265,6 +264,8 @@ class Server:
                 self.human_act(table, seat, msg.action)
             elif isinstance(msg, P.Start):
                 table.start(seat, self.creator(table))
+            elif isinstance(msg, P.Replace):
+                table.replace(msg.seat, seat, self.creator(table), self.present(table))
             else:
                 table.rematch(seat, self.creator(table))
             self.changed(table)
@@ -330,6 +331,8 @@ class Server:
                 if other.seat == seat:
                     other.send(P.encode(P.error("replaced", "this seat was resumed by another connection")))
                     self.unbind(other)
+        if seat is not None:
+            table.reclaim(seat)  # back at a seat a bot played for them: it is theirs again
         conn.table, conn.seat, conn.game_no, conn.sent = table, seat, 0, 0
         self.watchers.setdefault(table.id, set()).add(conn)
         joined: dict[str, Any] = {"type": "joined", "v": P.VERSION, "table": table.id, "seat": seat,
@@ -470,6 +473,18 @@ class Server:
 
     # --- tidying up -----------------------------------------------------------------------------
 
+    def close_idle(self) -> int:
+        """Close the connections that sent nothing for ``idle_seconds``; how many."""
+        if not self.limits.idle_seconds:
+            return 0
+        horizon = time.monotonic() - self.limits.idle_seconds
+        idle = [c for c in self.open if c.heard < horizon and not c.closed]
+        for conn in idle:
+            conn.send(P.encode(P.error(
+                "idle", f"nothing received for {self.limits.idle_seconds:g} s: disconnected")))
+            conn.close(1000, "idle")
+        return len(idle)
+
     def expire(self, now: float | None = None, batch: int = 200) -> list[str]:
         """Delete tables nobody is at that had no move for ``table_ttl`` seconds; their ids."""
         cutoff = (time.time() if now is None else now) - self.limits.table_ttl
@@ -525,7 +540,8 @@ async def _housekeeping(server: Server, manage_gc: bool, every: float = 2.0, ful
     store = server.store
     last_full = last_expiry = time.monotonic()
     while True:
-        await asyncio.sleep(every)
+        await asyncio.sleep(min(every, server.limits.idle_seconds or every))
+        server.close_idle()
         if time.monotonic() - last_expiry >= expire_every:
             last_expiry = time.monotonic()
             try:

@@ -10,7 +10,7 @@ Act(action='keep')
 Traceback (most recent call last):
 ...
 chasetheace.web.protocol.ProtocolError: unknown message type 'fly': allowed create, join, resume, \
-watch, start, act, rematch, ping, list
+watch, start, act, rematch, ping, list, replace
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from typing import Any
 __all__ = [
     "VERSION", "MAX_MESSAGE_BYTES", "MAX_NAME", "MAX_SEATS", "MIN_TIMER", "MAX_TIMER", "TIMEOUT_MOVES",
     "ProtocolError", "Create", "Join", "Resume", "Watch", "Start", "Act", "Rematch", "Ping", "ListTables",
+    "Replace",
     "ClientMessage", "parse_message", "error", "encode",
 ]
 
@@ -108,7 +109,14 @@ class ListTables:
     """Ask for the public list of open tables (tables whose creator chose to list them)."""
 
 
-ClientMessage = Create | Join | Resume | Watch | Start | Act | Rematch | Ping | ListTables
+@dataclass(frozen=True)
+class Replace:
+    """The creator hands the seat of a person who has gone to the stand-in bot for this game."""
+
+    seat: int
+
+
+ClientMessage = Create | Join | Resume | Watch | Start | Act | Rematch | Ping | ListTables | Replace
 
 
 def parse_message(data: str | bytes) -> ClientMessage:
@@ -239,6 +247,14 @@ def _watch(f: _Fields) -> Watch:
     return msg
 
 
+def _replace(f: _Fields) -> Replace:
+    value = f._get("seat", None, True)
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < MAX_SEATS:
+        raise ProtocolError(f"replace: 'seat' must be an integer 0..{MAX_SEATS - 1}, got {_short(value)}")
+    f.done()
+    return Replace(value)
+
+
 def _act(f: _Fields) -> Act:
     msg = Act(f.choice("action", ("keep", "swap")))
     f.done()
@@ -255,6 +271,7 @@ def _bare(cls: Callable[[], ClientMessage]) -> Callable[[_Fields], ClientMessage
 _READERS: dict[str, Callable[[_Fields], ClientMessage]] = {
     "create": _create, "join": _join, "resume": _resume, "watch": _watch, "start": _bare(Start),
     "act": _act, "rematch": _bare(Rematch), "ping": _bare(Ping), "list": _bare(ListTables),
+    "replace": _replace,
 }
 
 

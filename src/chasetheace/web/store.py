@@ -164,6 +164,11 @@ class Store:
             (table_id, game_no, table_id, game_no, seat, action, actor,
              _dump([e.to_dict() for e in events]), time.time()))
 
+    def set_kinds(self, table_id: str, game_no: int, kinds: Sequence[str]) -> None:
+        """Save who plays each seat of a game (a person's seat handed to a bot, or taken back)."""
+        self.db.execute("UPDATE games SET kinds=? WHERE table_id=? AND game_no=?",
+                        (_dump(list(kinds)), table_id, game_no))
+
     def idle_tables(self, before: float, limit: int = 200) -> list[str]:
         """Tables created before ``before`` with no move since then (the oldest ``limit``)."""
         return [r[0] for r in self.db.execute(

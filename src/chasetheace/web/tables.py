@@ -234,6 +234,32 @@ class Table:
             raise ProtocolError("a rematch can start only when the game is over", "not_now")
         self._new_game()
 
+    def replace(self, seat: int, by: int, creator: int, present: set[int]) -> None:
+        """The creator hands the seat of a person who has gone to the stand-in bot for the rest of
+        this game; the person takes it back by resuming it (:meth:`reclaim`)."""
+        self._check_creator(by, "replace a player", creator)
+        if self.status != "playing":
+            raise ProtocolError("a player can be replaced only while a game is being played", "not_now")
+        if not seat < len(self.people) or self.kinds[seat] != HUMAN:
+            raise ProtocolError(f"seat {seat} is not a person's seat", "bad_message")
+        if seat in present:
+            raise ProtocolError(f"{self.people[seat].name} is here: only a player who has gone can be "
+                                "replaced", "not_now")
+        kinds = list(self.kinds)
+        kinds[seat] = self.options.stand_in
+        self.store.set_kinds(self.id, self.game_no, kinds)
+        self.kinds = kinds
+
+    def reclaim(self, seat: int) -> bool:
+        """A person back at a seat a bot was playing for them takes it back; whether it changed."""
+        if self.game is None or self.game.over or not seat < len(self.people) or self.kinds[seat] == HUMAN:
+            return False
+        kinds = list(self.kinds)
+        kinds[seat] = HUMAN
+        self.store.set_kinds(self.id, self.game_no, kinds)
+        self.kinds = kinds
+        return True
+
     def act(self, seat: int, action: str, actor: str = HUMAN) -> list[Event]:
         """``seat`` keeps or swaps; the engine judges it; the log is saved before anyone is told."""
         game = self.game

@@ -356,6 +356,15 @@ function renderSeats(t, g) {
     if (s.kind === "human" && !t.connected.includes(i) && i !== ui.seat) head.append(el("span", "tag away", "away"));
     if (g && g.dealer === i) head.append(el("span", "dealer", "D"));
     box.append(head);
+    if (ui.seat === t.creator && ui.role === "player" && t.status === "playing" && s.kind === "human" &&
+        !t.connected.includes(i) && i !== ui.seat) {
+      // the creator may hand a seat whose person has gone to a bot (they take it back on return)
+      const swapIn = el("button", "replace", "bot plays");
+      swapIn.type = "button";
+      swapIn.title = "Let a bot play " + s.name + "'s seat until they come back";
+      swapIn.addEventListener("click", () => send({ type: "replace", seat: i }));
+      box.append(swapIn);
+    }
     if (g) {
       const lives = g.lives[i];
       box.append(el("div", "lives", g.in[i] ? (lives > 4 ? "♥ × " + lives : "♥".repeat(lives) || "on the bum") : "out"));
