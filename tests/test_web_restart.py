@@ -94,8 +94,9 @@ def test_a_killed_server_restores_every_table_exactly(tmp_path: Path, started: l
                 c.send({"type": "act", "action": "swap"})
                 acted += 1
         assert time.monotonic() < deadline
-    for c in (ann, bob):
-        c.pump(0.2)
+    # the bots have moved (bot delay 0) and both have heard of every move: a person is to act
+    ann.wait_for(lambda c: c.game is not None and (c.game["over"] or c.game["to_act"] in (0, 1)))
+    bob.wait_for(lambda c: c.events_seen == ann.events_seen)
     before = {c.seat: (c.game, list(c.history)) for c in (ann, bob)}
     assert not ann.game["over"] and ann.game["to_act"] in (0, 1)  # type: ignore[index]
     first.kill()

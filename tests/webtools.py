@@ -151,6 +151,14 @@ class Client:
             if pred(msg):
                 return msg
 
+    def wait_for(self, pred: Callable[[Client], bool], timeout: float = 10.0) -> None:
+        """Receive until ``pred(self)`` holds (it is checked first, after everything sent so far
+        is in); a TimeoutError after ``timeout`` seconds."""
+        self.quiet()
+        end = time.monotonic() + timeout
+        while not pred(self):
+            self.recv(max(0.0, end - time.monotonic()))
+
     def request(self, message: dict[str, Any] | str | bytes, kind: str) -> dict[str, Any]:
         """Send, then receive until a message of type ``kind`` (or an error) comes."""
         self.send(message)
