@@ -17,12 +17,13 @@ connections and of new tables; each table a number of spectators (:class:`~.limi
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import gc
 import logging
 import time
 from collections import deque
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -43,7 +44,7 @@ from .botkinds import WebBots
 from .limits import Limits, client_key
 from .lock import DatabaseLock
 from .store import Store
-from .tables import Lobby, Table
+from .tables import _ID, Lobby, Table
 
 __all__ = ["Server", "Connection", "create_app", "RATE", "BURST", "QUEUE"]
 
@@ -142,6 +143,10 @@ class Server:
         self.connections = 0
         self.created: dict[str, deque[float]] = {}
         self.origins = frozenset(o.rstrip("/").lower() for o in self.limits.origins)
+        # tables are read and replayed off the event loop (not for an in-memory database, which
+        # a second connection cannot see)
+        self.loader = None if store.path == ":memory:" else _Loader(store.path)
+        self.loading: dict[str, asyncio.Future[None]] = {}
         self.welcome = P.encode(_welcome(self.bots, self.limits))
 
     # --- one connection -------------------------------------------------------------------------
@@ -188,7 +193,9 @@ class Server:
                 if message["type"] == "websocket.disconnect":
                     gone = True
                     break
-                self.receive(conn, message)
+                loading = self.receive(conn, message)
+                if loading is not None:  # this connection waits for its table; the others go on
+                    await loading
         except (WebSocketDisconnect, RuntimeError):
             gone = True
         finally:
@@ -210,8 +217,10 @@ class Server:
             with contextlib.suppress(asyncio.CancelledError, TimeoutError, Exception):
                 await asyncio.wait_for(writer, 5)
 
-    def receive(self, conn: Connection, message: Message) -> None:
-        """Handle one frame: limits, validation, then the change; errors answer only this client."""
+    def receive(self, conn: Connection, message: Message) -> Awaitable[None] | None:
+        """Handle one frame: limits, validation, then the change; errors answer only this client.
+        A message about a table not in memory returns an awaitable: the table is read and replayed
+        in the loader thread, then the message is handled."""
         if not conn.allow():
             if conn.strikes >= self.limits.strikes:
                 conn.send(P.encode(P.error("rate_limited", "too many messages: disconnected")))
@@ -220,17 +229,51 @@ class Server:
                 conn.send(P.encode(P.error(
                     "rate_limited",
                     f"too many messages: at most {self.limits.rate:g} a second; this one was ignored")))
-            return
+            return None
         data = message.get("text")
         if data is None:
             data = message.get("bytes") or b""
         try:
-            self.dispatch(conn, P.parse_message(data))
+            msg = P.parse_message(data)
+            wanted = getattr(msg, "table", None) if isinstance(msg, (P.Join, P.Resume, P.Watch)) else None
+            if wanted is not None and self.loader is not None and wanted not in self.lobby.tables:
+                return self._load_then_dispatch(conn, msg, wanted)
+            self.dispatch(conn, msg)
         except P.ProtocolError as exc:
             conn.send(P.encode(P.error(exc.code, str(exc))))
         except Exception:  # a bug or a failing disk: say so, keep the connection, log the details
             log.exception("failed to handle a message")
             conn.send(P.encode(P.error("internal", "the server could not handle this message")))
+        return None
+
+    async def _load_then_dispatch(self, conn: Connection, msg: P.ClientMessage, table_id: str) -> None:
+        try:
+            await self.load(table_id)
+            if not conn.closed:
+                self.dispatch(conn, msg)
+        except P.ProtocolError as exc:
+            conn.send(P.encode(P.error(exc.code, str(exc))))
+        except Exception:
+            log.exception("failed to load table %s", table_id)
+            conn.send(P.encode(P.error("internal", "the server could not handle this message")))
+
+    async def load(self, table_id: str) -> None:
+        """Bring a table into memory without holding up the event loop: its log is read and its
+        game replayed in the loader thread (one load at a time; two clients asking for one table
+        share its load). A table not found is left for :meth:`table` to refuse."""
+        task = self.loading.get(table_id)
+        if task is None:
+            task = self.loading[table_id] = asyncio.ensure_future(self._load(table_id))
+            task.add_done_callback(lambda _: self.loading.pop(table_id, None))
+        await asyncio.shield(task)
+
+    async def _load(self, table_id: str) -> None:
+        assert self.loader is not None
+        loop = asyncio.get_running_loop()
+        table = await loop.run_in_executor(self.loader.executor, self.loader.restore, table_id,
+                                           self.store, self.bots)
+        if table is not None and table_id not in self.lobby.tables:
+            self.lobby.tables[table_id] = table
 
     def dispatch(self, conn: Connection, msg: P.ClientMessage) -> None:
         """Apply one valid message."""
@@ -505,6 +548,37 @@ class Server:
         return gone
 
 
+class _Loader:
+    """One worker thread with its own read-only connection to the database: it reads a table's
+    log and replays its game, so a long game never stalls the event loop (the replay is pure
+    Python, but the loop gets the interpreter back every few milliseconds)."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.executor = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="cta-loader")
+        self._store: Store | None = None
+
+    def restore(self, table_id: str, store: Store, bots: WebBots) -> Table | None:
+        """In the worker thread: the table rebuilt from its log (bound to the server's ``store``
+        for its writes), or None if there is no such table."""
+        if not _ID.fullmatch(table_id):
+            return None
+        if self._store is None:
+            self._store = Store(self.path, read_only=True)
+        saved = self._store.load_table(table_id)
+        return None if saved is None else Table.restore(saved, store, bots)
+
+    def close(self) -> None:
+        """Stop the thread and close its connection."""
+        def shut() -> None:
+            if self._store is not None:
+                self._store.db.close()
+                self._store = None
+        with contextlib.suppress(RuntimeError):
+            self.executor.submit(shut).result(10)
+        self.executor.shutdown(wait=True)
+
+
 def _view(game: Game | None, seat: int | None) -> tuple[str, list[dict[str, Any]]]:
     """A seat's observation as JSON (less what the table part already says) and its history."""
     if game is None:
@@ -617,6 +691,8 @@ def create_app(db: str = "chase-the-ace.sqlite3", *, bot_delay: float = 0.8,
             checkpoints.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await checkpoints
+            if holder["server"].loader is not None:
+                holder["server"].loader.close()
             store.close()
             held.release()
 

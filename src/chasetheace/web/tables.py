@@ -127,6 +127,7 @@ class Table:
         # event by event instead of reading the whole history again at every move
         self._bots: dict[tuple[int, str], Bot] = {}
         self._bots_game = 0
+        self.moves = 0  # decisions saved in the current game
 
     # --- state --------------------------------------------------------------------------------
 
@@ -271,18 +272,19 @@ class Table:
             code = "game_over" if game.over else "out_of_turn"
             raise ProtocolError(str(exc), code) from None
         try:
-            self.store.append_action(self.id, self.game_no, seat, action, actor, events)
+            self.store.append_action(self.id, self.game_no, seat, action, actor, events, self.moves)
         except Exception:
             self._reload()  # the move was not saved: undo it by rebuilding the game from the store
             raise
+        self.moves += 1
         return events
 
     def _reload(self) -> None:
         saved = self.store.load_table(self.id)
         if saved is not None:
             again = Table.restore(saved, self.store, self.offered)
-            self.game, self.game_no, self.game_seed, self.kinds = (
-                again.game, again.game_no, again.game_seed, again.kinds)
+            self.game, self.game_no, self.game_seed, self.kinds, self.moves = (
+                again.game, again.game_no, again.game_seed, again.kinds, again.moves)
 
     def _check_creator(self, seat: int, what: str, creator: int) -> None:
         if seat != creator:
@@ -307,7 +309,7 @@ class Table:
         seed = secrets.randbits(63)
         game = Game(self.options.rules, names, seed=seed, carry=carry)
         self.store.start_game(self.id, self.game_no + 1, seed, carry, names, kinds, game.events)
-        self.game, self.game_seed, self.kinds = game, seed, kinds
+        self.game, self.game_seed, self.kinds, self.moves = game, seed, kinds, 0
         self.game_no += 1
 
     @classmethod
@@ -322,8 +324,8 @@ class Table:
             _check_log(saved.id, game.events, last.events)
             for act in last.actions:
                 _check_log(saved.id, game.act(act.action, act.seat), act.events)
-            table.game, table.game_no, table.game_seed, table.kinds = (
-                game, last.game_no, last.seed, list(last.kinds))
+            table.game, table.game_no, table.game_seed, table.kinds, table.moves = (
+                game, last.game_no, last.seed, list(last.kinds), len(last.actions))
         return table
 
 
