@@ -253,3 +253,40 @@ def test_twelve_seats_are_round_legible_and_the_buttons_stay_on_screen(
     assert "pot" in player.inner_text("#banner")
     player.screenshot(path=str(artifacts / f"8-{label}-12-seats-over.png"), full_page=True)
     assert errors == []
+
+
+def test_a_public_table_is_found_a_seat_link_moves_a_seat_and_offline_disables_buttons(
+        browser: Any, server: Any, artifacts: Path) -> None:
+    errors: list[str] = []
+    ann = open_page(browser, 1000, 800, errors)
+    ann.goto(server.url + "/")
+    ann.fill("#create-name", "Ann")
+    ann.check("#public")
+    ann.click("#create-button")
+    ann.wait_for_selector("#table:not([hidden])")
+    finder = open_page(browser, 390, 844, errors, mobile=True)
+    finder.goto(server.url + "/")
+    finder.click("#refresh-tables")
+    finder.wait_for_selector(".open-table a:has-text(\"Ann's table\")")
+    finder.screenshot(path=str(artifacts / "10-phone-open-tables.png"), full_page=True)
+    finder.click(".open-table a:has-text(\"Ann's table\")")
+    finder.wait_for_selector("#join-about:has-text('Ann invites you')")
+    finder.fill("#join-name", "Finn")
+    finder.click("#join-button")
+    finder.wait_for_selector("#table:not([hidden])")
+    # Finn's seat link, opened on another device, takes Finn's seat there
+    link = finder.input_value("#seat-link")
+    assert "#seat=" in link
+    other = open_page(browser, 390, 844, errors, mobile=True)
+    other.goto(link)
+    other.wait_for_selector("#table:not([hidden])")
+    wait_until(other, "ui.seat === 1 && ui.role === 'player'")
+    assert "#" not in other.url  # the token left the address bar at once
+    finder.wait_for_selector("#toast:has-text('resumed by another connection')")
+    # offline: the start button is disabled until the page is back online
+    assert not ann.is_disabled("#start")
+    ann.evaluate("ui.ws.close()")
+    wait_until(ann, "document.getElementById('start').disabled")
+    ann.wait_for_selector("#conn.on")
+    assert not ann.is_disabled("#start")
+    assert errors == []
