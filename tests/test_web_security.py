@@ -469,3 +469,22 @@ def test_loading_a_long_game_runs_off_the_event_loop(tmp_path: Path) -> None:
         other.close()
     finally:
         s.stop()
+
+
+def test_a_table_loaded_for_a_refused_message_is_let_go(tmp_path: Path) -> None:
+    s = live(tmp_path)
+    try:
+        ann = s.client()
+        table = create(ann)["table"]
+        ann.close()
+        deadline = time.monotonic() + 5
+        while s.call(lambda: table in s.core.lobby.tables):  # nobody there: let go from memory
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        mallory = s.client()
+        assert mallory.request({"type": "resume", "table": table, "token": "x" * 32}, "joined")["code"] == \
+            "bad_token"
+        assert s.call(lambda: table not in s.core.lobby.tables)
+        mallory.close()
+    finally:
+        s.stop()

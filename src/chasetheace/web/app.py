@@ -256,6 +256,10 @@ class Server:
         except Exception:
             log.exception("failed to load table %s", table_id)
             conn.send(P.encode(P.error("internal", "the server could not handle this message")))
+        finally:  # loaded for a message that was refused, or for a client gone meanwhile: let it go
+            table = self.lobby.tables.get(table_id)
+            if table is not None:
+                self.release(table)
 
     async def load(self, table_id: str) -> None:
         """Bring a table into memory without holding up the event loop: its log is read and its
