@@ -25,7 +25,7 @@ sys.exit(pytest.main(sys.argv[1:]))
 
 
 @pytest.mark.parametrize("target", ["test_web_server.py", "test_web_security.py", "test_web_players.py",
-                                    "test_web_restart.py", "e2e"])
+                                    "test_web_restart.py", "test_web_command.py", "e2e"])
 def test_web_tests_skip_cleanly_without_the_web_extra(target: str) -> None:
     done = subprocess.run([sys.executable, "-c", BLOCK, "-q", "-p", "no:cacheprovider", "-rs",
                            str(TESTS / target)], capture_output=True, text=True, timeout=120,

@@ -52,11 +52,11 @@ class WebBots:
         ValueError names a file that is not a solution."""
         if folder is None:
             return cls()
-        from ..solver import Solution  # the solve extra: only when the operator asks for it
-
         path = Path(folder)
         if not path.is_dir():
             raise ValueError(f"--solutions {folder!r} is not a folder")
+        from ..solver import Solution  # the solve extra: only when the operator asks for it
+
         found: dict[tuple[str, int], Any] = {}
         for file in sorted(path.glob("*.json")):
             if file.stat().st_size > _MAX_SOLUTION_BYTES:
