@@ -124,3 +124,26 @@ def test_the_creator_can_hand_a_gone_players_seat_to_a_bot_and_they_take_it_back
     state = back.until(lambda m: m["type"] == "state")
     assert state["table"]["seats"][1]["kind"] == "human"  # the seat is Bob's again
     play_to_end([ann, back])
+
+
+def test_people_coming_and_going_never_reset_a_turn_timer(tmp_path: Path) -> None:
+    s = LiveServer(str(tmp_path / "timer.sqlite3"), timer_scale=0.1)  # a 5 s timer runs 0.5 s
+    try:
+        ann, bob = s.client(), s.client()
+        table = create(ann, seats=2, bots=None, timer=5, on_timeout="keep")["table"]
+        join(bob, table, "Bob")
+        ann.send({"type": "start"})
+        ann.until(lambda m: m["type"] == "state" and m["game"] is not None)
+        bob.wait_for(lambda c: c.game is not None)
+        idle = ann if ann.my_turn() else bob  # nobody acts: only the timer may
+        assert idle.my_turn()
+        start = time.monotonic()
+        churn = s.client()
+        while s.count("SELECT COUNT(*) FROM actions WHERE table_id=? AND actor='timer'", table) == 0:
+            churn.request({"type": "watch", "table": table}, "joined")  # a spectator comes ...
+            churn.close()  # ... and goes, again and again
+            churn = s.client()
+            assert time.monotonic() - start < 3.0, "the turn timer was reset by people coming and going"
+        churn.close()
+    finally:
+        s.stop()
