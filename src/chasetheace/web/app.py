@@ -37,14 +37,13 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from ..game import Game
 from ..rules import OPTIONS, PRESETS
 from . import protocol as P
 from .botkinds import WebBots
 from .limits import Limits, client_key
 from .lock import DatabaseLock
 from .store import Store
-from .tables import _ID, Lobby, Table
+from .tables import _ID, AnyGame, Lobby, Table
 
 __all__ = ["Server", "Connection", "create_app", "RATE", "BURST", "QUEUE"]
 
@@ -308,7 +307,7 @@ class Server:
         else:
             table, seat = self.seated(conn)
             if isinstance(msg, P.Act):
-                self.human_act(table, seat, msg.action)
+                self.human_act(table, seat, msg.move)
             elif isinstance(msg, P.Start):
                 table.start(seat, self.creator(table))
             elif isinstance(msg, P.Replace):
@@ -509,7 +508,7 @@ class Server:
             if stand_in is None:
                 table.act(seat, table.bot_action(seat), "bot")
             elif stand_in == "keep":
-                table.act(seat, "keep", "timer")
+                table.act(seat, table.default_action(seat), "timer")
             else:
                 table.act(seat, table.bot_action(seat, stand_in), "timer")
         except Exception:  # an automatic move must never take the server down
@@ -583,7 +582,7 @@ class _Loader:
         self.executor.shutdown(wait=True)
 
 
-def _view(game: Game | None, seat: int | None) -> tuple[str, list[dict[str, Any]]]:
+def _view(game: AnyGame | None, seat: int | None) -> tuple[str, list[dict[str, Any]]]:
     """A seat's observation as JSON (less what the table part already says) and its history."""
     if game is None:
         return "null", []
@@ -600,6 +599,8 @@ def _welcome(bots: WebBots, limits: Limits) -> dict[str, Any]:
         "options": [{"key": o.key, "values": list(o.values), "default": o.default, "meaning": o.meaning,
                      "minimum": o.minimum} for o in OPTIONS.values()],
         "bots": bots.kinds(),
+        "games": list(P.GAMES),
+        "ace_bots": bots.ace_kinds(),
         "limits": {"max_seats": P.MAX_SEATS, "max_name": P.MAX_NAME, "min_timer": P.MIN_TIMER,
                    "max_timer": P.MAX_TIMER, "max_message_bytes": P.MAX_MESSAGE_BYTES,
                    "rate_per_second": limits.rate, **limits.to_dict()},

@@ -27,6 +27,10 @@ from typing import Any
 from ..bots import Bot, CountingBot, RandomBot, ThresholdBot
 from ..rules import Rules
 
+ACE_CHASING = "ace-chasing"
+# Ace Chasing's bots (RULES.md part B), by the names the Ace Chasing command gives them
+_ACE_FIXED = frozenset({"odds", "random", "threshold", *(f"threshold:{r}" for r in "A23456789TJQK")})
+
 __all__ = ["WebBots", "SOLVED", "RANKS"]
 
 SOLVED = "solved"
@@ -89,9 +93,22 @@ class WebBots:
         key = _rules_key(rules)
         return {players: sol for (k, players), sol in self.solutions.items() if k == key}
 
-    def check(self, kind: str, rules: Rules | None, seats: int) -> None:
+    @staticmethod
+    def ace_kinds() -> dict[str, str]:
+        """The Ace Chasing bots offered, each with a line of help."""
+        return {"odds": "bets its stake times the chance the matador is knocked out; accepts bets good "
+                        "for it; swaps below 7",
+                "threshold": "threshold[:RANK] never bets, accepts bets good for it, swaps below RANK",
+                "random": "random decisions and offers"}
+
+    def check(self, kind: str, rules: Rules | None, seats: int, game: str = "chase-the-ace") -> None:
         """ValueError unless ``kind`` is offered for a table of ``seats`` under ``rules``; it
         looks only at the fixed list and the solutions already in memory."""
+        if game == ACE_CHASING:
+            if kind not in _ACE_FIXED:
+                raise ValueError(f"bot {kind[:40]!r} is not offered for Ace Chasing: allowed odds, random, "
+                                 "threshold, threshold:RANK")
+            return
         if kind in _FIXED:
             return
         if kind == SOLVED and self.solutions:
@@ -102,9 +119,16 @@ class WebBots:
         allowed = "random, threshold, threshold:RANK, counting" + (", solved" if self.solutions else "")
         raise ValueError(f"bot {kind[:40]!r} is not offered here: allowed {allowed}")
 
-    def make(self, kind: str, rules: Rules) -> Bot:
+    def make(self, kind: str, rules: Rules, game: str = "chase-the-ace") -> Any:
         """A bot of an offered kind (a kind no longer offered, e.g. read back from an older
-        database, plays as ``counting``)."""
+        database, plays as ``counting``, or at Ace Chasing as ``odds``)."""
+        if game == ACE_CHASING:
+            from .. import make_ace_chasing_bot
+
+            return make_ace_chasing_bot(kind if kind in _ACE_FIXED else "odds")
+        return self._make(kind, rules)
+
+    def _make(self, kind: str, rules: Rules) -> Bot:
         if kind == "random":
             return RandomBot()
         if kind == "threshold" or (kind.startswith("threshold:") and kind in _FIXED):

@@ -23,6 +23,7 @@ from typing import Any
 
 __all__ = [
     "VERSION", "MAX_MESSAGE_BYTES", "MAX_NAME", "MAX_SEATS", "MIN_TIMER", "MAX_TIMER", "TIMEOUT_MOVES",
+    "GAMES", "ACTIONS", "MAX_BET",
     "ProtocolError", "Create", "Join", "Resume", "Watch", "Start", "Act", "Rematch", "Ping", "ListTables",
     "Replace",
     "ClientMessage", "parse_message", "error", "encode",
@@ -34,6 +35,9 @@ MAX_NAME = 24
 MAX_SEATS = 12
 MIN_TIMER, MAX_TIMER = 5, 600
 TIMEOUT_MOVES = ("keep", "bot")
+GAMES = ("chase-the-ace", "ace-chasing")  # RULES.md part A, and part B (the matador game, with bets)
+ACTIONS = ("keep", "swap", "offer", "accept", "decline")
+MAX_BET = 1_000_000
 _MAX_ID = 64
 
 
@@ -57,6 +61,7 @@ class Create:
     timer: int | None = None
     on_timeout: str = "keep"
     public: bool = False
+    game: str = "chase-the-ace"
 
 
 @dataclass(frozen=True)
@@ -89,9 +94,16 @@ class Start:
 
 @dataclass(frozen=True)
 class Act:
-    """The seat's decision on its turn: ``keep`` or ``swap``."""
+    """The seat's decision on its turn: ``keep`` or ``swap``; at Ace Chasing also ``offer`` (with
+    an ``amount``: a bettor's offer, 0 for no bet), ``accept`` or ``decline`` (the matador)."""
 
     action: str
+    amount: int | None = field(default=None, repr=False)
+
+    @property
+    def move(self) -> str:
+        """The action as the table stores it: ``keep``, ..., or ``offer:AMOUNT``."""
+        return self.action if self.amount is None else f"offer:{self.amount}"
 
 
 @dataclass(frozen=True)
@@ -225,8 +237,9 @@ def _create(f: _Fields) -> Create:
     timer = f.integer("timer", None, MIN_TIMER, MAX_TIMER, nullable=True)
     on_timeout = f.choice("on_timeout", TIMEOUT_MOVES, "keep")
     public = f.flag("public")
+    game = f.choice("game", GAMES, "chase-the-ace")
     f.done()
-    return Create(name, preset, dict(options), seats, bots, timer, on_timeout, public)
+    return Create(name, preset, dict(options), seats, bots, timer, on_timeout, public, game)
 
 
 def _join(f: _Fields) -> Join:
@@ -256,7 +269,14 @@ def _replace(f: _Fields) -> Replace:
 
 
 def _act(f: _Fields) -> Act:
-    msg = Act(f.choice("action", ("keep", "swap")))
+    action = f.choice("action", ACTIONS)
+    amount = None
+    if action == "offer":
+        amount = f._get("amount", None, True)
+        if not isinstance(amount, int) or isinstance(amount, bool) or not 0 <= amount <= MAX_BET:
+            raise ProtocolError(f"act: an offer's 'amount' must be a whole number 0..{MAX_BET} "
+                                f"(0: no bet), got {_short(amount)}")
+    msg = Act(action, amount)
     f.done()
     return msg
 

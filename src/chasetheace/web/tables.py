@@ -26,17 +26,20 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..bots import Bot
+from .. import AceChasingGame, Offer  # the package's names survive the move of its modules
 from ..errors import IllegalActionError
 from ..events import Event
 from ..game import Game
 from ..rules import OPTIONS, Rules, preset_info
-from .botkinds import WebBots
+from .botkinds import ACE_CHASING, WebBots
 from .names import LookAlikeError, check_name
 from .protocol import MAX_SEATS, Create, ProtocolError
 from .store import Store, StoredTable
 
-__all__ = ["TableOptions", "Table", "Lobby", "HUMAN", "MAX_COUNT", "hash_token"]
+__all__ = ["TableOptions", "Table", "Lobby", "HUMAN", "MAX_COUNT", "hash_token", "AnyGame"]
+
+AnyGame = Game | AceChasingGame
+"""A table's game: Chase the Ace (RULES.md part A) or Ace Chasing (part B)."""
 
 HUMAN = "human"
 MAX_COUNT = 99  # the largest lives or ante a web table takes (the engine has no upper bound)
@@ -59,11 +62,12 @@ class TableOptions:
     timer: int | None
     on_timeout: str
     public: bool = False
+    game: str = "chase-the-ace"
 
     @classmethod
     def build(cls, preset: str, options: Mapping[str, Any], seats: int, bots: str | None,
               timer: int | None, on_timeout: str, *, offered: WebBots | None = None,
-              public: bool = False) -> TableOptions:
+              public: bool = False, game: str = "chase-the-ace") -> TableOptions:
         """Check every choice with the engine; ProtocolError (code ``bad_options``) names the bad one.
         A bot kind is checked against the ``offered`` list only: nothing is opened or solved."""
         try:
@@ -75,19 +79,21 @@ class TableOptions:
                     raise ValueError(
                         f"bad value {value!r} for rule {key!r}: at most {MAX_COUNT} at a web table")
                 rules = rules.replace(**{key: value})
-            most = min(MAX_SEATS, rules.max_players)
-            if not 2 <= seats <= most:
-                raise ValueError(f"bad number of seats {seats}: allowed 2..{most}")
+            least, most = (4, MAX_SEATS) if game == ACE_CHASING else (2, min(MAX_SEATS, rules.max_players))
+            if game == ACE_CHASING and (options or preset_info(preset).name != "standard"):
+                raise ValueError("Ace Chasing has no presets or house rules here: leave them out")
+            if not least <= seats <= most:
+                raise ValueError(f"bad number of seats {seats}: allowed {least}..{most}")
             if bots is not None:
-                (offered or WebBots()).check(bots, rules, seats)
+                (offered or WebBots()).check(bots, rules, seats, game)
         except (ValueError, TypeError) as exc:
             raise ProtocolError(str(exc), "bad_options") from None
-        return cls(preset_info(preset).name, rules, seats, bots, timer, on_timeout, public)
+        return cls(preset_info(preset).name, rules, seats, bots, timer, on_timeout, public, game)
 
     @property
     def stand_in(self) -> str:
         """The bot kind that plays for a person whose timer ran out (when ``on_timeout`` is bot)."""
-        return self.bots or "counting"
+        return self.bots or ("odds" if self.game == ACE_CHASING else "counting")
 
     def to_dict(self) -> dict[str, Any]:
         """The options as JSON (stored, and shown to every client); one shared dict: do not change it."""
@@ -96,13 +102,15 @@ class TableOptions:
     @functools.cached_property
     def _dict(self) -> dict[str, Any]:
         return {"preset": self.preset, "rules": self.rules.to_dict(), "seats": self.seats,
-                "bots": self.bots, "timer": self.timer, "on_timeout": self.on_timeout, "public": self.public}
+                "bots": self.bots, "timer": self.timer, "on_timeout": self.on_timeout, "public": self.public,
+                "game": self.game}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> TableOptions:
         """Options read back from the store."""
         return cls(data["preset"], Rules.from_dict(data["rules"]), data["seats"], data["bots"],
-                   data["timer"], data["on_timeout"], bool(data.get("public", False)))
+                   data["timer"], data["on_timeout"], bool(data.get("public", False)),
+                   str(data.get("game", "chase-the-ace")))
 
 
 @dataclass(frozen=True)
@@ -119,13 +127,13 @@ class Table:
         self.id, self.options, self.store = table_id, options, store
         self.offered = bots or WebBots()
         self.people: list[_Person] = []
-        self.game: Game | None = None
+        self.game: AnyGame | None = None
         self.game_no = 0
         self.game_seed = 0
         self.kinds: list[str] = []
         # one bot per seat and kind for the current game: a bot that tracks the game follows it
         # event by event instead of reading the whole history again at every move
-        self._bots: dict[tuple[int, str], Bot] = {}
+        self._bots: dict[tuple[int, str], Any] = {}
         self._bots_game = 0
         self.moves = 0  # decisions saved in the current game
 
@@ -175,9 +183,18 @@ class Table:
         kind = kind or self.kinds[seat]
         bot = self._bots.get((seat, kind))
         if bot is None:
-            bot = self._bots[(seat, kind)] = self.offered.make(kind, game.rules)
+            bot = self._bots[(seat, kind)] = self.offered.make(kind, self.options.rules, self.options.game)
         rng = random.Random(f"{self.game_seed}/{len(game.events)}")
-        return str(bot.choose(game.observation(seat), game.legal_actions(), rng).value)
+        choice = bot.choose(game.observation(seat), game.legal_actions(), rng)
+        return f"offer:{choice.amount}" if isinstance(choice, Offer) else str(choice.value)
+
+    def default_action(self, seat: int) -> str:
+        """What a person who timed out (or is away) does without a stand-in bot: keep; at Ace
+        Chasing, no bet as a bettor, decline as the matador."""
+        game = self.game
+        assert game is not None and game.to_act == seat
+        legal = [str(getattr(a, "value", a)) for a in game.legal_actions()]
+        return "offer:0" if legal == ["offer"] else "decline" if "decline" in legal else "keep"
 
     def public(self, creator: int = 0) -> dict[str, Any]:
         """What every client may know about the table (never a token, a seed or a card)."""
@@ -262,14 +279,15 @@ class Table:
         return True
 
     def act(self, seat: int, action: str, actor: str = HUMAN) -> list[Event]:
-        """``seat`` keeps or swaps; the engine judges it; the log is saved before anyone is told."""
+        """``seat`` acts (keeps or swaps; at Ace Chasing also offers, accepts, declines); the engine
+        judges it; the log is saved before anyone is told."""
         game = self.game
         if game is None:
             raise ProtocolError("the game has not started", "not_now")
         try:
-            events = game.act(action, seat)
-        except IllegalActionError as exc:
-            code = "game_over" if game.over else "out_of_turn"
+            events = _play(game, action, seat)
+        except ValueError as exc:  # IllegalActionError is a ValueError
+            code = ("game_over" if game.over else "out_of_turn" if game.to_act != seat else "bad_action")
             raise ProtocolError(str(exc), code) from None
         try:
             self.store.append_action(self.id, self.game_no, seat, action, actor, events, self.moves)
@@ -305,9 +323,11 @@ class Table:
                     kinds.append(self.options.bots)
         if len(names) < 2:
             raise ProtocolError("a game needs at least 2 players: invite someone or allow bots", "not_now")
-        carry = self.game.pot if self.game is not None else 0
+        carry = self.game.pot if isinstance(self.game, Game) else 0
         seed = secrets.randbits(63)
-        game = Game(self.options.rules, names, seed=seed, carry=carry)
+        if self.options.game == ACE_CHASING and len(names) < 4:
+            raise ProtocolError("Ace Chasing needs at least 4 players: invite more or allow bots", "not_now")
+        game = _new(self.options, names, seed, carry)
         self.store.start_game(self.id, self.game_no + 1, seed, carry, names, kinds, game.events)
         self.game, self.game_seed, self.kinds, self.moves = game, seed, kinds, 0
         self.game_no += 1
@@ -320,13 +340,33 @@ class Table:
         table.people = [_Person(s.name, s.token_hash) for s in saved.seats]
         if saved.games:
             last = saved.games[-1]
-            game = Game(table.options.rules, last.names, seed=last.seed, carry=last.carry)
+            game = _new(table.options, last.names, last.seed, last.carry)
             _check_log(saved.id, game.events, last.events)
             for act in last.actions:
-                _check_log(saved.id, game.act(act.action, act.seat), act.events)
+                _check_log(saved.id, _play(game, act.action, act.seat), act.events)
             table.game, table.game_no, table.game_seed, table.kinds, table.moves = (
                 game, last.game_no, last.seed, list(last.kinds), len(last.actions))
         return table
+
+
+def _new(options: TableOptions, names: list[str], seed: int, carry: int) -> AnyGame:
+    if options.game == ACE_CHASING:
+        return AceChasingGame(names, seed=seed)
+    return Game(options.rules, names, seed=seed, carry=carry)
+
+
+def _play(game: AnyGame, action: str, seat: int) -> list[Event]:
+    """One stored or sent action (``offer:AMOUNT`` for an offer) played on the game."""
+    if isinstance(game, AceChasingGame):
+        kind, _, amount = action.partition(":")
+        if kind == "offer":
+            if not amount.isdigit():
+                raise IllegalActionError(f"bad offer {action!r}")
+            return game.act(Offer(int(amount)), seat)
+        return game.act(action, seat)
+    if action not in ("keep", "swap"):
+        raise IllegalActionError(f"{action!r} is not a move of Chase the Ace: keep or swap")
+    return game.act(action, seat)
 
 
 def _check_log(table_id: str, events: list[Event], stored: list[dict[str, Any]]) -> None:
@@ -345,7 +385,7 @@ class Lobby:
     def create(self, msg: Create) -> tuple[Table, int, str]:
         """Open a table from a ``create`` message and seat its creator."""
         options = TableOptions.build(msg.preset, msg.options, msg.seats, msg.bots, msg.timer,
-                                     msg.on_timeout, offered=self.bots, public=msg.public)
+                                     msg.on_timeout, offered=self.bots, public=msg.public, game=msg.game)
         table_id = secrets.token_urlsafe(9)
         table = Table(table_id, options, self.store, self.bots)
         table.check_name(msg.name)  # before anything is saved
