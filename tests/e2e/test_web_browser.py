@@ -290,3 +290,44 @@ def test_a_public_table_is_found_a_seat_link_moves_a_seat_and_offline_disables_b
     ann.wait_for_selector("#conn.on")
     assert not ann.is_disabled("#start")
     assert errors == []
+
+
+def test_ace_chasing_is_played_with_bets_at_the_web_table(browser: Any, server: Any, artifacts: Path) -> None:
+    errors: list[str] = []
+    page = open_page(browser, 360, 740, errors, mobile=True)
+    page.goto(server.url + "/")
+    page.select_option("#game", "ace-chasing")
+    assert page.is_hidden("#house-rules") and page.input_value("#bots") == "odds"
+    page.fill("#create-name", "Ann")
+    page.fill("#seats", "6")
+    page.click("#create-button")
+    page.wait_for_selector("#table:not([hidden])")
+    page.click("#start")
+    wait_until(page, "!!(ui.state && ui.state.game)")
+    bets = answers = exchanges = 0
+    shot = False
+    deadline = time.monotonic() + 90
+    while not page.is_visible("#banner"):
+        assert time.monotonic() < deadline, "the game did not end in time"
+        if page.is_visible("#offer-box"):
+            if not shot:
+                page.screenshot(path=str(artifacts / "11-phone-ace-chasing-bet.png"))
+                shot = True
+            assert page.evaluate(ON_SCREEN + '("offer")')
+            page.fill("#amount", "3")
+            page.click("#offer" if bets % 2 == 0 else "#no-bet")
+            bets += 1
+        elif page.is_visible("#accept"):
+            page.click("#decline" if answers % 2 else "#accept")
+            answers += 1
+        elif page.is_visible("#keep"):
+            page.click("#keep" if exchanges % 2 else "#swap")
+            exchanges += 1
+        page.wait_for_timeout(20)
+    assert bets + answers > 0 and exchanges > 0
+    assert "wins" in page.inner_text("#banner")
+    log = page.inner_text("#log")
+    assert "is the matador" in log and "Betting closed" in log
+    assert page.evaluate(SEAT_OVERLAPS) == [] and page.evaluate(NO_SIDEWAYS_SCROLL)
+    page.screenshot(path=str(artifacts / "12-phone-ace-chasing-over.png"), full_page=True)
+    assert errors == []

@@ -185,6 +185,22 @@ function fillLobby(w) {
   }
   preset.onchange = applyPreset;
   applyPreset();
+  $("game").onchange = applyGame;
+}
+
+// Ace Chasing (RULES.md part B) has no presets or house rules here, its own bots, 4 seats or more.
+function applyGame() {
+  const ace = $("game").value === "ace-chasing";
+  $("preset-label").hidden = ace;
+  $("preset-about").hidden = ace;
+  $("house-rules").hidden = ace;
+  const bots = $("bots");
+  bots.replaceChildren(new Option("no bots: only people", ""));
+  const kinds = ace ? ui.welcome.ace_bots : ui.welcome.bots;
+  for (const [kind, help] of Object.entries(kinds)) bots.append(new Option(kind + " (" + help + ")", kind));
+  bots.value = ace ? "odds" : "counting";
+  $("seats").min = ace ? "4" : "2";
+  if (ace && Number($("seats").value) < 4) $("seats").value = "5";
 }
 
 function applyPreset() {
@@ -202,6 +218,15 @@ function applyPreset() {
 function createTable(event) {
   event.preventDefault();
   const w = ui.welcome;
+  if ($("game").value === "ace-chasing") {
+    const timer = $("timer").value;
+    send({
+      type: "create", game: "ace-chasing", name: $("create-name").value, seats: Number($("seats").value),
+      bots: $("bots").value || null, timer: timer ? Number(timer) : null, on_timeout: $("on-timeout").value,
+      public: $("public").checked,
+    });
+    return;
+  }
   const p = w.presets.find((x) => x.name === $("preset").value);
   const options = {};
   for (const o of w.options) {
@@ -257,21 +282,30 @@ function nameOf(seat) {
 function render(msg) {
   const t = msg.table;
   const g = msg.game;
-  const status = { waiting: "Waiting for players", playing: "Hand " + (g ? g.hand : ""), over: "Game over" }[t.status];
-  $("status").textContent = status + " · " + t.options.preset + (ui.role === "spectator" ? " · watching" : "");
+  const ace = t.options.game === "ace-chasing";
+  const status = { waiting: "Waiting for players", playing: (ace ? "Round " + (g ? g.round : "") : "Hand " + (g ? g.hand : "")), over: "Game over" }[t.status];
+  $("status").textContent = status + " · " + (ace ? "Ace Chasing" : t.options.preset) + (ui.role === "spectator" ? " · watching" : "");
   renderSeats(t, g);
-  $("pot").textContent = g ? `Pot ${g.pot} · Kitty ${g.kitty} · Stock ${g.stock_size}` : `${t.seats.filter((s) => s.kind === "human").length} of ${t.options.seats} seats taken`;
+  const taken = `${t.seats.filter((s) => s.kind === "human").length} of ${t.options.seats} seats taken`;
+  $("pot").textContent = !g ? taken : ace ? aceLine(g) : `Pot ${g.pot} · Kitty ${g.kitty} · Stock ${g.stock_size}`;
   const mine = g && ui.seat !== null && g.to_act === ui.seat && g.legal.length > 0;
-  $("keep").hidden = !mine;
-  $("swap").hidden = !mine;
+  const legal = mine ? g.legal : [];
+  $("keep").hidden = !legal.includes("keep");
+  $("swap").hidden = !legal.includes("swap");
+  $("offer-box").hidden = !legal.includes("offer");
+  $("accept").hidden = !legal.includes("accept");
+  $("decline").hidden = !legal.includes("decline");
+  if (legal.includes("accept")) $("accept").textContent = "Accept " + nameOf(g.offer.seat) + "'s bet of " + g.offer.amount;
   alertTurn(mine);
-  if (mine) $("swap").textContent = ui.seat === g.dealer ? "Swap with the stock" : "Swap with " + nameOf(nextLiving(g, ui.seat));
+  if (legal.includes("swap") && !ace) $("swap").textContent = ui.seat === g.dealer ? "Swap with the stock" : "Swap with " + nameOf(nextLiving(g, ui.seat));
   const creator = ui.seat === t.creator && ui.role === "player";
   $("start").hidden = !(creator && t.status === "waiting");
   $("rematch").hidden = !(creator && t.status === "over");
   const banner = $("banner");
   banner.hidden = !(g && g.over);
-  if (g && g.over) {
+  if (g && g.over && ace) {
+    banner.textContent = g.winners.map(nameOf).join(" and ") + " wins, the last one in!";
+  } else if (g && g.over) {
     const won = wonPot();
     banner.textContent = g.winners.length
       ? g.winners.map(nameOf).join(" and ") + (g.winners.length > 1 ? " share the pot" : " wins the pot") + (won ? " of " + won + (won === 1 ? " chip" : " chips") : "") + "!"
@@ -311,7 +345,19 @@ function beep() {
   } catch (e) { /* no sound here */ }
 }
 
+// The centre of an Ace Chasing table: the round, the matador, the bets that stand.
+function aceLine(g) {
+  if (g.over) return "";
+  const bets = g.bets.map(([s, n]) => nameOf(s) + " " + n).join(", ");
+  return "Matador: " + nameOf(g.matador) + " · " + (g.phase === "betting" ? "betting" : "exchanges") + (bets ? " · bets: " + bets : "");
+}
+
 function prompt(t, g, mine) {
+  if (t.options.game === "ace-chasing" && g && !g.over && mine) {
+    if (g.legal.includes("offer")) return "Your bet that " + nameOf(g.matador) + " (the matador) is knocked out this round: how much? (No bet: 0)";
+    if (g.legal.includes("accept")) return nameOf(g.offer.seat) + " bets " + g.offer.amount + " that you are knocked out: accept or decline.";
+    return "Your turn: keep your card, or swap it.";
+  }
   if (t.status === "waiting") return ui.seat === t.creator ? "Send the invite link, then start when everyone is here (bots fill empty seats)." : "Waiting for the creator to start the game.";
   if (!g) return "";
   if (g.over) return ui.seat === t.creator ? "Play again with the same table?" : "Waiting for a rematch.";
@@ -354,7 +400,8 @@ function renderSeats(t, g) {
     head.append(nameNode);
     if (s.kind === "bot") head.append(el("span", "tag", "bot"));
     if (s.kind === "human" && !t.connected.includes(i) && i !== ui.seat) head.append(el("span", "tag away", "away"));
-    if (g && g.dealer === i) head.append(el("span", "dealer", "D"));
+    if (g && g.dealer === i && g.dealer !== undefined) head.append(el("span", "dealer", "D"));
+    if (g && g.matador === i) { const m = el("span", "matador", "M"); m.title = "the matador"; head.append(m); }
     box.append(head);
     if (ui.seat === t.creator && ui.role === "player" && t.status === "playing" && s.kind === "human" &&
         !t.connected.includes(i) && i !== ui.seat) {
@@ -365,7 +412,14 @@ function renderSeats(t, g) {
       swapIn.addEventListener("click", () => send({ type: "replace", seat: i }));
       box.append(swapIn);
     }
-    if (g) {
+    if (g && g.money) {  // Ace Chasing: money won or lost, the card, the bet standing
+      const m = g.money[i];
+      box.append(el("div", "money" + (m > 0 ? " up" : m < 0 ? " down" : ""), (g.in[i] ? "" : "out · ") + (m > 0 ? "+" : m < 0 ? "−" : "") + Math.abs(m)));
+      if (g.in[i] && g.cards) box.append(cardNode(i === ui.seat ? g.card : g.cards[i], i === ui.seat ? "mine" : ""));
+      const bet = g.bets.find(([s]) => s === i);
+      if (bet && !g.over) box.append(el("div", "done", "bets " + bet[1]));
+      else if (acts[i] && !g.over) box.append(el("div", "done", acts[i]));
+    } else if (g) {
       const lives = g.lives[i];
       box.append(el("div", "lives", g.in[i] ? (lives > 4 ? "♥ × " + lives : "♥".repeat(lives) || "on the bum") : "out"));
       if (g.in[i] && (g.cards[i] || g.order.includes(i))) {
@@ -428,7 +482,7 @@ function thisHand() {
   const h = ui.history;
   const acts = {};
   let i = h.length - 1;
-  while (i >= 0 && h[i].type !== "hand_started") i--;
+  while (i >= 0 && h[i].type !== "hand_started" && h[i].type !== "round_started") i--;
   for (i = Math.max(i, 0); i < h.length; i++) {
     const ev = h[i];
     if (ev.type === "keep") acts[ev.seat] = "“Stand!”";
@@ -502,7 +556,16 @@ function describe(ev) {
     case "cut_draw": return "Cut for the pot: " + ev.draws.map(([s, c]) => who(s) + " " + cardText(c)).join(", ") + ".";
     case "eliminated": return ev.seats.map(who).join(", ") + (ev.seats.length > 1 ? " are" : " is") + " out.";
     case "collected": return null;
-    case "game_over": return ev.winners.length ? ev.winners.map(who).join(" and ") + (ev.winners.length > 1 ? " share" : " wins") + " the pot!" : "No winner: the pot carries over.";
+    case "round_started": return "Round " + ev.round + ": " + who(ev.matador) + " is the matador.";
+    case "offered": return who(ev.seat) + (ev.amount ? " offers to bet " + ev.amount + " that the matador is knocked out." : " does not bet.");
+    case "bet_accepted": return who(ev.seat) + "'s bet of " + ev.amount + " is accepted.";
+    case "bet_declined": return who(ev.seat) + "'s bet of " + ev.amount + " is declined.";
+    case "betting_closed": return ev.bets.length ? "Betting closed: " + ev.bets.map(([s, n]) => who(s) + " " + n).join(", ") + "." : "Betting closed: no bets.";
+    case "shown": return "Shown: " + ev.cards.map(([s, c]) => who(s) + " " + cardText(c)).join(", ") + ".";
+    case "settled": return who(ev.matador) + (ev.survived ? " survives the round" : " is knocked out") + (ev.payments.length ? ": " + ev.payments.filter(([, n]) => n).map(([s, n]) => who(s) + (n > 0 ? " +" : " −") + Math.abs(n)).join(", ") : "") + ".";
+    case "game_over":
+      if (ui.state && ui.state.table.options.game === "ace-chasing") return ev.winners.map(who).join(" and ") + " wins the game!";
+      return ev.winners.length ? ev.winners.map(who).join(" and ") + (ev.winners.length > 1 ? " share" : " wins") + " the pot!" : "No winner: the pot carries over.";
     default: return null;
   }
 }
@@ -546,6 +609,10 @@ document.addEventListener("DOMContentLoaded", () => {
     send({ type: "watch", table: tableFromPath() });
   });
   $("keep").addEventListener("click", () => send({ type: "act", action: "keep" }));
+  $("offer").addEventListener("click", () => send({ type: "act", action: "offer", amount: Math.max(0, Math.floor(Number($("amount").value) || 0)) }));
+  $("no-bet").addEventListener("click", () => send({ type: "act", action: "offer", amount: 0 }));
+  $("accept").addEventListener("click", () => send({ type: "act", action: "accept" }));
+  $("decline").addEventListener("click", () => send({ type: "act", action: "decline" }));
   $("swap").addEventListener("click", () => send({ type: "act", action: "swap" }));
   $("start").addEventListener("click", () => send({ type: "start" }));
   $("rematch").addEventListener("click", () => send({ type: "rematch" }));
