@@ -22,7 +22,7 @@ import gc
 import json
 import os
 import random
-import socket
+import re
 import statistics
 import subprocess
 import sys
@@ -147,10 +147,13 @@ class Player:
         self.bench.spawn(self.ws.send(json.dumps(message)))
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind((HOST, 0))
-        return int(s.getsockname()[1])
+def rss_mb(pid: int) -> float:
+    """The resident memory of a process, in MB."""
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
 
 
 def cpu_seconds(pid: int) -> float:
@@ -198,6 +201,7 @@ async def main_async(args: argparse.Namespace, port: int, server_pid: int) -> di
     measured = time.perf_counter() - wall0
     cpu = cpu_seconds(server_pid) - cpu0
     mine = time.process_time() - mine0
+    rss = rss_mb(server_pid)
     await asyncio.sleep(0.5)  # let the last updates land
     for r in runs:
         for c in r.clients:
@@ -218,7 +222,7 @@ async def main_async(args: argparse.Namespace, port: int, server_pid: int) -> di
         "mean_ms": round(1000 * statistics.fmean(lat), 2) if lat else None,
         "server_cpu_percent_of_one_core": round(100 * cpu / measured, 1),
         "clients_cpu_percent_of_one_core": round(100 * mine / measured, 1), "errors": len(bench.errors),
-        "load_average": os.getloadavg()[0],
+        "load_average": os.getloadavg()[0], "server_rss_mb": round(rss, 1),
         "first_errors": bench.errors[:3],
     }
 
@@ -235,11 +239,20 @@ def main() -> int:
             and 0 < args.duration <= 600 and args.think >= 0):
         parser.error("out of range: tables 1..1000, seats 2..12, bots 0..seats-1, duration 0..600 s")
     folder = tempfile.mkdtemp(prefix="cta-load-")
-    port = free_port()
-    server = subprocess.Popen([sys.executable, "-m", "chasetheace.web", "--host", HOST, "--port", str(port),
+    # port 0: the server binds a free port itself and prints it (no race for a port chosen here);
+    # one load generator is one client address, so the per-client limits are raised for it
+    many = str(10 * args.tables * args.seats + 100)
+    server = subprocess.Popen([sys.executable, "-m", "chasetheace.web", "--host", HOST, "--port", "0",
                                "--db", os.path.join(folder, "load.sqlite3"), "--bot-delay", "0",
-                               "--log-level", "error"], stdout=subprocess.DEVNULL)
+                               "--log-level", "error", "--connections-per-client", many,
+                               "--connections", many, "--tables-per-client", many],
+                              stdout=subprocess.PIPE, text=True)
     try:
+        assert server.stdout is not None
+        found = re.search(r":(\d+)/", server.stdout.readline())
+        if found is None:
+            raise SystemExit("the server did not start")
+        port = int(found.group(1))
         for _ in range(200):
             try:
                 urllib.request.urlopen(f"http://{HOST}:{port}/healthz", timeout=1).read()
@@ -259,7 +272,8 @@ def main() -> int:
     print(f"latency action -> every client's update: p50 {result['p50_ms']} ms, p90 {result['p90_ms']} ms, "
           f"p99 {result['p99_ms']} ms, max {result['max_ms']} ms ({result['latency_samples']} actions)")
     print(f"CPU: server {result['server_cpu_percent_of_one_core']}% of one core, load generator "
-          f"{result['clients_cpu_percent_of_one_core']}%; machine load average {result['load_average']:.2f}; "
+          f"{result['clients_cpu_percent_of_one_core']}%; server memory {result['server_rss_mb']} MB; "
+          f"machine load average {result['load_average']:.2f}; "
           f"errors: {result['errors']}")
     print(json.dumps(result))
     return 0

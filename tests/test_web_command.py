@@ -10,6 +10,13 @@ import pytest
 from chasetheace.web import command
 
 
+@pytest.fixture
+def web_extra() -> None:
+    """The checks past the first need the web extra (without it, serve says so and stops)."""
+    pytest.importorskip("uvicorn")
+    pytest.importorskip("starlette")
+
+
 def test_register_adds_serve_with_its_defaults() -> None:
     parser = argparse.ArgumentParser(prog="chase-the-ace")
     command.register(parser.add_subparsers(dest="command"))
@@ -22,15 +29,18 @@ def test_register_adds_serve_with_its_defaults() -> None:
     (["--port", "70000"], "bad port 70000"),
     (["--bot-delay", "-1"], "bad --bot-delay"),
     (["--db", "/no/such/folder/x.sqlite3"], "cannot open database"),
+    (["--queue", "0"], "bad limit --queue 0: allowed >= 1"),
+    (["--table-ttl", "-5"], "bad limit --table-ttl -5.0: allowed >= 0"),
+    (["--solutions", "/no/such/folder"], "is not a folder"),
 ])
-def test_bad_arguments_are_one_line_and_status_2(argv: list[str], words: str,
+def test_bad_arguments_are_one_line_and_status_2(argv: list[str], words: str, web_extra: None,
                                                  capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     assert command.main(argv) == 2
     err = capsys.readouterr().err
     assert words in err and err.count("\n") == 1
 
 
-def test_a_database_from_a_newer_schema_is_refused(tmp_path: Path,
+def test_a_database_from_a_newer_schema_is_refused(tmp_path: Path, web_extra: None,
                                                    capsys: pytest.CaptureFixture[str]) -> None:
     import sqlite3
 
@@ -44,7 +54,8 @@ def test_a_database_from_a_newer_schema_is_refused(tmp_path: Path,
     assert "schema version 99" in capsys.readouterr().err
 
 
-def test_a_port_in_use_is_one_line_and_status_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_port_in_use_is_one_line_and_status_2(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                web_extra: None) -> None:
     import socket
 
     with socket.socket() as busy:

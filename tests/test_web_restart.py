@@ -3,36 +3,49 @@
 from __future__ import annotations
 
 import os
+import re
+import selectors
 import signal
-import socket
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
 import pytest
 
-import chasetheace as cta
-from chasetheace.web.store import Store
-from webtools import Client, create, join, play_to_end
+httpx = pytest.importorskip("httpx")
+pytest.importorskip("uvicorn")
+
+import chasetheace as cta  # noqa: E402
+from chasetheace.web.store import Store  # noqa: E402
+from webtools import Client, create, join, play_to_end  # noqa: E402
 
 
 class Process:
-    """``python -m chasetheace.web`` as a child process on a free loopback port."""
+    """``python -m chasetheace.web`` as a child process on loopback. It binds port 0 itself (so no
+    other process can take the port between its choice and its use) and prints the port."""
 
-    def __init__(self, db: Path, port: int) -> None:
-        self.port = port
+    def __init__(self, db: Path, *extra: str) -> None:
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "chasetheace.web", "--port", str(port), "--db", str(db),
-             "--bot-delay", "0"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            [sys.executable, "-m", "chasetheace.web", "--port", "0", "--db", str(db), "--bot-delay", "0",
+             *extra],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        assert self.proc.stdout is not None
+        line = ""
+        with selectors.DefaultSelector() as sel:  # wait for the line, at most 20 s
+            sel.register(self.proc.stdout, selectors.EVENT_READ)
+            if sel.select(20):
+                line = self.proc.stdout.readline()
+        found = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
+        assert found, (line, self.proc.poll(), self.proc.stderr.read() if self.proc.poll() is not None
+                       and self.proc.stderr else "")
+        self.port = int(found.group(1))
         deadline = time.monotonic() + 20
-        while True:
+        while True:  # listening already; wait until the app has started (its lifespan ran)
             assert self.proc.poll() is None, self.proc.stderr.read() if self.proc.stderr else ""
             try:
-                if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
+                if httpx.get(f"http://127.0.0.1:{self.port}/healthz", timeout=1).status_code == 200:
                     return
             except httpx.HTTPError:
                 pass
@@ -45,12 +58,6 @@ class Process:
     def kill(self) -> None:
         os.kill(self.proc.pid, signal.SIGKILL)  # no chance to clean up: as in a crash
         self.proc.wait(10)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @pytest.fixture
@@ -71,8 +78,7 @@ def resume(proc: Process, table: str, token: str | None) -> Client:
 
 def test_a_killed_server_restores_every_table_exactly(tmp_path: Path, started: list[Process]) -> None:
     db = tmp_path / "tables.sqlite3"
-    port = free_port()
-    first = Process(db, port)
+    first = Process(db)
     started.append(first)
     ann, bob = first.client(), first.client()
     table = create(ann, seats=5, bots="counting", options={"lives": 4})["table"]
@@ -88,13 +94,14 @@ def test_a_killed_server_restores_every_table_exactly(tmp_path: Path, started: l
                 c.send({"type": "act", "action": "swap"})
                 acted += 1
         assert time.monotonic() < deadline
-    for c in (ann, bob):
-        c.pump(0.2)
+    # the bots have moved (bot delay 0) and both have heard of every move: a person is to act
+    ann.wait_for(lambda c: c.game is not None and (c.game["over"] or c.game["to_act"] in (0, 1)))
+    bob.wait_for(lambda c: c.events_seen == ann.events_seen)
     before = {c.seat: (c.game, list(c.history)) for c in (ann, bob)}
     assert not ann.game["over"] and ann.game["to_act"] in (0, 1)  # type: ignore[index]
     first.kill()
 
-    second = Process(db, port)
+    second = Process(db)
     started.append(second)
     ann2, bob2 = resume(second, table, ann.token), resume(second, table, bob.token)
     for old, new in ((ann, ann2), (bob, bob2)):
@@ -108,8 +115,7 @@ def test_a_killed_server_restores_every_table_exactly(tmp_path: Path, started: l
 
 def test_a_kill_while_bots_play_loses_nothing_anyone_saw(tmp_path: Path, started: list[Process]) -> None:
     db = tmp_path / "tables.sqlite3"
-    port = free_port()
-    first = Process(db, port)
+    first = Process(db)
     started.append(first)
     ann = first.client()
     table = create(ann, seats=6, bots="random", timer=5, on_timeout="bot")["table"]
@@ -120,8 +126,23 @@ def test_a_kill_while_bots_play_loses_nothing_anyone_saw(tmp_path: Path, started
             ann.send({"type": "act", "action": "keep"})
         ann.pump(0.005)
     first.kill()  # the bots may be in the middle of their moves
-    second = Process(db, port)
+    second = Process(db)
     started.append(second)
     again = resume(second, table, ann.token)
     assert again.history[:len(ann.history)] == ann.history  # everything sent had been saved first
     play_to_end([again])
+
+
+def test_a_second_server_on_the_same_database_refuses_to_start(tmp_path: Path,
+                                                                started: list[Process]) -> None:
+    db = tmp_path / "tables.sqlite3"
+    first = Process(db)
+    started.append(first)
+    second = subprocess.run([sys.executable, "-m", "chasetheace.web", "--port", "0", "--db", str(db)],
+                            capture_output=True, text=True, timeout=30)
+    assert second.returncode == 2
+    assert second.stderr.count("\n") == 1 and "Traceback" not in second.stderr
+    assert f"in use by another chase-the-ace server (process {first.proc.pid})" in second.stderr
+    c = first.client()  # the first one is unharmed
+    assert c.request({"type": "ping"}, "pong")["type"] == "pong"
+    c.close()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
 import json
 import re
@@ -13,24 +14,37 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-import uvicorn
-from websockets.exceptions import ConnectionClosed
-from websockets.sync.client import ClientConnection, connect
 
-import helpers
-from chasetheace.events import event_from_dict
-from chasetheace.web.app import Server, create_app
+uvicorn = pytest.importorskip("uvicorn")
+pytest.importorskip("starlette")
+pytest.importorskip("websockets")
+
+from websockets.exceptions import ConnectionClosed  # noqa: E402
+from websockets.sync.client import ClientConnection, connect  # noqa: E402
+
+import helpers  # noqa: E402
+from chasetheace.events import event_from_dict  # noqa: E402
+from chasetheace.web.app import Server, create_app  # noqa: E402
+from chasetheace.web.botkinds import WebBots  # noqa: E402
+from chasetheace.web.limits import Limits  # noqa: E402
 
 CARD = re.compile(r'"([A2-9TJQK][cdhs])"')
 SCREENSHOTS = pytest.StashKey[list[str]]()  # where the browser test left its screenshots
+# the tests' server: one client (127.0.0.1) opens many tables and connections
+TEST_LIMITS = Limits(connections_per_client=1000, tables_per_client=100_000, absent_grace=0.05)
 
 
 class LiveServer:
-    """A real uvicorn server on 127.0.0.1 (an ephemeral port), running in a thread."""
+    """A real uvicorn server on 127.0.0.1 (an ephemeral port), running in a thread.
 
-    def __init__(self, db: str, *, bot_delay: float = 0.0, timer_scale: float = 1.0) -> None:
+    The socket is bound here (port 0) and handed to uvicorn, so the port cannot be taken by
+    anyone else between choosing it and listening on it."""
+
+    def __init__(self, db: str, *, bot_delay: float = 0.0, timer_scale: float = 1.0,
+                 limits: Limits | None = None, bots: WebBots | None = None) -> None:
         self.db = db
-        self.app = create_app(db, bot_delay=bot_delay, timer_scale=timer_scale)
+        self.app = create_app(db, bot_delay=bot_delay, timer_scale=timer_scale,
+                              limits=limits or TEST_LIMITS, bots=bots)
         sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind(("127.0.0.1", 0))
@@ -59,8 +73,21 @@ class LiveServer:
         server: Server = self.app.state.server
         return server
 
-    def client(self) -> Client:
-        return Client(self.ws_url)
+    def call(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """Run ``fn(*args)`` on the server's event loop (where the server's state lives); its result."""
+        done: concurrent.futures.Future[Any] = concurrent.futures.Future()
+
+        def run() -> None:
+            try:
+                done.set_result(fn(*args))
+            except BaseException as exc:  # handed to the test thread
+                done.set_exception(exc)
+
+        self.app.state.loop.call_soon_threadsafe(run)
+        return done.result(10)
+
+    def client(self, **options: Any) -> Client:
+        return Client(self.ws_url, **options)
 
     def count(self, sql: str, *args: Any) -> int:
         """A number read from the database by a second connection (WAL lets it read alongside)."""
@@ -78,13 +105,16 @@ class LiveServer:
 class Client:
     """A WebSocket client that records every message and rebuilds its seat's event history."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, **options: Any) -> None:
         # entered as a context manager, as websockets >= 17 asks; no proxy on loopback
         self.ws: ClientConnection = connect(url, max_size=None, open_timeout=5, proxy=None,
-                                            compression=None).__enter__()
+                                            compression=None, **options).__enter__()
         self.log: list[tuple[str, dict[str, Any]]] = []  # (raw text, parsed) of every message
         self.state: dict[str, Any] | None = None
-        self.history: list[dict[str, Any]] = []
+        self.history: list[dict[str, Any]] = []  # this game's events from event number ``base``
+        self.base = 0
+        self.history_game = -1
+        self.fresh = True
         self.seat: int | None = None
         self.table: str | None = None
         self.token: str | None = None
@@ -101,12 +131,16 @@ class Client:
         msg: dict[str, Any] = json.loads(raw)
         self.log.append((raw, msg))
         if msg["type"] == "state":
-            if msg["events_from"] == 0:
-                self.history = []
-            assert msg["events_from"] == len(self.history), "events arrived out of order"
+            game_no = msg["table"]["game_no"]
+            if self.fresh or msg["events_from"] == 0 or game_no != self.history_game:
+                # a (re)join: the server sends at most its history cap of past events
+                self.history, self.base, self.history_game = [], msg["events_from"], game_no
+                self.fresh = False
+            assert msg["events_from"] == self.base + len(self.history), "events arrived out of order"
             self.history.extend(msg["events"])
             self.state = msg
         elif msg["type"] == "joined":
+            self.fresh = True  # the next state starts this client's history afresh
             self.seat, self.table = msg["seat"], msg["table"]
             self.token = msg.get("token", self.token)
         return msg
@@ -119,13 +153,22 @@ class Client:
             if pred(msg):
                 return msg
 
+    def wait_for(self, pred: Callable[[Client], bool], timeout: float = 10.0) -> None:
+        """Receive until ``pred(self)`` holds (it is checked first, after everything sent so far
+        is in); a TimeoutError after ``timeout`` seconds."""
+        self.quiet()
+        end = time.monotonic() + timeout
+        while not pred(self):
+            self.recv(max(0.0, end - time.monotonic()))
+
     def request(self, message: dict[str, Any] | str | bytes, kind: str) -> dict[str, Any]:
         """Send, then receive until a message of type ``kind`` (or an error) comes."""
         self.send(message)
         return self.until(lambda m: m["type"] in (kind, "error"))
 
     def pump(self, timeout: float = 0.01) -> None:
-        """Take every message waiting now."""
+        """Take the messages that come within ``timeout`` of each other (a poll in a loop that
+        waits for a condition; use :meth:`quiet` to be sure everything sent so far is in)."""
         try:
             while True:
                 self.recv(timeout)
@@ -148,7 +191,7 @@ class Client:
 
     @property
     def events_seen(self) -> int:
-        return len(self.history)
+        return self.base + len(self.history)
 
     def my_turn(self) -> bool:
         game = self.game

@@ -3,20 +3,31 @@
 Every client message is validated by :mod:`.protocol`, applied to a :class:`~.tables.Table`
 (the engine judges it, the store saves it), and then each client at the table gets a ``state``
 message built from ``game.observation(its seat)`` alone; spectators get ``observation(None)``.
-Bots and turn timers run on the event loop. Each connection has a bounded send queue, a message
-size limit and a rate limit.
+A state message carries only the events the client has not had (at most
+``Limits.history_on_wire`` past ones when it (re)joins); the page keeps its own log.
+
+Bots and turn timers run on the event loop, and only while a person is seated and connected at
+the table; an absent person's turn is played for them at once (keep, or the stand-in bot). No
+client message starts unbounded work: bot kinds come from a fixed list and the solved bot only
+from solutions the operator loaded at start. Each connection has a bounded send queue, a
+message size limit, a rate limit and an idle timeout; each client (IP address) a number of
+connections and of new tables; each table a number of spectators (:class:`~.limits.Limits`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import gc
 import logging
 import time
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections import deque
+from collections.abc import AsyncIterator, Awaitable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -26,20 +37,19 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from ..game import Game
-from ..registry import bot_kinds
 from ..rules import OPTIONS, PRESETS
 from . import protocol as P
 from .advice import Advisor, hint_request, record_endpoint, review_endpoint
+from .botkinds import WebBots
+from .limits import Limits, client_key
+from .lock import DatabaseLock
 from .store import Store
-from .tables import Lobby, Table
+from .tables import _ID, AnyGame, Lobby, Table
 
 __all__ = ["Server", "Connection", "create_app", "RATE", "BURST", "QUEUE"]
 
 STATIC = Path(__file__).parent / "static"
-RATE, BURST = 10.0, 30.0  # messages per second per connection, and the burst allowed
-MAX_STRIKES = 50  # refused-for-rate messages before the connection is closed
-QUEUE = 512  # server messages waiting for a slow client before it is dropped
+RATE, BURST, QUEUE = Limits.rate, Limits.burst, Limits.queue  # the defaults (see Limits)
 # observation keys sent once in the table's public part rather than in every seat's view
 _IN_TABLE = frozenset({"history", "rules", "names"})
 log = logging.getLogger("chasetheace.web")
@@ -48,15 +58,19 @@ log = logging.getLogger("chasetheace.web")
 class Connection:
     """One WebSocket client: the seat it holds (or spectates), what it was sent, its limits."""
 
-    def __init__(self, ws: WebSocket) -> None:
-        self.ws = ws
-        self.queue: asyncio.Queue[str | None] = asyncio.Queue(QUEUE)
+    def __init__(self, ws: WebSocket, client: str = "unknown", limits: Limits | None = None) -> None:
+        limits = limits or Limits()
+        self.ws, self.client, self.limits = ws, client, limits
+        self.queue: asyncio.Queue[str | None] = asyncio.Queue(limits.queue)
         self.table: Table | None = None
         self.seat: int | None = None
         self.game_no = 0  # the game whose events this client has, up to ``sent``
         self.sent = 0
-        self.tokens, self.stamp, self.strikes = BURST, time.monotonic(), 0
+        self.tokens, self.stamp, self.strikes = limits.burst, time.monotonic(), 0
         self.closed = False
+        self.abort = False  # too slow to take its messages: drop it without waiting
+        self.close_code, self.close_reason = 1008, ""
+        self.heard = time.monotonic()  # when the client last sent something
 
     def send(self, text: str) -> None:
         """Queue a message; a client too slow to take its messages is disconnected."""
@@ -65,19 +79,23 @@ class Connection:
         try:
             self.queue.put_nowait(text)
         except asyncio.QueueFull:
+            self.abort = True
             self.close()
 
-    def close(self) -> None:
-        """Stop sending and end the connection."""
+    def close(self, code: int = 1008, reason: str = "") -> None:
+        """Stop taking messages: what is queued is sent, then a close frame with ``code``."""
         if not self.closed:
             self.closed = True
-            with contextlib.suppress(asyncio.QueueFull):
+            self.close_code, self.close_reason = code, reason
+            try:
                 self.queue.put_nowait(None)
+            except asyncio.QueueFull:
+                self.abort = True
 
     def allow(self) -> bool:
         """Take one token from the rate-limit bucket, if there is one."""
         now = time.monotonic()
-        self.tokens = min(BURST, self.tokens + (now - self.stamp) * RATE)
+        self.tokens = min(self.limits.burst, self.tokens + (now - self.stamp) * self.limits.rate)
         self.stamp = now
         if self.tokens >= 1:
             self.tokens -= 1
@@ -86,82 +104,192 @@ class Connection:
         return False
 
     async def writer(self) -> None:
-        """Send queued messages in order until closed."""
+        """Send queued messages in order; at the end, the close frame."""
         while True:
             text = await self.queue.get()
             if text is None:
                 with contextlib.suppress(Exception):
-                    await self.ws.close(1008)
+                    await self.ws.close(self.close_code, self.close_reason)
                 return
             await self.ws.send_text(text)
+
+
+@dataclass
+class _Due:
+    """The automatic move set for a table: for which position, why, and its timer handle."""
+
+    marker: tuple[int, int]
+    why: str  # "bot", "absent" or "timer"
+    handle: asyncio.TimerHandle
 
 
 class Server:
     """The tables, the connections watching each, and the bots and timers that move them."""
 
-    def __init__(self, store: Store, *, bot_delay: float = 0.8, timer_scale: float = 1.0) -> None:
+    def __init__(self, store: Store, *, bot_delay: float = 0.8, timer_scale: float = 1.0,
+                 limits: Limits | None = None, bots: WebBots | None = None) -> None:
         self.store = store
-        self.lobby = Lobby(store)
+        self.limits = limits or Limits()
+        self.bots = bots or WebBots()
+        self.lobby = Lobby(store, self.bots)
         self.bot_delay = bot_delay
         self.timer_scale = timer_scale  # tests shrink turn timers; 1.0 means real seconds
         self.watchers: dict[str, set[Connection]] = {}
-        self.pending: dict[str, asyncio.TimerHandle] = {}
+        self.pending: dict[str, _Due] = {}
         self.deadlines: dict[str, float] = {}
-        self.welcome = P.encode(_welcome())
+        self.turn_ends: dict[str, tuple[tuple[int, int], float]] = {}  # kept across reconnections
+        self.per_client: dict[str, int] = {}
+        self.open: set[Connection] = set()
+        self.connections = 0
+        self.created: dict[str, deque[float]] = {}
+        self.origins = frozenset(o.rstrip("/").lower() for o in self.limits.origins)
+        # tables are read and replayed off the event loop (not for an in-memory database, which
+        # a second connection cannot see)
+        self.loader = None if store.path == ":memory:" else _Loader(store.path)
+        self.loading: dict[str, asyncio.Future[None]] = {}
+        self.welcome = P.encode(_welcome(self.bots, self.limits))
         self.advisor = Advisor()  # hints and reviews from cached solutions, prepared off the loop
 
     # --- one connection -------------------------------------------------------------------------
 
+    def origin_allowed(self, origin: str | None, host: str | None) -> bool:
+        """A browser's page may open the socket only from this server's origin or an allowed one."""
+        if origin is None:
+            return True  # not a browser: the check protects browsers, it is not authentication
+        origin = origin.rstrip("/").lower()
+        if "*" in self.origins or origin in self.origins:
+            return True
+        parts = urlsplit(origin)
+        return parts.scheme in ("http", "https") and bool(host) and parts.netloc == (host or "").lower()
+
     async def serve(self, ws: WebSocket) -> None:
         """Run one client's connection until it closes."""
+        if not self.origin_allowed(ws.headers.get("origin"), ws.headers.get("host")):
+            await ws.close(1008)  # before the handshake completes: the browser sees HTTP 403
+            return
+        client = client_key(ws.client.host if ws.client else None)
         await ws.accept()
-        conn = Connection(ws)
+        conn = Connection(ws, client, self.limits)
         writer = asyncio.create_task(conn.writer())
+        limits = self.limits
+        if (self.per_client.get(client, 0) >= limits.connections_per_client
+                or self.connections >= limits.connections):
+            which = ("from your address" if self.per_client.get(client, 0) >= limits.connections_per_client
+                     else "on this server")
+            conn.send(P.encode(P.error("too_many_connections", f"too many connections {which}: "
+                                       "close another tab or try again later")))
+            conn.close(1008, "too many connections")
+            with contextlib.suppress(asyncio.CancelledError, TimeoutError, Exception):
+                await asyncio.wait_for(writer, 5)
+            return
+        self.per_client[client] = self.per_client.get(client, 0) + 1
+        self.connections += 1
+        self.open.add(conn)
         conn.send(self.welcome)
+        gone = False
         try:
             while not conn.closed:
                 message = await ws.receive()
+                conn.heard = time.monotonic()
                 if message["type"] == "websocket.disconnect":
+                    gone = True
                     break
-                self.receive(conn, message)
+                loading = self.receive(conn, message)
+                if loading is not None:  # this connection waits for its table; the others go on
+                    await loading
         except (WebSocketDisconnect, RuntimeError):
-            pass
+            gone = True
         finally:
+            self.connections -= 1
+            self.open.discard(conn)
+            left_count = self.per_client.get(client, 1) - 1
+            if left_count > 0:
+                self.per_client[client] = left_count
+            else:
+                self.per_client.pop(client, None)
             left = self.unbind(conn)
             if left is not None:
                 self.release(left)
-            conn.close()
-            writer.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await writer
+            if gone or conn.abort:
+                conn.closed = True
+                writer.cancel()
+            else:
+                conn.close()  # the queued replies go first, then the close frame
+            with contextlib.suppress(asyncio.CancelledError, TimeoutError, Exception):
+                await asyncio.wait_for(writer, 5)
 
-    def receive(self, conn: Connection, message: Message) -> None:
-        """Handle one frame: limits, validation, then the change; errors answer only this client."""
+    def receive(self, conn: Connection, message: Message) -> Awaitable[None] | None:
+        """Handle one frame: limits, validation, then the change; errors answer only this client.
+        A message about a table not in memory returns an awaitable: the table is read and replayed
+        in the loader thread, then the message is handled."""
         if not conn.allow():
-            if conn.strikes >= MAX_STRIKES:
+            if conn.strikes >= self.limits.strikes:
                 conn.send(P.encode(P.error("rate_limited", "too many messages: disconnected")))
-                conn.close()
+                conn.close(1008, "rate limited")
             else:
                 conn.send(P.encode(P.error(
-                    "rate_limited", f"too many messages: at most {RATE:g} a second; this one was ignored")))
-            return
+                    "rate_limited",
+                    f"too many messages: at most {self.limits.rate:g} a second; this one was ignored")))
+            return None
         data = message.get("text")
         if data is None:
             data = message.get("bytes") or b""
         try:
-            self.dispatch(conn, P.parse_message(data))
+            msg = P.parse_message(data)
+            wanted = getattr(msg, "table", None) if isinstance(msg, (P.Join, P.Resume, P.Watch)) else None
+            if wanted is not None and self.loader is not None and wanted not in self.lobby.tables:
+                return self._load_then_dispatch(conn, msg, wanted)
+            self.dispatch(conn, msg)
         except P.ProtocolError as exc:
             conn.send(P.encode(P.error(exc.code, str(exc))))
         except Exception:  # a bug or a failing disk: say so, keep the connection, log the details
             log.exception("failed to handle a message")
             conn.send(P.encode(P.error("internal", "the server could not handle this message")))
+        return None
+
+    async def _load_then_dispatch(self, conn: Connection, msg: P.ClientMessage, table_id: str) -> None:
+        try:
+            await self.load(table_id)
+            if not conn.closed:
+                self.dispatch(conn, msg)
+        except P.ProtocolError as exc:
+            conn.send(P.encode(P.error(exc.code, str(exc))))
+        except Exception:
+            log.exception("failed to load table %s", table_id)
+            conn.send(P.encode(P.error("internal", "the server could not handle this message")))
+        finally:  # loaded for a message that was refused, or for a client gone meanwhile: let it go
+            table = self.lobby.tables.get(table_id)
+            if table is not None:
+                self.release(table)
+
+    async def load(self, table_id: str) -> None:
+        """Bring a table into memory without holding up the event loop: its log is read and its
+        game replayed in the loader thread (one load at a time; two clients asking for one table
+        share its load). A table not found is left for :meth:`table` to refuse."""
+        task = self.loading.get(table_id)
+        if task is None:
+            task = self.loading[table_id] = asyncio.ensure_future(self._load(table_id))
+            task.add_done_callback(lambda _: self.loading.pop(table_id, None))
+        await asyncio.shield(task)
+
+    async def _load(self, table_id: str) -> None:
+        assert self.loader is not None
+        loop = asyncio.get_running_loop()
+        table = await loop.run_in_executor(self.loader.executor, self.loader.restore, table_id,
+                                           self.store, self.bots)
+        if table is not None and table_id not in self.lobby.tables:
+            self.lobby.tables[table_id] = table
 
     def dispatch(self, conn: Connection, msg: P.ClientMessage) -> None:
         """Apply one valid message."""
         if isinstance(msg, P.Ping):
             conn.send(P.encode({"type": "pong", "v": P.VERSION}))
+        elif isinstance(msg, P.ListTables):
+            conn.send(P.encode({"type": "tables", "v": P.VERSION, "tables": self.open_tables()}))
         elif isinstance(msg, P.Create):
+            self.check_quota(conn.client)
             table, seat, token = self.lobby.create(msg)
+            self.created.setdefault(conn.client, deque()).append(time.monotonic())
             if table.options.hints:
                 self.advisor.prepare(table.options.rules, table.options.seats)
             self.bind(conn, table, seat, token)
@@ -173,19 +301,40 @@ class Server:
             table = self.table(msg.table)
             self.bind(conn, table, table.seat_of(msg.token))
         elif isinstance(msg, P.Watch):
-            self.bind(conn, self.table(msg.table), None)
+            table = self.table(msg.table)
+            watching = sum(1 for c in self.watchers.get(table.id, ()) if c.seat is None and c is not conn)
+            if watching >= self.limits.spectators_per_table:
+                self.release(table)
+                raise P.ProtocolError(f"this table has {watching} spectators, the most it takes",
+                                      "too_many_spectators")
+            self.bind(conn, table, None)
         else:
             table, seat = self.seated(conn)
             if isinstance(msg, P.HintRequest):
                 hint_request(self, conn, table, seat)  # answers this client only, changes nothing
                 return
             if isinstance(msg, P.Act):
-                self.human_act(table, seat, msg.action)
+                self.human_act(table, seat, msg.move)
             elif isinstance(msg, P.Start):
-                table.start(seat)
+                table.start(seat, self.creator(table))
+            elif isinstance(msg, P.Replace):
+                table.replace(msg.seat, seat, self.creator(table), self.present(table))
             else:
-                table.rematch(seat)
+                table.rematch(seat, self.creator(table))
             self.changed(table)
+
+    def check_quota(self, client: str) -> None:
+        """ProtocolError (``too_many_tables``) if ``client`` opened its share of tables lately."""
+        made = self.created.get(client)
+        if made is None:
+            return
+        horizon = time.monotonic() - self.limits.table_window
+        while made and made[0] < horizon:
+            made.popleft()
+        if len(made) >= self.limits.tables_per_client:
+            raise P.ProtocolError(
+                f"you opened {len(made)} tables in the last {self.limits.table_window / 60:g} minutes, "
+                "the most allowed: play at one of them, or try again later", "too_many_tables")
 
     def human_act(self, table: Table, seat: int, action: str) -> None:
         """A person's decision: checked against the engine, which names what was wrong."""
@@ -200,12 +349,32 @@ class Server:
         return conn.table, conn.seat
 
     def table(self, table_id: str) -> Table:
-        """A table, loaded from the store on first use (and its bots or timer set going)."""
-        fresh = table_id not in self.lobby.tables
-        table = self.lobby.get(table_id)
-        if fresh:
-            self.schedule(table)
-        return table
+        """A table, loaded from the store on first use."""
+        return self.lobby.get(table_id)
+
+    def present(self, table: Table) -> set[int]:
+        """The seats whose person is connected now."""
+        return {c.seat for c in self.watchers.get(table.id, ()) if c.seat is not None}
+
+    def creator(self, table: Table) -> int:
+        """The seat that holds the creator's role (start, rematch): the creator's, or while the
+        creator is away, the first seat whose person is here."""
+        here = self.present(table)
+        return 0 if 0 in here or not here else min(here)
+
+    def open_tables(self) -> list[dict[str, Any]]:
+        """The public list: tables whose creator chose to list them, not started, with a free
+        seat and someone at them."""
+        found = []
+        for table in self.lobby.tables.values():
+            if (table.options.public and table.status == "waiting" and table.id in self.watchers
+                    and len(table.people) < table.options.seats and self.present(table)):
+                found.append({"id": table.id, "preset": table.options.preset, "seats": table.options.seats,
+                              "taken": len(table.people), "host": table.people[0].name,
+                              "bots": table.options.bots, "timer": table.options.timer})
+                if len(found) >= self.limits.public_tables:
+                    break
+        return found
 
     def bind(self, conn: Connection, table: Table, seat: int | None, token: str | None = None) -> None:
         """Attach a connection to a seat (or as a spectator) and send it the whole state."""
@@ -215,6 +384,8 @@ class Server:
                 if other.seat == seat:
                     other.send(P.encode(P.error("replaced", "this seat was resumed by another connection")))
                     self.unbind(other)
+        if seat is not None:
+            table.reclaim(seat)  # back at a seat a bot played for them: it is theirs again
         conn.table, conn.seat, conn.game_no, conn.sent = table, seat, 0, 0
         self.watchers.setdefault(table.id, set()).add(conn)
         joined: dict[str, Any] = {"type": "joined", "v": P.VERSION, "table": table.id, "seat": seat,
@@ -222,6 +393,7 @@ class Server:
         if token is not None:
             joined["token"] = token
         conn.send(P.encode(joined))
+        self.schedule(table)
         self.broadcast(table)
         if left is not None and left is not table:
             self.release(left)
@@ -237,6 +409,7 @@ class Server:
             watchers.discard(conn)
             if not watchers:
                 del self.watchers[table.id]
+        self.schedule(table)
         self.broadcast(table)
         return table
 
@@ -246,33 +419,37 @@ class Server:
         if (table.id not in self.watchers and table.id not in self.pending
                 and self.lobby.tables.get(table.id) is table):
             del self.lobby.tables[table.id]
+            self.turn_ends.pop(table.id, None)
 
     # --- telling clients ------------------------------------------------------------------------
 
     def changed(self, table: Table) -> None:
-        """After any change: tell every client, then set the next bot move or turn timer."""
+        """After any change: set the next bot move or turn timer, then tell every client."""
         self.schedule(table)
         self.broadcast(table)
 
     def broadcast(self, table: Table) -> None:
-        """Send each client at the table what its own seat may know, and only that."""
+        """Send each client at the table what its own seat may know, and only that: the events it
+        has not had yet (at most ``history_on_wire`` past ones when it has had none)."""
         conns = self.watchers.get(table.id)
         if not conns:
             return
-        info = table.public()
-        connected = sorted({c.seat for c in conns if c.seat is not None})
-        info["connected"] = connected
+        info = table.public(self.creator(table))
+        info["connected"] = sorted(self.present(table))
         deadline = self.deadlines.get(table.id)
         info["turn_ms_left"] = (None if deadline is None
                                 else max(0, round((deadline - time.monotonic()) * 1000)))
         head = f'{{"type":"state","v":{P.VERSION},"table":{P.encode(info)},'
         game = table.game
+        total = len(game.events) if game is not None else 0
         views: dict[int | None, tuple[str, Sequence[Mapping[str, Any]]]] = {}
         texts: dict[tuple[int | None, int], str] = {}
         for conn in conns:
             seat = conn.seat
             if conn.game_no != table.game_no:
                 conn.game_no, conn.sent = table.game_no, 0
+            if conn.sent == 0:
+                conn.sent = max(0, total - self.limits.history_on_wire)
             key = (seat, conn.sent)
             text = texts.get(key)
             if text is None:
@@ -284,32 +461,52 @@ class Server:
                 text = texts[key] = (f'{head}"you":{{"seat":{P.encode(seat)}}},"game":{body},'
                                      f'"events_from":{conn.sent},"events":{P.encode(history[conn.sent:])}}}')
             conn.send(text)
-            conn.sent = len(game.events) if game is not None else 0
+            conn.sent = total
 
     # --- bots and timers ------------------------------------------------------------------------
 
     def schedule(self, table: Table) -> None:
-        """Arrange the next automatic move: a bot's, or the timer of a person's turn."""
-        handle = self.pending.pop(table.id, None)
-        if handle is not None:
-            handle.cancel()
-        self.deadlines.pop(table.id, None)
+        """Arrange the next automatic move: a bot's, an absent person's, or the timer of a present
+        person's turn. Nothing is set while no person is connected at the table (its bots and
+        timers wait for someone to come back), and a move already set for the same position and
+        reason is left alone, so people coming and going never reset a turn timer."""
         game = table.game
-        if game is None or game.to_act is None:
+        plan: tuple[tuple[int, int], str, float, str | None] | None = None
+        marker = (table.game_no, len(game.events) if game is not None else 0)
+        if game is not None and game.to_act is not None:
+            here = self.present(table)
+            stand_in = table.options.stand_in if table.options.on_timeout == "bot" else "keep"
+            now = time.monotonic()
+            if not here:
+                plan = None
+            elif table.bot_to_act() is not None:
+                plan = (marker, "bot", self.bot_delay, None)
+            elif game.to_act not in here:
+                plan = (marker, "absent", max(self.bot_delay, self.limits.absent_grace), stand_in)
+            elif table.options.timer is not None:
+                ends = self.turn_ends.get(table.id)
+                if ends is None or ends[0] != marker:
+                    ends = self.turn_ends[table.id] = (marker, now + table.options.timer * self.timer_scale)
+                plan = (marker, "timer", max(0.0, ends[1] - now), stand_in)
+        due = self.pending.get(table.id)
+        if due is not None and plan is not None and (due.marker, due.why) == plan[:2]:
             return
-        loop = asyncio.get_running_loop()
-        marker = (table.game_no, len(game.events))
-        if table.bot_to_act() is not None:
-            self.pending[table.id] = loop.call_later(self.bot_delay, self.automatic, table, marker, None)
-        elif table.options.timer is not None:
-            kind = table.options.stand_in if table.options.on_timeout == "bot" else "keep"
-            delay = table.options.timer * self.timer_scale
+        if due is not None:
+            due.handle.cancel()
+            del self.pending[table.id]
+        self.deadlines.pop(table.id, None)
+        if plan is None:
+            return
+        _, why, delay, kind = plan
+        if why == "timer":
             self.deadlines[table.id] = time.monotonic() + delay
-            self.pending[table.id] = loop.call_later(delay, self.automatic, table, marker, kind)
+        handle = asyncio.get_running_loop().call_later(delay, self.automatic, table, marker, kind)
+        self.pending[table.id] = _Due(marker, why, handle)
 
     def automatic(self, table: Table, marker: tuple[int, int], stand_in: str | None) -> None:
-        """Play a bot's move, or a timed-out person's (keep, or a stand-in bot's choice)."""
+        """Play a bot's move, or for a person who timed out or is away (keep, or a stand-in bot)."""
         self.pending.pop(table.id, None)
+        self.deadlines.pop(table.id, None)
         game = table.game
         if game is None or game.to_act is None or marker != (table.game_no, len(game.events)):
             return
@@ -318,7 +515,7 @@ class Server:
             if stand_in is None:
                 table.act(seat, table.bot_action(seat), "bot")
             elif stand_in == "keep":
-                table.act(seat, "keep", "timer")
+                table.act(seat, table.default_action(seat), "timer")
             else:
                 table.act(seat, table.bot_action(seat, stand_in), "timer")
         except Exception:  # an automatic move must never take the server down
@@ -327,8 +524,72 @@ class Server:
         self.changed(table)
         self.release(table)
 
+    # --- tidying up -----------------------------------------------------------------------------
 
-def _view(game: Game | None, seat: int | None) -> tuple[str, Sequence[Mapping[str, Any]]]:
+    def close_idle(self) -> int:
+        """Close the connections that sent nothing for ``idle_seconds``; how many."""
+        if not self.limits.idle_seconds:
+            return 0
+        horizon = time.monotonic() - self.limits.idle_seconds
+        idle = [c for c in self.open if c.heard < horizon and not c.closed]
+        for conn in idle:
+            conn.send(P.encode(P.error(
+                "idle", f"nothing received for {self.limits.idle_seconds:g} s: disconnected")))
+            conn.close(1000, "idle")
+        return len(idle)
+
+    def expire(self, now: float | None = None, batch: int = 200) -> list[str]:
+        """Delete tables nobody is at that had no move for ``table_ttl`` seconds; their ids."""
+        cutoff = (time.time() if now is None else now) - self.limits.table_ttl
+        gone = []
+        for table_id in self.store.idle_tables(cutoff, batch):
+            if table_id in self.watchers:
+                continue
+            due = self.pending.pop(table_id, None)
+            if due is not None:
+                due.handle.cancel()
+            self.lobby.tables.pop(table_id, None)
+            self.turn_ends.pop(table_id, None)
+            self.store.delete_table(table_id)
+            gone.append(table_id)
+        horizon = time.monotonic() - self.limits.table_window
+        for client in [c for c, made in self.created.items() if not made or made[-1] < horizon]:
+            del self.created[client]
+        return gone
+
+
+class _Loader:
+    """One worker thread with its own read-only connection to the database: it reads a table's
+    log and replays its game, so a long game never stalls the event loop (the replay is pure
+    Python, but the loop gets the interpreter back every few milliseconds)."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.executor = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="cta-loader")
+        self._store: Store | None = None
+
+    def restore(self, table_id: str, store: Store, bots: WebBots) -> Table | None:
+        """In the worker thread: the table rebuilt from its log (bound to the server's ``store``
+        for its writes), or None if there is no such table."""
+        if not _ID.fullmatch(table_id):
+            return None
+        if self._store is None:
+            self._store = Store(self.path, read_only=True)
+        saved = self._store.load_table(table_id)
+        return None if saved is None else Table.restore(saved, store, bots)
+
+    def close(self) -> None:
+        """Stop the thread and close its connection."""
+        def shut() -> None:
+            if self._store is not None:
+                self._store.db.close()
+                self._store = None
+        with contextlib.suppress(RuntimeError):
+            self.executor.submit(shut).result(10)
+        self.executor.shutdown(wait=True)
+
+
+def _view(game: AnyGame | None, seat: int | None) -> tuple[str, Sequence[Mapping[str, Any]]]:
     """A seat's observation as JSON (less what the table part already says) and its history."""
     if game is None:
         return "null", []
@@ -336,7 +597,7 @@ def _view(game: Game | None, seat: int | None) -> tuple[str, Sequence[Mapping[st
     return P.encode({k: v for k, v in obs.items() if k not in _IN_TABLE}), obs["history"]
 
 
-def _welcome() -> dict[str, Any]:
+def _welcome(bots: WebBots, limits: Limits) -> dict[str, Any]:
     """The first message to every client: the protocol version and what the lobby offers."""
     return {
         "type": "welcome", "v": P.VERSION,
@@ -344,23 +605,35 @@ def _welcome() -> dict[str, Any]:
                      "options": dict(p.options), "players": p.players} for p in PRESETS],
         "options": [{"key": o.key, "values": list(o.values), "default": o.default, "meaning": o.meaning,
                      "minimum": o.minimum} for o in OPTIONS.values()],
-        "bots": bot_kinds(),
+        "bots": bots.kinds(),
+        "games": list(P.GAMES),
+        "ace_bots": bots.ace_kinds(),
         "limits": {"max_seats": P.MAX_SEATS, "max_name": P.MAX_NAME, "min_timer": P.MIN_TIMER,
                    "max_timer": P.MAX_TIMER, "max_message_bytes": P.MAX_MESSAGE_BYTES,
-                   "rate_per_second": RATE},
+                   "rate_per_second": limits.rate, **limits.to_dict()},
     }
 
 
-async def _housekeeping(store: Store, manage_gc: bool, every: float = 2.0, full_gc: float = 600.0) -> None:
-    """Now and then: checkpoint the WAL in a worker thread, so no commit on the loop waits on fsync;
+async def _housekeeping(server: Server, manage_gc: bool, every: float = 2.0, full_gc: float = 600.0,
+                        expire_every: float = 60.0) -> None:
+    """Now and then: delete expired tables (every ``expire_every`` seconds, a batch at a time);
+    checkpoint the WAL in a worker thread, so no commit on the loop waits on fsync;
     and freeze the objects that survived so far, so the collector's full passes (which stopped
     the loop for up to half a second with 1,000 players) scan only new objects. Objects freed by
     reference counting still go at once; cyclic garbage among frozen objects waits for the full
     collection every ``full_gc`` seconds. (The collector is the process's: only a server that owns
     its process, as ``serve`` does, should ``manage_gc``.)"""
-    last_full = time.monotonic()
+    store = server.store
+    last_full = last_expiry = time.monotonic()
     while True:
-        await asyncio.sleep(every)
+        await asyncio.sleep(min(every, server.limits.idle_seconds or every))
+        server.close_idle()
+        if time.monotonic() - last_expiry >= expire_every:
+            last_expiry = time.monotonic()
+            try:
+                server.expire()
+            except Exception:
+                log.exception("expiring tables failed")
         try:
             await asyncio.to_thread(store.checkpoint)
         except Exception:
@@ -403,19 +676,27 @@ class _SecurityHeaders:
 
 
 def create_app(db: str = "chase-the-ace.sqlite3", *, bot_delay: float = 0.8,
-               timer_scale: float = 1.0, manage_gc: bool = False) -> Starlette:
+               timer_scale: float = 1.0, manage_gc: bool = False, limits: Limits | None = None,
+               bots: WebBots | None = None, lock: bool = True) -> Starlette:
     """The ASGI app: the page at ``/`` and ``/t/{table}``, the socket at ``/ws``, ``/healthz``.
 
     The running :class:`Server` is ``app.state.server``. ``manage_gc`` lets the server freeze the
     garbage collector's survivors now and then (for a process of its own, as ``serve`` runs it).
+    ``lock`` takes the database's lock at start (:class:`~.lock.DatabaseLock`): a second server on
+    the same database fails to start (``serve`` takes the lock itself, before it listens).
     """
     holder: dict[str, Server] = {}
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        held = DatabaseLock(db)
+        if lock:
+            held.acquire()
         store = Store(db)
-        app.state.server = holder["server"] = Server(store, bot_delay=bot_delay, timer_scale=timer_scale)
-        checkpoints = asyncio.create_task(_housekeeping(store, manage_gc))
+        app.state.server = holder["server"] = Server(store, bot_delay=bot_delay, timer_scale=timer_scale,
+                                                     limits=limits, bots=bots)
+        app.state.loop = asyncio.get_running_loop()
+        checkpoints = asyncio.create_task(_housekeeping(holder["server"], manage_gc))
         try:
             yield
         finally:
@@ -423,7 +704,10 @@ def create_app(db: str = "chase-the-ace.sqlite3", *, bot_delay: float = 0.8,
             checkpoints.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await checkpoints
+            if holder["server"].loader is not None:
+                holder["server"].loader.close()
             store.close()
+            held.release()
 
     async def page(request: Request) -> Response:
         return FileResponse(STATIC / "index.html", headers={"cache-control": "no-cache"})
@@ -432,7 +716,7 @@ def create_app(db: str = "chase-the-ace.sqlite3", *, bot_delay: float = 0.8,
         server = holder["server"]
         return JSONResponse({"ok": True, "version": P.VERSION, "tables_loaded": len(server.lobby.tables),
                              "tables_watched": len(server.watchers),
-                             "connections": sum(len(w) for w in server.watchers.values())})
+                             "connections": server.connections})
 
     async def socket(ws: WebSocket) -> None:
         await holder["server"].serve(ws)

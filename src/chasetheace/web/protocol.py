@@ -10,7 +10,7 @@ Act(action='keep')
 Traceback (most recent call last):
 ...
 chasetheace.web.protocol.ProtocolError: unknown message type 'fly': allowed create, join, resume, \
-watch, start, act, rematch, ping, hint
+watch, start, act, rematch, ping, list, replace, hint
 """
 
 from __future__ import annotations
@@ -23,7 +23,9 @@ from typing import Any
 
 __all__ = [
     "VERSION", "MAX_MESSAGE_BYTES", "MAX_NAME", "MAX_SEATS", "MIN_TIMER", "MAX_TIMER", "TIMEOUT_MOVES",
-    "ProtocolError", "Create", "Join", "Resume", "Watch", "Start", "Act", "Rematch", "Ping", "HintRequest",
+    "GAMES", "ACTIONS", "MAX_BET",
+    "ProtocolError", "Create", "Join", "Resume", "Watch", "Start", "Act", "Rematch", "Ping", "ListTables",
+    "Replace", "HintRequest",
     "ClientMessage", "parse_message", "error", "encode",
 ]
 
@@ -33,6 +35,9 @@ MAX_NAME = 24
 MAX_SEATS = 12
 MIN_TIMER, MAX_TIMER = 5, 600
 TIMEOUT_MOVES = ("keep", "bot")
+GAMES = ("chase-the-ace", "ace-chasing")  # RULES.md part A, and part B (the matador game, with bets)
+ACTIONS = ("keep", "swap", "offer", "accept", "decline")
+MAX_BET = 1_000_000
 _MAX_ID = 64
 
 
@@ -55,6 +60,8 @@ class Create:
     bots: str | None = "counting"
     timer: int | None = None
     on_timeout: str = "keep"
+    public: bool = False
+    game: str = "chase-the-ace"
     hints: bool = False  # house rule: players may ask the solver for a hint on their turn
 
 
@@ -88,9 +95,16 @@ class Start:
 
 @dataclass(frozen=True)
 class Act:
-    """The seat's decision on its turn: ``keep`` or ``swap``."""
+    """The seat's decision on its turn: ``keep`` or ``swap``; at Ace Chasing also ``offer`` (with
+    an ``amount``: a bettor's offer, 0 for no bet), ``accept`` or ``decline`` (the matador)."""
 
     action: str
+    amount: int | None = field(default=None, repr=False)
+
+    @property
+    def move(self) -> str:
+        """The action as the table stores it: ``keep``, ..., or ``offer:AMOUNT``."""
+        return self.action if self.amount is None else f"offer:{self.amount}"
 
 
 @dataclass(frozen=True)
@@ -104,11 +118,24 @@ class Ping:
 
 
 @dataclass(frozen=True)
+class ListTables:
+    """Ask for the public list of open tables (tables whose creator chose to list them)."""
+
+
+@dataclass(frozen=True)
+class Replace:
+    """The creator hands the seat of a person who has gone to the stand-in bot for this game."""
+
+    seat: int
+
+
+@dataclass(frozen=True)
 class HintRequest:
     """Ask the solver for a hint on your turn (where the table's house rules allow hints)."""
 
 
-ClientMessage = Create | Join | Resume | Watch | Start | Act | Rematch | Ping | HintRequest
+ClientMessage = (Create | Join | Resume | Watch | Start | Act | Rematch | Ping | ListTables | Replace
+                 | HintRequest)
 
 
 def parse_message(data: str | bytes) -> ClientMessage:
@@ -166,7 +193,7 @@ class _Fields:
 
     def name(self, key: str = "name") -> str:
         value = self.text(key, limit=4 * MAX_NAME)
-        value = " ".join(value.split())
+        value = " ".join(unicodedata.normalize("NFKC", value).split())
         if not value or len(value) > MAX_NAME or any(
                 unicodedata.category(ch).startswith("C") for ch in value):
             raise ProtocolError(f"{self.kind}: {key!r} must be 1 to {MAX_NAME} printable characters, "
@@ -180,6 +207,13 @@ class _Fields:
         if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
             allowed = f"an integer {lo}..{hi}" + (" or null" if nullable else "")
             raise ProtocolError(f"{self.kind}: {key!r} must be {allowed}, got {_short(value)}",
+                                "bad_options")
+        return value
+
+    def flag(self, key: str, default: bool = False) -> bool:
+        value = self._get(key, default, False)
+        if not isinstance(value, bool):
+            raise ProtocolError(f"{self.kind}: {key!r} must be true or false, got {_short(value)}",
                                 "bad_options")
         return value
 
@@ -209,11 +243,11 @@ def _create(f: _Fields) -> Create:
         raise ProtocolError(f"create: 'bots' must be a bot kind or null, got {_short(bots)}", "bad_options")
     timer = f.integer("timer", None, MIN_TIMER, MAX_TIMER, nullable=True)
     on_timeout = f.choice("on_timeout", TIMEOUT_MOVES, "keep")
-    hints = f._get("hints", False, False)
-    if not isinstance(hints, bool):
-        raise ProtocolError(f"create: 'hints' must be true or false, got {_short(hints)}", "bad_options")
+    public = f.flag("public")
+    game = f.choice("game", GAMES, "chase-the-ace")
+    hints = f.flag("hints")
     f.done()
-    return Create(name, preset, dict(options), seats, bots, timer, on_timeout, hints)
+    return Create(name, preset, dict(options), seats, bots, timer, on_timeout, public, game, hints)
 
 
 def _join(f: _Fields) -> Join:
@@ -234,8 +268,23 @@ def _watch(f: _Fields) -> Watch:
     return msg
 
 
+def _replace(f: _Fields) -> Replace:
+    value = f._get("seat", None, True)
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < MAX_SEATS:
+        raise ProtocolError(f"replace: 'seat' must be an integer 0..{MAX_SEATS - 1}, got {_short(value)}")
+    f.done()
+    return Replace(value)
+
+
 def _act(f: _Fields) -> Act:
-    msg = Act(f.choice("action", ("keep", "swap")))
+    action = f.choice("action", ACTIONS)
+    amount = None
+    if action == "offer":
+        amount = f._get("amount", None, True)
+        if not isinstance(amount, int) or isinstance(amount, bool) or not 0 <= amount <= MAX_BET:
+            raise ProtocolError(f"act: an offer's 'amount' must be a whole number 0..{MAX_BET} "
+                                f"(0: no bet), got {_short(amount)}")
+    msg = Act(action, amount)
     f.done()
     return msg
 
@@ -249,7 +298,8 @@ def _bare(cls: Callable[[], ClientMessage]) -> Callable[[_Fields], ClientMessage
 
 _READERS: dict[str, Callable[[_Fields], ClientMessage]] = {
     "create": _create, "join": _join, "resume": _resume, "watch": _watch, "start": _bare(Start),
-    "act": _act, "rematch": _bare(Rematch), "ping": _bare(Ping), "hint": _bare(HintRequest),
+    "act": _act, "rematch": _bare(Rematch), "ping": _bare(Ping), "list": _bare(ListTables),
+    "replace": _replace, "hint": _bare(HintRequest),
 }
 
 

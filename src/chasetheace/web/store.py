@@ -26,6 +26,7 @@ import sqlite3
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from ..events import Event
@@ -99,8 +100,13 @@ class StoredTable:
 class Store:
     """The SQLite database of every table; each write is committed before anyone is told of it."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, *, read_only: bool = False) -> None:
         self.path = path
+        if read_only:  # a reader beside the server's own connection (WAL lets it read alongside)
+            uri = Path(path).absolute().as_uri() + "?mode=ro"
+            self.db = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+            self.db.execute("PRAGMA busy_timeout=5000")
+            return
         self.db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         self.db.execute("PRAGMA journal_mode=WAL")
         # WAL with synchronous=NORMAL: a commit survives the process being killed at any moment
@@ -156,13 +162,41 @@ class Store:
                          _dump([e.to_dict() for e in events])))
 
     def append_action(self, table_id: str, game_no: int, seat: int, action: str, actor: str,
-                      events: Sequence[Event]) -> None:
-        """Append one decision and the events it caused to the game's log."""
-        self.db.execute(
-            "INSERT INTO actions VALUES (?, ?, (SELECT COUNT(*) FROM actions WHERE table_id=? AND game_no=?),"
-            " ?, ?, ?, ?, ?)",
-            (table_id, game_no, table_id, game_no, seat, action, actor,
-             _dump([e.to_dict() for e in events]), time.time()))
+                      events: Sequence[Event], seq: int | None = None) -> None:
+        """Append one decision and the events it caused to the game's log; ``seq`` is its number
+        in the game (0, 1, ...), counted here if not given (a cost that grows with the game)."""
+        if seq is None:
+            row = self.db.execute("SELECT COUNT(*) FROM actions WHERE table_id=? AND game_no=?",
+                                  (table_id, game_no)).fetchone()
+            seq = int(row[0])
+        self.db.execute("INSERT INTO actions VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                        (table_id, game_no, seq, seat, action, actor, _dump([e.to_dict() for e in events]),
+                         time.time()))
+
+    def set_kinds(self, table_id: str, game_no: int, kinds: Sequence[str]) -> None:
+        """Save who plays each seat of a game (a person's seat handed to a bot, or taken back)."""
+        self.db.execute("UPDATE games SET kinds=? WHERE table_id=? AND game_no=?",
+                        (_dump(list(kinds)), table_id, game_no))
+
+    def idle_tables(self, before: float, limit: int = 200) -> list[str]:
+        """Tables created before ``before`` with no move since then (the oldest ``limit``)."""
+        return [r[0] for r in self.db.execute(
+            "SELECT id FROM tables t WHERE created < ? AND NOT EXISTS "
+            "(SELECT 1 FROM actions a WHERE a.table_id = t.id AND a.at >= ?) ORDER BY created LIMIT ?",
+            (before, before, limit))]
+
+    def delete_table(self, table_id: str) -> None:
+        """Delete a table with its seats, games and moves, in one transaction."""
+        db = self.db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            for name in ("actions", "games", "seats", "tables"):
+                db.execute(f"DELETE FROM {name} WHERE {'id' if name == 'tables' else 'table_id'}=?",
+                           (table_id,))
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT")
 
     def table_ids(self) -> list[str]:
         """Every table's id, oldest first."""

@@ -26,15 +26,20 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..acechasing import AceChasingGame, Offer
 from ..errors import IllegalActionError
 from ..events import Event
 from ..game import Game
-from ..registry import make_bot
 from ..rules import OPTIONS, Rules, preset_info
+from .botkinds import ACE_CHASING, WebBots
+from .names import LookAlikeError, check_name
 from .protocol import MAX_SEATS, Create, ProtocolError
 from .store import Store, StoredTable
 
-__all__ = ["TableOptions", "Table", "Lobby", "HUMAN", "MAX_COUNT", "hash_token"]
+__all__ = ["TableOptions", "Table", "Lobby", "HUMAN", "MAX_COUNT", "hash_token", "AnyGame"]
+
+AnyGame = Game | AceChasingGame
+"""A table's game: Chase the Ace (RULES.md part A) or Ace Chasing (part B)."""
 
 HUMAN = "human"
 MAX_COUNT = 99  # the largest lives or ante a web table takes (the engine has no upper bound)
@@ -56,12 +61,16 @@ class TableOptions:
     bots: str | None
     timer: int | None
     on_timeout: str
+    public: bool = False
+    game: str = "chase-the-ace"
     hints: bool = False
 
     @classmethod
     def build(cls, preset: str, options: Mapping[str, Any], seats: int, bots: str | None,
-              timer: int | None, on_timeout: str, hints: bool = False) -> TableOptions:
-        """Check every choice with the engine; ProtocolError (code ``bad_options``) names the bad one."""
+              timer: int | None, on_timeout: str, *, offered: WebBots | None = None,
+              public: bool = False, game: str = "chase-the-ace", hints: bool = False) -> TableOptions:
+        """Check every choice with the engine; ProtocolError (code ``bad_options``) names the bad one.
+        A bot kind is checked against the ``offered`` list only: nothing is opened or solved."""
         try:
             rules = Rules.preset(preset)
             for key, value in options.items():
@@ -71,19 +80,21 @@ class TableOptions:
                     raise ValueError(
                         f"bad value {value!r} for rule {key!r}: at most {MAX_COUNT} at a web table")
                 rules = rules.replace(**{key: value})
-            most = min(MAX_SEATS, rules.max_players)
-            if not 2 <= seats <= most:
-                raise ValueError(f"bad number of seats {seats}: allowed 2..{most}")
+            least, most = (4, MAX_SEATS) if game == ACE_CHASING else (2, min(MAX_SEATS, rules.max_players))
+            if game == ACE_CHASING and (options or preset_info(preset).name != "standard"):
+                raise ValueError("Ace Chasing has no presets or house rules here: leave them out")
+            if not least <= seats <= most:
+                raise ValueError(f"bad number of seats {seats}: allowed {least}..{most}")
             if bots is not None:
-                make_bot(bots, rules, seats)
-        except ValueError as exc:
+                (offered or WebBots()).check(bots, rules, seats, game)
+        except (ValueError, TypeError) as exc:
             raise ProtocolError(str(exc), "bad_options") from None
-        return cls(preset_info(preset).name, rules, seats, bots, timer, on_timeout, hints)
+        return cls(preset_info(preset).name, rules, seats, bots, timer, on_timeout, public, game, hints)
 
     @property
     def stand_in(self) -> str:
         """The bot kind that plays for a person whose timer ran out (when ``on_timeout`` is bot)."""
-        return self.bots or "counting"
+        return self.bots or ("odds" if self.game == ACE_CHASING else "counting")
 
     def to_dict(self) -> dict[str, Any]:
         """The options as JSON (stored, and shown to every client); one shared dict: do not change it."""
@@ -92,13 +103,15 @@ class TableOptions:
     @functools.cached_property
     def _dict(self) -> dict[str, Any]:
         return {"preset": self.preset, "rules": self.rules.to_dict(), "seats": self.seats,
-                "bots": self.bots, "timer": self.timer, "on_timeout": self.on_timeout, "hints": self.hints}
+                "bots": self.bots, "timer": self.timer, "on_timeout": self.on_timeout, "public": self.public,
+                "game": self.game, "hints": self.hints}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> TableOptions:
         """Options read back from the store."""
         return cls(data["preset"], Rules.from_dict(data["rules"]), data["seats"], data["bots"],
-                   data["timer"], data["on_timeout"], bool(data.get("hints", False)))
+                   data["timer"], data["on_timeout"], bool(data.get("public", False)),
+                   str(data.get("game", "chase-the-ace")), bool(data.get("hints", False)))
 
 
 @dataclass(frozen=True)
@@ -110,13 +123,20 @@ class _Person:
 class Table:
     """One table: its people, its current game and how many games it has played."""
 
-    def __init__(self, table_id: str, options: TableOptions, store: Store) -> None:
+    def __init__(self, table_id: str, options: TableOptions, store: Store,
+                 bots: WebBots | None = None) -> None:
         self.id, self.options, self.store = table_id, options, store
+        self.offered = bots or WebBots()
         self.people: list[_Person] = []
-        self.game: Game | None = None
+        self.game: AnyGame | None = None
         self.game_no = 0
         self.game_seed = 0
         self.kinds: list[str] = []
+        # one bot per seat and kind for the current game: a bot that tracks the game follows it
+        # event by event instead of reading the whole history again at every move
+        self._bots: dict[tuple[int, str], Any] = {}
+        self._bots_game = 0
+        self.moves = 0  # decisions saved in the current game
 
     # --- state --------------------------------------------------------------------------------
 
@@ -153,16 +173,31 @@ class Table:
     def bot_action(self, seat: int, kind: str | None = None) -> str:
         """What the bot at ``seat`` (or a stand-in of ``kind``) plays now, from its observation only.
 
-        A fresh bot and a generator seeded from the game's seed and the event count make the
-        choice a pure function of the stored log, so a restarted server plays the same.
+        A bot kept for the game (whose choice depends only on the observations, so a fresh one
+        chooses the same) and a generator seeded from the game's seed and the event count make
+        the choice a pure function of the stored log, so a restarted server plays the same.
         """
         game = self.game
         assert game is not None and game.to_act == seat
-        bot = make_bot(kind or self.kinds[seat], game.rules, game.players)
+        if self._bots_game != self.game_no:
+            self._bots, self._bots_game = {}, self.game_no
+        kind = kind or self.kinds[seat]
+        bot = self._bots.get((seat, kind))
+        if bot is None:
+            bot = self._bots[(seat, kind)] = self.offered.make(kind, self.options.rules, self.options.game)
         rng = random.Random(f"{self.game_seed}/{len(game.events)}")
-        return str(bot.choose(game.observation(seat), game.legal_actions(), rng).value)
+        choice = bot.choose(game.observation(seat), game.legal_actions(), rng)
+        return f"offer:{choice.amount}" if isinstance(choice, Offer) else str(choice.value)
 
-    def public(self) -> dict[str, Any]:
+    def default_action(self, seat: int) -> str:
+        """What a person who timed out (or is away) does without a stand-in bot: keep; at Ace
+        Chasing, no bet as a bettor, decline as the matador."""
+        game = self.game
+        assert game is not None and game.to_act == seat
+        legal = [str(getattr(a, "value", a)) for a in game.legal_actions()]
+        return "offer:0" if legal == ["offer"] else "decline" if "decline" in legal else "keep"
+
+    def public(self, creator: int = 0) -> dict[str, Any]:
         """What every client may know about the table (never a token, a seed or a card)."""
         names = self.names
         seats = []
@@ -173,10 +208,20 @@ class Table:
                               "bot": None if kind == HUMAN else kind})
             else:
                 seats.append({"seat": i, "name": None, "kind": "empty", "bot": self.options.bots})
-        return {"id": self.id, "status": self.status, "creator": 0, "game_no": self.game_no,
+        return {"id": self.id, "status": self.status, "creator": creator, "game_no": self.game_no,
                 "options": self.options.to_dict(), "seats": seats}
 
     # --- changes ------------------------------------------------------------------------------
+
+    def check_name(self, name: str) -> None:
+        """ProtocolError if ``name`` may not sit here: ``name_taken`` (taken, or a look-alike of a
+        seated name), ``bad_name`` (a bot's name, or holding the page's marks)."""
+        try:
+            check_name(name, [p.name for p in self.people])
+        except LookAlikeError as exc:
+            raise ProtocolError(str(exc), "name_taken") from None
+        except ValueError as exc:
+            raise ProtocolError(str(exc), "bad_name") from None
 
     def join(self, name: str) -> tuple[int, str]:
         """Seat a person; returns the seat and its secret token."""
@@ -186,8 +231,7 @@ class Table:
             raise ProtocolError("the game at this table is over: you can watch it", "game_over")
         if len(self.people) >= self.options.seats:
             raise ProtocolError(f"the table is full ({self.options.seats} seats)", "table_full")
-        if any(p.name.casefold() == name.casefold() for p in self.people):
-            raise ProtocolError(f"the name {name!r} is taken at this table", "name_taken")
+        self.check_name(name)
         token = secrets.token_urlsafe(24)
         person = _Person(name, hash_token(token))
         seat = len(self.people)
@@ -195,46 +239,74 @@ class Table:
         self.people.append(person)
         return seat, token
 
-    def start(self, seat: int) -> None:
-        """The creator starts the first game."""
-        self._check_creator(seat, "start the game")
+    def start(self, seat: int, creator: int = 0) -> None:
+        """The creator (or whoever holds the creator's role now) starts the first game."""
+        self._check_creator(seat, "start the game", creator)
         if self.game is not None:
             raise ProtocolError("the game has already started", "not_now")
         self._new_game()
 
-    def rematch(self, seat: int) -> None:
+    def rematch(self, seat: int, creator: int = 0) -> None:
         """The creator starts another game with the same seats once the game is over."""
-        self._check_creator(seat, "start a rematch")
+        self._check_creator(seat, "start a rematch", creator)
         if self.game is None or not self.game.over:
             raise ProtocolError("a rematch can start only when the game is over", "not_now")
         self._new_game()
 
+    def replace(self, seat: int, by: int, creator: int, present: set[int]) -> None:
+        """The creator hands the seat of a person who has gone to the stand-in bot for the rest of
+        this game; the person takes it back by resuming it (:meth:`reclaim`)."""
+        self._check_creator(by, "replace a player", creator)
+        if self.status != "playing":
+            raise ProtocolError("a player can be replaced only while a game is being played", "not_now")
+        if not seat < len(self.people) or self.kinds[seat] != HUMAN:
+            raise ProtocolError(f"seat {seat} is not a person's seat", "bad_message")
+        if seat in present:
+            raise ProtocolError(f"{self.people[seat].name} is here: only a player who has gone can be "
+                                "replaced", "not_now")
+        kinds = list(self.kinds)
+        kinds[seat] = self.options.stand_in
+        self.store.set_kinds(self.id, self.game_no, kinds)
+        self.kinds = kinds
+
+    def reclaim(self, seat: int) -> bool:
+        """A person back at a seat a bot was playing for them takes it back; whether it changed."""
+        if self.game is None or self.game.over or not seat < len(self.people) or self.kinds[seat] == HUMAN:
+            return False
+        kinds = list(self.kinds)
+        kinds[seat] = HUMAN
+        self.store.set_kinds(self.id, self.game_no, kinds)
+        self.kinds = kinds
+        return True
+
     def act(self, seat: int, action: str, actor: str = HUMAN) -> list[Event]:
-        """``seat`` keeps or swaps; the engine judges it; the log is saved before anyone is told."""
+        """``seat`` acts (keeps or swaps; at Ace Chasing also offers, accepts, declines); the engine
+        judges it; the log is saved before anyone is told."""
         game = self.game
         if game is None:
             raise ProtocolError("the game has not started", "not_now")
         try:
-            events = game.act(action, seat)
-        except IllegalActionError as exc:
-            code = "game_over" if game.over else "out_of_turn"
+            events = _play(game, action, seat)
+        except ValueError as exc:  # IllegalActionError is a ValueError
+            code = ("game_over" if game.over else "out_of_turn" if game.to_act != seat else "bad_action")
             raise ProtocolError(str(exc), code) from None
         try:
-            self.store.append_action(self.id, self.game_no, seat, action, actor, events)
+            self.store.append_action(self.id, self.game_no, seat, action, actor, events, self.moves)
         except Exception:
             self._reload()  # the move was not saved: undo it by rebuilding the game from the store
             raise
+        self.moves += 1
         return events
 
     def _reload(self) -> None:
         saved = self.store.load_table(self.id)
         if saved is not None:
-            again = Table.restore(saved, self.store)
-            self.game, self.game_no, self.game_seed, self.kinds = (
-                again.game, again.game_no, again.game_seed, again.kinds)
+            again = Table.restore(saved, self.store, self.offered)
+            self.game, self.game_no, self.game_seed, self.kinds, self.moves = (
+                again.game, again.game_no, again.game_seed, again.kinds, again.moves)
 
-    def _check_creator(self, seat: int, what: str) -> None:
-        if seat != 0:
+    def _check_creator(self, seat: int, what: str, creator: int) -> None:
+        if seat != creator:
             raise ProtocolError(f"only the table's creator may {what}", "not_creator")
 
     def _new_game(self) -> None:
@@ -252,28 +324,50 @@ class Table:
                     kinds.append(self.options.bots)
         if len(names) < 2:
             raise ProtocolError("a game needs at least 2 players: invite someone or allow bots", "not_now")
-        carry = self.game.pot if self.game is not None else 0
+        carry = self.game.pot if isinstance(self.game, Game) else 0
         seed = secrets.randbits(63)
-        game = Game(self.options.rules, names, seed=seed, carry=carry)
+        if self.options.game == ACE_CHASING and len(names) < 4:
+            raise ProtocolError("Ace Chasing needs at least 4 players: invite more or allow bots", "not_now")
+        game = _new(self.options, names, seed, carry)
         self.store.start_game(self.id, self.game_no + 1, seed, carry, names, kinds, game.events)
-        self.game, self.game_seed, self.kinds = game, seed, kinds
+        self.game, self.game_seed, self.kinds, self.moves = game, seed, kinds, 0
         self.game_no += 1
 
     @classmethod
-    def restore(cls, saved: StoredTable, store: Store) -> Table:
+    def restore(cls, saved: StoredTable, store: Store, bots: WebBots | None = None) -> Table:
         """Rebuild a table from the store: the current game is replayed from its seed and checked
         event by event against the stored log."""
-        table = cls(saved.id, TableOptions.from_dict(saved.options), store)
+        table = cls(saved.id, TableOptions.from_dict(saved.options), store, bots)
         table.people = [_Person(s.name, s.token_hash) for s in saved.seats]
         if saved.games:
             last = saved.games[-1]
-            game = Game(table.options.rules, last.names, seed=last.seed, carry=last.carry)
+            game = _new(table.options, last.names, last.seed, last.carry)
             _check_log(saved.id, game.events, last.events)
             for act in last.actions:
-                _check_log(saved.id, game.act(act.action, act.seat), act.events)
-            table.game, table.game_no, table.game_seed, table.kinds = (
-                game, last.game_no, last.seed, list(last.kinds))
+                _check_log(saved.id, _play(game, act.action, act.seat), act.events)
+            table.game, table.game_no, table.game_seed, table.kinds, table.moves = (
+                game, last.game_no, last.seed, list(last.kinds), len(last.actions))
         return table
+
+
+def _new(options: TableOptions, names: list[str], seed: int, carry: int) -> AnyGame:
+    if options.game == ACE_CHASING:
+        return AceChasingGame(names, seed=seed)
+    return Game(options.rules, names, seed=seed, carry=carry)
+
+
+def _play(game: AnyGame, action: str, seat: int) -> list[Event]:
+    """One stored or sent action (``offer:AMOUNT`` for an offer) played on the game."""
+    if isinstance(game, AceChasingGame):
+        kind, _, amount = action.partition(":")
+        if kind == "offer":
+            if not amount.isdigit():
+                raise IllegalActionError(f"bad offer {action!r}")
+            return game.act(Offer(int(amount)), seat)
+        return game.act(action, seat)
+    if action not in ("keep", "swap"):
+        raise IllegalActionError(f"{action!r} is not a move of Chase the Ace: keep or swap")
+    return game.act(action, seat)
 
 
 def _check_log(table_id: str, events: list[Event], stored: list[dict[str, Any]]) -> None:
@@ -284,17 +378,21 @@ def _check_log(table_id: str, events: list[Event], stored: list[dict[str, Any]])
 class Lobby:
     """Every table, loaded from the store when first asked for."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, bots: WebBots | None = None) -> None:
         self.store = store
+        self.bots = bots or WebBots()
         self.tables: dict[str, Table] = {}
 
     def create(self, msg: Create) -> tuple[Table, int, str]:
         """Open a table from a ``create`` message and seat its creator."""
         options = TableOptions.build(msg.preset, msg.options, msg.seats, msg.bots, msg.timer,
-                                     msg.on_timeout, msg.hints)
+                                     msg.on_timeout, offered=self.bots, public=msg.public, game=msg.game,
+                                     hints=msg.hints)
         table_id = secrets.token_urlsafe(9)
+        table = Table(table_id, options, self.store, self.bots)
+        table.check_name(msg.name)  # before anything is saved
         self.store.create_table(table_id, options.to_dict())
-        table = self.tables[table_id] = Table(table_id, options, self.store)
+        self.tables[table_id] = table
         seat, token = table.join(msg.name)
         return table, seat, token
 
@@ -305,5 +403,5 @@ class Lobby:
             saved = self.store.load_table(table_id) if _ID.fullmatch(table_id) else None
             if saved is None:
                 raise ProtocolError(f"no table {table_id!r}", "no_table")
-            table = self.tables[table_id] = Table.restore(saved, self.store)
+            table = self.tables[table_id] = Table.restore(saved, self.store, self.bots)
         return table

@@ -9,8 +9,10 @@ const $ = (id) => document.getElementById(id);
 
 const ui = {
   ws: null, welcome: null, table: null, seat: null, role: null, state: null,
-  history: [], gameNo: 0, retry: 0, wanted: null, ticking: null, previewing: false,
+  history: [], base: 0, fresh: true, gameNo: 0, retry: 0, wanted: null, ticking: null, previewing: false,
+  online: false, myTurn: false, sound: false, token: null,
 };
+const TITLE = document.title;
 
 // --- small helpers ------------------------------------------------------------------------------
 
@@ -63,21 +65,32 @@ function connect() {
   const ws = new WebSocket(scheme + location.host + "/ws");
   ui.ws = ws;
   $("conn").textContent = "connecting…";
-  ws.onopen = () => { ui.retry = 0; $("conn").textContent = "online"; $("conn").className = "conn on"; };
+  ws.onopen = () => { ui.retry = 0; setOnline(true); };
   ws.onmessage = (e) => receive(JSON.parse(e.data));
   ws.onclose = () => {
-    $("conn").textContent = "offline: reconnecting…";
-    $("conn").className = "conn off";
+    setOnline(false);
     ui.retry = Math.min(ui.retry + 1, 6);
     setTimeout(connect, 250 * 2 ** ui.retry);
   };
 }
+
+// While offline every action button is disabled: a click could not reach the table.
+function setOnline(on) {
+  ui.online = on;
+  $("conn").textContent = on ? "online" : "offline: reconnecting…";
+  $("conn").className = on ? "conn on" : "conn off";
+  for (const b of document.querySelectorAll("button.act, #start, #rematch, #create-button, #join-button")) b.disabled = !on;
+}
+
+// The server closes a silent connection: a ping now and then keeps an open page at its table.
+setInterval(() => { if (ui.ws && ui.ws.readyState === WebSocket.OPEN) ui.ws.send(JSON.stringify({ v: VERSION, type: "ping" })); }, 30000);
 
 function receive(msg) {
   if (msg.type === "welcome") onWelcome(msg);
   else if (msg.type === "joined") onJoined(msg);
   else if (msg.type === "state") onState(msg);
   else if (msg.type === "error") onError(msg);
+  else if (msg.type === "tables") onTables(msg);
   else if (msg.type === "hint") showHint(msg.text);
 }
 
@@ -90,7 +103,7 @@ function onWelcome(msg) {
   ui.welcome = msg;
   fillLobby(msg);
   const table = ui.table || tableFromPath();
-  if (!table) { show("lobby"); return; }
+  if (!table) { show("lobby"); send({ type: "list" }); return; }
   ui.wanted = table;
   if (!rejoin(table)) {
     // watch quietly to show who invited you and to what, until you take a seat or choose to watch
@@ -128,6 +141,10 @@ function onJoined(msg) {
   ui.seat = msg.seat;
   ui.role = msg.role;
   if (msg.token) localStorage.setItem(tokenKey(msg.table), msg.token);
+  ui.fresh = true;  // the next state starts the page's log afresh
+  ui.token = msg.role === "player" ? localStorage.getItem(tokenKey(msg.table)) : null;
+  $("seat-link-box").hidden = !ui.token;
+  if (ui.token) $("seat-link").value = location.origin + "/t/" + msg.table + "#seat=" + ui.token;
   if (location.pathname !== "/t/" + msg.table) history.replaceState(null, "", "/t/" + msg.table);
   $("invite").value = location.origin + "/t/" + msg.table;
   show("table");
@@ -174,6 +191,22 @@ function fillLobby(w) {
   }
   preset.onchange = applyPreset;
   applyPreset();
+  $("game").onchange = applyGame;
+}
+
+// Ace Chasing (RULES.md part B) has no presets or house rules here, its own bots, 4 seats or more.
+function applyGame() {
+  const ace = $("game").value === "ace-chasing";
+  $("preset-label").hidden = ace;
+  $("preset-about").hidden = ace;
+  $("house-rules").hidden = ace;
+  const bots = $("bots");
+  bots.replaceChildren(new Option("no bots: only people", ""));
+  const kinds = ace ? ui.welcome.ace_bots : ui.welcome.bots;
+  for (const [kind, help] of Object.entries(kinds)) bots.append(new Option(kind + " (" + help + ")", kind));
+  bots.value = ace ? "odds" : "counting";
+  $("seats").min = ace ? "4" : "2";
+  if (ace && Number($("seats").value) < 4) $("seats").value = "5";
 }
 
 function applyPreset() {
@@ -191,6 +224,15 @@ function applyPreset() {
 function createTable(event) {
   event.preventDefault();
   const w = ui.welcome;
+  if ($("game").value === "ace-chasing") {
+    const timer = $("timer").value;
+    send({
+      type: "create", game: "ace-chasing", name: $("create-name").value, seats: Number($("seats").value),
+      bots: $("bots").value || null, timer: timer ? Number(timer) : null, on_timeout: $("on-timeout").value,
+      public: $("public").checked,
+    });
+    return;
+  }
   const p = w.presets.find((x) => x.name === $("preset").value);
   const options = {};
   for (const o of w.options) {
@@ -203,17 +245,35 @@ function createTable(event) {
   send({
     type: "create", name: $("create-name").value, preset: p.name, options,
     seats: Number($("seats").value), bots: $("bots").value || null,
-    timer: timer ? Number(timer) : null, on_timeout: $("on-timeout").value, hints: $("hints").checked,
+    timer: timer ? Number(timer) : null, on_timeout: $("on-timeout").value, public: $("public").checked,
+    hints: $("hints").checked,
   });
+}
+
+// The public list of open tables (their creators chose to list them).
+function onTables(msg) {
+  const list = $("open-tables");
+  list.replaceChildren();
+  $("no-tables").hidden = msg.tables.length > 0;
+  for (const t of msg.tables) {
+    const item = el("li", "open-table");
+    const link = el("a", null, t.host + "'s table");
+    link.href = "/t/" + t.id;
+    item.append(link, el("span", "hint", " · " + t.preset + " · " + t.taken + " of " + t.seats + " seats taken" + (t.bots ? " · bots fill the rest" : "")));
+    list.append(item);
+  }
 }
 
 // --- the table ----------------------------------------------------------------------------------
 
 function onState(msg) {
   if (ui.previewing) { preview(msg); return; }
-  if (msg.table.game_no !== ui.gameNo || msg.events_from === 0) { ui.history = []; $("log").replaceChildren(); }
+  if (ui.fresh || msg.table.game_no !== ui.gameNo || msg.events_from === 0) {
+    // the server sends a (re)joining page only the latest events; the page keeps its own log after
+    ui.history = []; ui.base = msg.events_from; ui.fresh = false; $("log").replaceChildren();
+  }
   ui.gameNo = msg.table.game_no;
-  if (msg.events_from !== ui.history.length) { rejoin(ui.table); return; }
+  if (msg.events_from !== ui.base + ui.history.length) { rejoin(ui.table); return; }
   ui.state = msg;
   ui.seat = msg.you.seat;
   for (const ev of msg.events) { ui.history.push(ev); logEvent(ev); }
@@ -229,14 +289,22 @@ function nameOf(seat) {
 function render(msg) {
   const t = msg.table;
   const g = msg.game;
-  const status = { waiting: "Waiting for players", playing: "Hand " + (g ? g.hand : ""), over: "Game over" }[t.status];
-  $("status").textContent = status + " · " + t.options.preset + (ui.role === "spectator" ? " · watching" : "");
+  const ace = t.options.game === "ace-chasing";
+  const status = { waiting: "Waiting for players", playing: (ace ? "Round " + (g ? g.round : "") : "Hand " + (g ? g.hand : "")), over: "Game over" }[t.status];
+  $("status").textContent = status + " · " + (ace ? "Ace Chasing" : t.options.preset) + (ui.role === "spectator" ? " · watching" : "");
   renderSeats(t, g);
-  $("pot").textContent = g ? `Pot ${g.pot} · Kitty ${g.kitty} · Stock ${g.stock_size}` : `${t.seats.filter((s) => s.kind === "human").length} of ${t.options.seats} seats taken`;
+  const taken = `${t.seats.filter((s) => s.kind === "human").length} of ${t.options.seats} seats taken`;
+  $("pot").textContent = !g ? taken : ace ? aceLine(g) : `Pot ${g.pot} · Kitty ${g.kitty} · Stock ${g.stock_size}`;
   const mine = g && ui.seat !== null && g.to_act === ui.seat && g.legal.length > 0;
-  $("keep").hidden = !mine;
-  $("swap").hidden = !mine;
-  if (mine) $("swap").textContent = ui.seat === g.dealer ? "Swap with the stock" : "Swap with " + nameOf(nextLiving(g, ui.seat));
+  const legal = mine ? g.legal : [];
+  $("keep").hidden = !legal.includes("keep");
+  $("swap").hidden = !legal.includes("swap");
+  $("offer-box").hidden = !legal.includes("offer");
+  $("accept").hidden = !legal.includes("accept");
+  $("decline").hidden = !legal.includes("decline");
+  if (legal.includes("accept")) $("accept").textContent = "Accept " + nameOf(g.offer.seat) + "'s bet of " + g.offer.amount;
+  alertTurn(mine);
+  if (legal.includes("swap") && !ace) $("swap").textContent = ui.seat === g.dealer ? "Swap with the stock" : "Swap with " + nameOf(nextLiving(g, ui.seat));
   const creator = ui.seat === t.creator && ui.role === "player";
   $("start").hidden = !(creator && t.status === "waiting");
   $("rematch").hidden = !(creator && t.status === "over");
@@ -246,14 +314,61 @@ function render(msg) {
   if (t.status === "over") $("review-link").href = `/t/${encodeURIComponent(t.id)}/review/${t.game_no}`;
   const banner = $("banner");
   banner.hidden = !(g && g.over);
-  if (g && g.over) {
-    banner.textContent = g.winners.length ? g.winners.map(nameOf).join(" and ") + (g.winners.length > 1 ? " share the pot" : " wins!") : "No winner: the pot carries over";
+  if (g && g.over && ace) {
+    banner.textContent = g.winners.map(nameOf).join(" and ") + " wins, the last one in!";
+  } else if (g && g.over) {
+    const won = wonPot();
+    banner.textContent = g.winners.length
+      ? g.winners.map(nameOf).join(" and ") + (g.winners.length > 1 ? " share the pot" : " wins the pot") + (won ? " of " + won + (won === 1 ? " chip" : " chips") : "") + "!"
+      : "No winner: the pot of " + g.pot + " carries over";
   }
   $("prompt").textContent = prompt(t, g, mine);
   tick(t);
 }
 
+// The chips paid out at the end of the game, from the game_over event.
+function wonPot() {
+  for (let i = ui.history.length - 1; i >= 0; i--) {
+    const ev = ui.history[i];
+    if (ev.type === "game_over") return (ev.payouts || []).reduce((sum, [, n]) => sum + n, 0);
+  }
+  return 0;
+}
+
+// Your turn: the tab's title says so (seen from another tab), and a short tone if you asked for one.
+function alertTurn(mine) {
+  document.title = mine ? "● Your turn · " + TITLE : TITLE;
+  if (mine && !ui.myTurn && ui.sound) beep();
+  ui.myTurn = !!mine;
+}
+
+function beep() {
+  try {
+    const ctx = beep.ctx || (beep.ctx = new AudioContext());
+    const osc = ctx.createOscillator();
+    const gain = ctx.createGain();
+    osc.frequency.value = 660;
+    gain.gain.setValueAtTime(0.15, ctx.currentTime);
+    gain.gain.exponentialRampToValueAtTime(0.001, ctx.currentTime + 0.3);
+    osc.connect(gain).connect(ctx.destination);
+    osc.start();
+    osc.stop(ctx.currentTime + 0.3);
+  } catch (e) { /* no sound here */ }
+}
+
+// The centre of an Ace Chasing table: the round, the matador, the bets that stand.
+function aceLine(g) {
+  if (g.over) return "";
+  const bets = g.bets.map(([s, n]) => nameOf(s) + " " + n).join(", ");
+  return "Matador: " + nameOf(g.matador) + " · " + (g.phase === "betting" ? "betting" : "exchanges") + (bets ? " · bets: " + bets : "");
+}
+
 function prompt(t, g, mine) {
+  if (t.options.game === "ace-chasing" && g && !g.over && mine) {
+    if (g.legal.includes("offer")) return "Your bet that " + nameOf(g.matador) + " (the matador) is knocked out this round: how much? (No bet: 0)";
+    if (g.legal.includes("accept")) return nameOf(g.offer.seat) + " bets " + g.offer.amount + " that you are knocked out: accept or decline.";
+    return "Your turn: keep your card, or swap it.";
+  }
   if (t.status === "waiting") return ui.seat === t.creator ? "Send the invite link, then start when everyone is here (bots fill empty seats)." : "Waiting for the creator to start the game.";
   if (!g) return "";
   if (g.over) return ui.seat === t.creator ? "Play again with the same table?" : "Waiting for a rematch.";
@@ -274,33 +389,60 @@ function renderSeats(t, g) {
   const me = ui.seat === null ? 0 : ui.seat;
   const last = lastHand();
   const acts = thisHand();
+  const announced = announcedThisHand();
+  ring.dataset.seats = String(n);
+  ring.classList.toggle("compact", n > 8 || window.innerWidth <= 640);
+  const spots = seatSpots(n, ring.clientWidth || 4, ring.clientHeight || 3);
   t.seats.forEach((s, i) => {
     const box = el("div", "seat");
     if (s.kind === "empty") box.classList.add("empty");
     if (g && g.to_act === i) box.classList.add("turn");
     if (g && !g.in[i]) box.classList.add("out");
     if (i === ui.seat) box.classList.add("me");
-    // seats round an ellipse, yours at the bottom, in the direction of play (clockwise)
-    const angle = Math.PI / 2 + (2 * Math.PI * (i - me)) / n;
-    box.style.left = (50 + 42 * Math.cos(angle)).toFixed(2) + "%";
-    box.style.top = (50 + 33 * Math.sin(angle)).toFixed(2) + "%";
+    // seats round an ellipse, yours at the bottom, in the direction of play (clockwise), spaced
+    // evenly along its edge (equal angles would crowd the seats where the ellipse is flattest)
+    const [x, y] = spots[(i - me + n) % n];
+    box.style.left = x.toFixed(2) + "%";
+    box.style.top = y.toFixed(2) + "%";
     const head = el("div", "who");
-    head.append(el("span", "name", s.kind === "empty" ? (s.bot ? "bot (" + s.bot + ")" : "empty seat") : s.name));
+    const label = s.kind === "empty" ? (s.bot ? "bot (" + s.bot + ")" : "empty seat") : s.name;
+    const nameNode = el("span", "name", label);
+    nameNode.title = label;
+    head.append(nameNode);
     if (s.kind === "bot") head.append(el("span", "tag", "bot"));
     if (s.kind === "human" && !t.connected.includes(i) && i !== ui.seat) head.append(el("span", "tag away", "away"));
-    if (g && g.dealer === i) head.append(el("span", "dealer", "D"));
+    if (g && g.dealer === i && g.dealer !== undefined) head.append(el("span", "dealer", "D"));
+    if (g && g.matador === i) { const m = el("span", "matador", "M"); m.title = "the matador"; head.append(m); }
     box.append(head);
-    if (g) {
+    if (ui.seat === t.creator && ui.role === "player" && t.status === "playing" && s.kind === "human" &&
+        !t.connected.includes(i) && i !== ui.seat) {
+      // the creator may hand a seat whose person has gone to a bot (they take it back on return)
+      const swapIn = el("button", "replace", "bot plays");
+      swapIn.type = "button";
+      swapIn.title = "Let a bot play " + s.name + "'s seat until they come back";
+      swapIn.addEventListener("click", () => send({ type: "replace", seat: i }));
+      box.append(swapIn);
+    }
+    if (g && g.money) {  // Ace Chasing: money won or lost, the card, the bet standing
+      const m = g.money[i];
+      box.append(el("div", "money" + (m > 0 ? " up" : m < 0 ? " down" : ""), (g.in[i] ? "" : "out · ") + (m > 0 ? "+" : m < 0 ? "−" : "") + Math.abs(m)));
+      if (g.in[i] && g.cards) box.append(cardNode(i === ui.seat ? g.card : g.cards[i], i === ui.seat ? "mine" : ""));
+      const bet = g.bets.find(([s]) => s === i);
+      if (bet && !g.over) box.append(el("div", "done", "bets " + bet[1]));
+      else if (acts[i] && !g.over) box.append(el("div", "done", acts[i]));
+    } else if (g) {
       const lives = g.lives[i];
-      box.append(el("div", "lives", g.in[i] ? (lives > 6 ? "♥ × " + lives : "♥".repeat(lives) || "on the bum") : "out"));
+      box.append(el("div", "lives", g.in[i] ? (lives > 4 ? "♥ × " + lives : "♥".repeat(lives) || "on the bum") : "out"));
       if (g.in[i] && (g.cards[i] || g.order.includes(i))) {
         box.append(cardNode(i === ui.seat ? g.card : g.cards[i], i === ui.seat ? "mine" : ""));
       }
       if (acts[i] && !g.over) box.append(el("div", "done", acts[i]));
+      if (announced[i] && !g.over) box.append(el("div", "announced", "announced " + announced[i]));
       const shown = last.cards[i];
       const paid = last.paid[i];
       if (shown || paid) {
-        const line = el("div", "last" + (paid ? " lost" : ""), "last hand: ");
+        const line = el("div", "last" + (paid ? " lost" : ""));
+        line.append(el("span", "label", "last hand: "));
         if (shown) line.append(cardNode(shown, "mini"));
         if (paid) line.append(" −" + paid + "♥");
         box.append(line);
@@ -310,12 +452,48 @@ function renderSeats(t, g) {
   });
 }
 
+// n places (in % of the ring) evenly spaced round a rounded oblong of radii 40% and 41% of a w x h ring,
+// the first at the bottom, going clockwise on screen.
+function seatSpots(n, w, h) {
+  const rx = 0.40 * w, ry = 0.41 * h, steps = 720;
+  // a superellipse (|x/rx|^3 + |y/ry|^3 = 1): rounder than a rectangle, roomier than an ellipse
+  const bend = (v) => Math.sign(v) * Math.abs(v) ** (2 / 3);
+  const point = (k) => { const t = Math.PI / 2 + (2 * Math.PI * k) / steps; return [rx * bend(Math.cos(t)), ry * bend(Math.sin(t))]; };
+  const lengths = [0];
+  let prev = point(0);
+  for (let k = 1; k <= steps; k++) {
+    const p = point(k);
+    lengths.push(lengths[k - 1] + Math.hypot(p[0] - prev[0], p[1] - prev[1]));
+    prev = p;
+  }
+  const spots = [];
+  let k = 0;
+  for (let i = 0; i < n; i++) {
+    const want = (lengths[steps] * i) / n;
+    while (lengths[k + 1] < want) k++;
+    const [x, y] = point(k);
+    spots.push([50 + (100 * x) / w, 50 + (100 * y) / h]);
+  }
+  return spots;
+}
+
+// The ranks announced at each seat this hand (a swap can make the neighbour announce an ace or a two).
+function announcedThisHand() {
+  const h = ui.history;
+  const out = {};
+  for (let i = h.length - 1; i >= 0 && h[i].type !== "hand_started"; i--) {
+    const ev = h[i];
+    if (ev.type === "swap" && ev.announced && !(ev.neighbour in out)) out[ev.neighbour] = RANK_WORDS[ev.announced] || String(ev.announced);
+  }
+  return out;
+}
+
 // What each seat did so far this hand, in the traditional words, from the history.
 function thisHand() {
   const h = ui.history;
   const acts = {};
   let i = h.length - 1;
-  while (i >= 0 && h[i].type !== "hand_started") i--;
+  while (i >= 0 && h[i].type !== "hand_started" && h[i].type !== "round_started") i--;
   for (i = Math.max(i, 0); i < h.length; i++) {
     const ev = h[i];
     if (ev.type === "keep") acts[ev.seat] = "“Stand!”";
@@ -389,7 +567,16 @@ function describe(ev) {
     case "cut_draw": return "Cut for the pot: " + ev.draws.map(([s, c]) => who(s) + " " + cardText(c)).join(", ") + ".";
     case "eliminated": return ev.seats.map(who).join(", ") + (ev.seats.length > 1 ? " are" : " is") + " out.";
     case "collected": return null;
-    case "game_over": return ev.winners.length ? ev.winners.map(who).join(" and ") + (ev.winners.length > 1 ? " share" : " wins") + " the pot!" : "No winner: the pot carries over.";
+    case "round_started": return "Round " + ev.round + ": " + who(ev.matador) + " is the matador.";
+    case "offered": return who(ev.seat) + (ev.amount ? " offers to bet " + ev.amount + " that the matador is knocked out." : " does not bet.");
+    case "bet_accepted": return who(ev.seat) + "'s bet of " + ev.amount + " is accepted.";
+    case "bet_declined": return who(ev.seat) + "'s bet of " + ev.amount + " is declined.";
+    case "betting_closed": return ev.bets.length ? "Betting closed: " + ev.bets.map(([s, n]) => who(s) + " " + n).join(", ") + "." : "Betting closed: no bets.";
+    case "shown": return "Shown: " + ev.cards.map(([s, c]) => who(s) + " " + cardText(c)).join(", ") + ".";
+    case "settled": return who(ev.matador) + (ev.survived ? " survives the round" : " is knocked out") + (ev.payments.length ? ": " + ev.payments.filter(([, n]) => n).map(([s, n]) => who(s) + (n > 0 ? " +" : " −") + Math.abs(n)).join(", ") : "") + ".";
+    case "game_over":
+      if (ui.state && ui.state.table.options.game === "ace-chasing") return ev.winners.map(who).join(" and ") + " wins the game!";
+      return ev.winners.length ? ev.winners.map(who).join(" and ") + (ev.winners.length > 1 ? " share" : " wins") + " the pot!" : "No winner: the pot carries over.";
     default: return null;
   }
 }
@@ -405,7 +592,23 @@ function logEvent(ev) {
 
 // --- wiring -------------------------------------------------------------------------------------
 
+// A seat link (/t/TABLE#seat=TOKEN) takes your seat on another device: the token goes into this
+// browser's storage and out of the address bar (a fragment is never sent to a server).
+function takeSeatFromLink() {
+  const table = tableFromPath();
+  const m = location.hash.match(/^#seat=([A-Za-z0-9_-]{16,64})$/);
+  if (table && m) localStorage.setItem(tokenKey(table), m[1]);
+  if (location.hash) history.replaceState(null, "", location.pathname);
+}
+
 document.addEventListener("DOMContentLoaded", () => {
+  takeSeatFromLink();
+  $("refresh-tables").addEventListener("click", () => send({ type: "list" }));
+  $("sound").addEventListener("change", () => { ui.sound = $("sound").checked; if (ui.sound) beep(); });
+  $("copy-seat").addEventListener("click", () => {
+    $("seat-link").select();
+    if (navigator.clipboard) navigator.clipboard.writeText($("seat-link").value).then(() => toast("Seat link copied: open it on your other device. Keep it to yourself."), () => {});
+  });
   $("create-form").addEventListener("submit", createTable);
   $("join-form").addEventListener("submit", (e) => {
     e.preventDefault();
@@ -417,6 +620,10 @@ document.addEventListener("DOMContentLoaded", () => {
     send({ type: "watch", table: tableFromPath() });
   });
   $("keep").addEventListener("click", () => send({ type: "act", action: "keep" }));
+  $("offer").addEventListener("click", () => send({ type: "act", action: "offer", amount: Math.max(0, Math.floor(Number($("amount").value) || 0)) }));
+  $("no-bet").addEventListener("click", () => send({ type: "act", action: "offer", amount: 0 }));
+  $("accept").addEventListener("click", () => send({ type: "act", action: "accept" }));
+  $("decline").addEventListener("click", () => send({ type: "act", action: "decline" }));
   $("swap").addEventListener("click", () => send({ type: "act", action: "swap" }));
   $("start").addEventListener("click", () => send({ type: "start" }));
   $("rematch").addEventListener("click", () => send({ type: "rematch" }));

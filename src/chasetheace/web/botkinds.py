@@ -1,0 +1,161 @@
+"""The bots a web table offers: a fixed list, never a path, and the solved bot only from
+solutions the operator prepared.
+
+A client names a bot kind from :meth:`WebBots.kinds`; anything else, ``solved:/etc/passwd``
+included, is refused with one ``bad_options`` error before anything is opened or computed. The
+``solved`` kind is offered only for the rules and seat counts of the solutions loaded at start
+(``serve --solutions DIR``, files written by ``chase-the-ace solve --save``): no client message
+ever starts the solver. When players drop out and no prepared solution covers the number left,
+the solved bot plays as the ``counting`` bot.
+
+>>> bots = WebBots()
+>>> bots.check("threshold:T", None, 4)
+>>> bots.check("solved:/etc/passwd", None, 4)
+Traceback (most recent call last):
+...
+ValueError: bot 'solved:/etc/passwd' is not offered here: allowed random, threshold, threshold:RANK, counting
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from ..bots import Bot, CountingBot, RandomBot, ThresholdBot
+from ..observation import Observation
+from ..rules import Rules
+
+ACE_CHASING = "ace-chasing"
+# Ace Chasing's bots (RULES.md part B), by the names the Ace Chasing command gives them
+_ACE_FIXED = frozenset({"odds", "random", "threshold", *(f"threshold:{r}" for r in "A23456789TJQK")})
+
+__all__ = ["WebBots", "SOLVED", "RANKS"]
+
+SOLVED = "solved"
+RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K")
+_FIXED = frozenset({"random", "counting", "threshold", *(f"threshold:{r}" for r in RANKS),
+                    *(f"threshold:{n}" for n in range(1, 14))})
+_MAX_SOLUTION_BYTES = 64 << 20
+
+
+def _rules_key(rules: Rules) -> str:
+    return json.dumps(rules.to_dict(), sort_keys=True)
+
+
+class WebBots:
+    """The bot kinds of one server, with the operator's prepared solutions (if any)."""
+
+    def __init__(self, solutions: Mapping[tuple[str, int], Any] | None = None) -> None:
+        self.solutions: dict[tuple[str, int], Any] = dict(solutions or {})
+
+    @classmethod
+    def from_folder(cls, folder: str | None) -> WebBots:
+        """Load every ``*.json`` solution in ``folder`` (the operator's, read once at start);
+        ValueError names a file that is not a solution."""
+        if folder is None:
+            return cls()
+        path = Path(folder)
+        if not path.is_dir():
+            raise ValueError(f"--solutions {folder!r} is not a folder")
+        from ..solver import Solution  # the solve extra: only when the operator asks for it
+
+        found: dict[tuple[str, int], Any] = {}
+        for file in sorted(path.glob("*.json")):
+            if file.stat().st_size > _MAX_SOLUTION_BYTES:
+                raise ValueError(f"{file}: larger than {_MAX_SOLUTION_BYTES >> 20} MB")
+            try:
+                sol = Solution.load(str(file))
+            except (ValueError, OSError) as exc:
+                raise ValueError(f"{file}: {exc}") from None
+            found[(_rules_key(sol.rules), sol.players)] = sol
+        if not found:
+            raise ValueError(f"--solutions {folder!r} holds no solution "
+                             "(*.json files from 'chase-the-ace solve --save')")
+        return cls(found)
+
+    def kinds(self) -> dict[str, str]:
+        """The kinds offered, each with a line of help (sent to every client)."""
+        offered = {
+            "random": "keeps or swaps at random",
+            "threshold": "threshold:RANK swaps below RANK (A, 2..9, T, J, Q, K; default 8)",
+            "counting": "counts every card it may know",
+        }
+        if self.solutions:
+            covered = sorted({players for _, players in self.solutions})
+            offered[SOLVED] = ("plays a prepared equilibrium (for these rules and seat counts only: "
+                               f"{', '.join(map(str, covered))} players)")
+        return offered
+
+    def prepared(self, rules: Rules) -> dict[int, Any]:
+        """The prepared solutions for ``rules``, by player count."""
+        key = _rules_key(rules)
+        return {players: sol for (k, players), sol in self.solutions.items() if k == key}
+
+    @staticmethod
+    def ace_kinds() -> dict[str, str]:
+        """The Ace Chasing bots offered, each with a line of help."""
+        return {"odds": "bets its stake times the chance the matador is knocked out; accepts bets good "
+                        "for it; swaps below 7",
+                "threshold": "threshold[:RANK] never bets, accepts bets good for it, swaps below RANK",
+                "random": "random decisions and offers"}
+
+    def check(self, kind: str, rules: Rules | None, seats: int, game: str = "chase-the-ace") -> None:
+        """ValueError unless ``kind`` is offered for a table of ``seats`` under ``rules``; it
+        looks only at the fixed list and the solutions already in memory."""
+        if game == ACE_CHASING:
+            if kind not in _ACE_FIXED:
+                raise ValueError(f"bot {kind[:40]!r} is not offered for Ace Chasing: allowed odds, random, "
+                                 "threshold, threshold:RANK")
+            return
+        if kind in _FIXED:
+            return
+        if kind == SOLVED and self.solutions:
+            if seats not in self.prepared(Rules() if rules is None else rules):
+                raise ValueError(f"bot 'solved' has no prepared solution for these rules with {seats} "
+                                 f"players: the server offers it for {self.kinds()[SOLVED].split(': ')[-1]}")
+            return
+        allowed = "random, threshold, threshold:RANK, counting" + (", solved" if self.solutions else "")
+        raise ValueError(f"bot {kind[:40]!r} is not offered here: allowed {allowed}")
+
+    def make(self, kind: str, rules: Rules, game: str = "chase-the-ace") -> Any:
+        """A bot of an offered kind (a kind no longer offered, e.g. read back from an older
+        database, plays as ``counting``, or at Ace Chasing as ``odds``)."""
+        if game == ACE_CHASING:
+            from ..registry import make_ace_chasing_bot
+
+            return make_ace_chasing_bot(kind if kind in _ACE_FIXED else "odds")
+        return self._make(kind, rules)
+
+    def _make(self, kind: str, rules: Rules) -> Bot:
+        if kind == "random":
+            return RandomBot()
+        if kind == "threshold" or (kind.startswith("threshold:") and kind in _FIXED):
+            return ThresholdBot(kind.partition(":")[2] or 8)
+        if kind == SOLVED:
+            prepared = self.prepared(rules)
+            if prepared:
+                return _PreparedSolved(rules, prepared)
+        return CountingBot()
+
+
+class _PreparedSolved:
+    """The solver's equilibrium from prepared solutions; the counting bot where none applies."""
+
+    name = SOLVED
+
+    def __init__(self, rules: Rules, solutions: Mapping[int, Any]) -> None:
+        from ..solver import SolvedBot
+
+        self.solutions = dict(solutions)
+        self.inner = SolvedBot(rules, self.solutions)
+        self.fallback = CountingBot()
+
+    def choose(self, observation: Observation, legal: Sequence[Any], rng: random.Random) -> Any:
+        # fed every observation, so it is up to date when the solutions stop applying
+        fallback = self.fallback.choose(observation, legal, rng)
+        if len(observation["order"]) in self.solutions:
+            return self.inner.choose(observation, legal, rng)
+        return fallback

@@ -1,0 +1,80 @@
+"""Every limit of the web server in one place: each has a default, a meaning and a ``serve`` flag.
+
+docs/deploy.md lists them with advice on setting them. A limit reached answers the client one
+error with a stable code (shown in brackets below) and changes nothing.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from dataclasses import dataclass, fields
+from typing import Any
+
+__all__ = ["Limits", "client_key"]
+
+_AT_LEAST_ONE = frozenset({"connections_per_client", "connections", "queue", "rate", "burst", "strikes"})
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The server's limits. A *client* is one IP address (an IPv6 client: its /64 network)."""
+
+    connections_per_client: int = 20
+    """Open WebSocket connections from one client (``too_many_connections``)."""
+    connections: int = 5000
+    """Open WebSocket connections in all (``too_many_connections``)."""
+    tables_per_client: int = 30
+    """Tables one client may open in ``table_window`` seconds (``too_many_tables``)."""
+    table_window: float = 3600.0
+    """The window of ``tables_per_client``, in seconds."""
+    spectators_per_table: int = 50
+    """Spectators watching one table at once (``too_many_spectators``)."""
+    public_tables: int = 50
+    """Open tables shown in the public list at most."""
+    idle_seconds: float = 300.0
+    """A connection that sends nothing for this long is closed (the page pings every 30 s)."""
+    table_ttl: float = 86400.0
+    """A table with nobody connected and no move for this long is deleted from the database."""
+    absent_grace: float = 2.0
+    """Seconds before an absent player's turn is played for them (keep, or the stand-in bot)."""
+    history_on_wire: int = 300
+    """At most this many past events go to a client that (re)joins; later updates carry only
+    the new events."""
+    rate: float = 10.0
+    """Messages per second per connection (``rate_limited``)."""
+    burst: float = 30.0
+    """Messages allowed at once above the rate."""
+    strikes: int = 50
+    """Messages refused for the rate before the connection is closed (WebSocket code 1008)."""
+    queue: int = 512
+    """Server messages waiting for a slow client before it is disconnected."""
+    origins: tuple[str, ...] = ()
+    """Web page origins (``https://cards.example.org``) whose pages may open the WebSocket,
+    besides the server's own; ``*`` allows any. Clients that send no Origin (not browsers) are
+    let in: the check protects people's browsers, it is not authentication."""
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            value = getattr(self, f.name)
+            least = 1 if f.name in _AT_LEAST_ONE else 0
+            if isinstance(value, (int, float)) and not isinstance(value, bool) and not value >= least:
+                raise ValueError(f"bad limit --{f.name.replace('_', '-')} {value}: allowed >= {least}")
+
+    def to_dict(self) -> dict[str, Any]:
+        """The limits a client may know of (sent in the welcome)."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "origins"}
+
+
+def client_key(host: str | None) -> str:
+    """Who a connection counts against: its IP address, or an IPv6 address's /64 network."""
+    if not host:
+        return "unknown"
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return host
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.ipv4_mapped is not None:
+            return str(address.ipv4_mapped)
+        return str(ipaddress.ip_network(f"{address}/64", strict=False))
+    return str(address)
