@@ -26,6 +26,9 @@ __all__ = ["Advisor", "prepare", "hint_request", "review_endpoint", "record_endp
 _ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 log = logging.getLogger("chasetheace.web")
 MAX_HINT_PLAYERS = 5  # AUTO_EXACT_PLAYERS: more would need the sampled method's minutes per table
+MAX_QUEUED_SOLVES = 4
+"""At most this many rule sets wait for the worker process; more are not queued (their hints
+answer ``hint_not_ready`` until the queue has room), so clients cannot pile up solving work."""
 
 
 def prepare(rules_dict: dict[str, Any], counts: list[int], folder: str | None) -> None:
@@ -79,6 +82,12 @@ class Advisor:
         with self._lock:  # reviews ask from a thread
             job = self._pending.get(key)
             if job is not None and not job.done():
+                return
+            for done in [k for k, f in self._pending.items() if f.done()]:
+                del self._pending[done]
+            if len(self._pending) >= MAX_QUEUED_SOLVES:
+                log.warning("hint solutions: %d rule sets already queued; not queuing another",
+                            len(self._pending))
                 return
             # no file is read here: this runs on the event loop when a table opens
             counts = [n for n in range(players, 1, -1) if not is_cached(rules, n, folder=self.folder)]
