@@ -1,0 +1,537 @@
+"""The compiled kernel: whole games of Chase the Ace (RULES.md part A) in numba.
+
+It follows :class:`chasetheace.Game` step by step (deal, kings jerk, turns, the dealer's turn,
+showdown, chips, elimination, final tie, collection, the next deal), on plain integer arrays:
+cards are ``Card.id`` numbers, the rules are the vector made by :func:`chasetheace.fast.tables.rule_vector`.
+
+Chance comes from the kernel's own splitmix64 generator, or, to replay a game of the engine, from
+given shuffles and picks (``script_chance``); decisions come from the policies, or from a given list
+(``script_decisions``), in which case the policies' keep probabilities are still written to ``probe``.
+
+With ``between_hands = shuffle`` the kernel shuffles lazily: only the cards that will be dealt (and
+the top card, for ``dealer_exchange = top``) are drawn, by a partial Fisher-Yates shuffle; a cut at a
+uniform position of the rest is then a uniform card of the rest, as in a full shuffle.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+# --- the rule vector ---------------------------------------------------------------------------
+(R_LIVES, R_DECK, R_BLOCKER, R_TOP, R_KSP, R_KJ, R_DEX_TOP, R_DDB, R_DSR, R_ANN, R_TIES, R_PAIR,
+ R_APD, R_LC, R_FT, R_FD, R_BH) = range(17)
+R_SIZE = 17
+DDB_ALLOWED, DDB_VOID, DDB_LOSES = 0, 1, 2
+DSR_NONE, DSR_WINS, DSR_IMMUNE = 0, 1, 2
+TIES_ALL, TIES_ELDEST, TIES_LATEST = 0, 1, 2
+FT_REPLAY, FT_SPLIT, FT_CUT, FT_NO_WINNER = 0, 1, 2, 3
+FD_RANDOM, FD_HIGH, FD_JACK = 0, 1, 2
+
+# --- policies and the solver's public tokens --------------------------------------------------
+P_THRESHOLD, P_RANDOM, P_TABLE = 0, 1, 2
+T_KEEP, T_SWAP, T_SWAP_A, T_SWAP_2, T_BLOCKED, T_SHOWN = range(6)
+TOKENS = 6
+
+# --- counters kept in the int64 array ``g`` ---------------------------------------------------
+G_PICK, G_SHUF, G_DEC, G_LOG, G_HANDS, G_GAMES, G_NO_SOLE = range(7)
+G_SIZE = 8
+
+RING = 128
+MASK = RING - 1
+STOPPED = -2      # the game was cut off by the hand limit
+NO_SOLE = -1      # split pot or no winner
+
+U32 = np.uint64(0xFFFFFFFF)
+
+
+@njit(cache=True)
+def _next(rng: np.ndarray) -> np.uint64:  # pragma: no cover - compiled
+    z = rng[0] + np.uint64(0x9E3779B97F4A7C15)
+    rng[0] = z
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+@njit(cache=True)
+def _below(rng: np.ndarray, bound: int) -> int:  # pragma: no cover - compiled
+    """Uniform in 0..bound-1, without bias (Lemire's multiply-and-reject)."""
+    b = np.uint64(bound)
+    m = (_next(rng) >> np.uint64(32)) * b
+    low = m & U32
+    if low < b:
+        t = (np.uint64(0x100000000) - b) % b
+        while low < t:
+            m = (_next(rng) >> np.uint64(32)) * b
+            low = m & U32
+    return np.int64(m >> np.uint64(32))
+
+
+@njit(cache=True)
+def _uniform(rng: np.ndarray) -> float:  # pragma: no cover - compiled
+    return np.float64(_next(rng) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@njit(cache=True)
+def _pick(bound: int, script: bool, picks: np.ndarray, g: np.ndarray,
+          rng: np.ndarray) -> int:  # pragma: no cover - compiled
+    if script:
+        v = picks[g[G_PICK]]
+        g[G_PICK] += 1
+        return v
+    return _below(rng, bound)
+
+
+@njit(cache=True)
+def _shuffle_pack(tmp: np.ndarray, deck: int, need: int, script: bool, shuffles: np.ndarray,
+                  g: np.ndarray, rng: np.ndarray) -> None:  # pragma: no cover - compiled
+    """A fresh shuffle of the pack into ``tmp`` (only the first ``need`` cards are drawn)."""
+    if script:
+        row = shuffles[g[G_SHUF]]
+        g[G_SHUF] += 1
+        for i in range(deck):
+            tmp[i] = row[i]
+        return
+    for i in range(need):
+        j = i + _below(rng, deck - i)
+        c = tmp[i]
+        tmp[i] = tmp[j]
+        tmp[j] = c
+
+
+@njit(cache=True)
+def _left(seat: int, n: int, alive: np.ndarray) -> int:  # pragma: no cover - compiled
+    s = (seat + 1) % n
+    while not alive[s]:
+        s = (s + 1) % n
+    return s
+
+
+@njit(cache=True)
+def _rank(card: int) -> int:  # pragma: no cover - compiled
+    return (card >> 2) + 1
+
+
+@njit(cache=True)
+def _choose_dealer(R: np.ndarray, STR: np.ndarray, n: int, tmp: np.ndarray, cont: np.ndarray,
+                   script: bool, picks: np.ndarray, shuffles: np.ndarray, g: np.ndarray,
+                   rng: np.ndarray) -> int:  # pragma: no cover - compiled
+    deck = R[R_DECK]
+    if R[R_FD] == FD_RANDOM:
+        return _pick(n, script, picks, g, rng)
+    if R[R_FD] == FD_HIGH:
+        m = n
+        for i in range(n):
+            cont[i] = i
+        while True:
+            _shuffle_pack(tmp, deck, m, script, shuffles, g, rng)
+            best = 0
+            for i in range(m):
+                v = STR[_rank(tmp[i])]
+                if v > best:
+                    best = v
+            k = 0
+            for i in range(m):
+                if STR[_rank(tmp[i])] == best:
+                    cont[k] = cont[i]
+                    k += 1
+            m = k
+            if m == 1:
+                return cont[0]
+    # first-jack: cards face up round the table from seat 0 until a jack
+    if script:
+        _shuffle_pack(tmp, deck, deck, script, shuffles, g, rng)
+    i = 0
+    while True:
+        if not script:
+            j = i + _below(rng, deck - i)
+            c = tmp[i]
+            tmp[i] = tmp[j]
+            tmp[j] = c
+        if _rank(tmp[i]) == 11:
+            return i % n
+        i += 1
+
+
+@njit(cache=True)
+def _cut_for_pot(R: np.ndarray, STR: np.ndarray, out: np.ndarray, m: int, tmp: np.ndarray,
+                 script: bool, shuffles: np.ndarray, g: np.ndarray,
+                 rng: np.ndarray) -> int:  # pragma: no cover - compiled
+    while m > 1:
+        _shuffle_pack(tmp, R[R_DECK], m, script, shuffles, g, rng)
+        best = 0
+        for i in range(m):
+            v = STR[_rank(tmp[i])]
+            if v > best:
+                best = v
+        k = 0
+        for i in range(m):
+            if STR[_rank(tmp[i])] == best:
+                out[k] = out[i]
+                k += 1
+        m = k
+    return out[0]
+
+
+@njit(cache=True)
+def _losers(R: np.ndarray, STR: np.ndarray, order: np.ndarray, k: int, immune: int,
+            hands: np.ndarray, losers: np.ndarray, cnt: np.ndarray) -> int:  # pragma: no cover
+    """Fill ``losers`` (in turn order) with the holders of the lowest card; return how many."""
+    if R[R_PAIR]:
+        for r in range(14):
+            cnt[r] = 0
+        for i in range(k):
+            s = order[i]
+            if s != immune:
+                cnt[_rank(hands[s])] += 1
+        worst = -1
+        for r in range(1, 14):
+            if cnt[r] > 0 and (worst < 0 or cnt[r] < cnt[worst]
+                               or (cnt[r] == cnt[worst] and STR[r] < STR[worst])):
+                worst = r
+        m = 0
+        for i in range(k):
+            s = order[i]
+            if s != immune and _rank(hands[s]) == worst:
+                losers[m] = s
+                m += 1
+        return m
+    low = 99
+    for i in range(k):
+        s = order[i]
+        if s != immune:
+            v = STR[_rank(hands[s])]
+            if v < low:
+                low = v
+    m = 0
+    for i in range(k):
+        s = order[i]
+        if s != immune and STR[_rank(hands[s])] == low:
+            if R[R_TIES] == TIES_LATEST:
+                m = 0
+            losers[m] = s
+            m += 1
+            if R[R_TIES] == TIES_ELDEST:
+                break
+    return m
+
+
+@njit(cache=True)
+def _remove_from_stock(stk: np.ndarray, head: int, length: int, pos: int,
+                       keep_order: bool) -> int:  # pragma: no cover - compiled
+    """Take the card at ``pos`` out of the stock; return the new head (the length drops by one)."""
+    if not keep_order:
+        stk[(head + pos) & MASK] = stk[head & MASK]
+        return head + 1
+    if pos < length // 2:
+        for i in range(pos, 0, -1):
+            stk[(head + i) & MASK] = stk[(head + i - 1) & MASK]
+        return head + 1
+    for i in range(pos, length - 1):
+        stk[(head + i) & MASK] = stk[(head + i + 1) & MASK]
+    return head
+
+
+@njit(cache=True)
+def _decide(seat: int, place: int, k: int, card: int, node: int, STR: np.ndarray,
+            SSTR: np.ndarray, pol_kind: np.ndarray, thr: np.ndarray, tab: np.ndarray,
+            fb: np.ndarray, given: np.ndarray, script: bool, decisions: np.ndarray,
+            probe: np.ndarray, g: np.ndarray, rng: np.ndarray) -> bool:  # pragma: no cover
+    """True to keep. The policy's keep probability, then the scripted or sampled decision."""
+    kind = pol_kind[seat]
+    if kind == P_THRESHOLD:
+        p = 1.0 if STR[_rank(card)] >= thr[seat, k, place] else 0.0
+    elif kind == P_RANDOM:
+        p = 0.5
+    else:
+        s = SSTR[_rank(card)]
+        p = fb[k, place, s] if node < 0 else tab[node, s, given[seat] + 1]
+    if script:
+        i = g[G_DEC]
+        g[G_DEC] += 1
+        if probe.shape[0] > i:
+            probe[i] = p
+        return decisions[i] != 0
+    if p >= 1.0:
+        return True
+    if p <= 0.0:
+        return False
+    if kind == P_RANDOM:
+        return (_next(rng) >> np.uint64(63)) == np.uint64(0)
+    return _uniform(rng) < p
+
+
+@njit(cache=True)
+def _step(node: int, token: int, child: np.ndarray) -> int:  # pragma: no cover - compiled
+    return -1 if node < 0 else child[node, token]
+
+
+@njit(cache=True)
+def play_game(R: np.ndarray, STR: np.ndarray, SSTR: np.ndarray, n: int, pol_kind: np.ndarray,
+              thr: np.ndarray, root: np.ndarray, child: np.ndarray, tab: np.ndarray, fb: np.ndarray,
+              stacked: np.ndarray, first_dealer: int, script_chance: bool, picks: np.ndarray,
+              shuffles: np.ndarray, script_decisions: bool, decisions: np.ndarray,
+              probe: np.ndarray, log: np.ndarray, pos_hands: np.ndarray, pos_losses: np.ndarray,
+              rank_hands: np.ndarray, rank_losses: np.ndarray, g: np.ndarray, rng: np.ndarray,
+              hand_limit: int, ws: np.ndarray) -> int:  # pragma: no cover - compiled
+    """Play one game; return the sole winner, NO_SOLE, or STOPPED (hand limit reached).
+
+    ``log`` (hands x (3 n + 2), when it has rows) gets one row per hand, at its end: the dealer,
+    each seat's payment (-1 if not a loser), each seat's lives, the kitty, and each seat in or out.
+    ``ws`` is scratch space: a (12, RING) int64 array.
+    """
+    deck = R[R_DECK]
+    blocker = R[R_BLOCKER]
+    to_bottom = R[R_BH] == 1
+    use_table = False
+    for s in range(n):
+        if pol_kind[s] == P_TABLE:
+            use_table = True
+    lives, alive, hands, dealt, done, order = ws[0], ws[1], ws[2], ws[3], ws[4], ws[5]
+    stk, tmp, losers, paid, had, given = ws[6], ws[7], ws[8], ws[9], ws[10], ws[11]
+    cnt = np.zeros(14, np.int64)
+    for s in range(n):
+        lives[s] = R[R_LIVES]
+        alive[s] = 1
+    kitty = 0
+    for i in range(deck):
+        stk[i] = stacked[i]
+        tmp[i] = stacked[i]
+    head = 0
+    length = deck
+    if first_dealer >= 0:
+        dealer = first_dealer
+    else:
+        dealer = _choose_dealer(R, STR, n, tmp, losers, script_chance, picks, shuffles, g, rng)
+    shuffle_next = stacked[deck] == 0  # the first hand is dealt from a fresh shuffle unless stacked
+    logging = log.shape[0] > 0
+    while True:
+        # --- deal (A3.1) ---
+        k = 0
+        s = dealer
+        while True:
+            s = _left(s, n, alive)
+            order[k] = s
+            k += 1
+            if s == dealer:
+                break
+        if shuffle_next:
+            if script_chance:
+                row = shuffles[g[G_SHUF]]
+                g[G_SHUF] += 1
+                for i in range(length):
+                    stk[(head + i) & MASK] = row[i]
+            else:
+                # to-bottom keeps the stock's order from hand to hand: shuffle it all once
+                need = length if to_bottom else k + 1 if R[R_DEX_TOP] else k
+                for i in range(need):
+                    j = i + _below(rng, length - i)
+                    a = (head + i) & MASK
+                    b = (head + j) & MASK
+                    c = stk[a]
+                    stk[a] = stk[b]
+                    stk[b] = c
+        shuffle_next = not to_bottom
+        for i in range(k):
+            s = order[i]
+            c = stk[(head + i) & MASK]
+            hands[s] = c
+            dealt[s] = c
+            done[s] = 0
+            given[s] = -1
+            paid[s] = -1
+        head += k
+        length -= k
+        set_aside = -1
+        immune = -1
+        # --- kings jerk (A2) ---
+        jmask = 0
+        if R[R_KJ]:
+            for i in range(k):
+                s = order[i]
+                if _rank(hands[s]) == R[R_TOP]:
+                    if kitty > 0:
+                        kitty -= 1
+                        lives[s] += 1
+                    jmask |= 1 << i
+        node = -1
+        if use_table:
+            node = root[k, jmask if jmask < root.shape[1] else 0]
+        # --- turns (A3.3, A3.4) ---
+        nl = -1  # losers of a hand ended by the dealer's exchange; -1: to the showdown
+        double = R[R_APD] != 0
+        t = 0
+        while t < k:
+            s = order[t]
+            if done[s]:
+                t += 1
+                continue
+            card = hands[s]
+            if _rank(card) == blocker:
+                done[s] = 1
+                node = _step(node, T_SHOWN, child)
+                if R[R_KSP]:
+                    t = k
+                continue
+            keep = _decide(s, t, k, card, node, STR, SSTR, pol_kind, thr, tab, fb, given,
+                           script_decisions, decisions, probe, g, rng)
+            done[s] = 1
+            if s == dealer:
+                t = k
+                if keep:
+                    break
+                pos = _pick(length, script_chance, picks, g, rng) if not R[R_DEX_TOP] else 0
+                drawn = stk[(head + pos) & MASK]
+                if _rank(drawn) == blocker and R[R_DDB] != DDB_ALLOWED:
+                    if R[R_DDB] == DDB_LOSES:
+                        head = _remove_from_stock(stk, head, length, pos, to_bottom)
+                        length -= 1
+                        set_aside = card
+                        hands[s] = drawn
+                        losers[0] = s
+                        nl = 1
+                        double = False
+                    break
+                head = _remove_from_stock(stk, head, length, pos, to_bottom)
+                length -= 1
+                set_aside = card
+                hands[s] = drawn
+                if _rank(drawn) == _rank(card) and R[R_DSR] != DSR_NONE:
+                    if R[R_DSR] == DSR_WINS:
+                        nl = 0
+                        for i in range(k):
+                            if order[i] != s:
+                                losers[nl] = order[i]
+                                nl += 1
+                        double = False
+                    else:
+                        immune = s
+                break
+            if keep:
+                node = _step(node, T_KEEP, child)
+                continue
+            nb = _left(s, n, alive)
+            theirs = hands[nb]
+            if _rank(theirs) == blocker:
+                done[nb] = 1
+                node = _step(node, T_BLOCKED, child)
+                if R[R_KSP]:
+                    t = k
+                continue
+            hands[nb] = card
+            hands[s] = theirs
+            given[nb] = SSTR[_rank(theirs)]
+            if R[R_ANN] and _rank(theirs) <= 2:
+                node = _step(node, T_SWAP_A if _rank(theirs) == 1 else T_SWAP_2, child)
+            else:
+                node = _step(node, T_SWAP, child)
+        # --- showdown (A3.5) ---
+        if nl < 0:
+            nl = _losers(R, STR, order, k, immune, hands, losers, cnt)
+        # --- chips (A3.5) and the tally ---
+        for i in range(nl):
+            s = losers[i]
+            had[s] = lives[s]
+            owed = 2 if double and _rank(hands[s]) == 1 else 1
+            p = owed if owed < lives[s] else lives[s]
+            lives[s] -= p
+            kitty += p
+            paid[s] = p
+        for i in range(k):
+            s = order[i]
+            lost = 1 if paid[s] >= 0 else 0
+            pos_hands[k, i] += 1
+            pos_losses[k, i] += lost
+            r = _rank(dealt[s])
+            rank_hands[r] += 1
+            rank_losses[r] += lost
+        g[G_HANDS] += 1
+        # --- elimination (A3.6) ---
+        nout = 0
+        for i in range(nl):
+            s = losers[i]
+            if (had[s] == 0) if R[R_LC] else (lives[s] == 0):
+                losers[nout] = s  # the players out, in turn order, overwrite the losers' front
+                nout += 1
+        winner = -3  # -3: play on
+        if nout == k:
+            if R[R_FT] == FT_REPLAY:
+                for i in range(nout):
+                    s = losers[i]
+                    lives[s] += paid[s]
+                    kitty -= paid[s]
+            elif R[R_FT] == FT_CUT:
+                winner = _cut_for_pot(R, STR, losers, nout, tmp, script_chance, shuffles, g, rng)
+            else:
+                winner = NO_SOLE
+        elif nout > 0:
+            for i in range(nout):
+                alive[losers[i]] = 0
+            if k - nout == 1:
+                for i in range(k):
+                    if alive[order[i]]:
+                        winner = order[i]
+        if logging and g[G_LOG] < log.shape[0]:
+            row = log[g[G_LOG]]
+            g[G_LOG] += 1
+            row[0] = dealer
+            for s in range(n):
+                row[1 + s] = paid[s]
+                row[1 + n + s] = lives[s]
+                row[2 + 2 * n + s] = alive[s]
+            row[1 + 2 * n] = kitty
+        if g[G_HANDS] >= hand_limit:
+            return STOPPED
+        # --- collect and pass the deal (A3.7) ---
+        for i in range(k):
+            stk[(head + length) & MASK] = hands[order[i]]
+            length += 1
+            hands[order[i]] = -1
+            paid[order[i]] = -1
+        if set_aside >= 0:
+            stk[(head + length) & MASK] = set_aside
+            length += 1
+        if winner != -3:
+            return winner
+        dealer = _left(dealer, n, alive)
+
+
+@njit(cache=True)
+def run(R: np.ndarray, STR: np.ndarray, SSTR: np.ndarray, n: int, pol_kind: np.ndarray,
+        thr: np.ndarray, root: np.ndarray, child: np.ndarray, tab: np.ndarray, fb: np.ndarray,
+        games: int, hand_limit: int, seed: int, pos_hands: np.ndarray, pos_losses: np.ndarray,
+        rank_hands: np.ndarray, rank_losses: np.ndarray, wins: np.ndarray,
+        g: np.ndarray) -> None:  # pragma: no cover - compiled
+    """Play ``games`` whole games, or up to ``hand_limit`` hands, adding to the tallies."""
+    rng = np.zeros(1, np.uint64)
+    rng[0] = np.uint64(seed)
+    deck = R[R_DECK]
+    ws = np.zeros((12, RING), np.int64)
+    for i in range(12):
+        for j in range(RING):
+            ws[i, j] = -1
+    pack = np.zeros(deck + 1, np.int64)
+    k = 0
+    for c in range(52):
+        r = _rank(c)
+        if deck == 52 or r == 1 or r >= 7:
+            pack[k] = c
+            k += 1
+    empty_i = np.zeros(0, np.int64)
+    empty_2 = np.zeros((0, 0), np.int64)
+    empty_f = np.zeros(0, np.float64)
+    log = np.zeros((0, 0), np.int64)
+    played = 0
+    while (played < games) if games > 0 else (g[G_HANDS] < hand_limit):
+        w = play_game(R, STR, SSTR, n, pol_kind, thr, root, child, tab, fb, pack, -1, False,
+                      empty_i, empty_2, False, empty_i, empty_f, log, pos_hands, pos_losses,
+                      rank_hands, rank_losses, g, rng, hand_limit, ws)
+        if w == STOPPED:
+            break
+        played += 1
+        g[G_GAMES] += 1
+        if w >= 0:
+            wins[w] += 1
+        else:
+            g[G_NO_SOLE] += 1

@@ -1,0 +1,122 @@
+"""Driving the kernel: chunks of a simulation into a :class:`~chasetheace.sim.Tally`, and replays
+of given packs and decisions for checking the kernel against :class:`~chasetheace.Game`."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..cards import Card
+from ..events import Blocked, DealerExchange, Event, Keep, Pick, Shuffle, Swap
+from ..rules import Rules
+from ..sim import Tally
+from . import kernel as K
+from .policy import Policies
+from .tables import pack_array, rule_vector, strengths
+
+__all__ = ["chunk_seed", "play_chunk", "Script", "script_of", "HandOutcome", "Replay", "replay"]
+
+
+def chunk_seed(game: str, seed: int, index: int) -> int:
+    """The 64-bit seed of chunk ``index`` of a run: depends only on the run's seed and the index."""
+    return random.Random(f"fast/{game}/{seed}/{index}").getrandbits(64)
+
+
+def play_chunk(rules: Rules, policies: Policies, *, seed: int, games: int | None = None,
+               hands: int | None = None) -> Tally:
+    """Play ``games`` whole games, or ``hands`` hands, in the kernel from ``seed``; the counts."""
+    if (games is None) == (hands is None):
+        raise ValueError("give a number of games or a number of hands, not both")
+    n = policies.players
+    engine_str, solver_str = strengths(rules)
+    pos_hands = np.zeros((n + 1, n), np.int64)
+    pos_losses = np.zeros((n + 1, n), np.int64)
+    rank_hands = np.zeros(14, np.int64)
+    rank_losses = np.zeros(14, np.int64)
+    wins = np.zeros(n, np.int64)
+    g = np.zeros(K.G_SIZE, np.int64)
+    limit = hands if hands is not None else np.iinfo(np.int64).max
+    K.run(rule_vector(rules), engine_str, solver_str, n, *policies.arrays(), games or 0, limit,
+          seed, pos_hands, pos_losses, rank_hands, rank_losses, wins, g)
+    tally = Tally(n, hands=int(g[K.G_HANDS]), games=int(g[K.G_GAMES]),
+                  wins=[int(w) for w in wins], no_sole_winner=int(g[K.G_NO_SOLE]))
+    for size, place in zip(*np.nonzero(pos_hands)):
+        tally.position_hands[int(size), int(place)] = int(pos_hands[size, place])
+        tally.position_losses[int(size), int(place)] = int(pos_losses[size, place])
+    for rank in np.nonzero(rank_hands)[0]:
+        tally.rank_hands[int(rank)] = int(rank_hands[rank])
+        tally.rank_losses[int(rank)] = int(rank_losses[rank])
+    return tally
+
+
+@dataclass(frozen=True)
+class Script:
+    """Given chance and decisions: shuffles (each a whole pack order), picks, and keep (True) or
+    swap (False) for each decision in the order they are taken."""
+
+    shuffles: tuple[tuple[Card, ...], ...] = ()
+    picks: tuple[int, ...] = ()
+    decisions: tuple[bool, ...] | None = None
+
+
+def script_of(events: Sequence[Event]) -> Script:
+    """The chance and the decisions of a game of the engine, from its events."""
+    shuffles = tuple(ev.cards for ev in events if isinstance(ev, Shuffle))
+    picks = tuple(ev.value for ev in events if isinstance(ev, Pick))
+    decisions = tuple(isinstance(ev, Keep) for ev in events
+                      if isinstance(ev, Keep | Swap | Blocked | DealerExchange))
+    return Script(shuffles, picks, decisions)
+
+
+@dataclass(frozen=True)
+class HandOutcome:
+    """The end of one hand: the dealer, what each loser paid, then lives, kitty and who is in."""
+
+    dealer: int
+    payments: tuple[tuple[int, int], ...]
+    lives: tuple[int, ...]
+    kitty: int
+    alive: tuple[bool, ...]
+
+
+@dataclass(frozen=True)
+class Replay:
+    """A game replayed in the kernel: its hands, its winner (None if no sole winner), and, when
+    the decisions were given, the policies' keep probability at each of them."""
+
+    hands: tuple[HandOutcome, ...]
+    winner: int | None
+    probes: tuple[float, ...]
+
+
+def replay(rules: Rules, policies: Policies, script: Script, *, deck: Sequence[str | Card] | None = None,
+           dealer: int | None = None, max_hands: int = 10_000) -> Replay:
+    """One game in the kernel with the chance (and, if given, the decisions) of ``script``."""
+    n = policies.players
+    deck_size = rules.deck
+    engine_str, solver_str = strengths(rules)
+    shuffles = np.array([[c.id for c in order] for order in script.shuffles], np.int64).reshape(
+        -1, deck_size)
+    picks = np.array(script.picks, np.int64)
+    given = script.decisions is not None
+    decisions = np.array(script.decisions or (), np.int64)
+    probe = np.full(len(decisions), np.nan)
+    log = np.zeros((max_hands, 3 * n + 2), np.int64)
+    g = np.zeros(K.G_SIZE, np.int64)
+    ws = np.full((12, K.RING), -1, np.int64)
+    sink = (np.zeros((n + 1, n), np.int64), np.zeros((n + 1, n), np.int64), np.zeros(14, np.int64),
+            np.zeros(14, np.int64))
+    winner = K.play_game(rule_vector(rules), engine_str, solver_str, n, *policies.arrays(),
+                         pack_array(rules, deck), -1 if dealer is None else dealer, True, picks,
+                         shuffles, given, decisions, probe, log, *sink, g, np.zeros(1, np.uint64),
+                         np.iinfo(np.int64).max, ws)
+    hands = []
+    for row in log[:g[K.G_LOG]].tolist():
+        hands.append(HandOutcome(row[0], tuple((s, row[1 + s]) for s in range(n) if row[1 + s] >= 0),
+                                 tuple(row[1 + n:1 + 2 * n]), row[1 + 2 * n],
+                                 tuple(bool(a) for a in row[2 + 2 * n:])))
+    return Replay(tuple(hands), winner if winner >= 0 else None,
+                  tuple(float(p) for p in probe[:g[K.G_DEC]]))
