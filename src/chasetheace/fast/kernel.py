@@ -45,7 +45,7 @@ NO_SOLE = -1      # split pot or no winner
 U32 = np.uint64(0xFFFFFFFF)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _next(rng: np.ndarray) -> np.uint64:  # pragma: no cover - compiled
     z = rng[0] + np.uint64(0x9E3779B97F4A7C15)
     rng[0] = z
@@ -54,7 +54,7 @@ def _next(rng: np.ndarray) -> np.uint64:  # pragma: no cover - compiled
     return z ^ (z >> np.uint64(31))
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _below(rng: np.ndarray, bound: int) -> int:  # pragma: no cover - compiled
     """Uniform in 0..bound-1, without bias (Lemire's multiply-and-reject)."""
     b = np.uint64(bound)
@@ -68,12 +68,12 @@ def _below(rng: np.ndarray, bound: int) -> int:  # pragma: no cover - compiled
     return np.int64(m >> np.uint64(32))
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _uniform(rng: np.ndarray) -> float:  # pragma: no cover - compiled
     return np.float64(_next(rng) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _pick(bound: int, script: bool, picks: np.ndarray, g: np.ndarray,
           rng: np.ndarray) -> int:  # pragma: no cover - compiled
     if script:
@@ -83,7 +83,7 @@ def _pick(bound: int, script: bool, picks: np.ndarray, g: np.ndarray,
     return _below(rng, bound)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _shuffle_pack(tmp: np.ndarray, deck: int, need: int, script: bool, shuffles: np.ndarray,
                   g: np.ndarray, rng: np.ndarray) -> None:  # pragma: no cover - compiled
     """A fresh shuffle of the pack into ``tmp`` (only the first ``need`` cards are drawn)."""
@@ -100,7 +100,7 @@ def _shuffle_pack(tmp: np.ndarray, deck: int, need: int, script: bool, shuffles:
         tmp[j] = c
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _left(seat: int, n: int, alive: np.ndarray) -> int:  # pragma: no cover - compiled
     s = (seat + 1) % n
     while not alive[s]:
@@ -108,12 +108,12 @@ def _left(seat: int, n: int, alive: np.ndarray) -> int:  # pragma: no cover - co
     return s
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _rank(card: int) -> int:  # pragma: no cover - compiled
     return (card >> 2) + 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _choose_dealer(R: np.ndarray, STR: np.ndarray, n: int, tmp: np.ndarray, cont: np.ndarray,
                    script: bool, picks: np.ndarray, shuffles: np.ndarray, g: np.ndarray,
                    rng: np.ndarray) -> int:  # pragma: no cover - compiled
@@ -154,7 +154,7 @@ def _choose_dealer(R: np.ndarray, STR: np.ndarray, n: int, tmp: np.ndarray, cont
         i += 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _cut_for_pot(R: np.ndarray, STR: np.ndarray, out: np.ndarray, m: int, tmp: np.ndarray,
                  script: bool, shuffles: np.ndarray, g: np.ndarray,
                  rng: np.ndarray) -> int:  # pragma: no cover - compiled
@@ -174,7 +174,7 @@ def _cut_for_pot(R: np.ndarray, STR: np.ndarray, out: np.ndarray, m: int, tmp: n
     return out[0]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _losers(R: np.ndarray, STR: np.ndarray, order: np.ndarray, k: int, immune: int,
             hands: np.ndarray, losers: np.ndarray, cnt: np.ndarray) -> int:  # pragma: no cover
     """Fill ``losers`` (in turn order) with the holders of the lowest card; return how many."""
@@ -217,7 +217,7 @@ def _losers(R: np.ndarray, STR: np.ndarray, order: np.ndarray, k: int, immune: i
     return m
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _remove_from_stock(stk: np.ndarray, head: int, length: int, pos: int,
                        keep_order: bool) -> int:  # pragma: no cover - compiled
     """Take the card at ``pos`` out of the stock; return the new head (the length drops by one)."""
@@ -233,7 +233,7 @@ def _remove_from_stock(stk: np.ndarray, head: int, length: int, pos: int,
     return head
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _decide(seat: int, place: int, k: int, card: int, node: int, STR: np.ndarray,
             SSTR: np.ndarray, pol_kind: np.ndarray, thr: np.ndarray, tab: np.ndarray,
             fb: np.ndarray, given: np.ndarray, script: bool, decisions: np.ndarray,
@@ -262,12 +262,12 @@ def _decide(seat: int, place: int, k: int, card: int, node: int, STR: np.ndarray
     return _uniform(rng) < p
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _step(node: int, token: int, child: np.ndarray) -> int:  # pragma: no cover - compiled
     return -1 if node < 0 else child[node, token]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def play_game(R: np.ndarray, STR: np.ndarray, SSTR: np.ndarray, n: int, pol_kind: np.ndarray,
               thr: np.ndarray, root: np.ndarray, child: np.ndarray, tab: np.ndarray, fb: np.ndarray,
               stacked: np.ndarray, first_dealer: int, script_chance: bool, picks: np.ndarray,
@@ -279,7 +279,7 @@ def play_game(R: np.ndarray, STR: np.ndarray, SSTR: np.ndarray, n: int, pol_kind
 
     ``log`` (hands x (3 n + 2), when it has rows) gets one row per hand, at its end: the dealer,
     each seat's payment (-1 if not a loser), each seat's lives, the kitty, and each seat in or out.
-    ``ws`` is scratch space: a (12, RING) int64 array.
+    ``ws`` is scratch space: a (13, RING) int64 array.
     """
     deck = R[R_DECK]
     blocker = R[R_BLOCKER]
@@ -290,7 +290,7 @@ def play_game(R: np.ndarray, STR: np.ndarray, SSTR: np.ndarray, n: int, pol_kind
             use_table = True
     lives, alive, hands, dealt, done, order = ws[0], ws[1], ws[2], ws[3], ws[4], ws[5]
     stk, tmp, losers, paid, had, given = ws[6], ws[7], ws[8], ws[9], ws[10], ws[11]
-    cnt = np.zeros(14, np.int64)
+    cnt = ws[12]
     for s in range(n):
         lives[s] = R[R_LIVES]
         alive[s] = 1
@@ -507,7 +507,7 @@ def run(R: np.ndarray, STR: np.ndarray, SSTR: np.ndarray, n: int, pol_kind: np.n
     rng = np.zeros(1, np.uint64)
     rng[0] = np.uint64(seed)
     deck = R[R_DECK]
-    ws = np.zeros((12, RING), np.int64)
+    ws = np.zeros((13, RING), np.int64)
     for i in range(12):
         for j in range(RING):
             ws[i, j] = -1
