@@ -48,7 +48,7 @@ class Policies:
     table: np.ndarray      # (nodes, 13, 14): keep probability by node, own strength, strength given + 1
     fallback: np.ndarray   # (players + 1, players, 13): keep probability off the trie
 
-    def arrays(self) -> tuple[np.ndarray, ...]:
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """The arrays in the order the kernel takes them."""
         return self.kind, self.threshold, self.root, self.child, self.table, self.fallback
 
@@ -118,8 +118,8 @@ def solver_table(bot: Any, players: int) -> _SolverTable:
         average = keep_by_card(sol)
         for place in range(size):
             for s, p in enumerate(average[place]):
-                fallback[size, place, s] = 1.0 if p == p and p >= 0.5 else 0.0
-        for (place, tokens, strength, given), p in zip(sol.infosets, sol.keep):
+                fallback[size, place, s] = 1.0 if p == p and p >= 0.5 else 0.0  # NaN: never met, swap
+        for (_place, tokens, strength, given), p in zip(sol.infosets, sol.keep):
             rest = list(tokens)
             mask = 0
             if jerk:
@@ -202,4 +202,5 @@ def compile_bots(bots: Sequence[Bot | str], rules: Rules, players: int | None = 
 
 
 def _same_strategy(a: Any, b: Any) -> bool:
-    return a is b or all(a.solutions.get(k) is b.solutions.get(k) for k in set(a.solutions) | set(b.solutions))
+    return a is b or all(a.solutions.get(k) is b.solutions.get(k)
+                         for k in set(a.solutions) | set(b.solutions))

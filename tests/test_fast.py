@@ -1,0 +1,203 @@
+"""The compiled kernel agrees with the engine: hand by hand on given packs and decisions, seat by
+seat on the policies, and in loss rates by position on fresh chance."""
+
+from __future__ import annotations
+
+import math
+import random
+from typing import Any
+
+import pytest
+
+pytest.importorskip("numba")
+
+from hypothesis import assume, given
+from hypothesis import strategies as st
+
+import chasetheace as cta
+from chasetheace.cards import pack
+from chasetheace.events import Dealt, Eliminated, FinalTie, GameOver, HandStarted, KingJerk, LivesLost
+from chasetheace.fast import NotCompilableError, Policies, Script, compile_bots, play_chunk, replay, script_of
+from chasetheace.fast import kernel as K
+from chasetheace.rules import OPTIONS
+from chasetheace.sim import SimConfig, simulate
+
+Outcome = tuple[int, tuple[tuple[int, int], ...], tuple[int, ...], int, tuple[bool, ...]]
+
+
+def engine_outcomes(game: cta.Game) -> list[Outcome]:
+    """Per hand, read from the engine's events: dealer, payments, then lives, kitty, who is in."""
+    lives, kitty, alive = [game.rules.lives] * game.players, 0, [True] * game.players
+    out: list[Outcome] = []
+    dealer, payments = -1, ()
+    for ev in [*game.events, HandStarted(0, 0, ())]:
+        if isinstance(ev, HandStarted | GameOver) and dealer >= 0:
+            out.append((dealer, tuple(sorted(payments)), tuple(lives), kitty, tuple(alive)))
+            dealer = -1
+        if isinstance(ev, HandStarted):
+            dealer, payments = ev.dealer, ()
+        elif isinstance(ev, KingJerk) and ev.took:
+            lives[ev.seat] += 1
+            kitty -= 1
+        elif isinstance(ev, LivesLost):
+            payments = ev.payments
+            for s, p in payments:
+                lives[s] -= p
+                kitty += p
+        elif isinstance(ev, FinalTie) and ev.rule == "replay":
+            for s, p in payments:
+                lives[s] += p
+                kitty -= p
+        elif isinstance(ev, Eliminated):
+            for s in ev.seats:
+                alive[s] = False
+    return out
+
+
+def kernel_outcomes(rep: Any) -> list[Outcome]:
+    return [(h.dealer, tuple(sorted(h.payments)), h.lives, h.kitty, h.alive) for h in rep.hands]
+
+
+@st.composite
+def tables(draw: st.DrawFn) -> tuple[cta.Rules, int, list[str] | None, int | None, int]:
+    """Random rules (every option of A2), a player count, maybe a stacked pack and a dealer, a seed."""
+    options: dict[str, Any] = {key: draw(st.sampled_from(o.values)) for key, o in OPTIONS.items()
+                               if o.minimum is None}
+    options["lives"] = draw(st.integers(1, 3))
+    rules = cta.Rules(**options)
+    players = draw(st.integers(2, 7))
+    stacked = None
+    if draw(st.booleans()):
+        cards = [str(c) for c in draw(st.permutations(pack(rules.deck)))]
+        stacked = cards[:draw(st.integers(0, len(cards)))]
+    dealer = draw(st.none() | st.integers(0, players - 1))
+    return rules, players, stacked, dealer, draw(st.integers(0, 2**32))
+
+
+@given(tables())
+def test_kernel_replays_the_engine_hand_by_hand(table: tuple[cta.Rules, int, list[str] | None,
+                                                             int | None, int]) -> None:
+    rules, players, stacked, dealer, seed = table
+    game = cta.Game(rules, players, seed=seed, deck=stacked, dealer=dealer)
+    choices = random.Random(seed)
+    while not game.over and game.hand < 400:
+        game.act(choices.choice(["keep", "swap"]))
+    assume(game.over)
+    script = script_of(game.events)
+    rep = replay(rules, Policies.build(players, [K.P_RANDOM] * players), script,
+                 deck=stacked, dealer=dealer)
+    assert kernel_outcomes(rep) == engine_outcomes(game)
+    assert rep.winner == game.winner
+    assert script.decisions is not None
+    assert rep.probes == (0.5,) * len(script.decisions)  # every given decision was taken
+
+
+@given(tables(), st.lists(st.integers(1, 13), min_size=7, max_size=7))
+def test_threshold_policies_decide_as_the_threshold_bots(
+        table: tuple[cta.Rules, int, list[str] | None, int | None, int], ranks: list[int]) -> None:
+    rules, players, stacked, dealer, seed = table
+    bots = [cta.ThresholdBot(r) for r in ranks[:players]]
+    game = cta.Game(rules, players, seed=seed, deck=stacked, dealer=dealer)
+    cta.play_game(game, bots, seed=seed)
+    chance = script_of(game.events)
+    rep = replay(rules, compile_bots(bots, rules), Script(chance.shuffles, chance.picks),
+                 deck=stacked, dealer=dealer)
+    assert kernel_outcomes(rep) == engine_outcomes(game)
+    assert rep.winner == game.winner
+
+
+def test_threshold_by_position_keeps_where_told() -> None:
+    rules = cta.Rules(lives=1000, blocker="none")
+    # the dealer (place 2 of 3) keeps everything, the others swap everything weaker than the king
+    pol = Policies.thresholds(rules, [{(3, 0): "K", (3, 1): "K", (3, 2): "A"}] * 3)
+    game = cta.Game(rules, 3, seed=5)
+    for _ in range(30):
+        game.act("keep")
+    rep = replay(rules, pol, script_of(game.events), max_hands=10)
+    dealt = [ev.cards for ev in game.events if isinstance(ev, Dealt)]
+    # everyone keeps, so the eldest and the 2nd decide on the card dealt: they keep only a king
+    assert rep.probes[0::3] == tuple(float(cards[0][1].rank == 13) for cards in dealt[:10])
+    assert rep.probes[1::3] == tuple(float(cards[1][1].rank == 13) for cards in dealt[:10])
+    assert rep.probes[2::3] == (1.0,) * 10
+
+
+def test_the_solver_table_gives_the_solved_bots_probabilities() -> None:
+    pytest.importorskip("scipy")
+    from chasetheace.solver import SolvedBot, solve
+    from chasetheace.solver.explain import keep_by_card
+    from chasetheace.solver.solution import infoset_of
+
+    rules = cta.Rules(kings_jerk=True, announce_low=True, lives=2)
+    bot = SolvedBot(rules, {n: solve(rules, n) for n in (2, 3)})
+    policies = compile_bots([bot] * 3, rules)
+    checked = 0
+    for seed in range(25):
+        game = cta.Game(rules, 3, seed=seed)
+        choices = random.Random(seed)
+        expected = []
+        while not game.over:
+            obs = game.observation(game.to_act)
+            sol = bot.solution(len(obs["order"]))
+            key = infoset_of(obs, sol.deck, kings_jerk=True)
+            try:
+                p = sol.keep_probability(key)
+            except KeyError:
+                average = keep_by_card(sol)[key[0]][key[2]]
+                p = 1.0 if average == average and average >= 0.5 else 0.0
+            expected.append(p)
+            game.act(choices.choice(["keep", "swap"]))
+        rep = replay(rules, policies, script_of(game.events))
+        assert rep.probes == pytest.approx(expected, abs=1e-12)
+        checked += len(expected)
+    assert checked > 100
+
+
+def test_the_counting_bot_cannot_be_compiled() -> None:
+    with pytest.raises(NotCompilableError, match="CountingBot"):
+        compile_bots(["threshold:8", "counting"], cta.Rules())
+
+
+def test_chunks_are_deterministic_and_count_as_the_engine_does() -> None:
+    rules = cta.Rules()
+    pol = compile_bots(["threshold:8"] * 4, rules)
+    a = play_chunk(rules, pol, seed=3, hands=5000)
+    b = play_chunk(rules, pol, seed=3, hands=5000)
+    c = play_chunk(rules, pol, seed=4, hands=5000)
+    assert a == b and a != c
+    assert a.hands == 5000 and a.games > 0
+    assert len({a.position_hands[4, p] for p in range(4)}) == 1  # every place plays every full hand
+    assert sum(a.position_hands.values()) == sum(a.rank_hands.values())
+    assert sum(a.wins) + a.no_sole_winner == a.games
+    games = play_chunk(rules, pol, seed=3, games=50)
+    assert games.games == 50 and sum(games.wins) == 50
+
+
+MIXES = [
+    ({}, 5, ("threshold:8",) * 5),
+    ({"blocker": "none", "dealer_exchange": "top", "between_hands": "to-bottom", "first_dealer": "high-card"},
+     4, ("threshold:9", "random", "threshold:6", "threshold:T")),
+    ({"pairing": True, "kings_jerk": True, "ace_pays_double": True, "last_chance": True,
+      "final_tie": "cut", "dealer_draws_blocker": "dealer-loses", "deck": 32}, 6, ("threshold:9",) * 6),
+    ({"ties": "latest-loses", "dealer_same_rank": "dealer-wins", "king_stops_play": True,
+      "first_dealer": "first-jack", "lives": 2, "dealer_draws_blocker": "void"}, 3, ("random",) * 3),
+]
+
+
+@pytest.mark.parametrize(("changes", "players", "bots"), MIXES)
+def test_loss_rates_by_position_agree_with_the_engine(changes: dict[str, Any], players: int,
+                                                      bots: tuple[str, ...]) -> None:
+    rules = cta.Rules(**changes)
+    engine = simulate(SimConfig(rules, bots, seed=11, hands=12_000))
+    fast = play_chunk(rules, compile_bots(bots, rules), seed=11, hands=400_000)
+    compared = 0
+    for key, n1 in engine.tally.position_hands.items():
+        n2 = fast.position_hands[key]
+        if n1 < 500:
+            continue
+        p1 = engine.tally.position_losses[key] / n1
+        p2 = fast.position_losses[key] / n2
+        pooled = (engine.tally.position_losses[key] + fast.position_losses[key]) / (n1 + n2)
+        se = math.sqrt(pooled * (1 - pooled) * (1 / n1 + 1 / n2))
+        assert abs(p1 - p2) <= 4 * se + 1e-12, (key, p1, p2, se)
+        compared += 1
+    assert compared >= players
