@@ -3,6 +3,7 @@ seat on the policies, and in loss rates by position on fresh chance."""
 
 from __future__ import annotations
 
+import json
 import math
 import random
 from typing import Any
@@ -201,3 +202,52 @@ def test_loss_rates_by_position_agree_with_the_engine(changes: dict[str, Any], p
         assert abs(p1 - p2) <= 4 * se + 1e-12, (key, p1, p2, se)
         compared += 1
     assert compared >= players
+
+
+TIMING = ("hands_per_second", "seconds", "workers")
+
+
+def run_json(capsys: pytest.CaptureFixture[str], argv: list[str]) -> tuple[dict[str, Any], str]:
+    from chasetheace import cli
+
+    assert cli.main(["simulate", "--json", *argv]) == 0
+    out = capsys.readouterr()
+    return json.loads(out.out), out.err
+
+
+def test_simulate_fast_has_the_engines_keys_and_ignores_the_workers(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    from chasetheace.fast import sim as fast_sim
+
+    monkeypatch.setattr(fast_sim, "CHUNK_HANDS", 30_000)  # several chunks to share out
+    argv = ["--hands", "100000", "--players", "4", "--seed", "9", "--rule", "between_hands=to-bottom"]
+    python, _ = run_json(capsys, ["--hands", "300", "--players", "4"])
+    one, err = run_json(capsys, [*argv, "--engine", "fast"])
+    two, _ = run_json(capsys, [*argv, "--engine", "fast", "--workers", "2"])
+    assert err == ""
+    assert list(one) == list(python)
+    assert one["hands"] == 100_000 and one["games"] > 0
+    assert {k: v for k, v in one.items() if k not in TIMING} == {
+        k: v for k, v in two.items() if k not in TIMING}
+    other, _ = run_json(capsys, [*argv, "--engine", "fast", "--seed", "10"])
+    assert other["loss_rate_by_position"] != one["loss_rate_by_position"]
+
+
+def test_a_bot_the_kernel_cannot_play_falls_back_to_the_engine_saying_so(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["--games", "3", "--players", "3", "--bot", "counting", "--seed", "4"]
+    python, quiet = run_json(capsys, argv)
+    for engine in ("auto", "fast"):
+        fell_back, err = run_json(capsys, [*argv, "--engine", engine])
+        assert "CountingBot" in err and "using the Python engine" in err
+        assert {k: v for k, v in fell_back.items() if k not in TIMING} == {
+            k: v for k, v in python.items() if k not in TIMING}
+    assert quiet == ""
+
+
+def test_python_m_chasetheace_fast_runs_simulate_on_the_kernel(capsys: pytest.CaptureFixture[str]) -> None:
+    from chasetheace.fast.__main__ import main
+
+    assert main(["--hands", "2000", "--players", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "2,000 hands" in out and "fast kernel" in out

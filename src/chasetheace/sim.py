@@ -269,6 +269,7 @@ class SimResult:
     tally: Tally
     seconds: float
     workers: int = 1
+    engine: str = "python"  # or "fast": the compiled kernel played it
 
     @property
     def hands_per_second(self) -> float:
@@ -343,13 +344,22 @@ def _rate_row(head: Mapping[str, Any], k: int, n: int, *, key: str = "losses",
 
 
 def simulate(config: SimConfig, *, workers: int = 1,
-             progress: Callable[[int, int], None] | None = None) -> SimResult:
+             progress: Callable[[int, int], None] | None = None, engine: str = "python",
+             notice: Callable[[str], None] | None = None) -> SimResult:
     """Run ``config`` over ``workers`` processes; ``progress(done, total)`` follows the chunks.
 
-    The numbers depend only on the config (its seed included), never on ``workers``.
+    The numbers depend only on the config (its seed included) and the engine, never on ``workers``.
+    ``engine``: ``"python"`` (the engine, :class:`~chasetheace.Game`), ``"fast"`` or ``"auto"`` (the
+    compiled kernel of :mod:`chasetheace.fast` when every bot can be played there, else the engine,
+    telling ``notice`` why).
     """
     if not isinstance(workers, int) or workers < 1:
         raise ValueError(f"bad workers {workers!r}: at least 1")
+    if engine != "python":
+        from .fast.sim import choose_engine, simulate_fast
+
+        if choose_engine(config, engine, notice) == "fast":
+            return simulate_fast(config, workers=workers, progress=progress)
     jobs = _jobs(config)
     total = sum(job.size for job in jobs)
     tally = Tally(config.players)

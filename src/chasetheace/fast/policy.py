@@ -21,6 +21,7 @@ import numpy as np
 
 from ..bots import Bot, RandomBot, ThresholdBot, make_bot
 from ..rules import Rules
+from . import NotCompilableError
 from . import kernel as K
 
 __all__ = ["NotCompilableError", "Policies", "compile_bots", "MAX_TABLE_PLAYERS"]
@@ -30,10 +31,6 @@ MAX_TABLE_PLAYERS = 10
 
 _TOKENS = {"k": K.T_KEEP, "s": K.T_SWAP, "sA": K.T_SWAP_A, "s2": K.T_SWAP_2, "b": K.T_BLOCKED,
            "K": K.T_SHOWN}
-
-
-class NotCompilableError(ValueError):
-    """A bot the kernel cannot play; ``simulate --engine auto`` falls back to the engine."""
 
 
 @dataclass(frozen=True)

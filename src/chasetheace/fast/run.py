@@ -21,8 +21,8 @@ __all__ = ["chunk_seed", "play_chunk", "Script", "script_of", "HandOutcome", "Re
 
 
 def chunk_seed(game: str, seed: int, index: int) -> int:
-    """The 64-bit seed of chunk ``index`` of a run: depends only on the run's seed and the index."""
-    return random.Random(f"fast/{game}/{seed}/{index}").getrandbits(64)
+    """The seed of chunk ``index`` of a run (63 bits): depends only on the run's seed and the index."""
+    return random.Random(f"fast/{game}/{seed}/{index}").getrandbits(63)
 
 
 def play_chunk(rules: Rules, policies: Policies, *, seed: int, games: int | None = None,

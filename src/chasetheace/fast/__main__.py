@@ -1,0 +1,28 @@
+"""``python -m chasetheace.fast``: ``chase-the-ace simulate --engine fast`` with the same options.
+
+>>> main(["--help"]) == 0
+True
+"""
+
+from __future__ import annotations
+
+import sys
+
+__all__ = ["main"]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run ``simulate --engine fast`` with ``argv`` (``--engine`` may still be given to override)."""
+    from ..cli import main as cli_main
+
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args in (["-h"], ["--help"]):
+        print("usage: python -m chasetheace.fast [simulate options]\n\n"
+              "Bots against bots in the compiled kernel: the options of `chase-the-ace simulate`\n"
+              "(--preset, --rule, --players, --bot, --hands/--games, --seed, --workers, --json, ...).")
+        return 0
+    return cli_main(["simulate", "--engine", "fast", *args])
+
+
+if __name__ == "__main__":
+    sys.exit(main())
