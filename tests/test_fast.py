@@ -251,3 +251,16 @@ def test_python_m_chasetheace_fast_runs_simulate_on_the_kernel(capsys: pytest.Ca
     assert main(["--hands", "2000", "--players", "3"]) == 0
     out = capsys.readouterr().out
     assert "2,000 hands" in out and "fast kernel" in out
+
+
+def test_the_kernel_compiles_without_a_writable_cache(monkeypatch: pytest.MonkeyPatch) -> None:
+    import numpy as np
+    from numba.core.caching import CacheImpl
+
+    monkeypatch.setattr(CacheImpl, "_locator_classes", [])  # as if no folder at all were writable
+
+    def total(a: np.ndarray) -> int:
+        return int(a.sum())
+
+    compiled = K._jit(refcounts=True)(total)
+    assert compiled(np.arange(5)) == 10
