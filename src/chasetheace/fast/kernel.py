@@ -126,9 +126,9 @@ def _shuffle_pack(tmp: np.ndarray, deck: int, need: int, script: bool, shuffles:
 
 @_jit()
 def _left(seat: int, n: int, alive: np.ndarray) -> int:  # pragma: no cover - compiled
-    s = (seat + 1) % n
+    s = seat + 1 if seat + 1 < n else 0  # no division: it would cost more than the rest of the turn
     while not alive[s]:
-        s = (s + 1) % n
+        s = s + 1 if s + 1 < n else 0
     return s
 
 
