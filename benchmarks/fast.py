@@ -72,7 +72,8 @@ def main() -> None:
     k_wall, k_cpu, players_in = kernel_rate(rules, args.hands)
     e_wall, e_cpu = engine_rate(rules, args.engine_hands)
     print("standard rules, 5 players, threshold:8 at every seat, whole games")
-    print(f"kernel, one core  {k_wall:13,.0f} hands/s wall  {k_cpu:13,.0f} hands/s CPU  ({args.hands:,} hands)")
+    print(f"kernel, one core  {k_wall:13,.0f} hands/s wall  {k_cpu:13,.0f} hands/s CPU  "
+          f"({args.hands:,} hands)")
     print(f"engine (python)   {e_wall:13,.0f} hands/s wall  {e_cpu:13,.0f} hands/s CPU  "
           f"({args.engine_hands:,} hands)")
     print(f"kernel / engine   {k_wall / e_wall:13,.0f} x (wall)       {k_cpu / e_cpu:13,.0f} x (CPU)")

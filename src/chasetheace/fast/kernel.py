@@ -25,10 +25,11 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def _jit(refcounts: bool = False) -> Callable[[F], F]:
-    """Compile with numba, cached on disk where a folder is writable (beside the source, else the
-    user's cache folder; numba raises RuntimeError if neither is). The game itself runs without reference counting
-    (``_nrt=False``): it allocates nothing, and numba's atomic counts on every array passed to a
-    helper cost more than the game (measured: 5 times slower)."""
+    """Compile with numba, cached on disk where a folder is writable (beside the source, else
+    the user's cache folder; numba raises RuntimeError if neither is, and then it compiles on each
+    run). The game itself runs without reference counting (``_nrt=False``): it allocates nothing,
+    and numba's atomic counts on every array passed to a helper cost more than the game (measured:
+    5 times slower)."""
     def wrap(fn: F) -> F:
         try:
             return cast(F, njit(cache=True, _nrt=refcounts)(fn))  # type: ignore[call-overload]
