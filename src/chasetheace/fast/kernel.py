@@ -60,6 +60,22 @@ RING = 128
 MASK = RING - 1
 STOPPED = -2      # the game was cut off by the hand limit
 NO_SOLE = -1      # split pot or no winner
+PAUSED = -4       # a decision is pending (``pause``)
+PUBLIC = -1       # a card every seat knows
+
+# --- a table: rows of ``ws`` and scalars of ``st`` --------------------------------------------
+(W_LIVES, W_ALIVE, W_HANDS, W_DEALT, W_DONE, W_ORDER, W_STOCK, W_TMP, W_LOSERS, W_PAID, W_HAD,
+ W_GIVEN, W_COUNT, W_SEEN, W_SHOWN, W_LOST, W_PAYMENT, W_OUT, W_WON) = range(19)
+WS_ROWS = 19
+(S_PHASE, S_HEAD, S_LEN, S_KITTY, S_DEALER, S_SET_ASIDE, S_IMMUNE, S_T, S_K, S_NODE, S_JMASK,
+ S_SHUFFLE, S_HAND, S_TO_ACT, S_PENDING, S_EVENTS, S_FINAL_TIE, S_NO_SHOWDOWN) = range(18)
+ST_SIZE = 18
+PH_NEW, PH_DEAL, PH_TURNS, PH_OVER = 0, 1, 2, 3
+# turn events, numbered as the encoder's TURN_KINDS
+(E_KING_JERK, E_SHOW_BLOCKER, E_KEEP, E_SWAP, E_BLOCKED, E_DEALER_EXCHANGE, E_DEALER_DREW_BLOCKER,
+ E_DEALER_SAME_RANK) = range(8)
+(E_KIND, E_SEAT, E_NEIGHBOUR, E_FIRST, E_SECOND, E_ANNOUNCED, E_POSITION) = range(7)
+E_FIELDS = 7
 
 U32 = np.uint64(0xFFFFFFFF)
 
@@ -304,12 +320,18 @@ def play_game(R: np.ndarray, STR: np.ndarray, SSTR: np.ndarray, n: int, pol_kind
               shuffles: np.ndarray, script_decisions: bool, decisions: np.ndarray,
               probe: np.ndarray, log: np.ndarray, pos_hands: np.ndarray, pos_losses: np.ndarray,
               rank_hands: np.ndarray, rank_losses: np.ndarray, g: np.ndarray, rng: np.ndarray,
-              hand_limit: int, ws: np.ndarray) -> int:  # pragma: no cover - compiled
-    """Play one game; return the sole winner, NO_SOLE, or STOPPED (hand limit reached).
+              hand_limit: int, ws: np.ndarray, st: np.ndarray, pause: bool, rec: bool,
+              evs: np.ndarray) -> int:  # pragma: no cover - compiled
+    """Play one game (or, with ``pause``, up to the next decision); return the sole winner,
+    NO_SOLE, STOPPED (hand limit reached, or the script ran out) or PAUSED.
 
     ``log`` (hands x (3 n + 2), when it has rows) gets one row per hand, at its end: the dealer,
     each seat's payment (-1 if not a loser), each seat's lives, the kitty, and each seat in or out.
-    ``ws`` is scratch space: a (13, RING) int64 array.
+    ``ws`` is the table: a (WS_ROWS, RING) int64 array; ``st`` its scalars (S_*), where a game starts
+    at PH_NEW. With ``pause``, every decision stops the game with ``st[S_TO_ACT]`` set; the caller
+    puts 1 (keep) or 0 (swap) in ``st[S_PENDING]`` and calls again. With ``rec``, what a seat may
+    see of the current hand is written down: who knows each card (``W_SEEN``), the turn events
+    (``evs``, E_* columns) and the outcome rows, for :func:`encode`.
     """
     deck = R[R_DECK]
     blocker = R[R_BLOCKER]
@@ -320,82 +342,112 @@ def play_game(R: np.ndarray, STR: np.ndarray, SSTR: np.ndarray, n: int, pol_kind
             use_table = True
     lives, alive, hands, dealt, done, order = ws[0], ws[1], ws[2], ws[3], ws[4], ws[5]
     stk, tmp, losers, paid, had, given = ws[6], ws[7], ws[8], ws[9], ws[10], ws[11]
-    cnt = ws[12]
-    for s in range(n):
-        lives[s] = R[R_LIVES]
-        alive[s] = 1
-    kitty = 0
-    for i in range(deck):
-        stk[i] = stacked[i]
-        tmp[i] = stacked[i]
-    head = 0
-    length = deck
-    if first_dealer >= 0:
-        dealer = first_dealer
+    cnt, seen, sd_card, sd_lost, paid_rec, out_rec = ws[12], ws[13], ws[14], ws[15], ws[16], ws[17]
+    won = ws[18]
+    if st[S_PHASE] == PH_NEW:
+        for s in range(n):
+            lives[s] = R[R_LIVES]
+            alive[s] = 1
+            hands[s] = -1
+            won[s] = 0
+        kitty = 0
+        for i in range(deck):
+            stk[i] = stacked[i]
+            tmp[i] = stacked[i]
+        head = 0
+        length = deck
+        if first_dealer >= 0:
+            dealer = first_dealer
+        else:
+            dealer = _choose_dealer(R, STR, n, tmp, losers, script_chance, picks, shuffles, g, rng)
+            if g[G_SHORT]:
+                return STOPPED
+        shuffle_next = stacked[deck] == 0  # the first hand is dealt from a fresh shuffle unless stacked
+        phase = PH_DEAL
+        hand = 0
+        k = t = node = jmask = 0
+        set_aside = immune = -1
+        st[S_PENDING] = -1
     else:
-        dealer = _choose_dealer(R, STR, n, tmp, losers, script_chance, picks, shuffles, g, rng)
-        if g[G_SHORT]:
-            return STOPPED
-    shuffle_next = stacked[deck] == 0  # the first hand is dealt from a fresh shuffle unless stacked
+        phase, head, length, kitty = st[S_PHASE], st[S_HEAD], st[S_LEN], st[S_KITTY]
+        dealer, set_aside, immune, t = st[S_DEALER], st[S_SET_ASIDE], st[S_IMMUNE], st[S_T]
+        k, node, jmask, shuffle_next, hand = st[S_K], st[S_NODE], st[S_JMASK], st[S_SHUFFLE] != 0, st[S_HAND]
     logging = log.shape[0] > 0
     while True:
-        # --- deal (A3.1) ---
-        k = 0
-        s = dealer
-        while True:
-            s = _left(s, n, alive)
-            order[k] = s
-            k += 1
-            if s == dealer:
-                break
-        if shuffle_next:
-            if script_chance:
-                if g[G_SHUF] >= shuffles.shape[0]:
-                    return STOPPED
-                row = shuffles[g[G_SHUF]]
-                g[G_SHUF] += 1
-                for i in range(length):
-                    stk[(head + i) & MASK] = row[i]
-            else:
-                # to-bottom keeps the stock's order from hand to hand: shuffle it all once
-                need = length if to_bottom else k + 1 if R[R_DEX_TOP] else k
-                for i in range(need):
-                    j = i + _below(rng, length - i)
-                    a = (head + i) & MASK
-                    b = (head + j) & MASK
-                    c = stk[a]
-                    stk[a] = stk[b]
-                    stk[b] = c
-        shuffle_next = not to_bottom
-        for i in range(k):
-            s = order[i]
-            c = stk[(head + i) & MASK]
-            hands[s] = c
-            dealt[s] = c
-            done[s] = 0
-            given[s] = -1
-            paid[s] = -1
-        head += k
-        length -= k
-        set_aside = -1
-        immune = -1
-        # --- kings jerk (A2) ---
-        jmask = 0
-        if R[R_KJ]:
+        if phase == PH_DEAL:
+            # --- deal (A3.1) ---
+            hand += 1
+            k = 0
+            s = dealer
+            while True:
+                s = _left(s, n, alive)
+                order[k] = s
+                k += 1
+                if s == dealer:
+                    break
+            if shuffle_next:
+                if script_chance:
+                    if g[G_SHUF] >= shuffles.shape[0]:
+                        return STOPPED
+                    row = shuffles[g[G_SHUF]]
+                    g[G_SHUF] += 1
+                    for i in range(length):
+                        stk[(head + i) & MASK] = row[i]
+                else:
+                    # to-bottom keeps the stock's order from hand to hand: shuffle it all once
+                    need = length if to_bottom else k + 1 if R[R_DEX_TOP] else k
+                    for i in range(need):
+                        j = i + _below(rng, length - i)
+                        a = (head + i) & MASK
+                        b = (head + j) & MASK
+                        c = stk[a]
+                        stk[a] = stk[b]
+                        stk[b] = c
+            shuffle_next = not to_bottom
             for i in range(k):
                 s = order[i]
-                if _rank(hands[s]) == R[R_TOP]:
-                    if kitty > 0:
-                        kitty -= 1
-                        lives[s] += 1
-                    jmask |= 1 << i
-        node = -1
-        if use_table:
-            node = root[k, jmask if jmask < root.shape[1] else 0]
+                c = stk[(head + i) & MASK]
+                hands[s] = c
+                dealt[s] = c
+                done[s] = 0
+                given[s] = -1
+                paid[s] = -1
+            head += k
+            length -= k
+            set_aside = -1
+            immune = -1
+            if rec:
+                st[S_EVENTS] = 0
+                st[S_FINAL_TIE] = 0
+                st[S_NO_SHOWDOWN] = 0
+                for s in range(n):
+                    sd_card[s] = -1
+                    sd_lost[s] = 0
+                    paid_rec[s] = -1
+                    out_rec[s] = 0
+                for i in range(k):
+                    seen[hands[order[i]]] = 1 << order[i]
+            # --- kings jerk (A2) ---
+            jmask = 0
+            if R[R_KJ]:
+                for i in range(k):
+                    s = order[i]
+                    if _rank(hands[s]) == R[R_TOP]:
+                        if kitty > 0:
+                            kitty -= 1
+                            lives[s] += 1
+                        jmask |= 1 << i
+                        if rec:
+                            seen[hands[s]] = PUBLIC
+                            _event(evs, st, E_KING_JERK, s, -1, hands[s], -1, 0, -1)
+            node = -1
+            if use_table:
+                node = root[k, jmask if jmask < root.shape[1] else 0]
+            t = 0
+            phase = PH_TURNS
         # --- turns (A3.3, A3.4) ---
         nl = -1  # losers of a hand ended by the dealer's exchange; -1: to the showdown
         double = R[R_APD] != 0
-        t = 0
         while t < k:
             s = order[t]
             if done[s]:
@@ -405,18 +457,36 @@ def play_game(R: np.ndarray, STR: np.ndarray, SSTR: np.ndarray, n: int, pol_kind
             if _rank(card) == blocker:
                 done[s] = 1
                 node = _step(node, T_SHOWN, child)
+                if rec:
+                    seen[card] = PUBLIC
+                    _event(evs, st, E_SHOW_BLOCKER, s, -1, card, -1, 0, -1)
                 if R[R_KSP]:
                     t = k
                 continue
-            keep = _decide(s, t, k, card, node, STR, SSTR, pol_kind, thr, tab, fb, given,
-                           script_decisions, decisions, probe, g, rng)
+            if pause:
+                if st[S_PENDING] < 0:
+                    st[S_PHASE], st[S_HEAD], st[S_LEN], st[S_KITTY] = phase, head, length, kitty
+                    st[S_DEALER], st[S_SET_ASIDE], st[S_IMMUNE], st[S_T] = dealer, set_aside, immune, t
+                    st[S_K], st[S_NODE], st[S_JMASK], st[S_HAND] = k, node, jmask, hand
+                    st[S_SHUFFLE] = 1 if shuffle_next else 0
+                    st[S_TO_ACT] = s
+                    return PAUSED
+                keep = st[S_PENDING] == 1
+                st[S_PENDING] = -1
+            else:
+                keep = _decide(s, t, k, card, node, STR, SSTR, pol_kind, thr, tab, fb, given,
+                               script_decisions, decisions, probe, g, rng)
             done[s] = 1
             if s == dealer:
                 t = k
                 if keep:
+                    if rec:
+                        _event(evs, st, E_KEEP, s, -1, -1, -1, 0, -1)
                     break
                 pos = _pick(length, script_chance, picks, g, rng) if not R[R_DEX_TOP] else 0
                 drawn = stk[(head + pos) & MASK]
+                if rec:
+                    _event(evs, st, E_DEALER_EXCHANGE, s, -1, card, drawn, 0, pos)
                 if _rank(drawn) == blocker and R[R_DDB] != DDB_ALLOWED:
                     if R[R_DDB] == DDB_LOSES:
                         head = _remove_from_stock(stk, head, length, pos, to_bottom)
@@ -426,11 +496,17 @@ def play_game(R: np.ndarray, STR: np.ndarray, SSTR: np.ndarray, n: int, pol_kind
                         losers[0] = s
                         nl = 1
                         double = False
+                    if rec:
+                        seen[drawn] = PUBLIC
+                        _event(evs, st, E_DEALER_DREW_BLOCKER, s, -1, drawn, -1, 0, -1)
+                        st[S_NO_SHOWDOWN] = 1 if nl > 0 else 0
                     break
                 head = _remove_from_stock(stk, head, length, pos, to_bottom)
                 length -= 1
                 set_aside = card
                 hands[s] = drawn
+                if rec:
+                    seen[drawn] = 1 << s  # what anyone knew of it in the stock is stale
                 if _rank(drawn) == _rank(card) and R[R_DSR] != DSR_NONE:
                     if R[R_DSR] == DSR_WINS:
                         nl = 0
@@ -441,30 +517,54 @@ def play_game(R: np.ndarray, STR: np.ndarray, SSTR: np.ndarray, n: int, pol_kind
                         double = False
                     else:
                         immune = s
+                    if rec:
+                        seen[drawn] = PUBLIC
+                        seen[card] = PUBLIC
+                        _event(evs, st, E_DEALER_SAME_RANK, s, -1, card, drawn, 0, -1)
+                        st[S_NO_SHOWDOWN] = 1 if nl >= 0 else 0
                 break
             if keep:
                 node = _step(node, T_KEEP, child)
+                if rec:
+                    _event(evs, st, E_KEEP, s, -1, -1, -1, 0, -1)
                 continue
             nb = _left(s, n, alive)
             theirs = hands[nb]
             if _rank(theirs) == blocker:
                 done[nb] = 1
                 node = _step(node, T_BLOCKED, child)
+                if rec:
+                    seen[theirs] = PUBLIC
+                    _event(evs, st, E_BLOCKED, s, nb, theirs, -1, 0, -1)
                 if R[R_KSP]:
                     t = k
                 continue
             hands[nb] = card
             hands[s] = theirs
             given[nb] = SSTR[_rank(theirs)]
+            announced = 0
             if R[R_ANN] and _rank(theirs) <= 2:
+                announced = _rank(theirs)
                 node = _step(node, T_SWAP_A if _rank(theirs) == 1 else T_SWAP_2, child)
             else:
                 node = _step(node, T_SWAP, child)
+            if rec:
+                if seen[card] != PUBLIC:
+                    seen[card] |= 1 << nb
+                if seen[theirs] != PUBLIC:
+                    seen[theirs] |= 1 << s
+                _event(evs, st, E_SWAP, s, nb, card, theirs, announced, -1)
         if g[G_SHORT]:
             return STOPPED
         # --- showdown (A3.5) ---
         if nl < 0:
             nl = _losers(R, STR, order, k, immune, hands, losers, cnt)
+            if rec:
+                for i in range(k):
+                    seen[hands[order[i]]] = PUBLIC
+                    sd_card[order[i]] = hands[order[i]]
+                for i in range(nl):
+                    sd_lost[losers[i]] = 1
         # --- chips (A3.5) and the tally ---
         for i in range(nl):
             s = losers[i]
@@ -474,6 +574,8 @@ def play_game(R: np.ndarray, STR: np.ndarray, SSTR: np.ndarray, n: int, pol_kind
             lives[s] -= p
             kitty += p
             paid[s] = p
+            if rec:
+                paid_rec[s] = p
         for i in range(k):
             s = order[i]
             lost = 1 if paid[s] >= 0 else 0
@@ -492,6 +594,8 @@ def play_game(R: np.ndarray, STR: np.ndarray, SSTR: np.ndarray, n: int, pol_kind
                 nout += 1
         winner = -3  # -3: play on
         if nout == k:
+            if rec:
+                st[S_FINAL_TIE] = 1
             if R[R_FT] == FT_REPLAY:
                 for i in range(nout):
                     s = losers[i]
@@ -501,9 +605,14 @@ def play_game(R: np.ndarray, STR: np.ndarray, SSTR: np.ndarray, n: int, pol_kind
                 winner = _cut_for_pot(R, STR, losers, nout, tmp, script_chance, shuffles, g, rng)
             else:
                 winner = NO_SOLE
+                if R[R_FT] == FT_SPLIT and rec:
+                    for i in range(nout):
+                        won[losers[i]] = 1
         elif nout > 0:
             for i in range(nout):
                 alive[losers[i]] = 0
+                if rec:
+                    out_rec[losers[i]] = 1
             if k - nout == 1:
                 for i in range(k):
                     if alive[order[i]]:
@@ -530,9 +639,26 @@ def play_game(R: np.ndarray, STR: np.ndarray, SSTR: np.ndarray, n: int, pol_kind
         if set_aside >= 0:
             stk[(head + length) & MASK] = set_aside
             length += 1
+            set_aside = -1
         if winner != -3:
+            if winner >= 0:
+                won[winner] = 1
+            st[S_PHASE], st[S_HEAD], st[S_LEN], st[S_KITTY], st[S_HAND] = PH_OVER, head, length, kitty, hand
+            st[S_DEALER], st[S_K], st[S_TO_ACT], st[S_SET_ASIDE] = dealer, k, -1, -1
             return winner
         dealer = _left(dealer, n, alive)
+        phase = PH_DEAL
+
+
+@_jit()
+def _event(evs: np.ndarray, st: np.ndarray, kind: int, seat: int, neighbour: int, first: int,
+           second: int, announced: int, position: int) -> None:  # pragma: no cover - compiled
+    i = st[S_EVENTS]
+    if i < evs.shape[0]:
+        e = evs[i]
+        e[E_KIND], e[E_SEAT], e[E_NEIGHBOUR], e[E_FIRST] = kind, seat, neighbour, first
+        e[E_SECOND], e[E_ANNOUNCED], e[E_POSITION] = second, announced, position
+        st[S_EVENTS] = i + 1
 
 
 @_jit(refcounts=True)
@@ -545,10 +671,9 @@ def run(R: np.ndarray, STR: np.ndarray, SSTR: np.ndarray, n: int, pol_kind: np.n
     rng = np.zeros(1, np.uint64)
     rng[0] = np.uint64(seed)
     deck = R[R_DECK]
-    ws = np.zeros((13, RING), np.int64)
-    for i in range(12):
-        for j in range(RING):
-            ws[i, j] = -1
+    ws = np.full((WS_ROWS, RING), -1, np.int64)
+    st = np.zeros(ST_SIZE, np.int64)
+    evs = np.zeros((0, E_FIELDS), np.int64)
     pack = np.zeros(deck + 1, np.int64)
     k = 0
     for c in range(52):
@@ -562,9 +687,10 @@ def run(R: np.ndarray, STR: np.ndarray, SSTR: np.ndarray, n: int, pol_kind: np.n
     log = np.zeros((0, 0), np.int64)
     played = 0
     while (played < games) if games > 0 else (g[G_HANDS] < hand_limit):
+        st[S_PHASE] = PH_NEW
         w = play_game(R, STR, SSTR, n, pol_kind, thr, root, child, tab, fb, pack, -1, False,
                       empty_i, empty_2, False, empty_i, empty_f, log, pos_hands, pos_losses,
-                      rank_hands, rank_losses, g, rng, hand_limit, ws)
+                      rank_hands, rank_losses, g, rng, hand_limit, ws, st, False, False, evs)
         if w == STOPPED:
             break
         played += 1

@@ -106,13 +106,14 @@ def replay(rules: Rules, policies: Policies, script: Script, *, deck: Sequence[s
     probe = np.full(len(decisions), np.nan)
     log = np.zeros((max_hands, 3 * n + 2), np.int64)
     g = np.zeros(K.G_SIZE, np.int64)
-    ws = np.full((13, K.RING), -1, np.int64)
+    ws = np.full((K.WS_ROWS, K.RING), -1, np.int64)
     sink = (np.zeros((n + 1, n), np.int64), np.zeros((n + 1, n), np.int64), np.zeros(14, np.int64),
             np.zeros(14, np.int64))
     winner = K.play_game(rule_vector(rules), engine_str, solver_str, n, *policies.arrays(),
                          pack_array(rules, deck), -1 if dealer is None else dealer, True, picks,
                          shuffles, given, decisions, probe, log, *sink, g, np.zeros(1, np.uint64),
-                         np.iinfo(np.int64).max, ws)
+                         np.iinfo(np.int64).max, ws, np.zeros(K.ST_SIZE, np.int64), False, False,
+                         np.zeros((0, K.E_FIELDS), np.int64))
     hands = []
     for row in log[:g[K.G_LOG]].tolist():
         hands.append(HandOutcome(row[0], tuple((s, row[1 + s]) for s in range(n) if row[1 + s] >= 0),
