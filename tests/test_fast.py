@@ -187,8 +187,17 @@ MIXES = [
 @pytest.mark.parametrize(("changes", "players", "bots"), MIXES)
 def test_loss_rates_by_position_agree_with_the_engine(changes: dict[str, Any], players: int,
                                                       bots: tuple[str, ...]) -> None:
-    rules = cta.Rules(**changes)
-    engine = simulate(SimConfig(rules, bots, seed=11, hands=12_000))
+    assert_same_loss_rates(cta.Rules(**changes), players, bots, 12_000)
+
+
+def test_the_solved_bot_loses_as_often_in_the_kernel_as_in_the_engine() -> None:
+    pytest.importorskip("scipy")
+    assert_same_loss_rates(cta.Rules(kings_jerk=True, lives=2), 3, ("solved",) * 3, 6_000)
+
+
+def assert_same_loss_rates(rules: cta.Rules, players: int, bots: tuple[str, ...], hands: int) -> None:
+    """Loss rates by position (players in, place) agree within 4 standard errors of the difference."""
+    engine = simulate(SimConfig(rules, bots, seed=11, hands=hands))
     fast = play_chunk(rules, compile_bots(bots, rules), seed=11, hands=400_000)
     compared = 0
     for key, n1 in engine.tally.position_hands.items():
