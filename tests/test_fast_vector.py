@@ -55,14 +55,11 @@ def test_the_kernel_tables_see_and_score_as_chase_the_ace_v0(
     shuffles = shuffles.reshape(-1, rules.deck)
     core = VectorCore(rules, players, seat, compile_bots(bots, rules), 1,
                       script=(shuffles, np.array(chance.picks, np.int64)))
-    core.reset(0)
-    out = np.zeros(core.encoder.size, np.float32)
-    core.encode(0, out)
-    got = [(out.copy(), 0.0, False)]
+    core.reset()
+    got = [(core.obs[0].copy(), 0.0, False)]
     for action in actions:
-        reward, terminated = core.step(0, action == 0)
-        core.encode(0, out)
-        got.append((out.copy(), reward, terminated))
+        core.step(np.array([action]))
+        got.append((core.obs[0].copy(), float(core.rewards[0]), bool(core.terminated[0])))
     assert len(got) == len(expected)
     for (obs_e, reward_e, end_e), (obs_k, reward_k, end_k) in zip(expected, got):
         np.testing.assert_array_equal(obs_k, obs_e)

@@ -158,6 +158,49 @@ def _encode(out: np.ndarray, seat: int, n: int, d: int, chips: float, pot: float
         out[base + n * d + 3 * n + 1] = 1.0
 
 
+@_jit(refcounts=True)
+def _batch(actions: np.ndarray, finished: np.ndarray, rewards: np.ndarray, terminated: np.ndarray,
+           obs: np.ndarray, agent: int, win_reward: float, chips: float, pot: float, index: np.ndarray,
+           R: np.ndarray, STR: np.ndarray, SSTR: np.ndarray, n: int, pol_kind: np.ndarray,
+           thr: np.ndarray, root: np.ndarray, child: np.ndarray, tab: np.ndarray, fb: np.ndarray,
+           stacked: np.ndarray, script: bool, picks: np.ndarray, shuffles: np.ndarray,
+           sink: np.ndarray, tally: np.ndarray, g: np.ndarray, rng: np.ndarray, ws: np.ndarray,
+           st: np.ndarray, evs: np.ndarray) -> int:  # pragma: no cover - compiled
+    """One step of every table: a table marked ``finished`` starts a new game (reward 0), any
+    other plays ``actions[b]`` (0 keep, 1 swap). Returns -1, or a table whose script ran out."""
+    for b in range(obs.shape[0]):
+        if finished[b]:
+            while True:
+                st[b, K.S_PHASE] = K.PH_NEW
+                code = _advance(agent, R, STR, SSTR, n, pol_kind, thr, root, child, tab, fb, stacked,
+                                script, picks, shuffles, sink, tally, g[b], rng[b], ws[b], st[b], evs[b])
+                if code == READY:
+                    break
+                if code < 0:
+                    return b
+            rewards[b] = 0.0
+            terminated[b] = False
+            finished[b] = False
+        else:
+            before = ws[b, K.W_LIVES, agent]
+            st[b, K.S_PENDING] = 1 if actions[b] == 0 else 0
+            code = _advance(agent, R, STR, SSTR, n, pol_kind, thr, root, child, tab, fb, stacked,
+                            script, picks, shuffles, sink, tally, g[b], rng[b], ws[b], st[b], evs[b])
+            if code < 0:
+                return b
+            reward = float(ws[b, K.W_LIVES, agent] - before)
+            if code == OVER and ws[b, K.W_WON, agent] > 0:
+                winners = 0
+                for s in range(n):
+                    winners += 1 if ws[b, K.W_WON, s] > 0 else 0
+                reward += win_reward / winners
+            rewards[b] = reward
+            terminated[b] = code != READY
+            finished[b] = code != READY
+        _encode(obs[b], agent, n, R[K.R_DECK], chips, pot, ws[b], st[b], evs[b], index)
+    return -1
+
+
 class VectorCore:
     """The tables of a vector env as kernel arrays, with reset, step and encode for each table.
 
@@ -191,48 +234,34 @@ class VectorCore:
         self.sink = np.zeros((players + 1, players), np.int64)
         self.tally = np.zeros(14, np.int64)
 
+        self.obs = np.zeros((tables, self.encoder.size), np.float32)
+        self.rewards = np.zeros(tables, np.float64)
+        self.terminated = np.zeros(tables, np.bool_)
+        self.finished = np.ones(tables, np.bool_)
+
     def seed(self, table: int, seed: int) -> None:
         """Give a table's generator its seed."""
         self.rng[table, 0] = np.uint64(seed % 2**64)
 
-    def _advance(self, table: int) -> int:
-        return int(_advance(self.seat, self.R, self.STR, self.SSTR, self.players, *self.policies.arrays(),
-                            self.stacked, self.script, self.picks, self.shuffles, self.sink, self.tally,
-                            self.g[table], self.rng[table], self.ws[table], self.st[table],
-                            self.evs[table]))
+    def step(self, actions: npt.NDArray[np.int64]) -> None:
+        """Every finished table starts a new game (the first in which the agent has a decision),
+        every other table's agent plays its action (0 keep, 1 swap) and the others play on; then
+        ``obs``, ``rewards``, ``terminated`` and ``finished`` hold the outcome."""
+        bad = _batch(actions, self.finished, self.rewards, self.terminated, self.obs, self.seat,
+                     self.win_reward, self.chips, self.pot, self.index, self.R, self.STR, self.SSTR,
+                     self.players, *self.policies.arrays(), self.stacked, self.script, self.picks,
+                     self.shuffles, self.sink, self.tally, self.g, self.rng, self.ws, self.st, self.evs)
+        if bad >= 0:
+            raise ValueError(f"the script of table {bad} ran out")
 
-    def reset(self, table: int) -> None:
-        """A new game at the table: the first in which the agent has a decision."""
-        while True:
-            self.st[table, K.S_PHASE] = K.PH_NEW
-            code = self._advance(table)
-            if code == READY:
-                return
-            if code < 0:
-                raise ValueError("the script ran out before the agent had a decision")
+    def reset(self) -> None:
+        """A new game at every table."""
+        self.finished[:] = True
+        self.step(np.zeros(self.tables, np.int64))
 
-    def step(self, table: int, keep: bool) -> tuple[float, bool]:
-        """The agent keeps or swaps; the others play on. (reward, terminated)."""
-        lives = self.ws[table, K.W_LIVES]
-        before = int(lives[self.seat])
-        self.st[table, K.S_PENDING] = 1 if keep else 0
-        code = self._advance(table)
-        if code < 0:
-            raise ValueError("the script ran out")
-        reward = float(lives[self.seat] - before)
-        won = self.ws[table, K.W_WON, :self.players]
-        if code == OVER and won[self.seat] > 0:
-            reward += self.win_reward / int((won > 0).sum())
-        return reward, code != READY
-
-    def encode(self, table: int, out: npt.NDArray[np.float32]) -> None:
-        """Write the agent's observation at ``table`` into ``out``."""
-        _encode(out, self.seat, self.players, self.rules.deck, self.chips, self.pot, self.ws[table],
-                self.st[table], self.evs[table], self.index)
-
-    def info(self, table: int) -> tuple[int, list[int]]:
-        """The hand number and every seat's lives."""
-        return int(self.st[table, K.S_HAND]), [int(x) for x in self.ws[table, K.W_LIVES, :self.players]]
+    def info(self) -> dict[str, Any]:
+        """Each table's hand number and every seat's lives."""
+        return {"hand": self.st[:, K.S_HAND].copy(), "lives": self.ws[:, K.W_LIVES, :self.players].copy()}
 
 
 class ChaseTheAceVectorEnv(gym.vector.VectorEnv[npt.NDArray[np.float32], npt.NDArray[np.int64],
@@ -264,8 +293,6 @@ class ChaseTheAceVectorEnv(gym.vector.VectorEnv[npt.NDArray[np.float32], npt.NDA
         self.single_action_space = spaces.Discrete(2)
         self.observation_space = batch_space(self.single_observation_space, num_envs)
         self.action_space = batch_space(self.single_action_space, num_envs)
-        self._obs = np.zeros((num_envs, self.core.encoder.size), np.float32)
-        self._finished = np.zeros(num_envs, np.bool_)
 
     def reset(self, *, seed: int | list[int] | None = None,
               options: dict[str, Any] | None = None) -> tuple[npt.NDArray[np.float32], dict[str, Any]]:
@@ -279,10 +306,8 @@ class ChaseTheAceVectorEnv(gym.vector.VectorEnv[npt.NDArray[np.float32], npt.NDA
             seeds = [int(np.random.SeedSequence(s).generate_state(1, np.uint64)[0]) for s in seed]
         for table, value in enumerate(seeds):
             self.core.seed(table, value)
-            self.core.reset(table)
-            self.core.encode(table, self._obs[table])
-        self._finished[:] = False
-        return self._obs.copy(), self._infos()
+        self.core.reset()
+        return self.core.obs.copy(), self.core.info()
 
     def step(self, actions: Any) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float64],
                                           npt.NDArray[np.bool_], npt.NDArray[np.bool_], dict[str, Any]]:
@@ -290,21 +315,10 @@ class ChaseTheAceVectorEnv(gym.vector.VectorEnv[npt.NDArray[np.float32], npt.NDA
         acts = np.asarray(actions)
         if acts.shape != (self.num_envs,) or not np.isin(acts, (0, 1)).all():
             raise ValueError(f"bad actions {actions!r}: {self.num_envs} of 0 (keep) or 1 (swap)")
-        rewards = np.zeros(self.num_envs, np.float64)
-        terminated = np.zeros(self.num_envs, np.bool_)
-        for table in range(self.num_envs):
-            if self._finished[table]:
-                self.core.reset(table)
-                self._finished[table] = False
-            else:
-                rewards[table], terminated[table] = self.core.step(table, int(acts[table]) == 0)
-                self._finished[table] = terminated[table]
-            self.core.encode(table, self._obs[table])
-        return self._obs.copy(), rewards, terminated, np.zeros(self.num_envs, np.bool_), self._infos()
-
-    def _infos(self) -> dict[str, Any]:
-        hands, lives = zip(*(self.core.info(t) for t in range(self.num_envs)))
-        return {"hand": np.array(hands, np.int64), "lives": np.array(lives, np.int64)}
+        core = self.core
+        core.step(acts.astype(np.int64))
+        return (core.obs.copy(), core.rewards.copy(), core.terminated.copy(),
+                np.zeros(self.num_envs, np.bool_), core.info())
 
 
 def make(num_envs: int = 8, **options: Any) -> ChaseTheAceVectorEnv:
