@@ -7,6 +7,8 @@ hands per second of wall-clock time and of CPU time (on a shared machine the CPU
 one that does not depend on the other processes), and their ratio. Then what bounds the kernel: the
 cost of its generator per draw and the draws a hand needs, and the same games with nobody eliminated
 (no per-game work). ``--big`` also times 10^8 hands on two workers through ``simulate --engine fast``.
+With Gymnasium installed, also agent steps per CPU second of ``ChaseTheAceVector-v0`` (256 tables)
+and of ``ChaseTheAce-v0`` under Gymnasium's ``SyncVectorEnv`` (16 copies), 5 players, threshold:8.
 """
 
 from __future__ import annotations
@@ -62,6 +64,26 @@ def rng_ns_per_draw(count: int = 50_000_000) -> float:
     return (time.process_time() - cpu) / count * 1e9
 
 
+def vector_rates(steps: int = 200) -> tuple[float, float]:
+    """Agent steps per CPU second: the kernel's vector env, and the engine's env in SyncVectorEnv."""
+    import gymnasium as gym
+
+    import chasetheace.adapters.gymnasium  # noqa: F401 (registers both ids)
+
+    rates = []
+    for env_id, tables, mode in (("ChaseTheAceVector-v0", 256, None), ("ChaseTheAce-v0", 16, "sync")):
+        options = {"vectorization_mode": mode} if mode else {}
+        envs = gym.make_vec(env_id, num_envs=tables, players=5, opponents="threshold:8", **options)
+        envs.reset(seed=0)
+        actions = np.zeros(tables, np.int64)
+        cpu = time.process_time()
+        for _ in range(steps if mode is None else steps // 4):
+            envs.step(actions)
+        rates.append(tables * (steps if mode is None else steps // 4) / (time.process_time() - cpu))
+        envs.close()
+    return rates[0], rates[1]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--hands", type=int, default=20_000_000, help="kernel hands (default 2e7)")
@@ -87,6 +109,13 @@ def main() -> None:
     _, i_cpu, _ = kernel_rate(immortal, args.hands)
     print(f"the same hands with nobody ever out (no per-game work, always 5 players): "
           f"{i_cpu:,.0f} hands/s CPU")
+    try:
+        kernel_steps, engine_steps = vector_rates()
+    except ImportError:
+        print("(no Gymnasium: no vector env figures)")
+    else:
+        print(f"ChaseTheAceVector-v0 (256 tables) {kernel_steps:,.0f} agent steps/s CPU; "
+              f"ChaseTheAce-v0 in SyncVectorEnv (16) {engine_steps:,.0f}")
     if args.big:
         wall = time.perf_counter()
         result = simulate(SimConfig(rules, BOTS, seed=1, hands=100_000_000), workers=2, engine="fast")
