@@ -33,6 +33,7 @@ bench: $(STAMP)
 	$(PY) benchmarks/simulate.py
 	$(PY) benchmarks/adapters.py
 	$(PY) benchmarks/acechasing.py
+	$(PY) benchmarks/fast.py
 
 bench-solver: $(STAMP)
 	$(PY) benchmarks/solver.py
