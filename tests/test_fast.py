@@ -88,7 +88,7 @@ def test_kernel_replays_the_engine_hand_by_hand(table: tuple[cta.Rules, int, lis
     rep = replay(rules, Policies.build(players, [K.P_RANDOM] * players), script,
                  deck=stacked, dealer=dealer)
     assert kernel_outcomes(rep) == engine_outcomes(game)
-    assert rep.winner == game.winner
+    assert rep.complete and rep.winner == game.winner
     assert script.decisions is not None
     assert rep.probes == (0.5,) * len(script.decisions)  # every given decision was taken
 
@@ -115,6 +115,7 @@ def test_threshold_by_position_keeps_where_told() -> None:
     for _ in range(30):
         game.act("keep")
     rep = replay(rules, pol, script_of(game.events), max_hands=10)
+    assert not rep.complete and len(rep.hands) == 10  # the game goes on where the script stops
     dealt = [ev.cards for ev in game.events if isinstance(ev, Dealt)]
     # everyone keeps, so the eldest and the 2nd decide on the card dealt: they keep only a king
     assert rep.probes[0::3] == tuple(float(cards[0][1].rank == 13) for cards in dealt[:10])

@@ -84,10 +84,12 @@ class HandOutcome:
 
 @dataclass(frozen=True)
 class Replay:
-    """A game replayed in the kernel: its hands, its winner (None if no sole winner), and, when
-    the decisions were given, the policies' keep probability at each of them."""
+    """A game replayed in the kernel: its hands, whether it ended (False when the script ran out
+    first), its winner (None if none alone), and, when the decisions were given, the policies'
+    keep probability at each of them."""
 
     hands: tuple[HandOutcome, ...]
+    complete: bool
     winner: int | None
     probes: tuple[float, ...]
 
@@ -119,5 +121,5 @@ def replay(rules: Rules, policies: Policies, script: Script, *, deck: Sequence[s
         hands.append(HandOutcome(row[0], tuple((s, row[1 + s]) for s in range(n) if row[1 + s] >= 0),
                                  tuple(row[1 + n:1 + 2 * n]), row[1 + 2 * n],
                                  tuple(bool(a) for a in row[2 + 2 * n:])))
-    return Replay(tuple(hands), winner if winner >= 0 else None,
+    return Replay(tuple(hands), winner != K.STOPPED, winner if winner >= 0 else None,
                   tuple(float(p) for p in probe[:g[K.G_DEC]]))
