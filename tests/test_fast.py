@@ -66,7 +66,7 @@ def tables(draw: st.DrawFn) -> tuple[cta.Rules, int, list[str] | None, int | Non
                                if o.minimum is None}
     options["lives"] = draw(st.integers(1, 3))
     rules = cta.Rules(**options)
-    players = draw(st.integers(2, 7))
+    players = draw(st.integers(2, rules.max_players))
     stacked = None
     if draw(st.booleans()):
         cards = [str(c) for c in draw(st.permutations(pack(rules.deck)))]
@@ -93,7 +93,7 @@ def test_kernel_replays_the_engine_hand_by_hand(table: tuple[cta.Rules, int, lis
     assert rep.probes == (0.5,) * len(script.decisions)  # every given decision was taken
 
 
-@given(tables(), st.lists(st.integers(1, 13), min_size=7, max_size=7))
+@given(tables(), st.lists(st.integers(1, 13), min_size=51, max_size=51))
 def test_threshold_policies_decide_as_the_threshold_bots(
         table: tuple[cta.Rules, int, list[str] | None, int | None, int], ranks: list[int]) -> None:
     rules, players, stacked, dealer, seed = table
