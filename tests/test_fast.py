@@ -274,3 +274,21 @@ def test_the_kernel_compiles_without_a_writable_cache(monkeypatch: pytest.Monkey
 
     compiled = K._jit(refcounts=True)(total)
     assert compiled(np.arange(5)) == 10
+
+
+def test_without_numba_fast_falls_back_saying_so_and_auto_quietly(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    from chasetheace.fast.sim import choose_engine
+
+    config = SimConfig(cta.Rules(), ("threshold:8",) * 3, hands=10)
+    notes: list[str] = []
+    assert choose_engine(config, "auto", notes.append) == "fast"
+    monkeypatch.setitem(sys.modules, "numba", None)  # import numba now raises ImportError
+    assert choose_engine(config, "fast", notes.append) == "python"
+    assert notes == ["the fast engine needs numba: pip install 'chase-the-ace[fast]'; "
+                     "using the Python engine"]
+    assert choose_engine(config, "auto", notes.append) == "python" and len(notes) == 1
+    with pytest.raises(ValueError, match="unknown engine"):
+        choose_engine(config, "turbo")
