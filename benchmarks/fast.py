@@ -27,9 +27,9 @@ from chasetheace.sim import SimConfig, simulate
 BOTS = ("threshold:8",) * 5
 
 
-def kernel_rate(rules: cta.Rules, hands: int) -> tuple[float, float, float]:
+def kernel_rate(rules: cta.Rules, hands: int, bots: tuple[str, ...] = BOTS) -> tuple[float, float, float]:
     """(hands per wall second, hands per CPU second, mean players in a hand) on one core."""
-    policies = compile_bots(BOTS, rules)
+    policies = compile_bots(bots, rules)
     play_chunk(rules, policies, seed=0, hands=1000)  # compiled or loaded from the cache
     wall, cpu = time.perf_counter(), time.process_time()
     tally = play_chunk(rules, policies, seed=1, hands=hands)
@@ -109,6 +109,9 @@ def main() -> None:
     _, i_cpu, _ = kernel_rate(immortal, args.hands)
     print(f"the same hands with nobody ever out (no per-game work, always 5 players): "
           f"{i_cpu:,.0f} hands/s CPU")
+    _, a_cpu, _ = kernel_rate(immortal, args.hands, ("threshold:A",) * 5)
+    print(f"and with everyone keeping (threshold:A: no exchange, every decision branch the same): "
+          f"{a_cpu:,.0f} hands/s CPU")
     try:
         kernel_steps, engine_steps = vector_rates()
     except ImportError:
