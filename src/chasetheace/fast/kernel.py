@@ -664,23 +664,16 @@ def _event(evs: np.ndarray, st: np.ndarray, kind: int, seat: int, neighbour: int
 @_jit(refcounts=True)
 def run(R: np.ndarray, STR: np.ndarray, SSTR: np.ndarray, n: int, pol_kind: np.ndarray,
         thr: np.ndarray, root: np.ndarray, child: np.ndarray, tab: np.ndarray, fb: np.ndarray,
-        games: int, hand_limit: int, seed: int, pos_hands: np.ndarray, pos_losses: np.ndarray,
-        rank_hands: np.ndarray, rank_losses: np.ndarray, wins: np.ndarray,
+        pack: np.ndarray, games: int, hand_limit: int, seed: int, pos_hands: np.ndarray,
+        pos_losses: np.ndarray, rank_hands: np.ndarray, rank_losses: np.ndarray, wins: np.ndarray,
         g: np.ndarray) -> None:  # pragma: no cover - compiled
-    """Play ``games`` whole games, or up to ``hand_limit`` hands, adding to the tallies."""
+    """Play ``games`` whole games, or up to ``hand_limit`` hands, adding to the tallies; each game
+    starts from ``pack`` (as :func:`chasetheace.fast.tables.pack_array` makes it)."""
     rng = np.zeros(1, np.uint64)
     rng[0] = np.uint64(seed)
-    deck = R[R_DECK]
     ws = np.full((WS_ROWS, RING), -1, np.int64)
     st = np.zeros(ST_SIZE, np.int64)
     evs = np.zeros((0, E_FIELDS), np.int64)
-    pack = np.zeros(deck + 1, np.int64)
-    k = 0
-    for c in range(52):
-        r = _rank(c)
-        if deck == 52 or r == 1 or r >= 7:
-            pack[k] = c
-            k += 1
     empty_i = np.zeros(0, np.int64)
     empty_2 = np.zeros((0, 0), np.int64)
     empty_f = np.zeros(0, np.float64)

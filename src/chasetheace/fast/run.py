@@ -39,8 +39,8 @@ def play_chunk(rules: Rules, policies: Policies, *, seed: int, games: int | None
     wins = np.zeros(n, np.int64)
     g = np.zeros(K.G_SIZE, np.int64)
     limit = hands if hands is not None else np.iinfo(np.int64).max
-    K.run(rule_vector(rules), engine_str, solver_str, n, *policies.arrays(), games or 0, limit,
-          seed, pos_hands, pos_losses, rank_hands, rank_losses, wins, g)
+    K.run(rule_vector(rules), engine_str, solver_str, n, *policies.arrays(), pack_array(rules),
+          games or 0, limit, seed, pos_hands, pos_losses, rank_hands, rank_losses, wins, g)
     tally = Tally(n, hands=int(g[K.G_HANDS]), games=int(g[K.G_GAMES]),
                   wins=[int(w) for w in wins], no_sole_winner=int(g[K.G_NO_SOLE]))
     for size, place in zip(*np.nonzero(pos_hands)):
