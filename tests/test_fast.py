@@ -301,3 +301,15 @@ def test_without_numba_fast_falls_back_saying_so_and_auto_quietly(
     assert choose_engine(config, "auto", notes.append) == "python" and len(notes) == 1
     with pytest.raises(ValueError, match="unknown engine"):
         choose_engine(config, "turbo")
+
+
+def test_bad_tables_and_scripts_are_refused_before_the_kernel_runs() -> None:
+    rules = cta.Rules(deck=32)
+    with pytest.raises(ValueError, match="bad number of players 32"):
+        play_chunk(rules, Policies.build(32, [K.P_RANDOM] * 32), seed=1, hands=10)
+    with pytest.raises(ValueError, match="bad amount"):
+        play_chunk(rules, Policies.build(3, [K.P_RANDOM] * 3), seed=1, hands=0)
+    with pytest.raises(ValueError, match="not an order of the 32-card pack"):
+        replay(rules, Policies.build(3, [K.P_RANDOM] * 3), Script(shuffles=(tuple(pack(52)),)))
+    with pytest.raises(ValueError, match="bad dealer"):
+        replay(rules, Policies.build(3, [K.P_RANDOM] * 3), Script(), dealer=3)

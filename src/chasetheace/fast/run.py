@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..cards import Card
+from ..cards import Card, pack
 from ..events import Blocked, DealerExchange, Event, Keep, Pick, Shuffle, Swap
 from ..rules import Rules
 from ..sim import Tally
@@ -25,12 +25,26 @@ def chunk_seed(game: str, seed: int, index: int) -> int:
     return random.Random(f"fast/{game}/{seed}/{index}").getrandbits(63)
 
 
+def _check_table(rules: Rules, policies: Policies) -> int:
+    """The number of seats, once it is known to fit the pack (the kernel checks no bounds)."""
+    n = policies.players
+    if not 2 <= n <= rules.max_players:
+        raise ValueError(f"bad number of players {n}: allowed 2..{rules.max_players} "
+                         f"with a {rules.deck}-card pack")
+    if policies.kind.shape != (n,) or policies.threshold.shape != (n, n + 1, n):
+        raise ValueError(f"the policies are not for {n} seats")
+    return n
+
+
 def play_chunk(rules: Rules, policies: Policies, *, seed: int, games: int | None = None,
                hands: int | None = None) -> Tally:
     """Play ``games`` whole games, or ``hands`` hands, in the kernel from ``seed``; the counts."""
     if (games is None) == (hands is None):
         raise ValueError("give a number of games or a number of hands, not both")
-    n = policies.players
+    amount = games if games is not None else hands
+    if not isinstance(amount, int) or isinstance(amount, bool) or amount < 1:
+        raise ValueError(f"bad amount {amount!r}: at least 1 game or hand")
+    n = _check_table(rules, policies)
     engine_str, solver_str = strengths(rules)
     pos_hands = np.zeros((n + 1, n), np.int64)
     pos_losses = np.zeros((n + 1, n), np.int64)
@@ -96,9 +110,20 @@ class Replay:
 
 def replay(rules: Rules, policies: Policies, script: Script, *, deck: Sequence[str | Card] | None = None,
            dealer: int | None = None, max_hands: int = 10_000) -> Replay:
-    """One game in the kernel with the chance (and, if given, the decisions) of ``script``."""
-    n = policies.players
+    """One game in the kernel with the chance (and, if given, the decisions) of ``script``.
+
+    ValueError if a shuffle is not an order of the whole pack or a pick is negative.
+    """
+    n = _check_table(rules, policies)
     deck_size = rules.deck
+    if dealer is not None and not (isinstance(dealer, int) and 0 <= dealer < n):
+        raise ValueError(f"bad dealer {dealer!r}: allowed 0..{n - 1}")
+    whole = sorted(c.id for c in pack(deck_size))
+    for i, order in enumerate(script.shuffles):
+        if sorted(c.id for c in order) != whole:
+            raise ValueError(f"shuffle {i} is not an order of the {deck_size}-card pack")
+    if any(p < 0 for p in script.picks):
+        raise ValueError("a pick is negative")
     engine_str, solver_str = strengths(rules)
     shuffles = np.array([[c.id for c in order] for order in script.shuffles], np.int64).reshape(
         -1, deck_size)
