@@ -163,9 +163,30 @@ def test_the_solver_table_gives_the_solved_bots_probabilities(thinned: bool) -> 
     assert checked > 100 and (fallbacks > 20 if thinned else fallbacks == 0)
 
 
-def test_the_counting_bot_cannot_be_compiled() -> None:
-    with pytest.raises(NotCompilableError, match="CountingBot"):
-        compile_bots(["threshold:8", "counting"], cta.Rules())
+@given(tables(), st.lists(st.sampled_from(["counting", "counting", "threshold:8", "threshold:J"]),
+                          min_size=12, max_size=12))
+def test_the_counting_bot_decides_in_the_kernel_as_in_the_engine(
+        table: tuple[cta.Rules, int, list[str] | None, int | None, int], specs: list[str]) -> None:
+    rules, players, stacked, dealer, seed = table
+    rules = rules.replace(between_hands="shuffle")
+    players = min(players, 12)
+    dealer = dealer if dealer is not None and dealer < players else None
+    bots = [cta.make_bot(spec, rules, players) for spec in specs[:players]]
+    game = cta.Game(rules, players, seed=seed, deck=stacked, dealer=dealer)
+    cta.play_game(game, bots, seed=seed)
+    script = script_of(game.events)
+    policies = compile_bots(specs[:players], rules)
+    rep = replay(rules, policies, script, deck=stacked, dealer=dealer)
+    assert script.decisions is not None
+    assert rep.probes == tuple(float(keep) for keep in script.decisions)  # every decision, as made
+    chance_only = replay(rules, policies, Script(script.shuffles, script.picks), deck=stacked, dealer=dealer)
+    assert kernel_outcomes(chance_only) == engine_outcomes(game) and chance_only.winner == game.winner
+
+
+def test_the_counting_bot_is_compiled_only_when_the_stock_is_shuffled() -> None:
+    compile_bots(["threshold:8", "counting"], cta.Rules())
+    with pytest.raises(NotCompilableError, match="counting bot only with between_hands = shuffle"):
+        compile_bots(["threshold:8", "counting"], cta.Rules(between_hands="to-bottom"))
 
 
 def test_chunks_are_deterministic_and_count_as_the_engine_does() -> None:
@@ -254,11 +275,13 @@ def test_simulate_fast_has_the_engines_keys_and_ignores_the_workers(
 
 def test_a_bot_the_kernel_cannot_play_falls_back_to_the_engine_saying_so(
         capsys: pytest.CaptureFixture[str]) -> None:
-    argv = ["--games", "3", "--players", "3", "--bot", "counting", "--seed", "4"]
+    argv = ["--games", "3", "--players", "3", "--bot", "counting", "--seed", "4", "--rule",
+            "between_hands=to-bottom"]
     python, quiet = run_json(capsys, argv)
     for engine in ("auto", "fast"):
         fell_back, err = run_json(capsys, [*argv, "--engine", engine])
-        assert "CountingBot" in err and "using the Python engine" in err
+        assert "counting bot only with between_hands = shuffle" in err
+        assert "using the Python engine" in err
         assert {k: v for k, v in fell_back.items() if k not in TIMING} == {
             k: v for k, v in python.items() if k not in TIMING}
     assert quiet == ""

@@ -31,7 +31,10 @@ def tables(draw: st.DrawFn) -> tuple[dict[str, Any], int, int, list[str], int]:
     options["lives"] = draw(st.integers(1, 3))
     players = draw(st.integers(2, 5))
     seat = draw(st.integers(0, players - 1))
-    opponents = [f"threshold:{draw(st.sampled_from('A23456789TJQK'))}" for _ in range(players - 1)]
+    kinds = [f"threshold:{r}" for r in "A23456789TJQK"]
+    if options["between_hands"] == "shuffle":  # where the kernel plays the counting bot
+        kinds += ["counting"] * 4
+    opponents = [draw(st.sampled_from(kinds)) for _ in range(players - 1)]
     return options, players, seat, opponents, draw(st.integers(0, 2**32))
 
 
@@ -117,7 +120,7 @@ def test_episode_statistics_wrapper_counts_whole_games() -> None:
 
 def test_bad_options_and_actions_are_refused() -> None:
     with pytest.raises(NotCompilableError):
-        ChaseTheAceVectorEnv(num_envs=2, players=3, opponents="counting")
+        ChaseTheAceVectorEnv(num_envs=2, players=3, opponents="counting", between_hands="to-bottom")
     with pytest.raises(ValueError, match="single_hand"):
         ChaseTheAceVectorEnv(num_envs=2, single_hand=True)
     envs = ChaseTheAceVectorEnv(num_envs=2)

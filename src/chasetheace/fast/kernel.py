@@ -48,7 +48,7 @@ FT_REPLAY, FT_SPLIT, FT_CUT, FT_NO_WINNER = 0, 1, 2, 3
 FD_RANDOM, FD_HIGH, FD_JACK = 0, 1, 2
 
 # --- policies and the solver's public tokens --------------------------------------------------
-P_THRESHOLD, P_RANDOM, P_TABLE = 0, 1, 2
+P_THRESHOLD, P_RANDOM, P_TABLE, P_COUNTING = 0, 1, 2, 3
 T_KEEP, T_SWAP, T_SWAP_A, T_SWAP_2, T_BLOCKED, T_SHOWN = range(6)
 TOKENS = 6
 
@@ -67,6 +67,8 @@ PUBLIC = -1       # a card every seat knows
 (W_LIVES, W_ALIVE, W_HANDS, W_DEALT, W_DONE, W_ORDER, W_STOCK, W_TMP, W_LOSERS, W_PAID, W_HAD,
  W_GIVEN, W_COUNT, W_SEEN, W_SHOWN, W_LOST, W_PAYMENT, W_OUT, W_WON) = range(19)
 WS_ROWS = 19
+# with counting policies, 2 n more rows: what counting seat c knows of each seat's card
+# (row WS_ROWS + c: the card, or -1) and of its rank from announcements (row WS_ROWS + n + c)
 (S_PHASE, S_HEAD, S_LEN, S_KITTY, S_DEALER, S_SET_ASIDE, S_IMMUNE, S_T, S_K, S_NODE, S_JMASK,
  S_SHUFFLE, S_HAND, S_TO_ACT, S_PENDING, S_EVENTS, S_FINAL_TIE, S_NO_SHOWDOWN) = range(18)
 ST_SIZE = 18
@@ -280,13 +282,16 @@ def _remove_from_stock(stk: np.ndarray, head: int, length: int, pos: int,
 def _decide(seat: int, place: int, k: int, card: int, node: int, STR: np.ndarray,
             SSTR: np.ndarray, pol_kind: np.ndarray, thr: np.ndarray, tab: np.ndarray,
             fb: np.ndarray, given: np.ndarray, script: bool, decisions: np.ndarray,
-            probe: np.ndarray, g: np.ndarray, rng: np.ndarray) -> bool:  # pragma: no cover
+            probe: np.ndarray, g: np.ndarray, rng: np.ndarray, R: np.ndarray, ws: np.ndarray,
+            n: int, length: int) -> bool:  # pragma: no cover
     """True to keep. The policy's keep probability, then the scripted or sampled decision."""
     kind = pol_kind[seat]
     if kind == P_THRESHOLD:
         p = 1.0 if STR[_rank(card)] >= thr[seat, k, place] else 0.0
     elif kind == P_RANDOM:
         p = 0.5
+    elif kind == P_COUNTING:
+        p = 1.0 if _counting_keeps(seat, place, k, R, STR, ws, n, length) else 0.0
     else:
         s = SSTR[_rank(card)]
         p = fb[k, place, s] if node < 0 else tab[node, s, given[seat] + 1]
@@ -306,6 +311,145 @@ def _decide(seat: int, place: int, k: int, card: int, node: int, STR: np.ndarray
     if kind == P_RANDOM:
         return bool((_next(rng) >> np.uint64(63)) == np.uint64(0))
     return _uniform(rng) < p
+
+
+@_jit()
+def _comb(a: int, b: int) -> int:  # pragma: no cover - compiled
+    if b < 0 or b > a:
+        return 0
+    c = 1
+    for i in range(b):
+        c = c * (a - i) // (i + 1)
+    return c
+
+
+@_jit()
+def _p_lose(mine: int, known: np.ndarray, k: int, skip: int, over_seat: int, over_value: int,
+            size: int, higher: int) -> float:  # pragma: no cover - compiled
+    """CountingBot._p_lose: ``known`` holds the strength each place is known to hold (0: unknown);
+    place ``skip`` (the deciding seat) does not count, place ``over_seat`` counts ``over_value``."""
+    unknown = 0
+    for i in range(k):
+        if i == skip:
+            continue
+        v = over_value if i == over_seat else known[i]
+        if v == 0:
+            unknown += 1
+        elif v < mine:
+            return 0.0
+    if unknown == 0:
+        return 1.0
+    if unknown > size:
+        return 0.0
+    return float(_comb(higher, unknown)) / float(_comb(size, unknown))
+
+
+@_jit()
+def _counting_keeps(me: int, place: int, k: int, R: np.ndarray, STR: np.ndarray, ws: np.ndarray,
+                    n: int, length: int) -> bool:  # pragma: no cover - compiled
+    """CountingBot's choice (``between_hands = shuffle``: nothing carries over between hands)."""
+    order, counts = ws[W_ORDER], ws[W_COUNT]
+    cards, ranks = ws[WS_ROWS + me], ws[WS_ROWS + n + me]
+    mine = ws[W_HANDS, me]
+    deck = R[R_DECK]
+    blocker = R[R_BLOCKER]
+    for r in range(1, 14):
+        counts[r] = 4 if deck == 52 or r == 1 or r >= 7 else 0
+    counts[_rank(mine)] -= 1
+    size = 0
+    strengths = ws[W_COUNT, 16:16 + k]  # the known strength at each place (0: unknown)
+    for i in range(k):
+        s = order[i]
+        c = cards[s]
+        if c >= 0 and s != me:
+            counts[_rank(c)] -= 1
+        strengths[i] = STR[_rank(c)] if c >= 0 else (STR[ranks[s]] if ranks[s] > 0 else 0)
+    for r in range(1, 14):
+        size += counts[r]
+    m = STR[_rank(mine)]
+    keep = _p_lose(m, strengths, k, place, -1, 0, size, _above(counts, STR, m))
+    swap = 0.0
+    if place == k - 1:  # the dealer: the average over what the exchange would bring
+        slots = 1 if R[R_DEX_TOP] else length
+        total = 0.0
+        if size > 0:
+            for r in range(1, 14):
+                if counts[r] == 0:
+                    continue
+                weight = float(slots * counts[r]) / float(size)
+                d = STR[r]
+                if blocker != 0 and r == blocker:
+                    if R[R_DDB] == DDB_VOID:
+                        total += weight * _p_lose(m, strengths, k, place, -1, 0, size - 1,
+                                                  _above(counts, STR, m) - (1 if d > m else 0))
+                        continue
+                    if R[R_DDB] == DDB_LOSES:
+                        total += weight
+                        continue
+                if r == _rank(mine) and R[R_DSR] != DSR_NONE:
+                    continue
+                total += weight * _p_lose(d, strengths, k, place, -1, 0, size - 1, _above(counts, STR, d))
+        swap = total / max(1, slots)
+    else:
+        nb = place + 1
+        c = cards[order[nb]]
+        if c >= 0:
+            swap = _after_swap(m, _rank(c), strengths, k, place, nb, size, False, counts, STR, blocker)
+        else:
+            total = 0.0
+            for r in range(1, 14):
+                if counts[r] > 0:
+                    total += counts[r] * _after_swap(m, r, strengths, k, place, nb, size - 1, True, counts,
+                                                     STR, blocker)
+            swap = total / max(1, size)
+    return not swap < keep - 1e-12
+
+
+@_jit()
+def _above(counts: np.ndarray, STR: np.ndarray, strength: int) -> int:  # pragma: no cover - compiled
+    total = 0
+    for r in range(1, 14):
+        if STR[r] > strength:
+            total += counts[r]
+    return total
+
+
+@_jit()
+def _after_swap(m: int, rank: int, strengths: np.ndarray, k: int, place: int, nb: int, size: int,
+                removed: bool, counts: np.ndarray, STR: np.ndarray,
+                blocker: int) -> float:  # pragma: no cover - compiled
+    """CountingBot._after_swap: the chance of losing once the neighbour turns out to hold ``rank``."""
+    d = STR[rank]
+    if blocker != 0 and rank == blocker:  # blocked: keep, the neighbour shown
+        gone = 1 if removed and d > m else 0
+        return _p_lose(m, strengths, k, place, nb, 14, size, _above(counts, STR, m) - gone)
+    return _p_lose(d, strengths, k, place, nb, m, size, _above(counts, STR, d))
+
+
+@_jit()
+def _learn(ws: np.ndarray, n: int, pol_kind: np.ndarray, seat: int,
+           card: int) -> None:  # pragma: no cover - compiled
+    """Every counting seat learns that ``seat`` holds ``card`` (it was shown)."""
+    for c in range(n):
+        if pol_kind[c] == P_COUNTING:
+            ws[WS_ROWS + c, seat] = card
+
+
+@_jit()
+def _learn_swap(ws: np.ndarray, n: int, pol_kind: np.ndarray, seat: int, nb: int, mine: int,
+                theirs: int, announced: int) -> None:  # pragma: no cover - compiled
+    """Every counting seat follows a swap: what it knew of the two cards moves with them; the two
+    players know both cards; an announced rank is heard by all."""
+    for c in range(n):
+        if pol_kind[c] != P_COUNTING:
+            continue
+        cards, ranks = ws[WS_ROWS + c], ws[WS_ROWS + n + c]
+        cards[seat], cards[nb] = cards[nb], cards[seat]
+        ranks[seat], ranks[nb] = ranks[nb], ranks[seat]
+        if c in (seat, nb):
+            cards[seat], cards[nb] = theirs, mine
+        if announced:
+            ranks[seat] = announced
 
 
 @_jit()
@@ -336,10 +480,12 @@ def play_game(R: np.ndarray, STR: np.ndarray, SSTR: np.ndarray, n: int, pol_kind
     deck = R[R_DECK]
     blocker = R[R_BLOCKER]
     to_bottom = R[R_BH] == 1
-    use_table = False
+    use_table = use_count = False
     for s in range(n):
         if pol_kind[s] == P_TABLE:
             use_table = True
+        if pol_kind[s] == P_COUNTING:
+            use_count = True
     lives, alive, hands, dealt, done, order = ws[0], ws[1], ws[2], ws[3], ws[4], ws[5]
     stk, tmp, losers, paid, had, given = ws[6], ws[7], ws[8], ws[9], ws[10], ws[11]
     cnt, seen, sd_card, sd_lost, paid_rec, out_rec = ws[12], ws[13], ws[14], ws[15], ws[16], ws[17]
@@ -416,6 +562,14 @@ def play_game(R: np.ndarray, STR: np.ndarray, SSTR: np.ndarray, n: int, pol_kind
             length -= k
             set_aside = -1
             immune = -1
+            if use_count:
+                for c in range(n):
+                    if pol_kind[c] == P_COUNTING:
+                        for s in range(n):
+                            ws[WS_ROWS + c, s] = -1
+                            ws[WS_ROWS + n + c, s] = 0
+                        if alive[c]:
+                            ws[WS_ROWS + c, c] = hands[c]
             if rec:
                 st[S_EVENTS] = 0
                 st[S_FINAL_TIE] = 0
@@ -437,6 +591,8 @@ def play_game(R: np.ndarray, STR: np.ndarray, SSTR: np.ndarray, n: int, pol_kind
                             kitty -= 1
                             lives[s] += 1
                         jmask |= 1 << i
+                        if use_count:
+                            _learn(ws, n, pol_kind, s, hands[s])
                         if rec:
                             seen[hands[s]] = PUBLIC
                             _event(evs, st, E_KING_JERK, s, -1, hands[s], -1, 0, -1)
@@ -457,6 +613,8 @@ def play_game(R: np.ndarray, STR: np.ndarray, SSTR: np.ndarray, n: int, pol_kind
             if _rank(card) == blocker:
                 done[s] = 1
                 node = _step(node, T_SHOWN, child)
+                if use_count:
+                    _learn(ws, n, pol_kind, s, card)
                 if rec:
                     seen[card] = PUBLIC
                     _event(evs, st, E_SHOW_BLOCKER, s, -1, card, -1, 0, -1)
@@ -475,7 +633,7 @@ def play_game(R: np.ndarray, STR: np.ndarray, SSTR: np.ndarray, n: int, pol_kind
                 st[S_PENDING] = -1
             else:
                 keep = _decide(s, t, k, card, node, STR, SSTR, pol_kind, thr, tab, fb, given,
-                               script_decisions, decisions, probe, g, rng)
+                               script_decisions, decisions, probe, g, rng, R, ws, n, length)
             done[s] = 1
             if s == dealer:
                 t = k
@@ -533,6 +691,8 @@ def play_game(R: np.ndarray, STR: np.ndarray, SSTR: np.ndarray, n: int, pol_kind
             if _rank(theirs) == blocker:
                 done[nb] = 1
                 node = _step(node, T_BLOCKED, child)
+                if use_count:
+                    _learn(ws, n, pol_kind, nb, theirs)
                 if rec:
                     seen[theirs] = PUBLIC
                     _event(evs, st, E_BLOCKED, s, nb, theirs, -1, 0, -1)
@@ -548,6 +708,8 @@ def play_game(R: np.ndarray, STR: np.ndarray, SSTR: np.ndarray, n: int, pol_kind
                 node = _step(node, T_SWAP_A if _rank(theirs) == 1 else T_SWAP_2, child)
             else:
                 node = _step(node, T_SWAP, child)
+            if use_count:
+                _learn_swap(ws, n, pol_kind, s, nb, card, theirs, announced)
             if rec:
                 if seen[card] != PUBLIC:
                     seen[card] |= 1 << nb
@@ -671,7 +833,7 @@ def run(R: np.ndarray, STR: np.ndarray, SSTR: np.ndarray, n: int, pol_kind: np.n
     starts from ``pack`` (as :func:`chasetheace.fast.tables.pack_array` makes it)."""
     rng = np.zeros(1, np.uint64)
     rng[0] = np.uint64(seed)
-    ws = np.full((WS_ROWS, RING), -1, np.int64)
+    ws = np.full((WS_ROWS + 2 * n, RING), -1, np.int64)
     st = np.zeros(ST_SIZE, np.int64)
     evs = np.zeros((0, E_FIELDS), np.int64)
     empty_i = np.zeros(0, np.int64)

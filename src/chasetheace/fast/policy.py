@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from ..bots import Bot, RandomBot, ThresholdBot, make_bot
+from ..bots import Bot, CountingBot, RandomBot, ThresholdBot, make_bot
 from ..rules import Rules
 from . import NotCompilableError
 from . import kernel as K
@@ -182,6 +182,11 @@ def compile_bots(bots: Sequence[Bot | str], rules: Rules, players: int | None = 
             thr[seat, :, :] = rules.strength(bot.threshold)
         elif isinstance(bot, RandomBot):
             kinds.append(K.P_RANDOM)
+        elif isinstance(bot, CountingBot):
+            if rules.between_hands != "shuffle":
+                raise NotCompilableError("the kernel plays the counting bot only with between_hands = "
+                                         "shuffle (it would have to follow the stock from hand to hand)")
+            kinds.append(K.P_COUNTING)
         elif type(bot).__name__ == "SolvedBot":
             if solved is not None and not _same_strategy(solved, bot):
                 raise NotCompilableError("the kernel plays one solved strategy per run, "

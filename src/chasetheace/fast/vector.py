@@ -72,7 +72,8 @@ def _advance(agent: int, R: np.ndarray, STR: np.ndarray, SSTR: np.ndarray, n: in
         if s == agent:
             return READY
         keep = K._decide(s, st[K.S_T], st[K.S_K], ws[K.W_HANDS, s], st[K.S_NODE], STR, SSTR, pol_kind,
-                         thr, tab, fb, ws[K.W_GIVEN], False, none_i, none_f, g, rng)
+                         thr, tab, fb, ws[K.W_GIVEN], False, none_i, none_f, g, rng, R, ws, n,
+                         st[K.S_LEN])
         st[K.S_PENDING] = 1 if keep else 0
 
 
@@ -226,7 +227,8 @@ class VectorCore:
         shuffles, picks = script if script is not None else (np.zeros((0, d), np.int64),
                                                              np.zeros(0, np.int64))
         self.shuffles, self.picks = shuffles, picks
-        self.ws = np.full((tables, K.WS_ROWS, K.RING), -1, np.int64)
+        counting = bool((policies.kind == K.P_COUNTING).any())
+        self.ws = np.full((tables, K.WS_ROWS + (2 * players if counting else 0), K.RING), -1, np.int64)
         self.st = np.zeros((tables, K.ST_SIZE), np.int64)
         self.evs = np.zeros((tables, 2 * players + 2, K.E_FIELDS), np.int64)
         self.g = np.zeros((tables, K.G_SIZE), np.int64)
