@@ -4,11 +4,15 @@
   place in the turn order (``ThresholdBot`` is the same threshold everywhere);
 - **random**: keep or swap with even chances (``RandomBot``);
 - **table**: the solver's strategy (``SolvedBot``), a keep probability for every information set
-  the solution holds, read through a trie of the hand's public tokens.
+  the solution holds, read through a trie of the hand's public tokens;
+- **counting**: ``CountingBot``, not as a table (its choice depends on which seat it knows to hold
+  which card, too many situations to list) but computed in the kernel from what each counting
+  seat has learnt this hand, with the bot's own arithmetic. Only with ``between_hands = shuffle``:
+  with ``to-bottom`` the bot also follows the stock from hand to hand, which the kernel does not.
 
 :func:`compile_bots` turns bots (or bot specs) into :class:`Policies`, or raises
-:class:`NotCompilableError` naming the bot it cannot table (the counting bot, whose choice depends
-on everything it has tracked since the game began, or any bot it does not know).
+:class:`NotCompilableError` naming the bot it cannot play (the counting bot under ``to-bottom``,
+or any bot it does not know).
 """
 
 from __future__ import annotations
