@@ -5,8 +5,9 @@ Standard rules, 5 players, ThresholdBot(8) at every seat, whole games (chips, el
 games). Prints, for the kernel on one core and for the engine (``simulate``, the Python engine),
 hands per second of wall-clock time and of CPU time (on a shared machine the CPU-time figure is the
 one that does not depend on the other processes), and their ratio. Then what bounds the kernel: the
-cost of its generator per draw and the draws a hand needs, and the same games with nobody eliminated
-(no per-game work). ``--big`` also times 10^8 hands on two workers through ``simulate --engine fast``.
+cost of its generator per draw and the draws a hand needs, the same games with nobody eliminated
+(no per-game work), and with everyone keeping (no exchanges). Then the counting bot at every seat.
+``--big`` also times 10^8 hands on two workers through ``simulate --engine fast``.
 With Gymnasium installed, also agent steps per CPU second of ``ChaseTheAceVector-v0`` (256 tables)
 and of ``ChaseTheAce-v0`` under Gymnasium's ``SyncVectorEnv`` (16 copies), 5 players, threshold:8.
 """
@@ -38,10 +39,10 @@ def kernel_rate(rules: cta.Rules, hands: int, bots: tuple[str, ...] = BOTS) -> t
     return tally.hands / wall, tally.hands / cpu, players_in
 
 
-def engine_rate(rules: cta.Rules, hands: int) -> tuple[float, float]:
+def engine_rate(rules: cta.Rules, hands: int, bots: tuple[str, ...] = BOTS) -> tuple[float, float]:
     """(hands per wall second, hands per CPU second) of ``simulate`` on the engine, one process."""
     wall, cpu = time.perf_counter(), time.process_time()
-    result = simulate(SimConfig(rules, BOTS, seed=1, hands=hands))
+    result = simulate(SimConfig(rules, bots, seed=1, hands=hands))
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     return result.tally.hands / wall, result.tally.hands / cpu
 
@@ -112,6 +113,11 @@ def main() -> None:
     _, a_cpu, _ = kernel_rate(immortal, args.hands, ("threshold:A",) * 5)
     print(f"and with everyone keeping (threshold:A: no exchange, every decision branch the same): "
           f"{a_cpu:,.0f} hands/s CPU")
+    counting = ("counting",) * 5
+    _, c_cpu, _ = kernel_rate(rules, args.hands // 10, counting)
+    _, ce_cpu = engine_rate(rules, max(1, args.engine_hands // 5), counting)
+    print(f"counting bot at every seat: kernel {c_cpu:,.0f} hands/s CPU, engine {ce_cpu:,.0f} "
+          f"({c_cpu / ce_cpu:,.0f} x)")
     try:
         kernel_steps, engine_steps = vector_rates()
     except ImportError:
