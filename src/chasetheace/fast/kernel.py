@@ -11,136 +11,111 @@ given shuffles and picks (``script_chance``); decisions come from the policies, 
 With ``between_hands = shuffle`` the kernel shuffles lazily: only the cards that will be dealt (and
 the top card, for ``dealer_exchange = top``) are drawn, by a partial Fisher-Yates shuffle; a cut at a
 uniform position of the rest is then a uniform card of the rest, as in a full shuffle.
+
+The chance draws are in :mod:`chasetheace.fast.chance`, the counting bot in
+:mod:`chasetheace.fast.counting`, and the meaning of every index and code in
+:mod:`chasetheace.fast.layout` (also reachable from here: ``kernel.R_DECK``, ...).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, TypeVar, cast
-
 import numpy as np
-from numba import njit
 
-F = TypeVar("F", bound=Callable[..., Any])
-
-
-def _jit(refcounts: bool = False) -> Callable[[F], F]:
-    """Compile with numba, cached on disk where a folder is writable (beside the source, else
-    the user's cache folder; numba raises RuntimeError if neither is, and then it compiles on each
-    run). The game itself runs without reference counting (``_nrt=False``): it allocates nothing,
-    and numba's atomic counts on every array passed to a helper cost more than the game (measured:
-    5 times slower)."""
-    def wrap(fn: F) -> F:
-        try:
-            return cast(F, njit(cache=True, _nrt=refcounts)(fn))  # type: ignore[call-overload]
-        except RuntimeError:  # no writable cache folder anywhere: compile on each run instead
-            return cast(F, njit(_nrt=refcounts)(fn))  # type: ignore[call-overload]
-    return wrap
-
-# --- the rule vector ---------------------------------------------------------------------------
-(R_LIVES, R_DECK, R_BLOCKER, R_TOP, R_KSP, R_KJ, R_DEX_TOP, R_DDB, R_DSR, R_ANN, R_TIES, R_PAIR,
- R_APD, R_LC, R_FT, R_FD, R_BH) = range(17)
-R_SIZE = 17
-DDB_ALLOWED, DDB_VOID, DDB_LOSES = 0, 1, 2
-DSR_NONE, DSR_WINS, DSR_IMMUNE = 0, 1, 2
-TIES_ALL, TIES_ELDEST, TIES_LATEST = 0, 1, 2
-FT_REPLAY, FT_SPLIT, FT_CUT, FT_NO_WINNER = 0, 1, 2, 3
-FD_RANDOM, FD_HIGH, FD_JACK = 0, 1, 2
-
-# --- policies and the solver's public tokens --------------------------------------------------
-P_THRESHOLD, P_RANDOM, P_TABLE, P_COUNTING = 0, 1, 2, 3
-T_KEEP, T_SWAP, T_SWAP_A, T_SWAP_2, T_BLOCKED, T_SHOWN = range(6)
-TOKENS = 6
-
-# --- counters kept in the int64 array ``g`` ---------------------------------------------------
-G_PICK, G_SHUF, G_DEC, G_LOG, G_HANDS, G_GAMES, G_NO_SOLE, G_SHORT = range(8)
-G_SIZE = 8
-
-RING = 128
-MASK = RING - 1
-STOPPED = -2      # the game was cut off by the hand limit
-NO_SOLE = -1      # split pot or no winner
-PAUSED = -4       # a decision is pending (``pause``)
-PUBLIC = -1       # a card every seat knows
-
-# --- a table: rows of ``ws`` and scalars of ``st`` --------------------------------------------
-(W_LIVES, W_ALIVE, W_HANDS, W_DEALT, W_DONE, W_ORDER, W_STOCK, W_TMP, W_LOSERS, W_PAID, W_HAD,
- W_GIVEN, W_COUNT, W_SEEN, W_SHOWN, W_LOST, W_PAYMENT, W_OUT, W_WON) = range(19)
-WS_ROWS = 19
-# with counting policies, 2 n more rows: what counting seat c knows of each seat's card
-# (row WS_ROWS + c: the card, or -1) and of its rank from announcements (row WS_ROWS + n + c)
-(S_PHASE, S_HEAD, S_LEN, S_KITTY, S_DEALER, S_SET_ASIDE, S_IMMUNE, S_T, S_K, S_NODE, S_JMASK,
- S_SHUFFLE, S_HAND, S_TO_ACT, S_PENDING, S_EVENTS, S_FINAL_TIE, S_NO_SHOWDOWN) = range(18)
-ST_SIZE = 18
-PH_NEW, PH_DEAL, PH_TURNS, PH_OVER = 0, 1, 2, 3
-# turn events, numbered as the encoder's TURN_KINDS
-(E_KING_JERK, E_SHOW_BLOCKER, E_KEEP, E_SWAP, E_BLOCKED, E_DEALER_EXCHANGE, E_DEALER_DREW_BLOCKER,
- E_DEALER_SAME_RANK) = range(8)
-(E_KIND, E_SEAT, E_NEIGHBOUR, E_FIRST, E_SECOND, E_ANNOUNCED, E_POSITION) = range(7)
-E_FIELDS = 7
-
-U32 = np.uint64(0xFFFFFFFF)
-
-
-@_jit()
-def _next(rng: np.ndarray) -> Any:  # pragma: no cover - compiled
-    z = rng[0] + np.uint64(0x9E3779B97F4A7C15)
-    rng[0] = z
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return z ^ (z >> np.uint64(31))
-
-
-@_jit()
-def _below(rng: np.ndarray, bound: int) -> Any:  # pragma: no cover - compiled
-    """Uniform in 0..bound-1, without bias (Lemire's multiply-and-reject)."""
-    b = np.uint64(bound)
-    m = (_next(rng) >> np.uint64(32)) * b
-    low = m & U32
-    if low < b:
-        t = (np.uint64(0x100000000) - b) % b
-        while low < t:
-            m = (_next(rng) >> np.uint64(32)) * b
-            low = m & U32
-    return np.int64(m >> np.uint64(32))
-
-
-@_jit()
-def _uniform(rng: np.ndarray) -> float:  # pragma: no cover - compiled
-    return np.float64(_next(rng) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
-
-
-@_jit()
-def _pick(bound: int, script: bool, picks: np.ndarray, g: np.ndarray,
-          rng: np.ndarray) -> int:  # pragma: no cover - compiled
-    if script:
-        if g[G_PICK] >= picks.shape[0] or not 0 <= picks[g[G_PICK]] < bound:
-            g[G_SHORT] = 1  # the script has no (fitting) pick left: the game stops
-            return 0
-        v = picks[g[G_PICK]]
-        g[G_PICK] += 1
-        return int(v)
-    return int(_below(rng, bound))
-
-
-@_jit()
-def _shuffle_pack(tmp: np.ndarray, deck: int, need: int, script: bool, shuffles: np.ndarray,
-                  g: np.ndarray, rng: np.ndarray) -> None:  # pragma: no cover - compiled
-    """A fresh shuffle of the pack into ``tmp`` (only the first ``need`` cards are drawn)."""
-    if script:
-        if g[G_SHUF] >= shuffles.shape[0]:
-            g[G_SHORT] = 1
-            return
-        row = shuffles[g[G_SHUF]]
-        g[G_SHUF] += 1
-        for i in range(deck):
-            tmp[i] = row[i]
-        return
-    for i in range(need):
-        j = i + _below(rng, deck - i)
-        c = tmp[i]
-        tmp[i] = tmp[j]
-        tmp[j] = c
+from .chance import _below, _choose_dealer, _cut_for_pot, _next, _pick, _uniform
+from .counting import _counting_keeps, _learn, _learn_swap
+from .layout import *  # noqa: F403 (the kernel's names, for its callers: kernel.R_DECK, ...)
+from .layout import (
+    DDB_ALLOWED,
+    DDB_LOSES,
+    DSR_NONE,
+    DSR_WINS,
+    E_ANNOUNCED,
+    E_BLOCKED,
+    E_DEALER_DREW_BLOCKER,
+    E_DEALER_EXCHANGE,
+    E_DEALER_SAME_RANK,
+    E_FIELDS,
+    E_FIRST,
+    E_KEEP,
+    E_KIND,
+    E_KING_JERK,
+    E_NEIGHBOUR,
+    E_POSITION,
+    E_SEAT,
+    E_SECOND,
+    E_SHOW_BLOCKER,
+    E_SWAP,
+    FT_CUT,
+    FT_REPLAY,
+    FT_SPLIT,
+    G_DEC,
+    G_GAMES,
+    G_HANDS,
+    G_LOG,
+    G_NO_SOLE,
+    G_SHORT,
+    G_SHUF,
+    MASK,
+    NO_SOLE,
+    P_COUNTING,
+    P_RANDOM,
+    P_TABLE,
+    P_THRESHOLD,
+    PAUSED,
+    PH_DEAL,
+    PH_NEW,
+    PH_OVER,
+    PH_TURNS,
+    PUBLIC,
+    R_ANN,
+    R_APD,
+    R_BH,
+    R_BLOCKER,
+    R_DDB,
+    R_DECK,
+    R_DEX_TOP,
+    R_DSR,
+    R_FT,
+    R_KJ,
+    R_KSP,
+    R_LC,
+    R_LIVES,
+    R_PAIR,
+    R_TIES,
+    R_TOP,
+    RING,
+    S_DEALER,
+    S_EVENTS,
+    S_FINAL_TIE,
+    S_HAND,
+    S_HEAD,
+    S_IMMUNE,
+    S_JMASK,
+    S_K,
+    S_KITTY,
+    S_LEN,
+    S_NO_SHOWDOWN,
+    S_NODE,
+    S_PENDING,
+    S_PHASE,
+    S_SET_ASIDE,
+    S_SHUFFLE,
+    S_T,
+    S_TO_ACT,
+    ST_SIZE,
+    STOPPED,
+    T_BLOCKED,
+    T_KEEP,
+    T_SHOWN,
+    T_SWAP,
+    T_SWAP_2,
+    T_SWAP_A,
+    TIES_ELDEST,
+    TIES_LATEST,
+    WS_ROWS,
+    _jit,
+    _rank,
+)
 
 
 @_jit()
@@ -149,74 +124,6 @@ def _left(seat: int, n: int, alive: np.ndarray) -> int:  # pragma: no cover - co
     while not alive[s]:
         s = s + 1 if s + 1 < n else 0
     return s
-
-
-@_jit()
-def _rank(card: int) -> int:  # pragma: no cover - compiled
-    return (card >> 2) + 1
-
-
-@_jit()
-def _choose_dealer(R: np.ndarray, STR: np.ndarray, n: int, tmp: np.ndarray, cont: np.ndarray,
-                   script: bool, picks: np.ndarray, shuffles: np.ndarray, g: np.ndarray,
-                   rng: np.ndarray) -> int:  # pragma: no cover - compiled
-    deck = R[R_DECK]
-    if R[R_FD] == FD_RANDOM:
-        return _pick(n, script, picks, g, rng)
-    if R[R_FD] == FD_HIGH:
-        m = n
-        for i in range(n):
-            cont[i] = i
-        while True:
-            _shuffle_pack(tmp, deck, m, script, shuffles, g, rng)
-            best = 0
-            for i in range(m):
-                v = STR[_rank(tmp[i])]
-                if v > best:
-                    best = v
-            k = 0
-            for i in range(m):
-                if STR[_rank(tmp[i])] == best:
-                    cont[k] = cont[i]
-                    k += 1
-            m = k
-            if m == 1 or g[G_SHORT]:
-                return int(cont[0])
-    # first-jack: cards face up round the table from seat 0 until a jack
-    if script:
-        _shuffle_pack(tmp, deck, deck, script, shuffles, g, rng)
-    i = 0
-    while True:
-        if not script:
-            j = i + _below(rng, deck - i)
-            c = tmp[i]
-            tmp[i] = tmp[j]
-            tmp[j] = c
-        if _rank(tmp[i]) == 11:
-            return i % n
-        i += 1
-
-
-@_jit()
-def _cut_for_pot(R: np.ndarray, STR: np.ndarray, out: np.ndarray, m: int, tmp: np.ndarray,
-                 script: bool, shuffles: np.ndarray, g: np.ndarray,
-                 rng: np.ndarray) -> int:  # pragma: no cover - compiled
-    while m > 1:
-        _shuffle_pack(tmp, R[R_DECK], m, script, shuffles, g, rng)
-        best = 0
-        for i in range(m):
-            v = STR[_rank(tmp[i])]
-            if v > best:
-                best = v
-        k = 0
-        for i in range(m):
-            if STR[_rank(tmp[i])] == best:
-                out[k] = out[i]
-                k += 1
-        m = k
-        if g[G_SHORT]:
-            break
-    return int(out[0])
 
 
 @_jit()
@@ -311,145 +218,6 @@ def _decide(seat: int, place: int, k: int, card: int, node: int, STR: np.ndarray
     if kind == P_RANDOM:
         return bool((_next(rng) >> np.uint64(63)) == np.uint64(0))
     return _uniform(rng) < p
-
-
-@_jit()
-def _comb(a: int, b: int) -> int:  # pragma: no cover - compiled
-    if b < 0 or b > a:
-        return 0
-    c = 1
-    for i in range(b):
-        c = c * (a - i) // (i + 1)
-    return c
-
-
-@_jit()
-def _p_lose(mine: int, known: np.ndarray, k: int, skip: int, over_seat: int, over_value: int,
-            size: int, higher: int) -> float:  # pragma: no cover - compiled
-    """CountingBot._p_lose: ``known`` holds the strength each place is known to hold (0: unknown);
-    place ``skip`` (the deciding seat) does not count, place ``over_seat`` counts ``over_value``."""
-    unknown = 0
-    for i in range(k):
-        if i == skip:
-            continue
-        v = over_value if i == over_seat else known[i]
-        if v == 0:
-            unknown += 1
-        elif v < mine:
-            return 0.0
-    if unknown == 0:
-        return 1.0
-    if unknown > size:
-        return 0.0
-    return float(_comb(higher, unknown)) / float(_comb(size, unknown))
-
-
-@_jit()
-def _counting_keeps(me: int, place: int, k: int, R: np.ndarray, STR: np.ndarray, ws: np.ndarray,
-                    n: int, length: int) -> bool:  # pragma: no cover - compiled
-    """CountingBot's choice (``between_hands = shuffle``: nothing carries over between hands)."""
-    order, counts = ws[W_ORDER], ws[W_COUNT]
-    cards, ranks = ws[WS_ROWS + me], ws[WS_ROWS + n + me]
-    mine = ws[W_HANDS, me]
-    deck = R[R_DECK]
-    blocker = R[R_BLOCKER]
-    for r in range(1, 14):
-        counts[r] = 4 if deck == 52 or r == 1 or r >= 7 else 0
-    counts[_rank(mine)] -= 1
-    size = 0
-    strengths = ws[W_COUNT, 16:16 + k]  # the known strength at each place (0: unknown)
-    for i in range(k):
-        s = order[i]
-        c = cards[s]
-        if c >= 0 and s != me:
-            counts[_rank(c)] -= 1
-        strengths[i] = STR[_rank(c)] if c >= 0 else (STR[ranks[s]] if ranks[s] > 0 else 0)
-    for r in range(1, 14):
-        size += counts[r]
-    m = STR[_rank(mine)]
-    keep = _p_lose(m, strengths, k, place, -1, 0, size, _above(counts, STR, m))
-    swap = 0.0
-    if place == k - 1:  # the dealer: the average over what the exchange would bring
-        slots = 1 if R[R_DEX_TOP] else length
-        total = 0.0
-        if size > 0:
-            for r in range(1, 14):
-                if counts[r] == 0:
-                    continue
-                weight = float(slots * counts[r]) / float(size)
-                d = STR[r]
-                if blocker != 0 and r == blocker:
-                    if R[R_DDB] == DDB_VOID:
-                        total += weight * _p_lose(m, strengths, k, place, -1, 0, size - 1,
-                                                  _above(counts, STR, m) - (1 if d > m else 0))
-                        continue
-                    if R[R_DDB] == DDB_LOSES:
-                        total += weight
-                        continue
-                if r == _rank(mine) and R[R_DSR] != DSR_NONE:
-                    continue
-                total += weight * _p_lose(d, strengths, k, place, -1, 0, size - 1, _above(counts, STR, d))
-        swap = total / max(1, slots)
-    else:
-        nb = place + 1
-        c = cards[order[nb]]
-        if c >= 0:
-            swap = _after_swap(m, _rank(c), strengths, k, place, nb, size, False, counts, STR, blocker)
-        else:
-            total = 0.0
-            for r in range(1, 14):
-                if counts[r] > 0:
-                    total += counts[r] * _after_swap(m, r, strengths, k, place, nb, size - 1, True, counts,
-                                                     STR, blocker)
-            swap = total / max(1, size)
-    return not swap < keep - 1e-12
-
-
-@_jit()
-def _above(counts: np.ndarray, STR: np.ndarray, strength: int) -> int:  # pragma: no cover - compiled
-    total = 0
-    for r in range(1, 14):
-        if STR[r] > strength:
-            total += counts[r]
-    return total
-
-
-@_jit()
-def _after_swap(m: int, rank: int, strengths: np.ndarray, k: int, place: int, nb: int, size: int,
-                removed: bool, counts: np.ndarray, STR: np.ndarray,
-                blocker: int) -> float:  # pragma: no cover - compiled
-    """CountingBot._after_swap: the chance of losing once the neighbour turns out to hold ``rank``."""
-    d = STR[rank]
-    if blocker != 0 and rank == blocker:  # blocked: keep, the neighbour shown
-        gone = 1 if removed and d > m else 0
-        return _p_lose(m, strengths, k, place, nb, 14, size, _above(counts, STR, m) - gone)
-    return _p_lose(d, strengths, k, place, nb, m, size, _above(counts, STR, d))
-
-
-@_jit()
-def _learn(ws: np.ndarray, n: int, pol_kind: np.ndarray, seat: int,
-           card: int) -> None:  # pragma: no cover - compiled
-    """Every counting seat learns that ``seat`` holds ``card`` (it was shown)."""
-    for c in range(n):
-        if pol_kind[c] == P_COUNTING:
-            ws[WS_ROWS + c, seat] = card
-
-
-@_jit()
-def _learn_swap(ws: np.ndarray, n: int, pol_kind: np.ndarray, seat: int, nb: int, mine: int,
-                theirs: int, announced: int) -> None:  # pragma: no cover - compiled
-    """Every counting seat follows a swap: what it knew of the two cards moves with them; the two
-    players know both cards; an announced rank is heard by all."""
-    for c in range(n):
-        if pol_kind[c] != P_COUNTING:
-            continue
-        cards, ranks = ws[WS_ROWS + c], ws[WS_ROWS + n + c]
-        cards[seat], cards[nb] = cards[nb], cards[seat]
-        ranks[seat], ranks[nb] = ranks[nb], ranks[seat]
-        if c in (seat, nb):
-            cards[seat], cards[nb] = theirs, mine
-        if announced:
-            ranks[seat] = announced
 
 
 @_jit()

@@ -1,7 +1,8 @@
 """``ChaseTheAceVector-v0``: many tables of ``ChaseTheAce-v0`` stepped together in the kernel.
 
 Each table is a whole game in which the agent holds one seat and kernel policies (``threshold``,
-``random``, ``solved``, and with ``between_hands = shuffle`` ``counting`` bot specs) hold the others; the observation is the vector of
+``random``, ``solved``, and with ``between_hands = shuffle`` ``counting`` bot specs) hold the
+others; the observation is the vector of
 :class:`chasetheace.adapters.encoding.Encoder` for the agent's seat, written by the kernel from what
 the seat may see (the same numbers as ``ChaseTheAce-v0`` on the same cards and decisions, which the
 tests check); rewards are the change in the agent's lives, plus ``win_reward`` (shared by a split
@@ -36,7 +37,7 @@ from ..adapters.episode import table_options
 from ..cards import pack
 from ..rules import Rules
 from . import kernel as K
-from .kernel import _jit
+from .layout import _jit
 from .policy import Policies, compile_bots
 from .tables import pack_array, rule_vector, strengths
 
