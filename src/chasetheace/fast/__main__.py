@@ -17,10 +17,9 @@ def main(argv: list[str] | None = None) -> int:
 
     args = list(sys.argv[1:] if argv is None else argv)
     if args in (["-h"], ["--help"]):
-        print("usage: python -m chasetheace.fast [simulate options]\n\n"
-              "Bots against bots in the compiled kernel: the options of `chase-the-ace simulate`\n"
-              "(--preset, --rule, --players, --bot, --hands/--games, --seed, --workers, --json, ...).")
-        return 0
+        print("python -m chasetheace.fast [OPTIONS]: bots against bots in the compiled kernel, that is\n"
+              "`chase-the-ace simulate --engine fast [OPTIONS]`, whose options follow.\n")
+        return cli_main(["simulate", "--help"])
     return cli_main(["simulate", "--engine", "fast", *args])
 
 
