@@ -293,6 +293,8 @@ def test_python_m_chasetheace_fast_runs_simulate_on_the_kernel(capsys: pytest.Ca
     assert main(["--hands", "2000", "--players", "3"]) == 0
     out = capsys.readouterr().out
     assert "2,000 hands" in out and "fast kernel" in out
+    assert main(["--help"]) == 0
+    assert "--engine {python,auto,fast}" in capsys.readouterr().out
 
 
 def test_the_kernel_compiles_without_a_writable_cache(monkeypatch: pytest.MonkeyPatch) -> None:
