@@ -1,6 +1,7 @@
 """``python -m chasetheace.fast``: ``chase-the-ace simulate --engine fast`` with the same options
 (``--help`` lists them; ``--engine`` may still be given to override).
 """
+
 from __future__ import annotations
 
 import sys
