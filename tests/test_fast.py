@@ -168,7 +168,6 @@ def test_the_solver_table_gives_the_solved_bots_probabilities(thinned: bool) -> 
 def test_the_counting_bot_decides_in_the_kernel_as_in_the_engine(
         table: tuple[cta.Rules, int, list[str] | None, int | None, int], specs: list[str]) -> None:
     rules, players, stacked, dealer, seed = table
-    rules = rules.replace(between_hands="shuffle")
     players = min(players, 12)
     dealer = dealer if dealer is not None and dealer < players else None
     bots = [cta.make_bot(spec, rules, players) for spec in specs[:players]]
@@ -183,10 +182,25 @@ def test_the_counting_bot_decides_in_the_kernel_as_in_the_engine(
     assert kernel_outcomes(chance_only) == engine_outcomes(game) and chance_only.winner == game.winner
 
 
-def test_the_counting_bot_is_compiled_only_when_the_stock_is_shuffled() -> None:
-    compile_bots(["threshold:8", "counting"], cta.Rules())
-    with pytest.raises(NotCompilableError, match="counting bot only with between_hands = shuffle"):
-        compile_bots(["threshold:8", "counting"], cta.Rules(between_hands="to-bottom"))
+class Stubborn:
+    """A bot the kernel does not know: it always keeps."""
+
+    def choose(self, observation: Any, legal: Any, rng: random.Random) -> cta.Action:
+        return cta.Action.KEEP
+
+
+@pytest.fixture
+def stubborn(monkeypatch: pytest.MonkeyPatch) -> str:
+    """The bot kind ``stubborn``, known to make_bot for this test only."""
+    from chasetheace import bots
+
+    monkeypatch.setitem(bots._FACTORIES, "stubborn", (lambda arg, rules, players: Stubborn(), "keeps"))
+    return "stubborn"
+
+
+def test_a_bot_the_kernel_does_not_know_is_not_compiled(stubborn: str) -> None:
+    with pytest.raises(NotCompilableError, match="Stubborn"):
+        compile_bots(["threshold:8", stubborn], cta.Rules())
 
 
 def test_chunks_are_deterministic_and_count_as_the_engine_does() -> None:
@@ -274,14 +288,13 @@ def test_simulate_fast_has_the_engines_keys_and_ignores_the_workers(
 
 
 def test_a_bot_the_kernel_cannot_play_falls_back_to_the_engine_saying_so(
-        capsys: pytest.CaptureFixture[str]) -> None:
-    argv = ["--games", "3", "--players", "3", "--bot", "counting", "--seed", "4", "--rule",
-            "between_hands=to-bottom"]
+        capsys: pytest.CaptureFixture[str], stubborn: str) -> None:
+    argv = ["--games", "3", "--players", "3", "--bot", "counting", "--bot", stubborn, "--bot",
+            "random", "--seed", "4"]
     python, quiet = run_json(capsys, argv)
     for engine in ("auto", "fast"):
         fell_back, err = run_json(capsys, [*argv, "--engine", engine])
-        assert "counting bot only with between_hands = shuffle" in err
-        assert "using the Python engine" in err
+        assert "cannot play" in err and "Stubborn" in err and "using the Python engine" in err
         assert {k: v for k, v in fell_back.items() if k not in TIMING} == {
             k: v for k, v in python.items() if k not in TIMING}
     assert quiet == ""

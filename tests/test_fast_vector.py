@@ -24,6 +24,13 @@ from chasetheace.fast.vector import ChaseTheAceVectorEnv, VectorCore
 from chasetheace.rules import OPTIONS
 
 
+class Stubborn:
+    """A bot the kernel does not know: it always keeps."""
+
+    def choose(self, observation: Any, legal: Any, rng: random.Random) -> Any:
+        return "keep"
+
+
 @st.composite
 def tables(draw: st.DrawFn) -> tuple[dict[str, Any], int, int, list[str], int]:
     options: dict[str, Any] = {key: draw(st.sampled_from(o.values)) for key, o in OPTIONS.items()
@@ -31,9 +38,7 @@ def tables(draw: st.DrawFn) -> tuple[dict[str, Any], int, int, list[str], int]:
     options["lives"] = draw(st.integers(1, 3))
     players = draw(st.integers(2, 5))
     seat = draw(st.integers(0, players - 1))
-    kinds = [f"threshold:{r}" for r in "A23456789TJQK"]
-    if options["between_hands"] == "shuffle":  # where the kernel plays the counting bot
-        kinds += ["counting"] * 4
+    kinds = [f"threshold:{r}" for r in "A23456789TJQK"] + ["counting"] * 4
     opponents = [draw(st.sampled_from(kinds)) for _ in range(players - 1)]
     return options, players, seat, opponents, draw(st.integers(0, 2**32))
 
@@ -118,9 +123,12 @@ def test_episode_statistics_wrapper_counts_whole_games() -> None:
     assert lengths and min(lengths) >= 1
 
 
-def test_bad_options_and_actions_are_refused() -> None:
-    with pytest.raises(NotCompilableError):
-        ChaseTheAceVectorEnv(num_envs=2, players=3, opponents="counting", between_hands="to-bottom")
+def test_bad_options_and_actions_are_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    from chasetheace import bots
+
+    monkeypatch.setitem(bots._FACTORIES, "stubborn", (lambda arg, rules, players: Stubborn(), "keeps"))
+    with pytest.raises(NotCompilableError, match="Stubborn"):
+        ChaseTheAceVectorEnv(num_envs=2, players=3, opponents=["threshold:8", "stubborn"])
     with pytest.raises(ValueError, match="single_hand"):
         ChaseTheAceVectorEnv(num_envs=2, single_hand=True)
     envs = ChaseTheAceVectorEnv(num_envs=2)

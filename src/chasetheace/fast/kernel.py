@@ -22,11 +22,21 @@ from __future__ import annotations
 import numpy as np
 
 from .chance import _below, _choose_dealer, _cut_for_pot, _next, _pick, _uniform
-from .counting import _counting_keeps, _learn, _learn_swap
+from .counting import (
+    _counting_keeps,
+    _learn,
+    _learn_swap,
+    _stock_collected,
+    _stock_dealt,
+    _stock_exchange,
+    _stock_reset,
+    _stock_shown,
+)
 from .layout import *  # noqa: F403 (the kernel's names, for its callers: kernel.R_DECK, ...)
 from .layout import (
     DDB_ALLOWED,
     DDB_LOSES,
+    DDB_VOID,
     DSR_NONE,
     DSR_WINS,
     E_ANNOUNCED,
@@ -115,6 +125,7 @@ from .layout import (
     WS_ROWS,
     _jit,
     _rank,
+    _remove_from_stock,
 )
 
 
@@ -170,27 +181,11 @@ def _losers(R: np.ndarray, STR: np.ndarray, order: np.ndarray, k: int, immune: i
 
 
 @_jit()
-def _remove_from_stock(stk: np.ndarray, head: int, length: int, pos: int,
-                       keep_order: bool) -> int:  # pragma: no cover - compiled
-    """Take the card at ``pos`` out of the stock; return the new head (the length drops by one)."""
-    if not keep_order:
-        stk[(head + pos) & MASK] = stk[head & MASK]
-        return head + 1
-    if pos < length // 2:
-        for i in range(pos, 0, -1):
-            stk[(head + i) & MASK] = stk[(head + i - 1) & MASK]
-        return head + 1
-    for i in range(pos, length - 1):
-        stk[(head + i) & MASK] = stk[(head + i + 1) & MASK]
-    return head
-
-
-@_jit()
 def _decide(seat: int, place: int, k: int, card: int, node: int, STR: np.ndarray,
             SSTR: np.ndarray, pol_kind: np.ndarray, thr: np.ndarray, tab: np.ndarray,
             fb: np.ndarray, given: np.ndarray, script: bool, decisions: np.ndarray,
             probe: np.ndarray, g: np.ndarray, rng: np.ndarray, R: np.ndarray, ws: np.ndarray,
-            n: int, length: int) -> bool:  # pragma: no cover
+            n: int, length: int, head: int) -> bool:  # pragma: no cover
     """True to keep. The policy's keep probability, then the scripted or sampled decision."""
     kind = pol_kind[seat]
     if kind == P_THRESHOLD:
@@ -198,7 +193,7 @@ def _decide(seat: int, place: int, k: int, card: int, node: int, STR: np.ndarray
     elif kind == P_RANDOM:
         p = 0.5
     elif kind == P_COUNTING:
-        p = 1.0 if _counting_keeps(seat, place, k, R, STR, ws, n, length) else 0.0
+        p = 1.0 if _counting_keeps(seat, place, k, R, STR, ws, n, length, head) else 0.0
     else:
         s = SSTR[_rank(card)]
         p = fb[k, place, s] if node < 0 else tab[node, s, given[seat] + 1]
@@ -254,6 +249,8 @@ def play_game(R: np.ndarray, STR: np.ndarray, SSTR: np.ndarray, n: int, pol_kind
             use_table = True
         if pol_kind[s] == P_COUNTING:
             use_count = True
+    follow_stock = use_count and to_bottom  # counting seats also follow the stock, which needs
+    rec = rec or follow_stock               # who knows each card: what ``rec`` writes down
     lives, alive, hands, dealt, done, order = ws[0], ws[1], ws[2], ws[3], ws[4], ws[5]
     stk, tmp, losers, paid, had, given = ws[6], ws[7], ws[8], ws[9], ws[10], ws[11]
     cnt, seen, sd_card, sd_lost, paid_rec, out_rec = ws[12], ws[13], ws[14], ws[15], ws[16], ws[17]
@@ -282,6 +279,8 @@ def play_game(R: np.ndarray, STR: np.ndarray, SSTR: np.ndarray, n: int, pol_kind
         k = t = node = jmask = 0
         set_aside = immune = -1
         st[S_PENDING] = -1
+        if follow_stock:
+            _stock_reset(ws, n, pol_kind)
     else:
         phase, head, length, kitty = st[S_PHASE], st[S_HEAD], st[S_LEN], st[S_KITTY]
         dealer, set_aside, immune, t = st[S_DEALER], st[S_SET_ASIDE], st[S_IMMUNE], st[S_T]
@@ -338,6 +337,8 @@ def play_game(R: np.ndarray, STR: np.ndarray, SSTR: np.ndarray, n: int, pol_kind
                             ws[WS_ROWS + n + c, s] = 0
                         if alive[c]:
                             ws[WS_ROWS + c, c] = hands[c]
+                if follow_stock:
+                    _stock_dealt(ws, n, pol_kind, order, k, head - k, stk)
             if rec:
                 st[S_EVENTS] = 0
                 st[S_FINAL_TIE] = 0
@@ -401,7 +402,7 @@ def play_game(R: np.ndarray, STR: np.ndarray, SSTR: np.ndarray, n: int, pol_kind
                 st[S_PENDING] = -1
             else:
                 keep = _decide(s, t, k, card, node, STR, SSTR, pol_kind, thr, tab, fb, given,
-                               script_decisions, decisions, probe, g, rng, R, ws, n, length)
+                               script_decisions, decisions, probe, g, rng, R, ws, n, length, head)
             done[s] = 1
             if s == dealer:
                 t = k
@@ -413,6 +414,11 @@ def play_game(R: np.ndarray, STR: np.ndarray, SSTR: np.ndarray, n: int, pol_kind
                 drawn = stk[(head + pos) & MASK]
                 if rec:
                     _event(evs, st, E_DEALER_EXCHANGE, s, -1, card, drawn, 0, pos)
+                if follow_stock:
+                    _stock_exchange(ws, n, pol_kind, s, head, length, pos, drawn, card,
+                                    _rank(drawn) == blocker and R[R_DDB] == DDB_VOID,
+                                    _rank(drawn) == _rank(card) and R[R_DSR] != DSR_NONE
+                                    and not (_rank(drawn) == blocker and R[R_DDB] != DDB_ALLOWED))
                 if _rank(drawn) == blocker and R[R_DDB] != DDB_ALLOWED:
                     if R[R_DDB] == DDB_LOSES:
                         head = _remove_from_stock(stk, head, length, pos, to_bottom)
@@ -489,6 +495,8 @@ def play_game(R: np.ndarray, STR: np.ndarray, SSTR: np.ndarray, n: int, pol_kind
         # --- showdown (A3.5) ---
         if nl < 0:
             nl = _losers(R, STR, order, k, immune, hands, losers, cnt)
+            if follow_stock:
+                _stock_shown(ws, n, pol_kind, order, k, hands)
             if rec:
                 for i in range(k):
                     seen[hands[order[i]]] = PUBLIC
@@ -561,6 +569,8 @@ def play_game(R: np.ndarray, STR: np.ndarray, SSTR: np.ndarray, n: int, pol_kind
         if g[G_SHORT]:  # a cut for the pot ran out of script
             return STOPPED
         # --- collect and pass the deal (A3.7) ---
+        if follow_stock:
+            _stock_collected(ws, n, pol_kind, order, k, hands, set_aside, seen, head + length)
         for i in range(k):
             stk[(head + length) & MASK] = hands[order[i]]
             length += 1
@@ -601,7 +611,7 @@ def run(R: np.ndarray, STR: np.ndarray, SSTR: np.ndarray, n: int, pol_kind: np.n
     starts from ``pack`` (as :func:`chasetheace.fast.tables.pack_array` makes it)."""
     rng = np.zeros(1, np.uint64)
     rng[0] = np.uint64(seed)
-    ws = np.full((WS_ROWS + 2 * n, RING), -1, np.int64)
+    ws = np.full((WS_ROWS + 3 * n, RING), -1, np.int64)
     st = np.zeros(ST_SIZE, np.int64)
     evs = np.zeros((0, E_FIELDS), np.int64)
     empty_i = np.zeros(0, np.int64)

@@ -55,8 +55,10 @@ PUBLIC = -1       # a card every seat knows
 (W_LIVES, W_ALIVE, W_HANDS, W_DEALT, W_DONE, W_ORDER, W_STOCK, W_TMP, W_LOSERS, W_PAID, W_HAD,
  W_GIVEN, W_COUNT, W_SEEN, W_SHOWN, W_LOST, W_PAYMENT, W_OUT, W_WON) = range(19)
 WS_ROWS = 19
-# with counting policies, 2 n more rows: what counting seat c knows of each seat's card
-# (row WS_ROWS + c: the card, or -1) and of its rank from announcements (row WS_ROWS + n + c)
+# with counting policies, 3 n more rows: what counting seat c knows of each seat's card
+# (row WS_ROWS + c: the card, or -1; its last cell: the dealer's set-aside card), of its rank from
+# announcements (row WS_ROWS + n + c), and which stock places it knows (row WS_ROWS + 2 n + c,
+# aligned with the stock's ring; with between_hands = to-bottom)
 (S_PHASE, S_HEAD, S_LEN, S_KITTY, S_DEALER, S_SET_ASIDE, S_IMMUNE, S_T, S_K, S_NODE, S_JMASK,
  S_SHUFFLE, S_HAND, S_TO_ACT, S_PENDING, S_EVENTS, S_FINAL_TIE, S_NO_SHOWDOWN) = range(18)
 ST_SIZE = 18
@@ -73,3 +75,19 @@ U32 = np.uint64(0xFFFFFFFF)
 @_jit()
 def _rank(card: int) -> int:  # pragma: no cover - compiled
     return (card >> 2) + 1
+
+
+@_jit()
+def _remove_from_stock(stk: np.ndarray, head: int, length: int, pos: int,
+                       keep_order: bool) -> int:  # pragma: no cover - compiled
+    """Take the card at ``pos`` out of the stock; return the new head (the length drops by one)."""
+    if not keep_order:
+        stk[(head + pos) & MASK] = stk[head & MASK]
+        return head + 1
+    if pos < length // 2:
+        for i in range(pos, 0, -1):
+            stk[(head + i) & MASK] = stk[(head + i - 1) & MASK]
+        return head + 1
+    for i in range(pos, length - 1):
+        stk[(head + i) & MASK] = stk[(head + i + 1) & MASK]
+    return head

@@ -7,12 +7,12 @@
   the solution holds, read through a trie of the hand's public tokens;
 - **counting**: ``CountingBot``, not as a table (its choice depends on which seat it knows to hold
   which card, too many situations to list) but computed in the kernel from what each counting
-  seat has learnt this hand, with the bot's own arithmetic. Only with ``between_hands = shuffle``:
-  with ``to-bottom`` the bot also follows the stock from hand to hand, which the kernel does not.
+  seat has learnt this hand (and, with ``between_hands = to-bottom``, of the stock from hand to
+  hand), with the bot's own arithmetic.
 
 :func:`compile_bots` turns bots (or bot specs) into :class:`Policies`, or raises
-:class:`NotCompilableError` naming the bot it cannot play (the counting bot under ``to-bottom``,
-or any bot it does not know).
+:class:`NotCompilableError` naming the bot it cannot play (any bot it does not know, or solved
+bots of two different strategies).
 """
 
 from __future__ import annotations
@@ -187,9 +187,6 @@ def compile_bots(bots: Sequence[Bot | str], rules: Rules, players: int | None = 
         elif isinstance(bot, RandomBot):
             kinds.append(K.P_RANDOM)
         elif isinstance(bot, CountingBot):
-            if rules.between_hands != "shuffle":
-                raise NotCompilableError("the kernel plays the counting bot only with between_hands = "
-                                         "shuffle (it would have to follow the stock from hand to hand)")
             kinds.append(K.P_COUNTING)
         elif type(bot).__name__ == "SolvedBot":
             if solved is not None and not _same_strategy(solved, bot):

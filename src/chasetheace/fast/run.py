@@ -133,7 +133,7 @@ def replay(rules: Rules, policies: Policies, script: Script, *, deck: Sequence[s
     probe = np.full(len(decisions), np.nan)
     log = np.zeros((max_hands, 3 * n + 2), np.int64)
     g = np.zeros(K.G_SIZE, np.int64)
-    ws = np.full((K.WS_ROWS + 2 * n, K.RING), -1, np.int64)
+    ws = np.full((K.WS_ROWS + 3 * n, K.RING), -1, np.int64)
     sink = (np.zeros((n + 1, n), np.int64), np.zeros((n + 1, n), np.int64), np.zeros(14, np.int64),
             np.zeros(14, np.int64))
     winner = K.play_game(rule_vector(rules), engine_str, solver_str, n, *policies.arrays(),

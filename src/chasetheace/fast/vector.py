@@ -1,8 +1,7 @@
 """``ChaseTheAceVector-v0``: many tables of ``ChaseTheAce-v0`` stepped together in the kernel.
 
 Each table is a whole game in which the agent holds one seat and kernel policies (``threshold``,
-``random``, ``solved``, and with ``between_hands = shuffle`` ``counting`` bot specs) hold the
-others; the observation is the vector of
+``random``, ``solved``, ``counting`` bot specs) hold the others; the observation is the vector of
 :class:`chasetheace.adapters.encoding.Encoder` for the agent's seat, written by the kernel from what
 the seat may see (the same numbers as ``ChaseTheAce-v0`` on the same cards and decisions, which the
 tests check); rewards are the change in the agent's lives, plus ``win_reward`` (shared by a split
@@ -74,7 +73,7 @@ def _advance(agent: int, R: np.ndarray, STR: np.ndarray, SSTR: np.ndarray, n: in
             return READY
         keep = K._decide(s, st[K.S_T], st[K.S_K], ws[K.W_HANDS, s], st[K.S_NODE], STR, SSTR, pol_kind,
                          thr, tab, fb, ws[K.W_GIVEN], False, none_i, none_f, g, rng, R, ws, n,
-                         st[K.S_LEN])
+                         st[K.S_LEN], st[K.S_HEAD])
         st[K.S_PENDING] = 1 if keep else 0
 
 
@@ -229,7 +228,7 @@ class VectorCore:
                                                              np.zeros(0, np.int64))
         self.shuffles, self.picks = shuffles, picks
         counting = bool((policies.kind == K.P_COUNTING).any())
-        self.ws = np.full((tables, K.WS_ROWS + (2 * players if counting else 0), K.RING), -1, np.int64)
+        self.ws = np.full((tables, K.WS_ROWS + (3 * players if counting else 0), K.RING), -1, np.int64)
         self.st = np.zeros((tables, K.ST_SIZE), np.int64)
         self.evs = np.zeros((tables, 2 * players + 2, K.E_FIELDS), np.int64)
         self.g = np.zeros((tables, K.G_SIZE), np.int64)
