@@ -56,6 +56,7 @@ bench: $(VENV)/.everything
 	$(PY) benchmarks/simulate.py
 	$(PY) benchmarks/adapters.py
 	$(PY) benchmarks/acechasing.py
+	$(PY) benchmarks/fast.py
 
 bench-solver: $(VENV)/.everything
 	$(PY) benchmarks/solver.py

@@ -35,7 +35,7 @@ IMPORT = re.compile(r"^\s*(?:>>>|\.\.\.)\s+(?:import|from)\s+([\w.]+)", re.MULTI
 
 CACHE_ENV = "CHASE_THE_ACE_CACHE"  # chasetheace.solver.cache.CACHE_ENV (the solver is optional)
 
-RUN_TIME_EXTRAS = {"chasetheace.solver": ("numpy", "scipy")}
+RUN_TIME_EXTRAS = {"chasetheace.solver": ("numpy", "scipy"), "chasetheace.fast": ("numba", "numpy")}
 """Packages whose doctests need these modules, though importing the package does not."""
 
 

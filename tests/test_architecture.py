@@ -19,8 +19,9 @@ LAYERS: list[tuple[str, ...]] = [
     ("session", "bots", "render"),
     ("acechasing", "acechasing.game", "acechasing.events", "acechasing.bots", "solver"),
     ("registry",),
-    ("sim", "fast"),
-    ("adapters", "web", "cli", "acechasing.command", "acechasing.view", "__main__"),
+    ("sim",),
+    ("fast",),
+    ("adapters", "web", "cli", "acechasing.command", "acechasing.view", "__main__", "fast.__main__"),
 ]
 """Lowest first; a name stands for the module or the package and everything under it. The
 package's ``__init__`` (the facade) sits above them all."""

@@ -11,8 +11,8 @@ The package's layers, lowest first (each imports only from layers below it):
 ``seats``, ``errors``, ``cards`` (and the plain helpers ``sources``, ``files``, ``progress``);
 ``rules``, ``events``; ``observation``, ``record``; ``game``;
 ``session``, ``bots``, ``render``; ``acechasing`` (its game, events and bots) and ``solver``;
-``registry``; ``sim`` and ``fast``; ``adapters``, ``web``, ``cli`` and Ace Chasing's terminal
-(``acechasing.command``, ``.view``).
+``registry``; ``sim``; ``fast`` (the compiled kernel, above the engine's simulation);
+``adapters``, ``web``, ``cli`` and Ace Chasing's terminal (``acechasing.command``, ``.view``).
 This module is the facade above them all.
 """
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["IllegalActionError", "RecordError"]
+__all__ = ["IllegalActionError", "NotCompilableError", "RecordError"]
 
 
 class IllegalActionError(ValueError):
@@ -15,3 +15,8 @@ class RecordError(ValueError):
     def __init__(self, message: str, index: int | None = None) -> None:
         super().__init__(message if index is None else f"event {index}: {message}")
         self.index = index
+
+
+class NotCompilableError(ValueError):
+    """A bot the compiled kernel (:mod:`chasetheace.fast`) cannot play; ``simulate --engine auto``
+    falls back to the engine."""

@@ -267,6 +267,7 @@ class SimResult:
     tally: Tally
     seconds: float
     workers: int = 1
+    engine: str = "python"  # or "fast": the compiled kernel played it
 
     @property
     def hands_per_second(self) -> float:
@@ -348,9 +349,9 @@ def rate_row(head: Mapping[str, Any], k: int, n: int, *, key: str = "losses",
 
 def simulate(config: SimConfig, *, workers: int = 1,
              progress: Callable[[int, int], None] | None = None) -> SimResult:
-    """Run ``config`` over ``workers`` processes; ``progress(done, total)`` follows the chunks.
-
-    The numbers depend only on the config (its seed included), never on ``workers``.
+    """Run ``config`` on the engine over ``workers`` processes; ``progress(done, total)`` follows
+    the chunks. The numbers depend only on the config (its seed included), never on ``workers``.
+    The compiled kernel plays the same configs: :func:`chasetheace.fast.sim.simulate`.
     """
     if not isinstance(workers, int) or workers < 1:
         raise ValueError(f"bad workers {workers!r}: at least 1")

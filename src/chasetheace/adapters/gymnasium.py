@@ -127,3 +127,5 @@ class ChaseTheAceEnv(gym.Env[npt.NDArray[np.float32], np.int64]):
 
 if ID not in gym.registry:
     gym.register(id=ID, entry_point="chasetheace.adapters.gymnasium:ChaseTheAceEnv")
+if "ChaseTheAceVector-v0" not in gym.registry:  # the same game, many tables in the kernel ([fast])
+    gym.register(id="ChaseTheAceVector-v0", vector_entry_point="chasetheace.adapters.vector:make")

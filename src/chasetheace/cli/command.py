@@ -147,6 +147,9 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     if args.game in SIMULATE_GAMES:
         if args.save is not None:
             raise ValueError(f"--save is for chase-the-ace, not {args.game}")
+        if args.engine == "fast":
+            print(f"{PROG}: note: the fast engine plays chase-the-ace only; using {args.game}'s own",
+                  file=sys.stderr)
         return SIMULATE_GAMES[args.game](args)
     rules = rules_from_args(args.preset, args.rule)
     players = args.players if args.players is not None else (
@@ -160,7 +163,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
             check_writable(path)
     if args.plot is not None:
         check_plot_file(args.plot)
-    result = _run_simulation(config, args.workers, show_progress=sys.stderr.isatty())
+    result = _run_simulation(config, args.workers, show_progress=sys.stderr.isatty(), engine=args.engine)
     label = preset_info(args.preset).name + (f" with {', '.join(args.rule)}" if args.rule else "")
     if args.json:
         print(json.dumps({"preset": preset_info(args.preset).name, "rule_changes": args.rule,
@@ -179,11 +182,15 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     return 0
 
 
-def _run_simulation(config: SimConfig, workers: int, *, show_progress: bool) -> SimResult:
-    from ..sim import simulate
+def _run_simulation(config: SimConfig, workers: int, *, show_progress: bool,
+                    engine: str = "python") -> SimResult:
+    from ..fast.sim import simulate  # the engine chosen: the kernel, or chasetheace.sim.simulate
+
+    def notice(text: str) -> None:
+        print(f"{PROG}: note: {text}", file=sys.stderr)
 
     if not show_progress:
-        return simulate(config, workers=workers)
+        return simulate(config, workers=workers, engine=engine, notice=notice)
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
     from .console import make_console
@@ -192,7 +199,7 @@ def _run_simulation(config: SimConfig, workers: int, *, show_progress: bool) -> 
     with Progress(TextColumn(f"simulating {unit}"), BarColumn(), MofNCompleteColumn(),
                   TimeRemainingColumn(), console=make_console(stderr=True), transient=True) as bar:
         task = bar.add_task("sim", total=config.games or config.hands)
-        return simulate(config, workers=workers,
+        return simulate(config, workers=workers, engine=engine, notice=notice,
                         progress=lambda done, total: bar.update(task, completed=done))
 
 
@@ -229,6 +236,7 @@ def _print_simulation(result: SimResult, label: str) -> None:
     if result.tally.no_sole_winner:
         console.print(f"{result.tally.no_sole_winner} games had no sole winner (split or no winner).")
     workers = f"{result.workers} worker{'s' if result.workers > 1 else ''}"
+    workers += ", fast kernel" if result.engine == "fast" else ""
     console.print(f"{result.tally.hands:,} hands in {result.seconds:.2f} s: "
                   f"{result.hands_per_second:,.0f} hands per second ({workers}).", markup=False)
 
@@ -390,6 +398,9 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--seed", type=int, default=1, help="seed (default 1): same seed, same numbers")
     sim.add_argument("--workers", type=_positive, default=1, metavar="K",
                      help="processes to share the work (the numbers do not depend on K)")
+    sim.add_argument("--engine", choices=("python", "auto", "fast"), default="python",
+                     help="python: the engine (default); fast: the compiled kernel (extra [fast]), "
+                     "falling back to the engine for a bot it cannot play; auto: fast when it can")
     sim.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
     sim.add_argument("--csv", metavar="FILE", help="also write the rates to FILE as CSV")
     sim.add_argument("--plot", metavar="FILE.png", help="also draw the loss rates (needs matplotlib)")

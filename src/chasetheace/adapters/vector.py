@@ -1,0 +1,332 @@
+"""``ChaseTheAceVector-v0``: many tables of ``ChaseTheAce-v0`` stepped together in the kernel.
+
+Each table is a whole game in which the agent holds one seat and kernel policies (``threshold``,
+``random``, ``solved``, ``counting`` bot specs) hold the others; the observation is the vector of
+:class:`chasetheace.adapters.encoding.Encoder` for the agent's seat, written by the kernel from what
+the seat may see (the same numbers as ``ChaseTheAce-v0`` on the same cards and decisions, which the
+tests check); rewards are the change in the agent's lives, plus ``win_reward`` (shared by a split
+pot) when it wins. An episode ends when the game ends or the agent is out; a game in which the agent
+would have no decision is skipped at reset, as in ``ChaseTheAce-v0``. Finished tables are reset on
+the next step (Gymnasium's next-step autoreset: that step's action is ignored, its reward is 0).
+
+>>> import gymnasium as gym
+>>> envs = gym.make_vec("ChaseTheAceVector-v0", num_envs=4, players=3)
+>>> obs, info = envs.reset(seed=1)
+>>> obs.shape == (4, envs.single_observation_space.shape[0])
+True
+>>> obs, rewards, terminated, truncated, info = envs.step(envs.action_space.sample())
+>>> rewards.shape, terminated.dtype
+((4,), dtype('bool'))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+import numpy.typing as npt
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode
+from gymnasium.vector.utils import batch_space
+
+from ..cards import pack
+from ..fast import kernel as K
+from ..fast.layout import jit
+from ..fast.policy import Policies, compile_bots
+from ..fast.tables import pack_array, rule_vector, strengths
+from ..rules import Rules
+from .encoding import Encoder
+from .episode import table_options
+
+__all__ = ["ChaseTheAceVectorEnv", "ID", "VectorCore"]
+
+ID = "ChaseTheAceVector-v0"
+READY, OVER, OUT = 0, 1, 2
+
+
+@jit(refcounts=True)
+def _advance(agent: int, R: np.ndarray, STR: np.ndarray, SSTR: np.ndarray, n: int,
+             pol_kind: np.ndarray, thr: np.ndarray, root: np.ndarray, child: np.ndarray,
+             tab: np.ndarray, fb: np.ndarray, stacked: np.ndarray, script: bool, picks: np.ndarray,
+             shuffles: np.ndarray, sink: np.ndarray, tally: np.ndarray, g: np.ndarray,
+             rng: np.ndarray, ws: np.ndarray, st: np.ndarray,
+             evs: np.ndarray) -> int:  # pragma: no cover - compiled
+    """Play a table on to the agent's decision (READY), the game's end (OVER) or the agent's
+    elimination (OUT); the other seats play their policies."""
+    none_f = np.zeros(0, np.float64)
+    none_i = np.zeros(0, np.int64)
+    log = np.zeros((0, 0), np.int64)
+    while True:
+        code = K.play_game(R, STR, SSTR, n, pol_kind, thr, root, child, tab, fb, stacked, -1, script,
+                           picks, shuffles, False, none_i, none_f, log, sink, sink, tally, tally, g,
+                           rng, 1 << 62, ws, st, True, True, evs)
+        if code == K.STOPPED:
+            return -1
+        if code != K.PAUSED:
+            return OVER
+        if ws[K.W_ALIVE, agent] == 0:
+            return OUT
+        s = st[K.S_TO_ACT]
+        if s == agent:
+            return READY
+        keep = K._decide(s, st[K.S_T], st[K.S_K], ws[K.W_HANDS, s], st[K.S_NODE], STR, SSTR, pol_kind,
+                         thr, tab, fb, ws[K.W_GIVEN], False, none_i, none_f, g, rng, R, ws, n,
+                         st[K.S_LEN], st[K.S_HEAD])
+        st[K.S_PENDING] = 1 if keep else 0
+
+
+@jit()
+def _encode(out: np.ndarray, seat: int, n: int, d: int, chips: float, pot: float, ws: np.ndarray,
+            st: np.ndarray, evs: np.ndarray, index: np.ndarray) -> None:  # pragma: no cover - compiled
+    """The Encoder's vector of the seat's observation (hand: the current one, with history)."""
+    for i in range(out.shape[0]):
+        out[i] = 0.0
+    state_size = 6 * n + 3 + 2 * d + n * d
+    event_size = 8 + 2 * n + 2 * d + 3
+    max_events = 2 * n + 2
+    history_size = d + max_events * event_size
+    hands, seen, order = ws[K.W_HANDS], ws[K.W_SEEN], ws[K.W_ORDER]
+    k = st[K.S_K]
+    out[seat] = 1.0
+    if st[K.S_PHASE] != K.PH_OVER:
+        out[n + st[K.S_DEALER]] = 1.0
+        if st[K.S_TO_ACT] >= 0:
+            out[2 * n + st[K.S_TO_ACT]] = 1.0
+        for s in range(n):
+            out[3 * n + s] = ws[K.W_LIVES, s] / chips
+            out[4 * n + s] = float(ws[K.W_ALIVE, s])
+        for i in range(k):
+            if ws[K.W_DONE, order[i]]:
+                out[5 * n + order[i]] = 1.0
+        at = 6 * n
+        out[at] = st[K.S_KITTY] / chips
+        out[at + 1] = pot
+        out[at + 2] = st[K.S_LEN] / d
+        at += 3
+        if hands[seat] >= 0:
+            out[at + index[hands[seat]]] = 1.0
+        aside = st[K.S_SET_ASIDE]
+        if aside >= 0 and (seen[aside] >> seat) & 1:
+            out[at + d + index[aside]] = 1.0
+        at += 2 * d
+        for s in range(n):
+            c = hands[s]
+            if c >= 0 and (seen[c] >> seat) & 1:
+                out[at + s * d + index[c]] = 1.0
+    base = state_size
+    for i in range(k):
+        if order[i] == seat:
+            out[base + index[ws[K.W_DEALT, seat]]] = 1.0
+    for i in range(min(st[K.S_EVENTS], max_events)):
+        e = evs[i]
+        kind = e[K.E_KIND]
+        at = base + d + i * event_size
+        out[at + kind] = 1.0
+        at += 8
+        out[at + e[K.E_SEAT]] = 1.0
+        if e[K.E_NEIGHBOUR] >= 0:
+            out[at + n + e[K.E_NEIGHBOUR]] = 1.0
+        at += 2 * n
+        first, second = e[K.E_FIRST], e[K.E_SECOND]
+        if kind == K.E_SWAP and seat != e[K.E_SEAT] and seat != e[K.E_NEIGHBOUR]:
+            first = second = -1
+        if kind == K.E_DEALER_EXCHANGE and seat != e[K.E_SEAT]:
+            first = second = -1
+        if first >= 0:
+            out[at + index[first]] = 1.0
+        if second >= 0:
+            out[at + d + index[second]] = 1.0
+        at += 2 * d
+        if e[K.E_ANNOUNCED] == 1 or e[K.E_ANNOUNCED] == 2:
+            out[at + e[K.E_ANNOUNCED] - 1] = 1.0
+        if kind == K.E_DEALER_EXCHANGE:
+            out[at + 2] = e[K.E_POSITION] / d
+    base = state_size + history_size
+    for s in range(n):
+        if ws[K.W_SHOWN, s] >= 0:
+            out[base + s * d + index[ws[K.W_SHOWN, s]]] = 1.0
+        if ws[K.W_LOST, s] > 0:
+            out[base + n * d + s] = 1.0
+        if ws[K.W_PAYMENT, s] >= 0:
+            out[base + n * d + n + s] = ws[K.W_PAYMENT, s] / 2
+        if ws[K.W_OUT, s] > 0:
+            out[base + n * d + 2 * n + s] = 1.0
+    if st[K.S_FINAL_TIE]:
+        out[base + n * d + 3 * n] = 1.0
+    if st[K.S_NO_SHOWDOWN]:
+        out[base + n * d + 3 * n + 1] = 1.0
+
+
+@jit(refcounts=True)
+def _batch(actions: np.ndarray, finished: np.ndarray, rewards: np.ndarray, terminated: np.ndarray,
+           obs: np.ndarray, agent: int, win_reward: float, chips: float, pot: float, index: np.ndarray,
+           R: np.ndarray, STR: np.ndarray, SSTR: np.ndarray, n: int, pol_kind: np.ndarray,
+           thr: np.ndarray, root: np.ndarray, child: np.ndarray, tab: np.ndarray, fb: np.ndarray,
+           stacked: np.ndarray, script: bool, picks: np.ndarray, shuffles: np.ndarray,
+           sink: np.ndarray, tally: np.ndarray, g: np.ndarray, rng: np.ndarray, ws: np.ndarray,
+           st: np.ndarray, evs: np.ndarray) -> int:  # pragma: no cover - compiled
+    """One step of every table: a table marked ``finished`` starts a new game (reward 0), any
+    other plays ``actions[b]`` (0 keep, 1 swap). Returns -1, or a table whose script ran out."""
+    for b in range(obs.shape[0]):
+        if finished[b]:
+            while True:
+                st[b, K.S_PHASE] = K.PH_NEW
+                code = _advance(agent, R, STR, SSTR, n, pol_kind, thr, root, child, tab, fb, stacked,
+                                script, picks, shuffles, sink, tally, g[b], rng[b], ws[b], st[b], evs[b])
+                if code == READY:
+                    break
+                if code < 0:
+                    return b
+            rewards[b] = 0.0
+            terminated[b] = False
+            finished[b] = False
+        else:
+            before = ws[b, K.W_LIVES, agent]
+            st[b, K.S_PENDING] = 1 if actions[b] == 0 else 0
+            code = _advance(agent, R, STR, SSTR, n, pol_kind, thr, root, child, tab, fb, stacked,
+                            script, picks, shuffles, sink, tally, g[b], rng[b], ws[b], st[b], evs[b])
+            if code < 0:
+                return b
+            reward = float(ws[b, K.W_LIVES, agent] - before)
+            if code == OVER and ws[b, K.W_WON, agent] > 0:
+                winners = 0
+                for s in range(n):
+                    winners += 1 if ws[b, K.W_WON, s] > 0 else 0
+                reward += win_reward / winners
+            rewards[b] = reward
+            terminated[b] = code != READY
+            finished[b] = code != READY
+        _encode(obs[b], agent, n, R[K.R_DECK], chips, pot, ws[b], st[b], evs[b], index)
+    return -1
+
+
+class VectorCore:
+    """The tables of a vector env as kernel arrays, with reset, step and encode for each table.
+
+    ``script`` (shuffles, picks) replays given chance in a single table (for tests against the
+    engine); otherwise each table draws from its own generator.
+    """
+
+    def __init__(self, rules: Rules, players: int, seat: int, policies: Policies, tables: int,
+                 *, win_reward: float = 1.0, script: tuple[np.ndarray, np.ndarray] | None = None) -> None:
+        self.rules, self.players, self.seat, self.tables = rules, players, seat, tables
+        self.policies, self.win_reward = policies, win_reward
+        self.encoder = Encoder(rules, players)
+        self.R = rule_vector(rules)
+        self.STR, self.SSTR = strengths(rules)
+        self.stacked = pack_array(rules)
+        d = rules.deck
+        self.index = np.zeros(52, np.int64)
+        for i, card in enumerate(pack(d)):
+            self.index[card.id] = i
+        self.chips = float(max(1, players * rules.lives))
+        self.pot = float(min(1.0, rules.ante * players / max(1, players * rules.ante)))
+        self.script = script is not None
+        shuffles, picks = script if script is not None else (np.zeros((0, d), np.int64),
+                                                             np.zeros(0, np.int64))
+        self.shuffles, self.picks = shuffles, picks
+        counting = bool((policies.kind == K.P_COUNTING).any())
+        self.ws = np.full((tables, K.WS_ROWS + (3 * players if counting else 0), K.RING), -1, np.int64)
+        self.st = np.zeros((tables, K.ST_SIZE), np.int64)
+        self.evs = np.zeros((tables, 2 * players + 2, K.E_FIELDS), np.int64)
+        self.g = np.zeros((tables, K.G_SIZE), np.int64)
+        self.rng = np.zeros((tables, 1), np.uint64)
+        self.sink = np.zeros((players + 1, players), np.int64)
+        self.tally = np.zeros(14, np.int64)
+
+        self.obs = np.zeros((tables, self.encoder.size), np.float32)
+        self.rewards = np.zeros(tables, np.float64)
+        self.terminated = np.zeros(tables, np.bool_)
+        self.finished = np.ones(tables, np.bool_)
+
+    def seed(self, table: int, seed: int) -> None:
+        """Give a table's generator its seed."""
+        self.rng[table, 0] = np.uint64(seed % 2**64)
+
+    def step(self, actions: npt.NDArray[np.int64]) -> None:
+        """Every finished table starts a new game (the first in which the agent has a decision),
+        every other table's agent plays its action (0 keep, 1 swap) and the others play on; then
+        ``obs``, ``rewards``, ``terminated`` and ``finished`` hold the outcome."""
+        bad = _batch(actions, self.finished, self.rewards, self.terminated, self.obs, self.seat,
+                     self.win_reward, self.chips, self.pot, self.index, self.R, self.STR, self.SSTR,
+                     self.players, *self.policies.arrays(), self.stacked, self.script, self.picks,
+                     self.shuffles, self.sink, self.tally, self.g, self.rng, self.ws, self.st, self.evs)
+        if bad >= 0:
+            raise ValueError(f"the script of table {bad} ran out")
+
+    def reset(self) -> None:
+        """A new game at every table."""
+        self.finished[:] = True
+        self.step(np.zeros(self.tables, np.int64))
+
+    def info(self) -> dict[str, Any]:
+        """Each table's hand number and every seat's lives."""
+        return {"hand": self.st[:, K.S_HAND].copy(), "lives": self.ws[:, K.W_LIVES, :self.players].copy()}
+
+
+class ChaseTheAceVectorEnv(gym.vector.VectorEnv[npt.NDArray[np.float32], npt.NDArray[np.int64],
+                                                npt.NDArray[Any]]):
+    """``num_envs`` tables of Chase the Ace in the kernel; options as ``ChaseTheAce-v0`` (``players``,
+    ``seat``, ``opponents``, ``preset``, rule keys, ``win_reward``) except ``single_hand`` and
+    rendering. Opponents must be bots the kernel can play (NotCompilableError otherwise)."""
+
+    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP}  # noqa: RUF012 (declared so by gymnasium)
+
+    def __init__(self, num_envs: int = 8, players: int = 3, seat: int = 0,
+                 opponents: str | Sequence[str] = "threshold", preset: str = "standard",
+                 win_reward: float = 1.0, **rules: Any) -> None:
+        if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
+            raise ValueError(f"bad num_envs {num_envs!r}: an integer >= 1")
+        if "single_hand" in rules:
+            raise ValueError("the vector env plays whole games: single_hand is not an option here")
+        chosen, n = table_options(players, preset, **rules)
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
+            raise ValueError(f"bad seat {seat!r}: allowed 0..{n - 1}")
+        specs = [opponents] * (n - 1) if isinstance(opponents, str) else list(opponents)
+        if len(specs) != n - 1:
+            raise ValueError(f"bad opponents: {n - 1} bot specs needed, one per other seat, got {len(specs)}")
+        bots = list(specs)
+        bots.insert(seat, "random")  # the agent's seat: its policy is never consulted
+        self.core = VectorCore(chosen, n, seat, compile_bots(bots, chosen), num_envs, win_reward=win_reward)
+        self.num_envs = num_envs
+        self.single_observation_space = spaces.Box(0.0, 1.0, (self.core.encoder.size,), np.float32)
+        self.single_action_space = spaces.Discrete(2)
+        self.observation_space = batch_space(self.single_observation_space, num_envs)
+        self.action_space = batch_space(self.single_action_space, num_envs)
+
+    def reset(self, *, seed: int | list[int] | None = None,
+              options: dict[str, Any] | None = None) -> tuple[npt.NDArray[np.float32], dict[str, Any]]:
+        """New games at every table (``seed``: one for all, or one per table)."""
+        if isinstance(seed, int) or seed is None:
+            self._np_random, self._np_random_seed = gym.utils.seeding.np_random(seed)
+            seeds = self._np_random.integers(0, 2**63, self.num_envs).tolist()
+        else:
+            if len(seed) != self.num_envs:
+                raise ValueError(f"bad seed: {self.num_envs} seeds needed, one per table, got {len(seed)}")
+            seeds = [int(np.random.SeedSequence(s).generate_state(1, np.uint64)[0]) for s in seed]
+        for table, value in enumerate(seeds):
+            self.core.seed(table, value)
+        self.core.reset()
+        return self.core.obs.copy(), self.core.info()
+
+    def step(self, actions: Any) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float64],
+                                          npt.NDArray[np.bool_], npt.NDArray[np.bool_], dict[str, Any]]:
+        """Each table's agent keeps (0) or swaps (1); finished tables start a new game instead."""
+        acts = np.asarray(actions)
+        if acts.shape != (self.num_envs,) or not np.isin(acts, (0, 1)).all():
+            raise ValueError(f"bad actions {actions!r}: {self.num_envs} of 0 (keep) or 1 (swap)")
+        core = self.core
+        core.step(acts.astype(np.int64))
+        return (core.obs.copy(), core.rewards.copy(), core.terminated.copy(),
+                np.zeros(self.num_envs, np.bool_), core.info())
+
+
+def make(num_envs: int = 8, **options: Any) -> ChaseTheAceVectorEnv:
+    """The vector env (Gymnasium's ``vector_entry_point``)."""
+    return ChaseTheAceVectorEnv(num_envs=num_envs, **options)
+
+
+if ID not in gym.registry:
+    gym.register(id=ID, vector_entry_point="chasetheace.adapters.vector:make")

@@ -1,0 +1,156 @@
+"""``simulate`` on the kernel: the same config, tally and result as the engine's simulation.
+
+The work is cut into chunks of a fixed size (:data:`CHUNK_HANDS` hands or :data:`CHUNK_GAMES`
+games), each with a seed derived from the run's seed and the chunk's number only, so the numbers do
+not depend on the number of workers. Each chunk returns its counts, so memory does not grow with the
+number of hands. The kernel's chance is its own generator: for one seed the kernel and the engine
+give different (equally distributed) numbers.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from .. import sim as engine_sim
+from ..errors import NotCompilableError
+from ..sim import SimConfig, SimResult, Tally
+
+if TYPE_CHECKING:
+    from .policy import Policies
+
+__all__ = ["CHUNK_HANDS", "CHUNK_GAMES", "ENGINES", "choose_engine", "simulate", "simulate_fast"]
+
+CHUNK_HANDS = 1_000_000
+"""Hands per chunk of a run counted in hands (fixed: results do not depend on the workers)."""
+CHUNK_GAMES = 50_000
+"""Games per chunk of a run counted in games."""
+ENGINES = ("python", "auto", "fast")
+
+
+def simulate(config: SimConfig, *, workers: int = 1, progress: Callable[[int, int], None] | None = None,
+             engine: str = "auto", notice: Callable[[str], None] | None = None) -> SimResult:
+    """:func:`chasetheace.sim.simulate` on the engine chosen: ``"fast"`` or ``"auto"`` (the
+    compiled kernel when every bot can be played there, else the Python engine, telling ``notice``
+    why) or ``"python"``. The numbers depend only on the config and the engine, never on ``workers``.
+    """
+    if not isinstance(workers, int) or workers < 1:
+        raise ValueError(f"bad workers {workers!r}: at least 1")
+    if choose_engine(config, engine, notice) == "fast":
+        return simulate_fast(config, workers=workers, progress=progress)
+    return engine_sim.simulate(config, workers=workers, progress=progress)
+
+
+def choose_engine(config: SimConfig, engine: str, notice: Callable[[str], None] | None = None) -> str:
+    """``"fast"`` or ``"python"``: the kernel when asked (``fast`` or ``auto``) and able to play
+    every seat; otherwise the engine, telling ``notice`` why when the kernel was asked for by name
+    or could have been used but for a bot."""
+    if engine not in ENGINES:
+        raise ValueError(f"unknown engine {engine!r}: allowed {', '.join(ENGINES)}")
+    if engine == "python":
+        return "python"
+    reason = _why_not(config)
+    if reason is None:
+        return "fast"
+    if notice is not None and (engine == "fast" or not reason.startswith("the fast engine needs")):
+        notice(f"{reason}; using the Python engine")
+    return "python"
+
+
+def _why_not(config: SimConfig) -> str | None:
+    if config.game != "chase-the-ace":
+        return f"the fast engine plays chase-the-ace only, not {config.game}"
+    try:
+        import numba  # noqa: F401
+    except ImportError:
+        return "the fast engine needs numba: pip install 'chase-the-ace[fast]'"
+    try:
+        _policies(config)
+    except NotCompilableError as exc:
+        return str(exc)
+    return None
+
+
+_POLICIES: dict[SimConfig, Policies] = {}
+
+
+def _policies(config: SimConfig) -> Policies:
+    """The config's policies, made once per process (a solved bot may have to solve first)."""
+    from .policy import compile_bots
+
+    pol = _POLICIES.get(config)
+    if pol is None:
+        pol = _POLICIES[config] = compile_bots(config.bots, config.rules)
+    return pol
+
+
+@dataclass(frozen=True)
+class FastJob:
+    """One chunk of a kernel run."""
+
+    config: SimConfig
+    index: int
+    games: int | None
+    hands: int | None
+
+    @property
+    def size(self) -> int:
+        """How many games or hands this chunk plays."""
+        return self.games if self.games is not None else self.hands or 0
+
+
+def _jobs(config: SimConfig) -> list[FastJob]:
+    total = config.games if config.games is not None else config.hands
+    assert total is not None
+    step = CHUNK_GAMES if config.games is not None else CHUNK_HANDS
+    return [FastJob(config, i, min(step, total - start) if config.games is not None else None,
+                    min(step, total - start) if config.hands is not None else None)
+            for i, start in enumerate(range(0, total, step))]
+
+
+def _run(job: FastJob) -> Tally:
+    from .run import chunk_seed, play_chunk
+
+    config = job.config
+    return play_chunk(config.rules, _policies(config), seed=chunk_seed(config.game, config.seed, job.index),
+                      games=job.games, hands=job.hands)
+
+
+def _results(jobs: list[FastJob], workers: int) -> Iterator[tuple[FastJob, Tally]]:
+    if workers <= 1 or len(jobs) <= 1:
+        for job in jobs:
+            yield job, _run(job)
+        return
+    from ..sim import _quiet_worker
+
+    methods = multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+    with context.Pool(min(workers, len(jobs)), initializer=_quiet_worker) as pool:
+        yield from zip(jobs, pool.imap(_run, jobs))
+
+
+def simulate_fast(config: SimConfig, *, workers: int = 1,
+                  progress: Callable[[int, int], None] | None = None) -> SimResult:
+    """Run ``config`` in the kernel over ``workers`` processes (NotCompilableError if a bot cannot
+    be played there); ``progress(done, total)`` follows the chunks."""
+    if not isinstance(workers, int) or workers < 1:
+        raise ValueError(f"bad workers {workers!r}: at least 1")
+    start = time.perf_counter()
+    from .run import play_chunk
+
+    policies = _policies(config)  # made (and any solving done) once, before the workers fork
+    if workers > 1:
+        play_chunk(config.rules, policies, seed=0, hands=1)  # load the kernel before forking
+    jobs = _jobs(config)
+    total = sum(job.size for job in jobs)
+    tally = Tally(config.players)
+    done = 0
+    for job, part in _results(jobs, workers):
+        tally.merge(part)
+        done += job.size
+        if progress is not None:
+            progress(done, total)
+    return SimResult(config, tally, time.perf_counter() - start, workers, engine="fast")

@@ -1,0 +1,138 @@
+"""ChaseTheAceVector-v0: the kernel's tables give ChaseTheAce-v0's observations, rewards and ends on
+the same cards and decisions, and behave as a Gymnasium vector env."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+pytest.importorskip("numba")
+pytest.importorskip("gymnasium")
+
+import gymnasium as gym
+import numpy as np
+from gymnasium.utils.passive_env_checker import check_obs
+from hypothesis import given
+from hypothesis import strategies as st
+
+from chasetheace.adapters.episode import table_options
+from chasetheace.adapters.gymnasium import ChaseTheAceEnv
+from chasetheace.adapters.vector import ChaseTheAceVectorEnv, VectorCore
+from chasetheace.fast import NotCompilableError, compile_bots, script_of
+from chasetheace.rules import OPTIONS
+
+
+class Stubborn:
+    """A bot the kernel does not know: it always keeps."""
+
+    def choose(self, observation: Any, legal: Any, rng: random.Random) -> Any:
+        return "keep"
+
+
+@st.composite
+def tables(draw: st.DrawFn) -> tuple[dict[str, Any], int, int, list[str], int]:
+    options: dict[str, Any] = {key: draw(st.sampled_from(o.values)) for key, o in OPTIONS.items()
+                               if o.minimum is None}
+    options["lives"] = draw(st.integers(1, 3))
+    players = draw(st.integers(2, 5))
+    seat = draw(st.integers(0, players - 1))
+    kinds = [f"threshold:{r}" for r in "A23456789TJQK"] + ["counting"] * 4
+    opponents = [draw(st.sampled_from(kinds)) for _ in range(players - 1)]
+    return options, players, seat, opponents, draw(st.integers(0, 2**32))
+
+
+@given(tables())
+def test_the_kernel_tables_see_and_score_as_chase_the_ace_v0(
+        table: tuple[dict[str, Any], int, int, list[str], int]) -> None:
+    options, players, seat, opponents, seed = table
+    single = ChaseTheAceEnv(players=players, seat=seat, opponents=opponents, **options)
+    choices = random.Random(seed)
+    obs, _ = single.reset(seed=seed)
+    expected, actions = [(obs, 0.0, False)], []
+    while not expected[-1][2]:
+        actions.append(choices.randrange(2))
+        obs, reward, terminated, _, _ = single.step(actions[-1])
+        expected.append((obs, reward, terminated))
+    # the same game in the kernel: its chance from the engine's record, the bots as kernel policies
+    chance = script_of(single.episode.game.events)
+    rules, _ = table_options(players, **options)
+    bots = [*opponents[:seat], "random", *opponents[seat:]]
+    shuffles = np.array([[c.id for c in order] for order in chance.shuffles], np.int64)
+    shuffles = shuffles.reshape(-1, rules.deck)
+    core = VectorCore(rules, players, seat, compile_bots(bots, rules), 1,
+                      script=(shuffles, np.array(chance.picks, np.int64)))
+    core.reset()
+    got = [(core.obs[0].copy(), 0.0, False)]
+    for action in actions:
+        core.step(np.array([action]))
+        got.append((core.obs[0].copy(), float(core.rewards[0]), bool(core.terminated[0])))
+    assert len(got) == len(expected)
+    for (obs_e, reward_e, end_e), (obs_k, reward_k, end_k) in zip(expected, got):
+        np.testing.assert_array_equal(obs_k, obs_e)
+        assert (reward_k, end_k) == (reward_e, end_e)
+
+
+def test_make_vec_gives_the_single_envs_spaces_and_valid_batches() -> None:
+    envs = gym.make_vec("ChaseTheAceVector-v0", num_envs=6, players=4, opponents="threshold:9",
+                        preset="cuckoo")
+    single = ChaseTheAceEnv(players=4, opponents="threshold:9", preset="cuckoo")
+    assert envs.single_observation_space == single.observation_space
+    assert envs.single_action_space == single.action_space
+    assert envs.metadata["autoreset_mode"] == gym.vector.AutoresetMode.NEXT_STEP
+    obs, info = envs.reset(seed=3)
+    check_obs(obs, envs.observation_space, "reset")
+    assert info["lives"].shape == (6, 4)
+    ended = 0
+    for _ in range(60):
+        obs, rewards, terminated, truncated, _ = envs.step(envs.action_space.sample())
+        check_obs(obs, envs.observation_space, "step")
+        assert rewards.dtype == np.float64 and not truncated.any()
+        ended += int(terminated.sum())
+    assert ended > 0
+    envs.close()
+
+
+def test_autoreset_on_the_next_step_and_seeded_determinism() -> None:
+    def run(seed: int) -> list[np.ndarray]:
+        envs = ChaseTheAceVectorEnv(num_envs=3, players=3, opponents="random", lives=1)
+        obs, _ = envs.reset(seed=seed)
+        seen, finished = [obs], np.zeros(3, bool)
+        for step in range(40):
+            obs, rewards, terminated, _, _ = envs.step(np.array([step % 2, 1, 0]))
+            assert (rewards[finished] == 0).all() and not terminated[finished].any()  # reset steps
+            finished = terminated
+            seen.append(obs)
+        return seen
+
+    first, again, other = run(5), run(5), run(6)
+    assert all(np.array_equal(a, b) for a, b in zip(first, again))
+    assert not all(np.array_equal(a, b) for a, b in zip(first, other))
+
+
+def test_episode_statistics_wrapper_counts_whole_games() -> None:
+    envs = gym.wrappers.vector.RecordEpisodeStatistics(
+        ChaseTheAceVectorEnv(num_envs=4, players=3, opponents="threshold:8"))
+    envs.reset(seed=0)
+    lengths = []
+    for _ in range(80):
+        _, _, _, _, info = envs.step(envs.action_space.sample())
+        if "episode" in info:
+            lengths += info["episode"]["l"][info["_episode"]].tolist()
+    assert lengths and min(lengths) >= 1
+
+
+def test_bad_options_and_actions_are_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    from chasetheace import registry
+
+    kind = registry.BotKind(lambda arg, rules, players: Stubborn(), "keeps")
+    monkeypatch.setitem(registry.BOTS, "stubborn", kind)
+    with pytest.raises(NotCompilableError, match="Stubborn"):
+        ChaseTheAceVectorEnv(num_envs=2, players=3, opponents=["threshold:8", "stubborn"])
+    with pytest.raises(ValueError, match="single_hand"):
+        ChaseTheAceVectorEnv(num_envs=2, single_hand=True)
+    envs = ChaseTheAceVectorEnv(num_envs=2)
+    envs.reset(seed=1)
+    with pytest.raises(ValueError, match="bad actions"):
+        envs.step(np.array([0, 2]))
