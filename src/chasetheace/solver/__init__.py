@@ -12,25 +12,12 @@ players use a sampled method whose NashConv is estimated with its error.
 
 from __future__ import annotations
 
-from typing import Any
+from .bot import SolvedBot, cached_solve, solved_bot
+from .hand import Deck, Hand
+from .solution import AUTO_EXACT_PLAYERS, MAX_EXACT_PLAYERS, METHODS, Solution, solve
 
-from .hand import Deck, Hand, UnsupportedRuleError
-from .solution import AUTO_EXACT_PLAYERS, MAX_EXACT_PLAYERS, METHODS, Solution, SolvedBot, cached_solve, solve
-
-__all__ = ["AUTO_EXACT_PLAYERS", "Deck", "Hand",
-           "MAX_EXACT_PLAYERS", "METHODS", "Solution", "SolvedBot", "UnsupportedRuleError",
-           "solve", "solved_bot"]
-
-
-def solved_bot(arg: str, rules: Any, players: int) -> SolvedBot:
-    """The ``--bot solved`` factory: ``solved`` solves (once per process); ``solved:FILE`` loads a
-    solution saved by ``chase-the-ace solve --save FILE``."""
-    if arg:
-        sol = Solution.load(arg)
-        if sol.rules != rules:
-            raise ValueError(f"the solution in {arg} is for other rules than this game's")
-        return sol.bot()
-    return SolvedBot(rules, {players: cached_solve(rules, players)})
+__all__ = ["AUTO_EXACT_PLAYERS", "Deck", "Hand", "MAX_EXACT_PLAYERS", "METHODS", "Solution", "SolvedBot",
+           "cached_solve", "solve", "solved_bot"]
 
 
 def _register() -> None:

@@ -7,7 +7,6 @@ runs the subcommand on its own.
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import sys
 from collections.abc import Sequence
@@ -50,13 +49,6 @@ def register(subparsers: Any) -> None:
 
 def rules_from(preset: str, specs: Sequence[str]) -> Rules:
     """Rules from a preset name and ``key=value`` texts (ValueError says what is wrong)."""
-    try:  # the main CLI's shared helper, once it exists
-        helper = getattr(importlib.import_module("chasetheace.cli"), "rules_from_args", None)
-    except ImportError:
-        helper = None
-    if helper is not None:
-        rules: Rules = helper(preset, list(specs))
-        return rules
     rules = Rules.preset(preset)
     for spec in specs:
         key, sep, value = spec.partition("=")

@@ -11,8 +11,9 @@ import time
 from collections.abc import Sequence
 
 from ..rules import Rules, preset_info
+from ..seats import position_name
 from .explain import hardest_cards, rules_of_thumb
-from .solution import MAX_EXACT_PLAYERS, Solution, position_name, solve
+from .solution import MAX_EXACT_PLAYERS, Solution, solve
 
 __all__ = ["PRESETS", "write_docs", "main"]
 

@@ -5,20 +5,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ..seats import position_name
 from .hand import Deck, InfoKey
 
 if TYPE_CHECKING:
     from .solution import Solution
 
-__all__ = ["Rule", "situation", "rules_of_thumb", "hardest_cards", "render_text"]
+__all__ = ["Rule", "describe_key", "situation", "rules_of_thumb", "hardest_cards", "render_text"]
 
 MIXED = 0.01  # a keep probability within this of 0 or 1 is shown as pure
-
-
-def _seat(i: int, players: int) -> str:
-    from .solution import position_name
-
-    return position_name(i, players)
 
 
 def situation(key: InfoKey, deck: Deck, players: int) -> str:
@@ -27,9 +22,9 @@ def situation(key: InfoKey, deck: Deck, players: int) -> str:
     words = []
     seat = 0
     for token in hist:
-        name = _seat(seat, players)
+        name = position_name(seat, players)
         if token.startswith("J"):
-            shown = [_seat(i, players) for i, b in enumerate(token[1:]) if b == "1"]
+            shown = [position_name(i, players) for i, b in enumerate(token[1:]) if b == "1"]
             words.append(f"{', '.join(shown)} showed {deck.name(deck.kinds - 1)} at the deal" if shown
                          else f"nobody showed {deck.name(deck.kinds - 1)} at the deal")
             continue
@@ -51,6 +46,11 @@ def situation(key: InfoKey, deck: Deck, players: int) -> str:
     elif position > 0:
         words.append("nobody swapped with you")
     return "; ".join(words) if words else "you are first to act"
+
+
+def describe_key(key: InfoKey, deck: Deck, players: int) -> str:
+    """An information set in words."""
+    return f"{position_name(key[0], players)} holding {deck.name(key[2])}: {situation(key, deck, players)}"
 
 
 @dataclass
@@ -128,8 +128,6 @@ def keep_by_card(sol: Solution) -> list[list[float]]:
 
 def render_text(sol: Solution, situations: int = 6) -> str:
     """The whole strategy as text: losses by seat, then the most frequent situations of each position."""
-    from .solution import position_name
-
     deck, n = sol.deck, sol.players
     error = "" if sol.nash_conv_error is None else f" +- {sol.nash_conv_error:.1e} (sampled estimate)"
     lines = [f"Chase the Ace, one hand, {n} players, rules: {sol.rules.changes() or 'standard'}",

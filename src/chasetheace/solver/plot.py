@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..seats import position_name
 from .explain import keep_by_card
 
 if TYPE_CHECKING:
@@ -21,8 +22,6 @@ def plot_solution(sol: Solution, path: str) -> None:
         import matplotlib.pyplot as plt
     except ImportError:
         raise ValueError("plotting needs matplotlib: pip install 'chase-the-ace[plot]'") from None
-    from .solution import position_name
-
     n, deck = sol.players, sol.deck
     names = [position_name(i, n) for i in range(n)]
     fig, (left, right) = plt.subplots(1, 2, figsize=(11, 0.5 * n + 2.5),

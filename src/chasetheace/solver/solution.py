@@ -3,20 +3,21 @@
 from __future__ import annotations
 
 import json
-import random
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..cards import Card, rank_char
-from ..game import Action
 from ..rules import Rules
+from .explain import describe_key
 from .hand import Deck, Hand, InfoKey, deck_of
 
-__all__ = ["AUTO_EXACT_PLAYERS", "METHODS", "MAX_EXACT_PLAYERS", "Solution", "SolvedBot", "solve",
-           "infoset_of"]
+if TYPE_CHECKING:
+    from .bot import SolvedBot
+
+__all__ = ["AUTO_EXACT_PLAYERS", "METHODS", "MAX_EXACT_PLAYERS", "Solution", "solve", "infoset_of"]
 
 METHODS = ("auto", "lp", "dcfr", "cfr+", "pcfr+", "sampled")
 MAX_EXACT_PLAYERS = 6
@@ -77,6 +78,8 @@ class Solution:
 
     def bot(self) -> SolvedBot:
         """The solution as a Bot for :func:`chasetheace.play_game` (other player counts solved on demand)."""
+        from .bot import SolvedBot
+
         return SolvedBot(self.rules, {self.players: self}, method=self.method)
 
     # --- storing ------------------------------------------------------------------------------
@@ -287,82 +290,3 @@ def infoset_of(observation: Mapping[str, Any], deck: Deck, *, kings_jerk: bool =
     if kings_jerk:
         tokens.insert(0, "J" + "".join(jerked))
     return order.index(seat), tuple(tokens), deck.strength_of_rank(Card.parse(card).rank), given
-
-
-def describe_key(key: InfoKey, deck: Deck, players: int) -> str:
-    """An information set in words."""
-    from .explain import situation
-
-    return f"{position_name(key[0], players)} holding {deck.name(key[2])}: {situation(key, deck, players)}"
-
-
-def position_name(position: int, players: int) -> str:
-    """``eldest``, ``2nd``, ..., ``dealer``."""
-    if position == players - 1:
-        return "dealer"
-    if position == 0:
-        return "eldest"
-    n = position + 1
-    return f"{n}{'nd' if n == 2 else 'rd' if n == 3 else 'th'}"
-
-
-# --- the bot ----------------------------------------------------------------------------------------
-
-class SolvedBot:
-    """Plays the solver's equilibrium; solves for other player counts when players are knocked out.
-
-    Where a solution has no entry for a situation (the sampled method never met it), it keeps when
-    the position keeps that card more often than not on average.
-    """
-
-    name = "solved"
-
-    def __init__(self, rules: Rules, solutions: Mapping[int, Solution] | None = None, *,
-                 method: str = "auto", tolerance: float = 1e-4) -> None:
-        self.rules = rules
-        self.solutions: dict[int, Solution] = dict(solutions or {})
-        self.method = "auto" if method == "lp" else method
-        self.tolerance = tolerance
-        self.fallbacks = 0
-
-    def solution(self, players: int) -> Solution:
-        """The solution for ``players`` seats (solved now if needed, and kept)."""
-        sol = self.solutions.get(players)
-        if sol is None:
-            sol = self.solutions[players] = cached_solve(self.rules, players, self.method, self.tolerance)
-        return sol
-
-    def choose(self, observation: Mapping[str, Any], legal: Sequence[Action], rng: random.Random) -> Action:
-        """Keep with the equilibrium's probability for this information set."""
-        sol = self.solution(len(_order(observation)))
-        key = infoset_of(observation, sol.deck, kings_jerk=sol.rules.kings_jerk)
-        try:
-            p = sol.keep_probability(key)
-        except KeyError:
-            from .explain import keep_by_card
-
-            self.fallbacks += 1
-            average = keep_by_card(sol)[key[0]][key[2]]
-            p = 1.0 if average == average and average >= 0.5 else 0.0  # NaN: never met, swap
-        return Action.KEEP if rng.random() < p else Action.SWAP
-
-    def __repr__(self) -> str:
-        return f"SolvedBot({sorted(self.solutions)} players)"
-
-
-_CACHE: dict[tuple[Any, ...], Solution] = {}
-
-
-SAMPLED_SECONDS = 30.0
-"""How long :func:`cached_solve` (hence the ``solved`` bot) trains the sampled method."""
-
-
-def cached_solve(rules: Rules, players: int, method: str = "auto", tolerance: float = 1e-4) -> Solution:
-    """:func:`solve`, remembered for the life of the process (the sampled method trains for
-    :data:`SAMPLED_SECONDS`)."""
-    key = (tuple(sorted(rules.to_dict().items())), players, method, tolerance)
-    sol = _CACHE.get(key)
-    if sol is None:
-        sol = _CACHE[key] = solve(rules, players, method=method, tolerance=tolerance,
-                                  time_limit=SAMPLED_SECONDS)
-    return sol
