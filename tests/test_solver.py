@@ -12,7 +12,8 @@ pytest.importorskip("numpy")
 pytest.importorskip("scipy")
 
 import chasetheace as cta
-from chasetheace.solver import Solution, brute
+from chasetheace.solver import Solution, SolvedBot, brute, cached_solve
+from chasetheace.solver.bot import SolvedBot as BotModuleSolvedBot
 from chasetheace.solver.command import main
 from chasetheace.solver.hand import Hand
 from chasetheace.solver.solution import infoset_of
@@ -165,6 +166,7 @@ def test_bad_input_is_one_clear_error(kwargs: dict[str, object], message: str) -
 
 
 def test_command_prints_the_strategy(capsys: pytest.CaptureFixture[str], tmp_path: object) -> None:
+    pytest.importorskip("matplotlib")
     png = f"{tmp_path}/s.png"
     assert main(["--players", "2", "--preset", "le-her", "--plot", png]) == 0
     out = capsys.readouterr().out
@@ -182,3 +184,10 @@ def test_command_bad_input_exits_2_with_one_line(argv: list[str], capsys: pytest
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("chase-the-ace solve:")
+
+
+def test_bot_lives_in_its_own_module_and_is_re_exported() -> None:
+    assert SolvedBot is BotModuleSolvedBot
+    sol = cached_solve(cta.Rules.preset("le-her"), 2)
+    assert cached_solve(cta.Rules.preset("le-her"), 2) is sol
+    assert isinstance(sol.bot(), SolvedBot)
