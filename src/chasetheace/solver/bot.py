@@ -8,7 +8,6 @@ from typing import Any
 
 from ..game import Action
 from ..rules import Rules
-from .explain import keep_by_card
 from .solution import Solution, infoset_of, solve
 
 __all__ = ["SAMPLED_SECONDS", "SolvedBot", "cached_solve", "solved_bot"]
@@ -42,12 +41,9 @@ class SolvedBot:
         """Keep with the equilibrium's probability for this information set."""
         sol = self.solution(len(observation["order"]))
         key = infoset_of(observation, sol.deck, kings_jerk=sol.rules.kings_jerk)
-        try:
-            p = sol.keep_probability(key)
-        except KeyError:
+        if not sol.knows(key):
             self.fallbacks += 1
-            average = keep_by_card(sol)[key[0]][key[2]]
-            p = 1.0 if average == average and average >= 0.5 else 0.0  # NaN: never met, swap
+        p = sol.played_keep(key)
         return Action.KEEP if rng.random() < p else Action.SWAP
 
     def __repr__(self) -> str:

@@ -9,13 +9,14 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TextIO
 
 from ..rules import Rules
 from .solution import AUTO_EXACT_PLAYERS, MAX_EXACT_PLAYERS, METHODS
 
-__all__ = ["register", "run", "main", "rules_from"]
+__all__ = ["StatusLine", "register", "run", "main", "rules_from"]
 
 
 def _add_arguments(p: argparse.ArgumentParser) -> None:
@@ -35,8 +36,40 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--workers", type=int, default=1, help="threads for the exact tree's passes")
     p.add_argument("--situations", type=int, default=6, help="situations shown per position")
     p.add_argument("--json", action="store_true", help="print the whole solution as JSON")
+    p.add_argument("--quiet", action="store_true", help="no progress on stderr")
     p.add_argument("--plot", metavar="FILE.png", help="also draw the strategy to a PNG file")
     p.add_argument("--save", metavar="FILE.json", help="also save the solution (for --bot solved:FILE.json)")
+
+
+class StatusLine:
+    """Progress of a long run on stderr: nothing for the first seconds, then a line at most every
+    few seconds (rewritten in place on a terminal)."""
+
+    def __init__(self, stream: TextIO, quiet_seconds: float = 2.0, every: float = 2.0) -> None:
+        self.stream = stream
+        self.start = time.monotonic()
+        self.quiet, self.every = quiet_seconds, every
+        self.last = float("-inf")
+        self.tty = stream.isatty()
+        self.shown = False
+
+    def __call__(self, text: str) -> None:
+        now = time.monotonic()
+        if now - self.start < self.quiet or now - self.last < self.every:
+            return
+        self.last = now
+        if self.tty:
+            self.stream.write("\r\x1b[K" + text)
+        else:
+            self.stream.write(text + "\n")
+        self.stream.flush()
+        self.shown = True
+
+    def close(self) -> None:
+        """End the status line (on a terminal, clear it)."""
+        if self.shown and self.tty:
+            self.stream.write("\r\x1b[K")
+            self.stream.flush()
 
 
 def register(subparsers: Any) -> None:
@@ -65,9 +98,11 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         rules = rules_from(args.preset, args.rule)
+        status = StatusLine(sys.stderr)
         sol = solve(rules, args.players, method=args.method, iterations=args.iterations,
                     tolerance=args.tolerance, time_limit=args.time_limit, seed=args.seed,
-                    workers=args.workers)
+                    workers=args.workers, progress=None if args.quiet else status)
+        status.close()
         if args.plot:
             from .plot import plot_solution
 

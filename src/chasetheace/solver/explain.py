@@ -11,7 +11,8 @@ from .hand import Deck, InfoKey
 if TYPE_CHECKING:
     from .solution import Solution
 
-__all__ = ["Rule", "describe_key", "situation", "rules_of_thumb", "hardest_cards", "render_text"]
+__all__ = ["Rule", "describe_key", "nash_conv_text", "situation",
+           "rules_of_thumb", "hardest_cards", "render_text"]
 
 MIXED = 0.01  # a keep probability within this of 0 or 1 is shown as pure
 
@@ -126,12 +127,21 @@ def keep_by_card(sol: Solution) -> list[list[float]]:
     return [[n / d if d > 0 else float("nan") for n, d in zip(nr, dr)] for nr, dr in zip(num, den)]
 
 
+def nash_conv_text(sol: Solution) -> str:
+    """How far from an equilibrium the strategy is, and how that was measured."""
+    if sol.nash_conv_error is None:
+        return f"NashConv {sol.nash_conv:.2e} lives (exact best response)"
+    low = "" if sol.nash_conv_low is None else f"{sol.nash_conv_low:.1e} (cross-fitted) to "
+    return (f"NashConv about {low}{sol.nash_conv:.1e} (plain, biased upwards) +- {sol.nash_conv_error:.0e} "
+            f"lives: sampled estimates, not an exact best response")
+
+
 def render_text(sol: Solution, situations: int = 6) -> str:
     """The whole strategy as text: losses by seat, then the most frequent situations of each position."""
     deck, n = sol.deck, sol.players
-    error = "" if sol.nash_conv_error is None else f" +- {sol.nash_conv_error:.1e} (sampled estimate)"
     lines = [f"Chase the Ace, one hand, {n} players, rules: {sol.rules.changes() or 'standard'}",
-             f"method {sol.method}, NashConv {sol.nash_conv:.2e}{error} lives, {sol.seconds:.1f} s"]
+             f"method {sol.method}, {nash_conv_text(sol)}, {sol.seconds:.1f} s"]
+    lines += [f"note: {c}" for c in sol.caveats]
     if sol.value is not None:
         lines.append(f"exact value: the eldest loses with probability {sol.value} (= {float(sol.value):.6f})")
     lines.append("")

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from ..cards import Card, rank_char
 from ..rules import Rules
-from .explain import describe_key
+from .explain import describe_key, keep_by_card
 from .hand import Deck, Hand, InfoKey, deck_of
 
 if TYPE_CHECKING:
@@ -24,6 +24,9 @@ MAX_EXACT_PLAYERS = 6
 """The most players the exact tree takes (6 players: 8 M nodes, 24 M edges, about 10 GB and a few
 minutes; 7 would need about ten times more)."""
 AUTO_EXACT_PLAYERS = 5
+EXACT_CHECK_PLAYERS = 5
+"""Up to this many players a sampled strategy is measured exactly (NashConv by an exact best
+response on the exact tree); above, by the sampled estimates."""
 """The most players for which ``method="auto"`` uses the exact tree (5 players: about 10 s, 1.5 GB)."""
 
 
@@ -52,17 +55,42 @@ class Solution:
     trace: list[tuple[int, float, float]] = field(default_factory=list)
     nash_conv_error: float | None = None    # sampled method: the standard error of the estimate
     loss_errors: list[float] | None = None  # sampled method: standard errors of loss_probabilities
+    # sampled method: a cross-fitted estimate whose expectation is at most the true NashConv (the
+    # plain estimate ``nash_conv`` is biased upwards); None where NashConv was computed exactly
+    nash_conv_low: float | None = None
     _index: dict[InfoKey, int] = field(default_factory=dict, repr=False)
+    _by_card: list[list[float]] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         self._index = {key: i for i, key in enumerate(self.infosets)}
         self.deck: Deck = deck_of(self.rules)
+
+    @property
+    def caveats(self) -> list[str]:
+        """What of these rules the one-hand model leaves out, in words (empty when nothing)."""
+        return caveats(self.rules)
 
     # --- reading the strategy -----------------------------------------------------------------
 
     def keep_probability(self, key: InfoKey) -> float:
         """The probability of keeping at an information set (KeyError if it cannot arise)."""
         return self.keep[self._index[key]]
+
+    def knows(self, key: InfoKey) -> bool:
+        """Whether the strategy has an entry for the information set ``key``."""
+        return key in self._index
+
+    def played_keep(self, key: InfoKey) -> float:
+        """The probability that the solution's bot keeps at ``key``: the strategy's, or where the
+        solution has no entry (the sampled method never met the situation), 1 if the position keeps
+        that card more often than not on average, else 0."""
+        i = self._index.get(key)
+        if i is not None:
+            return self.keep[i]
+        if self._by_card is None:
+            self._by_card = keep_by_card(self)
+        average = self._by_card[key[0]][key[2]]
+        return 1.0 if average == average and average >= 0.5 else 0.0  # NaN: never met, swap
 
     def action_probabilities(self, observation: Mapping[str, Any]) -> dict[str, float]:
         """``{"keep": p, "swap": 1 - p}`` for the seat to act, from ``game.observation(seat)``."""
@@ -97,6 +125,7 @@ class Solution:
             "exact_keep": None if self.exact_keep is None else [str(x) for x in self.exact_keep],
             "trace": [list(t) for t in self.trace],
             "nash_conv_error": self.nash_conv_error, "loss_errors": self.loss_errors,
+            "nash_conv_low": self.nash_conv_low, "caveats": self.caveats,
         }
 
     @classmethod
@@ -118,6 +147,7 @@ class Solution:
                 [(int(a), float(b), float(c)) for a, b, c in data["trace"]],
                 None if data.get("nash_conv_error") is None else float(data["nash_conv_error"]),
                 None if data.get("loss_errors") is None else [float(x) for x in data["loss_errors"]],
+                None if data.get("nash_conv_low") is None else float(data["nash_conv_low"]),
             )
         except (KeyError, TypeError, IndexError) as exc:
             raise ValueError(f"bad solution data: {exc}") from None
@@ -140,7 +170,8 @@ class Solution:
 
 def solve(rules: Rules | None = None, players: int = 5, *, method: str = "auto", iterations: int = 2000,
           tolerance: float = 1e-4, workers: int = 1, check_every: int = 10,
-          time_limit: float | None = None, seed: int = 0) -> Solution:
+          time_limit: float | None = None, seed: int = 0,
+          progress: Callable[[str], None] | None = None) -> Solution:
     """An equilibrium of one hand with ``players`` seats under ``rules``.
 
     ``method``: ``"lp"`` (two players, exactly one loser: the exact sequence-form LP), ``"dcfr"``
@@ -151,7 +182,8 @@ def solve(rules: Rules | None = None, players: int = 5, *, method: str = "auto",
     ``nash_conv_error``). ``"auto"`` picks the LP where it applies, the exact tree up to
     :data:`AUTO_EXACT_PLAYERS` players, else the sampled method (ask for ``"dcfr"`` to solve 6
     players exactly). ``workers`` threads share the exact tree's passes (the result does not
-    depend on it); ``time_limit`` applies to the sampled method only.
+    depend on it); ``time_limit`` applies to the sampled method only. ``progress``, if given, is
+    called with a one-line status text as the work goes on (the command prints it on stderr).
     """
     rules = Rules() if rules is None else rules
     if not isinstance(rules, Rules):
@@ -167,7 +199,8 @@ def solve(rules: Rules | None = None, players: int = 5, *, method: str = "auto",
     hand = Hand(rules, players)
     start = time.perf_counter()
     if method == "sampled" or (method == "auto" and players > AUTO_EXACT_PLAYERS):
-        return _from_sampled(hand, iterations, 60.0 if time_limit is None else time_limit, seed, start)
+        limit = 60.0 if time_limit is None else time_limit
+        return _from_sampled(hand, iterations, limit, seed, start, progress)
     if players > MAX_EXACT_PLAYERS:
         raise ValueError(f"the exact tree handles 2..{MAX_EXACT_PLAYERS} players, not {players}: "
                          f"use method 'sampled'")
@@ -182,14 +215,19 @@ def solve(rules: Rules | None = None, players: int = 5, *, method: str = "auto",
     elif method == "lp":
         raise ValueError("method 'lp' needs two players")
     return _from_cfr(hand, "dcfr" if method == "auto" else method, iterations, tolerance, check_every, start,
-                     workers)
+                     workers, progress)
 
 
-def _engine(hand: Hand, workers: int = 1) -> Any:
+def _engine(hand: Hand, workers: int = 1, progress: Callable[[str], None] | None = None) -> Any:
     from .cfr import Engine
     from .tree import Tree
 
-    return Engine(Tree(hand), workers)
+    if progress is not None:
+        progress(f"building the exact game tree of {hand.players} players")
+    tree = Tree(hand)
+    if progress is not None:
+        progress(f"tree built: {tree.node_count:,} nodes, {len(tree.infosets):,} information sets")
+    return Engine(tree, workers)
 
 
 def _tables(hand: Hand, engine: Any, sigma: Any, method: str, start: float, **extra: Any) -> Solution:
@@ -206,31 +244,54 @@ def _tables(hand: Hand, engine: Any, sigma: Any, method: str, start: float, **ex
 
 
 def _from_cfr(hand: Hand, method: str, iterations: int, tolerance: float, check_every: int,
-              start: float, workers: int) -> Solution:
-    from .cfr import run_cfr
+              start: float, workers: int, progress: Callable[[str], None] | None = None) -> Solution:
+    from .cfr import Progress, run_cfr
 
-    engine = _engine(hand, workers)
-    sigma, progress = run_cfr(engine, iterations=iterations, tolerance=tolerance, method=method,
-                              check_every=check_every, start=start)
-    return _tables(hand, engine, sigma, method, start, iterations=progress.iterations,
-                   trace=progress.trace)
+    engine = _engine(hand, workers, progress)
+
+    def report(p: Progress) -> None:
+        if progress is not None:
+            progress(f"{method} iteration {p.iterations}: NashConv {p.nash_conv:.2e} "
+                     f"(target {tolerance:g}), {p.seconds:.0f} s")
+
+    sigma, record = run_cfr(engine, iterations=iterations, tolerance=tolerance, method=method,
+                            check_every=check_every, start=start, callback=report)
+    return _tables(hand, engine, sigma, method, start, iterations=record.iterations,
+                   trace=record.trace)
 
 
-def _from_sampled(hand: Hand, batches: int, time_limit: float | None, seed: int, start: float) -> Solution:
+def _from_sampled(hand: Hand, batches: int, time_limit: float | None, seed: int, start: float,
+                  progress: Callable[[str], None] | None = None) -> Solution:
+    """Train the sampled method; measure its strategy exactly on the exact tree where that fits
+    (up to :data:`EXACT_CHECK_PLAYERS` players), else by the sampled estimates."""
     import numpy as np
 
     from .sampled import SampledSolver
 
     solver = SampledSolver(hand, seed=seed)
-    done = solver.train(batches, seconds=time_limit)
-    est = solver.estimate(20_000)
+    def report(done: int, seconds: float) -> None:
+        if progress is not None:
+            limit = "" if time_limit is None else f" of {time_limit:.0f}"
+            progress(f"sampled batch {done} of at most {batches}: {seconds:.0f}{limit} s")
+
+    done = solver.train(batches, seconds=time_limit, callback=report)
+    if progress is not None:
+        progress("measuring the strategy")
     keys = solver.infosets()
-    keep = solver.sigma(np.arange(len(keys)), average=True)
+    keep = [float(x) for x in solver.sigma(np.arange(len(keys)), average=True)]
+    if hand.players <= EXACT_CHECK_PLAYERS:
+        sampled = Solution(hand.rules, hand.players, "sampled", keys, keep, [0.0] * len(keys),
+                           [(0.0, 0.0)] * len(keys), [], [], float("nan"), [])
+        engine = _engine(hand, progress=progress)
+        played = np.array([sampled.played_keep(key) for key in engine.tree.infosets])
+        return _tables(hand, engine, np.c_[played, 1 - played], "sampled", start, iterations=done)
+    est = solver.estimate(20_000)
     met = [solver.met.get(i, (0.0, 0.0, 0.0)) for i in range(len(keys))]
-    return Solution(hand.rules, hand.players, "sampled", keys, [float(x) for x in keep],
+    return Solution(hand.rules, hand.players, "sampled", keys, keep,
                     [m[0] for m in met], [(m[1], m[2]) for m in met], est.losses, est.lives,
                     est.nash_conv, [], iterations=done, seconds=time.perf_counter() - start,
-                    nash_conv_error=est.nash_conv_error, loss_errors=est.losses_error)
+                    nash_conv_error=est.nash_conv_error, loss_errors=est.losses_error,
+                    nash_conv_low=est.nash_conv_low)
 
 
 def _from_lp(hand: Hand, lp: Any, start: float) -> Solution:
@@ -246,6 +307,22 @@ def _from_lp(hand: Hand, lp: Any, start: float) -> Solution:
     if lp.exact:
         sol.nash_conv, sol.gains = 0.0, [0.0] * hand.players
     return sol
+
+
+def caveats(rules: Rules) -> list[str]:
+    """What the one-hand model leaves out of ``rules``, in words.
+
+    The solver plays one hand dealt from a freshly shuffled pack, each seat minimising the lives it
+    expects to lose. With ``between_hands = to-bottom`` only a game's first hand is dealt so: later
+    hands come from a pack whose order is partly public (the collected cards go under the stock in
+    turn order), which the model does not know.
+    """
+    out = []
+    if rules.between_hands == "to-bottom":
+        out.append("between_hands=to-bottom is not modelled: the strategy assumes a freshly shuffled "
+                   "pack, which holds for the first hand of a game only (later hands are dealt from "
+                   "collected cards whose order is public)")
+    return out
 
 
 # --- observations ---------------------------------------------------------------------------------
