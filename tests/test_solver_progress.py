@@ -9,9 +9,9 @@ import pytest
 pytest.importorskip("numpy")
 pytest.importorskip("scipy")
 
-import chasetheace as cta  # noqa: E402
-from chasetheace.solver.command import StatusLine, main  # noqa: E402
-from chasetheace.solver.solution import caveats  # noqa: E402
+import chasetheace as cta
+from chasetheace.solver.command import StatusLine, main
+from chasetheace.solver.solution import caveats
 
 
 def test_to_bottom_is_said_to_be_unmodelled(capsys: pytest.CaptureFixture[str]) -> None:
