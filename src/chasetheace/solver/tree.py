@@ -267,8 +267,9 @@ class Tree:
             cards.append(np.full(int(ok.sum()), c, dtype=np.int8))
             probs.append(prob[ok] * chance[ok, c])
             finals.append(final[ok])
+        size = sum(len(p) for p in parents)
         src = dict(hid=np.concatenate(hids), drawn=np.concatenate(draws), card=np.concatenate(cards),
-                   given=np.full(sum(len(p) for p in parents), -1, dtype=np.int8), src=np.concatenate(parents))
+                   given=np.full(size, -1, dtype=np.int8), src=np.concatenate(parents))
         pending[j].append(src)
         parent = np.concatenate(parents)
         return dict(parent=parent, action=np.full(len(parent), action), child_level=j, src=src,
