@@ -28,7 +28,7 @@ from .events import Event
 from .game import Action, Game
 from .rules import OPTIONS, PRESETS, Option, Preset, Rules, preset_info
 from .session import Session
-from .solver import Solution, solve  # registers the "solved" bot; numpy is imported only to solve
+from .solver import Solution, solve, solve_game  # registers the "solved" bot; numpy is imported only to solve
 
 __version__ = "0.1.0"
 
