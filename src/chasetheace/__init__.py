@@ -38,5 +38,5 @@ __all__ = [
     "OddsBot", "Offer", "Option", "Preset", "RandomAceChasingBot", "RandomBot", "RecordError", "Rules",
     "Session", "Solution", "ThresholdBot",
     "bot_kinds", "events", "make_ace_chasing_bot", "make_bot", "pack", "play_ace_chasing_game", "play_game",
-    "preset_info", "register_bot", "solve", "__version__",
+    "preset_info", "register_bot", "solve", "solve_game", "__version__",
 ]

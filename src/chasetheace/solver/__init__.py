@@ -16,7 +16,6 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ..rules import Rules
-
 from .bot import SolvedBot, cached_solve, solved_bot
 from .hand import Deck, Hand
 from .solution import AUTO_EXACT_PLAYERS, MAX_EXACT_PLAYERS, METHODS, Solution, solve
