@@ -144,3 +144,31 @@ def test_bad_input_is_one_clear_error(kwargs: dict[str, object], message: str) -
     args: dict[str, object] = {"rules": cta.Rules(), "players": 2, "lives": 1, **kwargs}
     with pytest.raises(ValueError, match=message):
         solve_game(**args)  # type: ignore[arg-type]
+
+
+def test_situation_reach_matches_the_one_hand_tree() -> None:
+    from chasetheace.solver.whole import situation_reach
+
+    rules = cta.Rules(final_tie="no-winner")
+    hand = cta.solve(rules, 2)
+    paths = HandPaths(Hand(rules, 2))
+    keep = np.array([hand.keep_probability(key) for key in paths.infosets])
+    reach = situation_reach(paths, keep)
+    for key, r in zip(paths.infosets, reach.tolist()):
+        assert r == pytest.approx(hand.reach[hand.infosets.index(key)], abs=1e-12)
+
+
+def test_game_bot_plays_whole_games() -> None:
+    import random
+
+    from chasetheace.solver.whole import GameBot, differences
+
+    rules = cta.Rules(deck=32, lives=2)
+    sol = solve_game(rules, 2)
+    bots = [GameBot(sol), GameBot(sol)]
+    for seed in range(5):
+        game = cta.Game(rules, players=2, seed=seed)
+        cta.play_game(game, bots, rng=random.Random(seed))
+        assert game.over
+    found = differences(sol, {2: cta.solve(rules, 2)}, threshold=0.0)
+    assert all(d.state in sol.states and 0 < d.reach <= 1 for d in found)

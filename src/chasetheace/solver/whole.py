@@ -324,3 +324,68 @@ def _nash_conv(keep: Array, cfv: Array) -> float:
     so a best response picks the better action at each of its information sets)."""
     here = keep * cfv[:, 0] + (1 - keep) * cfv[:, 1]
     return float((cfv.max(axis=1) - here).sum())
+
+
+# --- playing it, and how it differs from the one-hand strategy ----------------------------------------
+
+def situation_reach(paths: HandPaths, keep: Array) -> Array:
+    """The chance that each information set arises when everybody plays ``keep``: the paths through
+    it, each weighted by its whole chance (what follows a situation adds up to one)."""
+    full = paths.prob.copy()
+    for rows, ids, keeps in paths._decisions:
+        p = keep[ids]
+        full[rows] *= np.where(keeps, p, 1 - p)
+    out = np.zeros(len(paths.infosets))
+    for rows, ids, _ in paths._decisions:
+        out += np.bincount(ids, full[rows], minlength=len(out))
+    return out
+
+
+@dataclass
+class Difference:
+    """A situation where the whole-game equilibrium keeps with another probability than the one-hand one."""
+
+    state: State
+    key: InfoKey
+    reach: float          # the chance the situation arises in that state's hand
+    keep_game: float
+    keep_hand: float
+
+
+def differences(game: GameSolution, hands: Mapping[int, Any], threshold: float = 0.05) -> list[Difference]:
+    """Situations (every lives state) where the keep probabilities differ by more than ``threshold``
+    from the one-hand solutions ``hands[players]`` (:class:`~chasetheace.solver.Solution`), most
+    frequent first."""
+    out = []
+    for state, sol in game.states.items():
+        paths, hand = game.paths[len(state)], hands[len(state)]
+        reach = situation_reach(paths, sol.keep)
+        for i, key in enumerate(paths.infosets):
+            if reach[i] <= 0 or not hand.knows(key):
+                continue
+            a, b = float(sol.keep[i]), hand.keep_probability(key)
+            if abs(a - b) > threshold:
+                out.append(Difference(state, key, float(reach[i]), a, b))
+    out.sort(key=lambda d: -d.reach)
+    return out
+
+
+class GameBot:
+    """Plays the whole-game equilibrium: the hand strategy of the current lives state."""
+
+    name = "solved-game"
+
+    def __init__(self, solution: GameSolution) -> None:
+        self.solution = solution
+
+    def choose(self, observation: Mapping[str, Any], legal: Sequence[Any], rng: Any) -> Any:
+        """Keep with the equilibrium's probability in this lives state and situation."""
+        from ..game import Action
+        from .solution import infoset_of
+
+        sol = self.solution
+        order = list(observation["order"])
+        state = tuple(int(observation["lives"][s]) for s in order)
+        key = infoset_of(observation, sol.paths[len(order)].hand.deck, kings_jerk=sol.rules.kings_jerk)
+        p = sol.keep_probability(state, key)
+        return Action.KEEP if rng.random() < p else Action.SWAP
