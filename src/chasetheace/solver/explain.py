@@ -129,6 +129,9 @@ def keep_by_card(sol: Solution) -> list[list[float]]:
 
 def nash_conv_text(sol: Solution) -> str:
     """How far from an equilibrium the strategy is, and how that was measured."""
+    if sol.measured == "abstract":
+        return (f"NashConv {sol.nash_conv:.2e} lives in the hand without card removal (exact there; "
+                f"not measured in the true game)")
     if sol.nash_conv_error is None:
         return f"NashConv {sol.nash_conv:.2e} lives (exact best response)"
     low = "" if sol.nash_conv_low is None else f"{sol.nash_conv_low:.1e} (cross-fitted) to "

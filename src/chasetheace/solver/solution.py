@@ -13,20 +13,28 @@ from ..cards import Card, rank_char
 from ..rules import Rules
 from .explain import describe_key, keep_by_card
 from .hand import Deck, Hand, InfoKey, deck_of
+from .measure import MAX_MEASURE_PLAYERS
 
 if TYPE_CHECKING:
     from .bot import SolvedBot
 
 __all__ = ["AUTO_EXACT_PLAYERS", "METHODS", "MAX_EXACT_PLAYERS", "Solution", "solve", "infoset_of"]
 
-METHODS = ("auto", "lp", "dcfr", "cfr+", "pcfr+", "sampled")
+METHODS = ("auto", "lp", "dcfr", "cfr+", "pcfr+", "iid", "sampled")
 MAX_EXACT_PLAYERS = 6
 """The most players the exact tree takes (6 players: 8 M nodes, 24 M edges, about 10 GB and a few
 minutes; 7 would need about ten times more)."""
 AUTO_EXACT_PLAYERS = 5
-EXACT_CHECK_PLAYERS = 5
-"""Up to this many players a sampled strategy is measured exactly (NashConv by an exact best
-response on the exact tree); above, by the sampled estimates."""
+EXACT_CHECK_PLAYERS = 6
+"""Up to this many players a strategy that was not solved on the exact tree (methods ``iid`` and
+``sampled``) is measured on it by default: NashConv by an exact best response in the true game.
+Up to 7 on request (``exact_check=True``: the tree is then evaluated in 13 parts, which takes a
+while); above, the figures are those of the method (sampled estimates, or exact in the game
+without card removal)."""
+MAX_IID_PLAYERS = 9
+"""The most players for method ``iid`` (the hand without card removal: 9 players, 4 M nodes)."""
+AUTO_IID_PLAYERS = 9
+"""``method="auto"`` uses ``iid`` from 6 players up to this many, the sampled method above."""
 """The most players for which ``method="auto"`` uses the exact tree (5 players: about 10 s, 1.5 GB)."""
 
 
@@ -58,6 +66,9 @@ class Solution:
     # sampled method: a cross-fitted estimate whose expectation is at most the true NashConv (the
     # plain estimate ``nash_conv`` is biased upwards); None where NashConv was computed exactly
     nash_conv_low: float | None = None
+    # how nash_conv was measured: "exact" (an exact best response in the true game), "sampled"
+    # (estimates in the true game), "abstract" (exact in the hand without card removal only)
+    measured: str = "exact"
     _index: dict[InfoKey, int] = field(default_factory=dict, repr=False)
     _by_card: list[list[float]] | None = field(default=None, repr=False)
 
@@ -125,7 +136,7 @@ class Solution:
             "exact_keep": None if self.exact_keep is None else [str(x) for x in self.exact_keep],
             "trace": [list(t) for t in self.trace],
             "nash_conv_error": self.nash_conv_error, "loss_errors": self.loss_errors,
-            "nash_conv_low": self.nash_conv_low, "caveats": self.caveats,
+            "nash_conv_low": self.nash_conv_low, "measured": self.measured, "caveats": self.caveats,
         }
 
     @classmethod
@@ -148,6 +159,7 @@ class Solution:
                 None if data.get("nash_conv_error") is None else float(data["nash_conv_error"]),
                 None if data.get("loss_errors") is None else [float(x) for x in data["loss_errors"]],
                 None if data.get("nash_conv_low") is None else float(data["nash_conv_low"]),
+                str(data.get("measured", "exact")),
             )
         except (KeyError, TypeError, IndexError) as exc:
             raise ValueError(f"bad solution data: {exc}") from None
@@ -170,7 +182,7 @@ class Solution:
 
 def solve(rules: Rules | None = None, players: int = 5, *, method: str = "auto", iterations: int = 2000,
           tolerance: float = 1e-4, workers: int = 1, check_every: int = 10,
-          time_limit: float | None = None, seed: int = 0,
+          time_limit: float | None = None, seed: int = 0, exact_check: bool | None = None,
           progress: Callable[[str], None] | None = None) -> Solution:
     """An equilibrium of one hand with ``players`` seats under ``rules``.
 
@@ -198,12 +210,26 @@ def solve(rules: Rules | None = None, players: int = 5, *, method: str = "auto",
         raise ValueError(f"bad workers {workers!r}: an integer >= 1")
     hand = Hand(rules, players)
     start = time.perf_counter()
-    if method == "sampled" or (method == "auto" and players > AUTO_EXACT_PLAYERS):
+    if exact_check and players > MAX_MEASURE_PLAYERS:
+        raise ValueError(f"an exact best response is measured for up to {MAX_MEASURE_PLAYERS} players, "
+                         f"not {players}")
+    check = players <= EXACT_CHECK_PLAYERS if exact_check is None else exact_check
+    iid_ok = not (rules.pairing or rules.kings_jerk)
+    if method == "auto" and players > AUTO_EXACT_PLAYERS:
+        method = "iid" if iid_ok and players <= AUTO_IID_PLAYERS else "sampled"
+    if method == "sampled":
         limit = 60.0 if time_limit is None else time_limit
-        return _from_sampled(hand, iterations, limit, seed, start, progress)
+        return _from_sampled(hand, iterations, limit, seed, start, progress, check)
+    if method == "iid":
+        if not iid_ok:
+            raise ValueError("method 'iid' does not model pairing or kings_jerk: use 'dcfr' or 'sampled'")
+        if players > MAX_IID_PLAYERS:
+            raise ValueError(f"method 'iid' handles 2..{MAX_IID_PLAYERS} players, not {players}: "
+                             f"use method 'sampled'")
+        return _from_iid(hand, iterations, tolerance, check_every, start, workers, progress, check)
     if players > MAX_EXACT_PLAYERS:
         raise ValueError(f"the exact tree handles 2..{MAX_EXACT_PLAYERS} players, not {players}: "
-                         f"use method 'sampled'")
+                         f"use method 'iid' or 'sampled'")
     if method in ("auto", "lp") and players == 2:
         from .lp import is_zero_sum, solve_zero_sum
 
@@ -260,8 +286,41 @@ def _from_cfr(hand: Hand, method: str, iterations: int, tolerance: float, check_
                    trace=record.trace)
 
 
+def _from_iid(hand: Hand, iterations: int, tolerance: float, check_every: int, start: float, workers: int,
+              progress: Callable[[str], None] | None, check: bool) -> Solution:
+    """DCFR on the hand without card removal; then, with ``check``, the strategy measured exactly in
+    the true game (an exact best response on the exact tree)."""
+    from .cfr import Engine, Progress, run_cfr
+    from .tree import Tree
+
+    if progress is not None:
+        progress(f"building the tree of {hand.players} players without card removal")
+    engine = Engine(Tree(hand, card_removal=False), workers)
+
+    def report(p: Progress) -> None:
+        if progress is not None:
+            progress(f"iid iteration {p.iterations}: NashConv without card removal {p.nash_conv:.2e} "
+                     f"(target {tolerance:g}), {p.seconds:.0f} s")
+
+    sigma, record = run_cfr(engine, iterations=iterations, tolerance=tolerance, check_every=check_every,
+                            start=start, callback=report)
+    if not check:
+        return _tables(hand, engine, sigma, "iid", start, iterations=record.iterations, trace=record.trace,
+                       measured="abstract")
+    from .measure import measure
+
+    index = {key: i for i, key in enumerate(engine.tree.infosets)}
+    keep = sigma[:, 0].tolist()
+    # every situation of the true game also arises without card removal
+    result = measure(hand, lambda key: keep[index[key]], progress=progress)
+    return Solution(hand.rules, hand.players, "iid", result.infosets, result.keep, result.reach,
+                    result.values, result.loss_probabilities, result.expected_lives_lost,
+                    result.nash_conv, result.gains, iterations=record.iterations,
+                    seconds=time.perf_counter() - start, trace=record.trace)
+
+
 def _from_sampled(hand: Hand, batches: int, time_limit: float | None, seed: int, start: float,
-                  progress: Callable[[str], None] | None = None) -> Solution:
+                  progress: Callable[[str], None] | None = None, check: bool = True) -> Solution:
     """Train the sampled method; measure its strategy exactly on the exact tree where that fits
     (up to :data:`EXACT_CHECK_PLAYERS` players), else by the sampled estimates."""
     import numpy as np
@@ -279,19 +338,23 @@ def _from_sampled(hand: Hand, batches: int, time_limit: float | None, seed: int,
         progress("measuring the strategy")
     keys = solver.infosets()
     keep = [float(x) for x in solver.sigma(np.arange(len(keys)), average=True)]
-    if hand.players <= EXACT_CHECK_PLAYERS:
+    if check:
+        from .measure import measure
+
         sampled = Solution(hand.rules, hand.players, "sampled", keys, keep, [0.0] * len(keys),
                            [(0.0, 0.0)] * len(keys), [], [], float("nan"), [])
-        engine = _engine(hand, progress=progress)
-        played = np.array([sampled.played_keep(key) for key in engine.tree.infosets])
-        return _tables(hand, engine, np.c_[played, 1 - played], "sampled", start, iterations=done)
+        result = measure(hand, sampled.played_keep, progress=progress)
+        return Solution(hand.rules, hand.players, "sampled", result.infosets, result.keep, result.reach,
+                        result.values, result.loss_probabilities, result.expected_lives_lost,
+                        result.nash_conv, result.gains, iterations=done,
+                        seconds=time.perf_counter() - start)
     est = solver.estimate(20_000)
     met = [solver.met.get(i, (0.0, 0.0, 0.0)) for i in range(len(keys))]
     return Solution(hand.rules, hand.players, "sampled", keys, keep,
                     [m[0] for m in met], [(m[1], m[2]) for m in met], est.losses, est.lives,
                     est.nash_conv, [], iterations=done, seconds=time.perf_counter() - start,
                     nash_conv_error=est.nash_conv_error, loss_errors=est.losses_error,
-                    nash_conv_low=est.nash_conv_low)
+                    nash_conv_low=est.nash_conv_low, measured="sampled")
 
 
 def _from_lp(hand: Hand, lp: Any, start: float) -> Solution:

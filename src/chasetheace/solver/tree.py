@@ -54,8 +54,17 @@ class TurnLevel:
 class Tree:
     """All turn nodes of a hand; see the module docstring."""
 
-    def __init__(self, hand: Hand) -> None:
+    def __init__(self, hand: Hand, *, card_removal: bool = True, eldest: int | None = None) -> None:
+        """``card_removal=False`` deals every card independently from the full pack (an abstraction:
+        a node then keeps only the weakest earlier card instead of every card drawn, so the tree is
+        about as small as the information sets). ``eldest`` keeps only the deals in which the eldest
+        is dealt that strength: the trees of all strengths together are the whole tree (to evaluate
+        a strategy on a tree too large to hold at once)."""
+        if not card_removal and (hand.pairing or hand.jerk):
+            raise ValueError("the tree without card removal does not model pairing or kings_jerk")
         self.hand = hand
+        self.card_removal = card_removal
+        self.eldest = eldest
         self.kinds = k = hand.kinds
         self.width = k + 3
         self.dl, self.dw = k + 1, k + 2
@@ -136,6 +145,8 @@ class Tree:
         else:
             hids, weight = np.zeros(1, dtype=np.int32), np.ones(1)
         first = self._draw(0, hids, np.zeros((len(hids), k), dtype=np.int8)) * weight[:, None]
+        if self.eldest is not None:
+            first[:, np.arange(k) != self.eldest] = 0.0
         row, col = np.nonzero(first)
         pending[0].append(dict(hid=hids[row], drawn=eye[col], card=col.astype(np.int8),
                                given=np.full(len(col), -1, dtype=np.int8), src=np.arange(len(col))))
@@ -151,6 +162,8 @@ class Tree:
     def _finalise(self, j: int, parts: list[dict[str, Array]]) -> tuple[TurnLevel, dict[str, Array]]:
         """Merge the child entries that reach position ``j`` into unique nodes."""
         cat = {key: np.concatenate([p[key] for p in parts]) for key in parts[0]}
+        if not self.card_removal:  # only the card held and the weakest earlier card still matter
+            cat["drawn"] = self._canonical(cat["drawn"], cat["card"])
         powers = self._base ** np.arange(self.kinds, dtype=np.int64)
         # the card leads the code, so each level's nodes come sorted by the card held (the dealer's
         # values are then computed per card on contiguous slices)
@@ -179,6 +192,18 @@ class Tree:
         level = TurnLevel(j, card.astype(np.int8), low, np.full(len(card), -1, dtype=np.int32))
         return level, nodes
 
+    def _canonical(self, drawn: Array, card: Array) -> Array:
+        """Without card removal: the card held plus the weakest of the other cards drawn."""
+        rows = np.arange(len(card))
+        rest = drawn.copy()
+        rest[rows, card] -= 1
+        has = rest > 0
+        out = np.zeros_like(drawn)
+        out[rows, card] += 1
+        any_ = has.any(axis=1)
+        out[rows[any_], has.argmax(axis=1)[any_]] += 1
+        return out
+
     def _draw(self, seat: int, hids: Array, drawn: Array) -> Array:
         """``P[r, c]``: the chance that ``seat``'s card is ``c``, after the cards ``drawn[r]``.
 
@@ -186,6 +211,8 @@ class Tree:
         otherwise its card is drawn from what is left of the other ranks.
         """
         avail = (self._copies[None, :] - drawn).astype(float)
+        if not self.card_removal:
+            avail = np.broadcast_to(self._copies[None, :].astype(float), drawn.shape)
         if not self.hand.jerk:
             return avail / avail.sum(axis=1, keepdims=True)
         top = self.hand.top
@@ -355,6 +382,8 @@ class Tree:
         self.d_lkeep = before[card, low] * lives[card]
         self.d_pkeep = before[card, low]
         rest = (self._copies[None, :] - drawn).astype(np.int8)  # the stock the dealer draws from
+        if not self.card_removal:
+            rest = np.broadcast_to(self._copies[None, :], drawn.shape).astype(np.int8)
         out_w = np.zeros((k, k, self.width))   # card, drawn -> continuation
         out_l = np.zeros((k, k, k + 1))        # card, drawn, low -> lives lost by the dealer
         out_p = np.zeros((k, k, k + 1))        # ... chance the dealer loses
@@ -372,7 +401,7 @@ class Tree:
                     out_l[x, s] = out_p[x, s] = 1.0
                 else:
                     out_w[x, s, self.dw] = 1.0
-        stock = self._size - hand.players
+        stock = self._size - hand.players if self.card_removal else self._size
         lv = np.zeros(len(card))
         pl = np.zeros(len(card))
         bounds = np.searchsorted(card, np.arange(k + 1))  # the nodes come sorted by card
