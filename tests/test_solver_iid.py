@@ -7,11 +7,11 @@ import pytest
 np = pytest.importorskip("numpy")
 pytest.importorskip("scipy")
 
-import chasetheace as cta
-from chasetheace.solver.cfr import Engine
-from chasetheace.solver.hand import Hand
-from chasetheace.solver.measure import measure
-from chasetheace.solver.tree import Tree
+import chasetheace as cta  # noqa: E402
+from chasetheace.solver.cfr import Engine  # noqa: E402
+from chasetheace.solver.hand import Hand  # noqa: E402
+from chasetheace.solver.measure import measure  # noqa: E402
+from chasetheace.solver.tree import Tree  # noqa: E402
 
 
 def test_parts_add_up_to_the_whole_tree() -> None:
