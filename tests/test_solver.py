@@ -191,3 +191,14 @@ def test_bot_lives_in_its_own_module_and_is_re_exported() -> None:
     sol = cached_solve(cta.Rules.preset("le-her"), 2)
     assert cached_solve(cta.Rules.preset("le-her"), 2) is sol
     assert isinstance(sol.bot(), SolvedBot)
+
+
+def test_advice_says_always_swap_where_no_keepable_card_is_held(three: Solution) -> None:
+    from chasetheace.solver.explain import rules_of_thumb
+
+    rules = {(r.position, r.history, r.given): r for r in rules_of_thumb(three)}
+    seven = three.deck.strength_of_rank(7)
+    gave_seven = rules[(1, ("s",), seven)]  # 2nd: the eldest swapped with you and took your 7
+    assert gave_seven.text(three.deck, 3).endswith("always swap (you hold A to 6 here)")
+    first = rules[(0, (), -1)]
+    assert first.text(three.deck, 3).endswith("keep 7 or better")

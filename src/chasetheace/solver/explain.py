@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ..seats import position_name
@@ -15,6 +15,7 @@ __all__ = ["Rule", "describe_key", "nash_conv_text", "situation",
            "rules_of_thumb", "hardest_cards", "render_text"]
 
 MIXED = 0.01  # a keep probability within this of 0 or 1 is shown as pure
+RARE = 0.01   # a situation's advice ignores the cards the seat holds in less than this share of it
 
 
 def situation(key: InfoKey, deck: Deck, players: int) -> str:
@@ -65,10 +66,21 @@ class Rule:
     threshold: int | None               # the weakest card from which on the seat keeps; None: never
     mixed: list[tuple[int, float]]      # (card, keep probability) where the equilibrium mixes
     exceptions: list[int]               # cards below the threshold that are kept anyway
+    cards: list[tuple[int, float, float]] = field(default_factory=list)  # (card, keep probability, chance)
 
     def text(self, deck: Deck, players: int) -> str:
-        """One line for people."""
+        """One line for people. Where the seat almost never holds a card it would keep (or one it
+        would swap) in this situation, the advice says so plainly: "always swap", "always keep"."""
         key = (self.position, self.history, 0, self.given)
+        total = sum(r for _, _, r in self.cards)
+        if total > 0:
+            held = [c for c, _, r in self.cards if r > RARE * total] or [c for c, _, _ in self.cards]
+            span = deck.name(min(held)) if min(held) == max(held) else \
+                f"{deck.name(min(held))} to {deck.name(max(held))}"
+            if sum(r * p for _, p, r in self.cards) <= RARE * total:
+                return f"{situation(key, deck, players)}: always swap (you hold {span} here)"
+            if sum(r * (1 - p) for _, p, r in self.cards) <= RARE * total:
+                return f"{situation(key, deck, players)}: always keep (you hold {span} here)"
         keep = "never keep" if self.threshold is None else f"keep {deck.name(self.threshold)} or better"
         extra = "".join(f", keep {deck.name(c)} with p={p:.3f}" for c, p in self.mixed)
         extra += "".join(f", also keep {deck.name(c)}" for c in self.exceptions)
@@ -92,7 +104,8 @@ def rules_of_thumb(sol: Solution) -> list[Rule]:
             threshold = card
         mixed = [(c, p) for c, p, _ in seen if MIXED < p < 1 - MIXED]
         exceptions = [c for c, p, _ in seen if p >= 1 - MIXED and (threshold is None or c < threshold)]
-        rules.append(Rule(position, hist, given, sum(c[2] for c in cards), threshold, mixed, exceptions))
+        rules.append(Rule(position, hist, given, sum(c[2] for c in cards), threshold, mixed, exceptions,
+                          seen))
     rules.sort(key=lambda r: (r.position, -r.chance))
     return rules
 

@@ -3,7 +3,8 @@
 Each seat acts once in a hand, so a best response picks, at each of its information sets, the
 action with the smaller counterfactual loss; one forward and one backward pass over the exact tree
 (true card removal) give every counterfactual value. Where the tree is too large to hold at once
-(7 players: about 80 million nodes), it is evaluated in parts, one per strength dealt to the eldest:
+(7 players: about 80 million nodes), it is evaluated in parts, one per pair of strengths dealt to the
+eldest and the 2nd:
 reaches, counterfactual values and losses are sums over the deals, so the parts add up to the whole
 (nodes that two parts share are evaluated in both, which costs time, not exactness).
 """
@@ -19,7 +20,7 @@ from .hand import Hand, InfoKey
 __all__ = ["Measure", "SPLIT_PLAYERS", "MAX_MEASURE_PLAYERS", "measure"]
 
 SPLIT_PLAYERS = 7
-"""From this many players the exact tree is evaluated in parts (one per card of the eldest)."""
+"""From this many players the exact tree is evaluated in parts (one per cards of the eldest and the 2nd)."""
 MAX_MEASURE_PLAYERS = 7
 """The most players measured exactly (8 would take about ten times 7's hour of work)."""
 
@@ -55,17 +56,22 @@ def measure(hand: Hand, keep: Callable[[InfoKey], float], *, split: bool | None 
 
     start = time.perf_counter()
     split = hand.players >= SPLIT_PLAYERS if split is None else split
-    parts = [None] if not split else list(range(hand.kinds))
+    if split and hand.jerk:
+        raise ValueError("the exact tree under kings_jerk is not evaluated in parts")
+    parts = [()] if not split else [(a, b) for a in range(hand.kinds) for b in range(hand.kinds)]
     index: dict[InfoKey, int] = {}
     cfv: list[list[float]] = []
     reach: list[float] = []
     lives = np.zeros(hand.players)
     losses = np.zeros(hand.players)
-    for n, eldest in enumerate(parts):
+    for n, dealt in enumerate(parts):
         if progress is not None and split:
             seconds = time.perf_counter() - start
             progress(f"exact best response: part {n + 1} of {len(parts)}, {seconds:.0f} s")
-        engine = Engine(Tree(hand, eldest=eldest))
+        tree = Tree(hand, dealt=dealt)
+        if not tree.node_count:
+            continue
+        engine = Engine(tree)
         here = np.array([keep(key) for key in engine.tree.infosets], dtype=float)
         sigma = np.c_[here, 1 - here]
         passes = engine.evaluate(sigma, table=True)
@@ -81,7 +87,7 @@ def measure(hand: Hand, keep: Callable[[InfoKey], float], *, split: bool | None 
             cfv[i][0] += k
             cfv[i][1] += s
             reach[i] += r
-        del engine, passes
+        del tree, engine, passes
     keys = list(index)
     probs = [keep(key) for key in keys]
     gains = [0.0] * hand.players

@@ -54,17 +54,17 @@ class TurnLevel:
 class Tree:
     """All turn nodes of a hand; see the module docstring."""
 
-    def __init__(self, hand: Hand, *, card_removal: bool = True, eldest: int | None = None) -> None:
+    def __init__(self, hand: Hand, *, card_removal: bool = True, dealt: tuple[int, ...] = ()) -> None:
         """``card_removal=False`` deals every card independently from the full pack (an abstraction:
         a node then keeps only the weakest earlier card instead of every card drawn, so the tree is
-        about as small as the information sets). ``eldest`` keeps only the deals in which the eldest
-        is dealt that strength: the trees of all strengths together are the whole tree (to evaluate
-        a strategy on a tree too large to hold at once)."""
+        about as small as the information sets). ``dealt`` keeps only the deals in which the first
+        positions are dealt these strengths: the trees of every such prefix together are the whole
+        tree (to evaluate a strategy on a tree too large to hold at once)."""
         if not card_removal and (hand.pairing or hand.jerk):
             raise ValueError("the tree without card removal does not model pairing or kings_jerk")
         self.hand = hand
         self.card_removal = card_removal
-        self.eldest = eldest
+        self.dealt = dealt
         self.kinds = k = hand.kinds
         self.width = k + 3
         self.dl, self.dw = k + 1, k + 2
@@ -145,8 +145,6 @@ class Tree:
         else:
             hids, weight = np.zeros(1, dtype=np.int32), np.ones(1)
         first = self._draw(0, hids, np.zeros((len(hids), k), dtype=np.int8)) * weight[:, None]
-        if self.eldest is not None:
-            first[:, np.arange(k) != self.eldest] = 0.0
         row, col = np.nonzero(first)
         pending[0].append(dict(hid=hids[row], drawn=eye[col], card=col.astype(np.int8),
                                given=np.full(len(col), -1, dtype=np.int8), src=np.arange(len(col))))
@@ -214,7 +212,10 @@ class Tree:
         if not self.card_removal:
             avail = np.broadcast_to(self._copies[None, :].astype(float), drawn.shape)
         if not self.hand.jerk:
-            return avail / avail.sum(axis=1, keepdims=True)
+            prob = avail / avail.sum(axis=1, keepdims=True)
+            if seat < len(self.dealt):  # a part of the tree: only this card (the chance stays the whole's)
+                prob[:, np.arange(self.kinds) != self.dealt[seat]] = 0.0
+            return prob
         top = self.hand.top
         unique, inverse = np.unique(hids, return_inverse=True)
         jerked = np.array([self._hists[h][0][1 + seat] == "1" for h in unique.tolist()],
