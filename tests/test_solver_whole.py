@@ -172,3 +172,14 @@ def test_game_bot_plays_whole_games() -> None:
         assert game.over
     found = differences(sol, {2: cta.solve(rules, 2)}, threshold=0.0)
     assert all(d.state in sol.states and 0 < d.reach <= 1 for d in found)
+
+
+def test_hero_win_is_exact_and_symmetric_when_everybody_plays_alike() -> None:
+    from chasetheace.solver.whole import hero_win
+
+    rules = cta.Rules(deck=32, final_tie="split")
+    sol = solve_game(rules, 3, lives=1)
+    hands = {m: cta.solve(rules, m) for m in (2, 3)}
+    base = hero_win(sol, hands, hero_plays_game=False)
+    assert base == pytest.approx(1 / 3, abs=1e-9)  # a random first dealer: everybody alike
+    assert 0 < hero_win(sol, hands) < 1

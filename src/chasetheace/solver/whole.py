@@ -389,3 +389,41 @@ class GameBot:
         key = infoset_of(observation, sol.paths[len(order)].hand.deck, kings_jerk=sol.rules.kings_jerk)
         p = sol.keep_probability(state, key)
         return Action.KEEP if rng.random() < p else Action.SWAP
+
+
+def hero_win(game: GameSolution, hands: Mapping[int, Any], hero_plays_game: bool = True,
+             tolerance: float = 1e-10) -> float:
+    """The exact chance that one player wins the whole game when it plays the whole-game
+    equilibrium (``hero_plays_game``; else the one-hand strategy too) and every other player plays
+    the one-hand equilibrium ``hands[players]`` (a :class:`~chasetheace.solver.Solution`), starting
+    on equal lives with a dealer chosen at random."""
+    rules = game.rules
+    one = {m: np.array([hands[m].played_keep(key) for key in game.paths[m].infosets])
+           for m in game.paths}
+    owner = {m: np.array([key[0] for key in game.paths[m].infosets]) for m in game.paths}
+    win: dict[tuple[State, int], float] = {}
+    for group in _groups(rules, list(game.states)):
+        todo = [(s, h) for s in group for h in range(len(s))]
+        guess = {sh: 1.0 / len(sh[0]) for sh in todo}
+        for _ in range(200):
+            change = 0.0
+            for s, h in todo:
+                m, paths = len(s), game.paths[len(s)]
+                mine = game.states[s].keep if hero_plays_game else one[m]
+                keep = np.where(owner[m] == h, mine, one[m])
+                payoff = np.zeros((len(paths.outcomes), m))
+                for o, lost in enumerate(paths.outcomes.tolist()):
+                    nxt, shares, where = next_state(rules, s, lost)
+                    if shares is not None:
+                        payoff[o, h] = shares[h]
+                    elif nxt is not None and where[h] >= 0:
+                        later = (nxt, where[h])
+                        payoff[o, h] = guess[later] if later in guess else win[later]
+                _, value = paths.cfv(keep, paths.utilities(payoff))
+                change = max(change, abs(float(value[h]) - guess[(s, h)]))
+                guess[(s, h)] = float(value[h])
+            if change < tolerance or rules.final_tie != "replay":
+                break
+        win.update(guess)
+    start = (game.lives,) * game.players
+    return sum(win[(start, h)] for h in range(game.players)) / game.players
