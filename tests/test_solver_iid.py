@@ -72,3 +72,17 @@ def test_iid_refuses_what_it_does_not_model() -> None:
         cta.solve(cta.Rules(kings_jerk=True), 4, method="iid")
     with pytest.raises(ValueError, match="up to 7"):
         cta.solve(cta.Rules(), 8, method="iid", exact_check=True)
+
+
+def test_warm_start_from_the_model_without_card_removal() -> None:
+    from chasetheace.solver.cfr import run_cfr
+
+    hand = Hand(cta.Rules(), 4)
+    model = Tree(hand, card_removal=False)
+    sigma, _ = run_cfr(Engine(model), tolerance=1e-5)
+    engine = Engine(Tree(hand))
+    index = {k: i for i, k in enumerate(model.infosets)}
+    warm = np.array([sigma[index[k]] for k in engine.tree.infosets])
+    out, progress = run_cfr(engine, tolerance=1e-4, check_every=5, warm=warm, warm_iterations=10)
+    assert progress.iterations == 15  # the first check already meets the tolerance
+    assert float(engine.gains(out, engine.evaluate(out).cfv).sum()) <= 1e-4
