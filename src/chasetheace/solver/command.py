@@ -14,25 +14,29 @@ from collections.abc import Sequence
 from typing import Any, TextIO
 
 from ..rules import Rules
-from .solution import AUTO_EXACT_PLAYERS, MAX_EXACT_PLAYERS, METHODS
+from .solution import AUTO_EXACT_PLAYERS, AUTO_IID_PLAYERS, MAX_EXACT_PLAYERS, METHODS
 
 __all__ = ["StatusLine", "register", "run", "main", "rules_from"]
 
 
 def _add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--players", type=int, default=5,
-                   help=f"seats at the table (auto: exact up to {AUTO_EXACT_PLAYERS}, sampled above; "
-                        f"--method dcfr solves up to {MAX_EXACT_PLAYERS} exactly)")
+                   help=f"seats at the table (auto: exact up to {AUTO_EXACT_PLAYERS}, iid up to "
+                        f"{AUTO_IID_PLAYERS}, sampled above; --method dcfr solves up to {MAX_EXACT_PLAYERS} "
+                        f"exactly)")
     p.add_argument("--preset", default="standard", help="a preset of RULES.md A5 (default standard)")
     p.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE",
                    help="change one rule option (repeatable), e.g. --rule ties=eldest-loses")
     p.add_argument("--method", choices=METHODS, default="auto",
-                   help="auto: the LP where it applies, else DCFR")
+                   help="auto: the LP where it applies, else DCFR on the exact tree, iid, sampled")
     p.add_argument("--iterations", type=int, default=2000, help="most CFR iterations")
     p.add_argument("--tolerance", type=float, default=1e-4, help="stop at this NashConv (lives)")
     p.add_argument("--time-limit", type=float, default=60.0, metavar="SECONDS",
-                   help="training time of the sampled method (more than 5 players; default 60)")
+                   help="training time of the sampled method (default 60)")
     p.add_argument("--seed", type=int, default=0, help="seed of the sampled method")
+    p.add_argument("--exact-check", choices=("auto", "yes", "no"), default="auto",
+                   help="measure an iid or sampled strategy by an exact best response in the true game "
+                        "(auto: up to 6 players; yes: up to 7, slow)")
     p.add_argument("--workers", type=int, default=1, help="threads for the exact tree's passes")
     p.add_argument("--situations", type=int, default=6, help="situations shown per position")
     p.add_argument("--json", action="store_true", help="print the whole solution as JSON")
@@ -99,7 +103,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         rules = rules_from(args.preset, args.rule)
         status = StatusLine(sys.stderr)
-        sol = solve(rules, args.players, method=args.method, iterations=args.iterations,
+        check = {"auto": None, "yes": True, "no": False}[args.exact_check]
+        sol = solve(rules, args.players, method=args.method, iterations=args.iterations, exact_check=check,
                     tolerance=args.tolerance, time_limit=args.time_limit, seed=args.seed,
                     workers=args.workers, progress=None if args.quiet else status)
         status.close()
