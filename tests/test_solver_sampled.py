@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 np = pytest.importorskip("numpy")
+pytest.importorskip("scipy")
 
 import chasetheace as cta  # noqa: E402
 from chasetheace.solver.cfr import Engine  # noqa: E402
