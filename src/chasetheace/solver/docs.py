@@ -114,7 +114,7 @@ def write_docs(out_dir: str = "docs", players: Sequence[int] = tuple(range(3, 10
         for n in players:
             if progress is not None:
                 progress(f"{preset}, {n} players ({time.perf_counter() - start:.0f} s so far)")
-            method = "dcfr" if n <= 5 else "auto"
+            method = "dcfr" if n <= 5 else "iid"
             sol = solve(info.rules, n, method=method, workers=2)
             image = None
             if plots:
