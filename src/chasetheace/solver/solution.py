@@ -161,7 +161,7 @@ class Solution:
                 None if data.get("nash_conv_error") is None else float(data["nash_conv_error"]),
                 None if data.get("loss_errors") is None else [float(x) for x in data["loss_errors"]],
                 None if data.get("nash_conv_low") is None else float(data["nash_conv_low"]),
-                str(data.get("measured", "exact")),
+                str(data.get("measured", "exact" if data.get("nash_conv_error") is None else "sampled")),
             )
         except (KeyError, TypeError, IndexError) as exc:
             raise ValueError(f"bad solution data: {exc}") from None
