@@ -10,8 +10,9 @@ Part 1 runs every configuration in a process of its own and prints its wall-cloc
 iterations, the tree's size, and the NashConv in lives per hand, saying how it was measured:
 
 - ``dcfr`` (2 to 6 players): discounted CFR on the exact tree (true card removal), building the tree
-  included, until the NashConv of the average strategy is <= 1e-4 (checked every 5 iterations);
-  the figure printed is recomputed in double precision: an exact best response.
+  included, until the NashConv of the average strategy is <= 1e-4 (checked every 5 iterations); at
+  6 players started from the strategy solved without card removal (as ``cta.solve`` does); the
+  figure printed is recomputed in double precision: an exact best response.
 - ``iid`` (6 to 9 players): discounted CFR on the hand without card removal (every card dealt
   independently from the full pack) to NashConv <= 1e-4 there, then the strategy measured by an
   exact best response on the exact tree of the true game: at 6 players in one piece, at 7 (with
@@ -49,14 +50,11 @@ def child(n: int, method: str, workers: int, measure_7: bool) -> None:
     """One configuration, in its own process: print one JSON line of figures."""
     start, cpu = time.perf_counter(), time.process_time()
     if method == "dcfr":
-        tree = Tree(Hand(cta.Rules(), n))
-        engine = Engine(tree, workers)
-        sigma, progress = run_cfr(engine, iterations=2000, tolerance=TARGET, method="dcfr",
-                                  check_every=5, start=start)
-        # the iterations run in single precision: the figure printed is recomputed in double
-        nash_conv = float(engine.gains(sigma, engine.evaluate(sigma, precise=True).cfv).sum())
-        out = dict(iterations=progress.iterations, nash_conv=nash_conv, measured="exact",
-                   nodes=tree.node_count, infosets=len(tree.infosets))
+        # as cta.solve does it (from 6 players started from the strategy without card removal); the
+        # iterations run in single precision, the NashConv is recomputed in double on the whole tree
+        sol = cta.solve(cta.Rules(), n, method="dcfr", tolerance=TARGET, check_every=5, workers=workers)
+        out = dict(iterations=sol.iterations, nash_conv=sol.nash_conv, measured=sol.measured,
+                   nodes=0, infosets=len(sol.infosets))
     else:
         check = n <= 6 or (n == 7 and measure_7)
         sol = cta.solve(cta.Rules(), n, method="iid", tolerance=TARGET, workers=workers, exact_check=check)
