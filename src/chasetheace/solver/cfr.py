@@ -238,7 +238,8 @@ def run_cfr(engine: Engine, *, iterations: int = 1000, tolerance: float = 1e-4, 
 
     ``warm`` (a strategy, e.g. solved on a smaller model) starts the run as if it had been played
     for ``warm_iterations`` iterations: the regrets favour its actions by the gaps it meets here,
-    and the average holds it with that weight. Returns the average strategy and the progress record.
+    and the average holds it with that weight (the iterations counted in the progress record
+    include those ``warm_iterations``). Returns the average strategy and the progress record.
     """
     if method not in ("cfr+", "dcfr", "pcfr+"):
         raise ValueError(f"unknown method {method!r}: allowed cfr+, dcfr, pcfr+")
