@@ -161,7 +161,7 @@ def _whole_game(lives: int, progress: Callable[[str], None] | None) -> list[str]
         for m in range(2, n + 1):
             hands.setdefault(m, solve(rules, m, tolerance=1e-6))
         base, hero = hero_win(game, hands, hero_plays_game=False), hero_win(game, hands)
-        found = differences(game, hands, threshold=0.1)
+        found = [d for d in differences(game, hands, threshold=0.1) if len(d.state) == n]
         out += [f"### {n} players, {lives} lives each, standard rules", "",
                 f"Solved in {game.seconds:.0f} s: {len(game.states)} lives states, the largest NashConv of a "
                 f"state's hand {game.nash_conv:.1e} (in chance of winning the game). Starting on equal "
@@ -172,8 +172,9 @@ def _whole_game(lives: int, progress: Callable[[str], None] | None) -> list[str]
                 f"wins with probability {hero:.5f}, against {base:.5f} when it too plays the one-hand "
                 f"equilibrium (exact figures over a random first dealer, not a simulation): a gain of "
                 f"{hero - base:+.5f}.", "",
-                f"Situations where the whole-game strategy keeps with a probability more than 0.1 away from "
-                f"the one-hand strategy: {len(found)}. The most frequent:", ""]
+                f"Situations of {n}-player hands (over all lives states) where the whole-game strategy keeps "
+                f"with a probability more than 0.1 away from the one-hand strategy: {len(found)}, many of "
+                f"them near indifference. The most frequent:", ""]
         for d in found[:8]:
             m, deck = len(d.state), hands[len(d.state)].deck
             state = ", ".join(f"{position_name(i, m)} {x}" for i, x in enumerate(d.state))
