@@ -15,7 +15,9 @@ the new dealer is the old eldest if still in (else the next living player), and 
 
 One hand is enumerated exactly (every deal with true card removal, every path of play), so this
 module covers 2 to 4 players; each hand is solved by discounted CFR to an exact NashConv (the sum
-over players of the chance of winning a best response would add).
+over players of the chance of winning a best response would add). Measured on a shared machine:
+3 players with 3 lives about a minute of CPU; 4 players with 1 life about 100 s and 1.8 GB (a
+4-player hand has 5 M paths of play), each further 4-player lives state a minute or more.
 """
 
 from __future__ import annotations
