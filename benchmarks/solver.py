@@ -1,23 +1,39 @@
-"""Solver speed: seconds to NashConv <= 1e-4 for one hand under standard rules, and OpenSpiel's CFR.
+"""Solver speed, memory and exact NashConv for one hand under standard rules; and OpenSpiel's DCFR.
 
-    python benchmarks/solver.py                # 3, 4, 5 players (6: says why it is skipped)
-    python benchmarks/solver.py --players 3 4  # some counts only
+    python benchmarks/solver.py                     # 3 to 9 players, then OpenSpiel
+    python benchmarks/solver.py --players 3 4       # some counts only
+    python benchmarks/solver.py --players 7 --measure-7   # 7 players measured exactly (long)
     python benchmarks/solver.py --openspiel-seconds 300
 
-Part 1 times the exact solver end to end (building the tree included) until the NashConv of the
-average strategy is <= 1e-4 (checked every 5 iterations), with DCFR and predictive CFR+, on 1 and
-2 threads, and prints the NashConv reached, recomputed in double precision on the whole tree.
+Part 1 runs every configuration in a process of its own and prints its wall-clock and CPU seconds
+(the CPU figure is the one to compare on a busy machine), its peak memory (resident set), the
+iterations, the tree's size, and the NashConv in lives per hand, saying how it was measured:
 
-Part 2 compares with OpenSpiel's CFR on the same game through the OpenSpiel adapter
-(``chasetheace.adapters.openspiel``, game ``python_chase_the_ace``) when it is importable. OpenSpiel's
-CFR walks the whole card-level tree in Python, which is far out of reach for the 52-card pack, so the
-comparison is made on a small pack (A, 5, 9, K, two of each, the king blocking) that both can
-solve: each is run to the same NashConv and timed.
+- ``dcfr`` (2 to 6 players): discounted CFR on the exact tree (true card removal), building the tree
+  included, until the NashConv of the average strategy is <= 1e-4 (checked every 5 iterations); at
+  6 players started from the strategy solved without card removal (as ``cta.solve`` does); the
+  figure printed is recomputed in double precision: an exact best response.
+- ``iid`` (6 to 9 players): discounted CFR on the hand without card removal (every card dealt
+  independently from the full pack) to NashConv <= 1e-4 there, then the strategy measured by an
+  exact best response on the exact tree of the true game: at 6 players in one piece, at 7 (with
+  ``--measure-7``) in 169 parts. From 8 players no exact best response is within reach (the exact
+  tree has about 800 M nodes): the NashConv printed is the one without card removal, labelled so.
+Part 2 compares like with like: OpenSpiel's discounted CFR (``DCFRSolver``, the same alpha 1.5,
+beta 0, gamma 2 as ours) on the same game through the OpenSpiel adapter
+(``chasetheace.adapters.openspiel``, game ``python_chase_the_ace``) when it is importable; with
+``--openspiel-vanilla`` also its vanilla ``CFRSolver``. OpenSpiel walks the whole card-level tree in
+Python, which is far out of reach for the 52-card pack, so the comparison is made on a small pack
+(A, 5, 9, K, two of each, the king blocking) that both can solve: each is run to the same NashConv
+and timed.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import resource
+import subprocess
+import sys
 import time
 
 import chasetheace as cta
@@ -30,34 +46,50 @@ SMALL = Deck((2, 2, 2, 2), (1, 5, 9, 13), 3)
 SMALL_CARDS = "Ac Ad 5c 5d 9c 9d Kc Kd"
 
 
-def part1(counts: list[int], sampled_seconds: float) -> None:
-    print(f"Part 1: standard rules, one hand, seconds to exact NashConv <= {TARGET:g} (lives)")
-    print(f"{'players':>7} {'method':>6} {'workers':>7} {'seconds':>8} {'iters':>5} {'NashConv':>10} "
-          f"{'nodes':>9} {'edges':>9} {'infosets':>8}")
+def child(n: int, method: str, workers: int, measure_7: bool) -> None:
+    """One configuration, in its own process: print one JSON line of figures."""
+    start, cpu = time.perf_counter(), time.process_time()
+    if method == "dcfr":
+        # as cta.solve does it (from 6 players started from the strategy without card removal); the
+        # iterations run in single precision, the NashConv is recomputed in double on the whole tree
+        sol = cta.solve(cta.Rules(), n, method="dcfr", tolerance=TARGET, check_every=5, workers=workers)
+        out = dict(iterations=sol.iterations, nash_conv=sol.nash_conv, measured=sol.measured,
+                   nodes=0, infosets=len(sol.infosets))
+    else:
+        check = n <= 6 or (n == 7 and measure_7)
+        sol = cta.solve(cta.Rules(), n, method="iid", tolerance=TARGET, workers=workers, exact_check=check)
+        out = dict(iterations=sol.iterations, nash_conv=sol.nash_conv, measured=sol.measured,
+                   nodes=0, infosets=len(sol.infosets))
+    out.update(seconds=time.perf_counter() - start, cpu=time.process_time() - cpu,
+               peak_gb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6)
+    print(json.dumps(out))
+
+
+def part1(counts: list[int], workers: int, measure_7: bool) -> None:
+    print(f"Part 1: standard rules, one hand, to NashConv <= {TARGET:g} lives; {workers} worker thread(s)")
+    print(f"{'players':>7} {'method':>6} {'wall s':>8} {'CPU s':>8} {'peak GB':>7} {'iters':>5} "
+          f"{'NashConv':>10}  measured by")
     for n in counts:
-        if n > cta.solver.AUTO_EXACT_PLAYERS:
-            sol = cta.solve(cta.Rules(), n, method="sampled", time_limit=sampled_seconds)
-            print(f"{n:>7} sampled for {sol.seconds:.0f} s ({sol.iterations} batches of 2000 hands): "
-                  f"estimated NashConv {sol.nash_conv:.2e} +- {sol.nash_conv_error:.1e}", flush=True)
-        if n > cta.solver.MAX_EXACT_PLAYERS:
-            continue
-        runs = [("dcfr", 2)]
-        if n <= cta.solver.AUTO_EXACT_PLAYERS:
-            runs = [("dcfr", 1), ("dcfr", 2), ("pcfr+", 2)]
-        for method, workers in runs:
-            start = time.perf_counter()
-            tree = Tree(Hand(cta.Rules(), n))
-            engine = Engine(tree, workers)
-            sigma, progress = run_cfr(engine, iterations=2000, tolerance=TARGET, method=method,
-                                      check_every=5, start=start)
-            # the iterations run in single precision: the figure printed is recomputed in double
-            nash_conv = float(engine.gains(sigma, engine.evaluate(sigma, precise=True).cfv).sum())
-            print(f"{n:>7} {method:>6} {workers:>7} {progress.seconds:8.2f} {progress.iterations:5d} "
-                  f"{nash_conv:10.2e} {tree.node_count:9d} {tree.edge_count:9d} "
-                  f"{len(tree.infosets):8d}", flush=True)
+        methods = ["dcfr"] if n <= 5 else ["dcfr", "iid"] if n == 6 else ["iid"]
+        for method in methods:
+            if n > cta.solver.solution.MAX_IID_PLAYERS and method == "iid":
+                print(f"{n:>7} {method:>6} beyond {cta.solver.solution.MAX_IID_PLAYERS} players: not run")
+                continue
+            cmd = [sys.executable, __file__, "--child", str(n), method, str(workers)]
+            if measure_7:
+                cmd.append("--measure-7")
+            run = subprocess.run(cmd, capture_output=True, text=True, check=False)
+            if run.returncode:
+                print(f"{n:>7} {method:>6} failed: {run.stderr.strip().splitlines()[-1:]}")
+                continue
+            r = json.loads(run.stdout.strip().splitlines()[-1])
+            how = {"exact": "exact best response in the true game",
+                   "abstract": "exact in the hand without card removal only (true game not measured)"}
+            print(f"{n:>7} {method:>6} {r['seconds']:8.1f} {r['cpu']:8.1f} {r['peak_gb']:7.2f} "
+                  f"{r['iterations']:5d} {r['nash_conv']:10.2e}  {how[r['measured']]}", flush=True)
 
 
-def part2(players: int, budget: float) -> None:
+def part2(players: int, budget: float, vanilla: bool) -> None:
     print()
     print(f"Part 2: OpenSpiel comparison, {players} players, pack {SMALL_CARDS}, standard rules")
     start = time.perf_counter()
@@ -67,7 +99,7 @@ def part2(players: int, budget: float) -> None:
           f"({ours.iterations} iterations)")
     try:
         import pyspiel
-        from open_spiel.python.algorithms import cfr, exploitability
+        from open_spiel.python.algorithms import cfr, discounted_cfr, exploitability
 
         import chasetheace.adapters.openspiel  # noqa: F401  (registers the game)
     except ImportError as exc:
@@ -75,36 +107,49 @@ def part2(players: int, budget: float) -> None:
         return
     game = pyspiel.load_game("python_chase_the_ace",
                              {"players": players, "cards": SMALL_CARDS, "dealer": players - 1})
-    start = time.perf_counter()
-    solver = cfr.CFRSolver(game)
-    iterations, nash_conv = 0, float("inf")
-    while time.perf_counter() - start < budget:
-        for _ in range(5):
-            solver.evaluate_and_update_policy()
-        iterations += 5
-        nash_conv = exploitability.nash_conv(game, solver.average_policy())
+    solvers = [("DCFR", discounted_cfr.DCFRSolver)]
+    if vanilla:
+        solvers.append(("vanilla CFR", cfr.CFRSolver))
+    for name, make in solvers:
+        start = time.perf_counter()
+        solver = make(game)
+        iterations, nash_conv = 0, float("inf")
+        while time.perf_counter() - start < budget:
+            for _ in range(5):
+                solver.evaluate_and_update_policy()
+            iterations += 5
+            nash_conv = exploitability.nash_conv(game, solver.average_policy())
+            if nash_conv <= ours.nash_conv:
+                break
+        seconds = time.perf_counter() - start
+        reached = "reached" if nash_conv <= ours.nash_conv else f"stopped at the {budget:g} s budget, at"
+        print(f"  OpenSpiel {name} (python_chase_the_ace): {reached} NashConv {nash_conv:.2e} "
+              f"in {seconds:.1f} s ({iterations} iterations)", flush=True)
         if nash_conv <= ours.nash_conv:
-            break
-    seconds = time.perf_counter() - start
-    reached = "reached" if nash_conv <= ours.nash_conv else f"stopped at the {budget:g} s budget, at"
-    print(f"  OpenSpiel CFR (python_chase_the_ace): {reached} NashConv {nash_conv:.2e} "
-          f"in {seconds:.1f} s ({iterations} iterations)")
-    if nash_conv <= ours.nash_conv:
-        print(f"  speed-up: {seconds / ours.seconds:.0f} times")
-    else:
-        print(f"  speed-up: more than {seconds / ours.seconds:.0f} times (OpenSpiel had not reached it)")
+            print(f"  ratio of times (OpenSpiel {name} / ours): {seconds / ours.seconds:.0f}")
+        else:
+            print(f"  ratio of times (OpenSpiel {name} / ours): more than {seconds / ours.seconds:.0f} "
+                  f"(OpenSpiel had not reached it)")
 
 
 def main() -> None:
     """Run both parts."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--players", type=int, nargs="*", default=[3, 4, 5, 6])
+    if len(sys.argv) > 1 and sys.argv[1] == "--child":
+        child(int(sys.argv[2]), sys.argv[3], int(sys.argv[4]), "--measure-7" in sys.argv)
+        return
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--players", type=int, nargs="*", default=[3, 4, 5, 6, 7, 8, 9])
+    parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--measure-7", action="store_true",
+                        help="measure the 7-player strategy by an exact best response (in 169 parts: long)")
     parser.add_argument("--openspiel-players", type=int, default=3)
-    parser.add_argument("--sampled-seconds", type=float, default=60.0)
     parser.add_argument("--openspiel-seconds", type=float, default=600.0)
+    parser.add_argument("--openspiel-vanilla", action="store_true", help="also time OpenSpiel's vanilla CFR")
+    parser.add_argument("--no-openspiel", action="store_true")
     args = parser.parse_args()
-    part1(args.players, args.sampled_seconds)
-    part2(args.openspiel_players, args.openspiel_seconds)
+    part1(args.players, args.workers, args.measure_7)
+    if not args.no_openspiel:
+        part2(args.openspiel_players, args.openspiel_seconds, args.openspiel_vanilla)
 
 
 if __name__ == "__main__":

@@ -12,7 +12,7 @@ from pathlib import Path
 SRC = Path(__file__).parent.parent / "src"
 
 LAYERS: list[tuple[str, ...]] = [
-    ("seats", "errors", "cards", "sources", "files", "progress"),
+    ("seats", "errors", "cards", "sources", "files"),
     ("rules", "events"),
     ("observation", "record"),
     ("game",),

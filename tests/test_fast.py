@@ -139,7 +139,6 @@ def test_the_solver_table_gives_the_solved_bots_probabilities(thinned: bool) -> 
     import dataclasses
 
     from chasetheace.solver import SolvedBot, solve
-    from chasetheace.solver.explain import keep_by_card
     from chasetheace.solver.solution import infoset_of
 
     rules = cta.Rules(kings_jerk=True, announce_low=True, lives=2)
@@ -162,7 +161,7 @@ def test_the_solver_table_gives_the_solved_bots_probabilities(thinned: bool) -> 
             try:
                 p = sol.keep_probability(key)
             except KeyError:
-                average = keep_by_card(sol)[key[0]][key[2]]
+                average = sol.keep_by_card()[key[0]][key[2]]
                 p = 1.0 if average == average and average >= 0.5 else 0.0
                 fallbacks += 1
             expected.append(p)

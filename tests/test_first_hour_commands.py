@@ -5,7 +5,6 @@ from __future__ import annotations
 import io
 import json
 import sys
-import types
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +12,6 @@ import pytest
 
 import chasetheace as cta
 from chasetheace import cli, files
-from chasetheace.progress import Ticker
 
 
 def run(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], argv: list[str],
@@ -165,55 +163,23 @@ def test_solve_checks_its_output_files_before_solving(
     assert status == 2 and "cannot draw" in err
 
 
-def test_solve_for_six_players_shows_progress(
+def test_solve_shows_its_progress_unless_quiet(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     pytest.importorskip("scipy")
     import chasetheace.solver.solution as solution
+    from chasetheace.solver.command import StatusLine
 
-    seen: list[str] = []
+    given: list[Any] = []
 
     def fake_solve(*args: Any, **kwargs: Any) -> Any:
-        seen.append(capsys.readouterr().err)  # what was on screen while solving
+        given.append(kwargs.get("progress"))
         raise ValueError("stop here")
 
     monkeypatch.setattr(solution, "solve", fake_solve)
-    monkeypatch.setattr("chasetheace.solver.command.PROGRESS_DELAY", 0.0)
     run(monkeypatch, capsys, ["solve", "--players", "6", "--time-limit", "5"])
-    assert seen == ["solving one hand for 6 players (the sampled method, about 5 s) ...\n"]
-    seen.clear()
-    run(monkeypatch, capsys, ["solve", "--players", "3"])
-    assert seen == [""]  # small tables solve in seconds: no progress line
-
-
-class _Terminal(io.StringIO):
-    def isatty(self) -> bool:
-        return True
-
-
-def test_ticker_counts_seconds_on_a_terminal() -> None:
-    out = _Terminal()
-    times = iter([0.0, *range(1, 50)])
-    ticks = types.SimpleNamespace(n=0)
-
-    def clock() -> float:
-        ticks.n += 1
-        return float(next(times))
-
-    with Ticker("working", out, interval=0.001, clock=clock):
-        while ticks.n < 4:  # the thread has updated the line a few times
-            pass
-    text = out.getvalue()
-    assert text.startswith("\rworking: 0 s\rworking: 1 s")
-    assert text.endswith(" s\n") and "done in" in text
-    late = io.StringIO()
-    with Ticker("working", late, delay=60.0):
-        pass  # done before the delay: nothing to show
-    assert late.getvalue() == ""
-    quiet = io.StringIO()
-    with Ticker("working", quiet, show=False):
-        pass
-    assert quiet.getvalue() == ""
-
+    assert isinstance(given[-1], StatusLine)  # the solver's own reports, on stderr
+    run(monkeypatch, capsys, ["solve", "--players", "6", "--quiet"])
+    assert given[-1] is None
 
 def test_ace_chasing_simulate_checks_its_csv_before_the_run(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

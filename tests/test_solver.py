@@ -12,7 +12,8 @@ pytest.importorskip("numpy")
 pytest.importorskip("scipy")
 
 import chasetheace as cta
-from chasetheace.solver import Solution, brute
+from chasetheace.solver import Solution, SolvedBot, brute, cached_solve
+from chasetheace.solver.bot import SolvedBot as BotModuleSolvedBot
 from chasetheace.solver.command import main
 from chasetheace.solver.hand import Hand
 from chasetheace.solver.solution import infoset_of
@@ -70,7 +71,7 @@ def _one_hand(sol: Solution, bot: cta.Bot, seed: int) -> list[int]:
 
 
 def test_simulated_losses_match_the_solution(three: Solution) -> None:
-    bot = three.bot()
+    bot = SolvedBot.of(three)
     hands = 6000
     counts = [0] * 3
     for seed in range(hands):
@@ -119,7 +120,7 @@ def test_solution_round_trips_and_loads_as_a_bot(three: Solution, tmp_path: obje
 def test_pairing_is_solved_and_matches_the_engine(changes: dict[str, object]) -> None:
     sol = cta.solve(cta.Rules().replace(**changes), players=3)
     assert sol.method == "dcfr" and sol.nash_conv <= 1e-4
-    bot = sol.bot()
+    bot = SolvedBot.of(sol)
     hands = 4000
     counts = [0] * 3
     for seed in range(hands):
@@ -165,6 +166,7 @@ def test_bad_input_is_one_clear_error(kwargs: dict[str, object], message: str) -
 
 
 def test_command_prints_the_strategy(capsys: pytest.CaptureFixture[str], tmp_path: object) -> None:
+    pytest.importorskip("matplotlib")
     png = f"{tmp_path}/s.png"
     assert main(["--players", "2", "--preset", "le-her", "--plot", png]) == 0
     out = capsys.readouterr().out
@@ -182,3 +184,21 @@ def test_command_bad_input_exits_2_with_one_line(argv: list[str], capsys: pytest
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("chase-the-ace: error: ")
+
+
+def test_bot_lives_in_its_own_module_and_is_re_exported() -> None:
+    assert SolvedBot is BotModuleSolvedBot
+    sol = cached_solve(cta.Rules.preset("le-her"), 2)
+    assert cached_solve(cta.Rules.preset("le-her"), 2) is sol
+    assert isinstance(SolvedBot.of(sol), SolvedBot)
+
+
+def test_advice_says_always_swap_where_no_keepable_card_is_held(three: Solution) -> None:
+    from chasetheace.solver.explain import rules_of_thumb
+
+    rules = {(r.position, r.history, r.given): r for r in rules_of_thumb(three)}
+    seven = three.deck.strength_of_rank(7)
+    gave_seven = rules[(1, ("s",), seven)]  # 2nd: the eldest swapped with you and took your 7
+    assert gave_seven.text(three.deck, 3).endswith("always swap (you hold A to 6 here)")
+    first = rules[(0, (), -1)]
+    assert first.text(three.deck, 3).endswith("keep 7 or better")

@@ -7,6 +7,7 @@ import random
 import pytest
 
 np = pytest.importorskip("numpy")
+pytest.importorskip("scipy")
 
 from chasetheace import Rules  # noqa: E402
 from chasetheace.solver import brute  # noqa: E402

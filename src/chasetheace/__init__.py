@@ -8,7 +8,7 @@
 True
 
 The package's layers, lowest first (each imports only from layers below it):
-``seats``, ``errors``, ``cards`` (and the plain helpers ``sources``, ``files``, ``progress``);
+``seats``, ``errors``, ``cards`` (and the plain helpers ``sources``, ``files``);
 ``rules``, ``events``; ``observation``, ``record``; ``game``;
 ``session``, ``bots``, ``render``; ``acechasing`` (its game, events and bots) and ``solver``;
 ``registry``; ``sim``; ``fast`` (the compiled kernel, above the engine's simulation);
@@ -26,7 +26,7 @@ from .game import Action, Game
 from .registry import BOT_KINDS, bot_kinds, make_ace_chasing_bot, make_bot, register_bot
 from .rules import OPTIONS, PRESETS, Option, Preset, Rules, preset_info
 from .session import Session
-from .solver import Solution, solve  # numpy is imported only to solve
+from .solver import Solution, SolvedBot, solve, solve_game  # numpy is imported only to solve
 
 __version__ = "0.1.0"
 
@@ -34,7 +34,7 @@ __all__ = [
     "BOT_KINDS", "OPTIONS", "PRESETS",
     "AceChasingGame", "Action", "Bot", "Card", "CountingBot", "Event", "Game", "IllegalActionError",
     "OddsBot", "Offer", "Option", "Preset", "RandomAceChasingBot", "RandomBot", "RecordError", "Rules",
-    "Session", "Solution", "ThresholdBot",
+    "Session", "Solution", "SolvedBot", "ThresholdBot",
     "bot_kinds", "events", "make_ace_chasing_bot", "make_bot", "pack", "play_ace_chasing_game", "play_game",
-    "preset_info", "register_bot", "solve", "__version__",
+    "preset_info", "register_bot", "solve", "solve_game", "__version__",
 ]

@@ -66,7 +66,7 @@ def _solved(arg: str, rules: Rules, players: int) -> Bot:
         sol = Solution.load(arg)
         if sol.rules != rules:
             raise ValueError(f"the solution in {arg} is for other rules than this game's")
-        return sol.bot()
+        return SolvedBot.of(sol)
     return SolvedBot(rules, {players: solution_for(rules, players, progress=announce_solving)})
 
 

@@ -100,7 +100,6 @@ class _SolverTable:
 def solver_table(bot: Any, players: int) -> _SolverTable:
     """The keep probabilities of a ``SolvedBot`` for every player count 2..``players``
     (solving the counts it does not have yet, as the bot itself would in play)."""
-    from ..solver.explain import keep_by_card
 
     rules: Rules = bot.rules
     jerk = rules.kings_jerk
@@ -117,7 +116,7 @@ def solver_table(bot: Any, players: int) -> _SolverTable:
 
     for size in range(2, players + 1):
         sol = bot.solution(size)
-        average = keep_by_card(sol)
+        average = sol.keep_by_card()
         for place in range(size):
             for s, p in enumerate(average[place]):
                 fallback[size, place, s] = 1.0 if p == p and p >= 0.5 else 0.0  # NaN: never met, swap

@@ -12,9 +12,27 @@ players use a sampled method whose NashConv is estimated with its error.
 
 from __future__ import annotations
 
-from .hand import Deck, Hand, UnsupportedRuleError
-from .solution import AUTO_EXACT_PLAYERS, MAX_EXACT_PLAYERS, METHODS, Solution, SolvedBot, cached_solve, solve
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-__all__ = ["AUTO_EXACT_PLAYERS", "Deck", "Hand",
-           "MAX_EXACT_PLAYERS", "METHODS", "Solution", "SolvedBot", "UnsupportedRuleError", "cached_solve",
-           "solve"]
+from ..rules import Rules
+from .bot import SolvedBot, cached_solve
+from .hand import Deck, Hand
+from .solution import AUTO_EXACT_PLAYERS, MAX_EXACT_PLAYERS, METHODS, Solution, solve
+
+if TYPE_CHECKING:
+    from .whole import GameSolution
+
+
+def solve_game(rules: Rules | None = None, players: int = 3, *, lives: int | None = None,
+               tolerance: float = 1e-5, iterations: int = 5000,
+               progress: Callable[[str], None] | None = None) -> GameSolution:
+    """An equilibrium of the whole game with lives (2 to 4 players, up to 3 lives): see
+    :func:`chasetheace.solver.whole.solve_game` (imported here on first use: it needs numpy)."""
+    from .whole import solve_game as solve_whole
+
+    return solve_whole(rules, players, lives=lives, tolerance=tolerance, iterations=iterations,
+                       progress=progress)
+
+__all__ = ["AUTO_EXACT_PLAYERS", "Deck", "Hand", "MAX_EXACT_PLAYERS", "METHODS", "Solution", "SolvedBot",
+           "cached_solve", "solve", "solve_game"]

@@ -26,11 +26,15 @@ from typing import TYPE_CHECKING, Any
 from ..render import card_text
 from ..rules import Rules
 from ..seats import position_name
-from .explain import situation
 from .solution import Solution, infoset_of
+from .words import situation
 
 if TYPE_CHECKING:
     from .cache import Progress
+
+APPROXIMATE = ("sampled", "iid")
+"""Methods whose strategy is not an equilibrium of the true game to the solver's tolerance (the
+sampled method; ``iid``, solved without card removal): hints from them say how good they are."""
 
 __all__ = ["MISTAKE", "REVIEW_FORMAT", "REVIEW_VERSION", "Decision", "Hint", "PlayerSummary", "Review",
            "hint", "hint_for", "review"]
@@ -85,7 +89,7 @@ class Hint:
                 and math.isclose(self.lives_if_swap, self.lose_if_swap, abs_tol=1e-9)):
             lives = f" (expected lives lost {self.lives_if_keep:.3f} and {self.lives_if_swap:.3f})"
         call = {"keep": "keep", "swap": swap, "either": "either: it hardly matters"}[self.call]
-        approx = "" if self.method != "sampled" else f", approximate: NashConv {self.nash_conv:.1e}"
+        approx = "" if self.method not in APPROXIMATE else f", approximate: NashConv {self.nash_conv:.1e}"
         return (f"{position_name(self.position, self.players)} of {self.players} holding "
                 f"{card_text(self.card)} ({self.knew}). Keep: you lose this hand {self.lose_if_keep:.1%}; "
                 f"{swap}: {self.lose_if_swap:.1%}{lives}. Solver: {call}{approx}.")
@@ -240,7 +244,7 @@ class Review:
         """The review for people: each decision, then the summary per player."""
         lines = []
         for n, info in sorted(self.solutions.items()):
-            exact = "exact" if info["method"] != "sampled" else "sampled (approximate)"
+            exact = "exact" if info["method"] not in APPROXIMATE else f"{info['method']} (approximate)"
             lines.append(f"{n} players: {exact} solution, NashConv {info['nash_conv']:.1e} lives")
         hand = None
         for d in self.decisions:

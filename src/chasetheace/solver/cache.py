@@ -124,11 +124,12 @@ def solution_for(rules: Rules, players: int, *, method: str = "auto", tolerance:
 def _solve(rules: Rules, players: int, method: str, tolerance: float, progress: Progress | None) -> Solution:
     exact = method != "sampled" and (method != "auto" or players <= AUTO_EXACT_PLAYERS)
     if progress is not None:
-        how = "exactly" if exact else f"by sampling for {SAMPLED_SECONDS:.0f} s"
+        how = "exactly" if exact else "approximately (a strategy to play, not measured exactly)"
         progress(f"solving {players} players {how} (once: the solution is then cached)", 0.0)
     callback = None if progress is None else _cfr_progress(progress, tolerance)
+    # beyond the exact tree's default a bot needs the strategy, not its exact measurement
     sol = solve(rules, players, method=method, tolerance=tolerance, time_limit=SAMPLED_SECONDS,
-                progress=callback)
+                exact_check=None if exact else False, on_check=callback)
     if progress is not None:
         progress(f"solved {players} players in {sol.seconds:.1f} s (NashConv {sol.nash_conv:.1e})", 1.0)
     return sol

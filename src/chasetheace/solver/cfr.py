@@ -49,32 +49,25 @@ class Engine:
         self.owner = np.array([key[0] for key in tree.infosets], dtype=np.int64)
         mask, before, lives = tree.mask(), tree.before(), tree.lives()
         self._ends = tree.ends
-        self._d_wdiff = tree.d_wkeep - tree.d_wswap
-        self._d_wswap32 = tree.d_wswap.astype(np.float32)
-        self._d_wdiff32 = self._d_wdiff.astype(np.float32)
+        self._mask = mask
+        self._coef_l = before * lives[:, None]      # [final, low] -> lives lost if that is the loss
+        self._coef_p = before
         self._both = (mask[:, None, :] * mask[None, :tree.kinds, :])  # [block, final] -> factor
-        shift = hand.shift
+        self._both32 = self._both.astype(np.float32)
         self._pre = []
         for level in tree.levels[:-1]:
-            e_parent, e_final, e_block = level.parent, level.final, level.blocked
-            block = np.where(e_block >= 0, e_block, tree.kinds)
-            low = level.low[e_parent]
+            e_parent, e_block = level.parent, level.blocked
+            counts = np.bincount(e_parent, minlength=len(level.card))
             # the blocked neighbour's loss (for the loss table only)
             nb = np.flatnonzero(e_block >= 0)
-            nb_low = np.minimum(low[nb], e_final[nb])
-            idx = e_final + shift
-            pwf32 = self._both[block, e_final].astype(np.float32)
-            pwf32 *= level.prob.astype(np.float32)[:, None]
+            nb_low = np.minimum(level.low[e_parent[nb]], level.final[nb])
+            starts = _starts(e_parent.astype(np.int64) * 3 + level.action)
             self._pre.append(dict(
-                pwf32=pwf32, block=block, idx=idx, flat_at=np.arange(min(len(idx), CHUNK)) * tree.width,
-                chunks=_chunks(np.bincount(e_parent, minlength=len(level.card))),
-                pw_at=level.prob * mask[block, idx],
-                coef_l=before[e_final, low] * lives[e_final], coef_p=before[e_final, low],
-                indptr=np.r_[0, np.cumsum(np.bincount(e_parent, minlength=len(level.card)))],
-                seg_starts=_starts(e_parent * 3 + level.action),
-                seg_parent=e_parent[_starts(e_parent * 3 + level.action)],
-                seg_action=level.action[_starts(e_parent * 3 + level.action)],
-                nb=nb, nb_idx=e_block[nb] + shift,
+                flat_at=np.arange(min(len(e_parent), CHUNK)) * tree.width,
+                chunks=_chunks(counts),
+                indptr=np.r_[0, np.cumsum(counts)],
+                seg_starts=starts, seg_parent=e_parent[starts], seg_action=level.action[starts],
+                nb=nb, nb_idx=e_block[nb].astype(np.intp) + hand.shift,
                 nb_coef_l=before[e_block[nb], nb_low] * lives[e_block[nb]],
                 nb_coef_p=before[e_block[nb], nb_low],
             ))
@@ -110,7 +103,8 @@ class Engine:
             sig_e.append(s)
             f = s if reach_sigma is None else self.sigma_edges(j, reach_sigma)
             flow = reach[level.offset + level.parent] * f * level.prob
-            reach += np.bincount(level.child, flow, minlength=rows)
+            lo = levels[j + 1].offset  # every child comes later in the tree
+            reach[lo:] += np.bincount(level.child - lo, flow, minlength=rows - lo)
         w = np.empty((rows, tree.width), dtype=dtype)
         w[tree.end:] = self._ends
         cfv = np.zeros(self.n_info * 2)
@@ -124,10 +118,7 @@ class Engine:
         dec = dealer.info >= 0
         pk = np.ones(len(dealer.card))
         pk[dec] = sigma[dealer.info[dec], 0]
-        if precise:
-            w[ids] = tree.d_wswap + pk[:, None] * self._d_wdiff
-        else:
-            w[ids] = self._d_wswap32 + pk.astype(np.float32)[:, None] * self._d_wdiff32
+        w[ids] = tree.dealer_w(pk, dtype)
         r = reach[ids]
         cfv += np.bincount(dealer.info[dec] * 2, r[dec] * tree.d_lkeep[dec], minlength=self.n_info * 2)
         cfv += np.bincount(dealer.info[dec] * 2 + 1, r[dec] * tree.d_lswap[dec], minlength=self.n_info * 2)
@@ -140,7 +131,8 @@ class Engine:
         for j in range(n - 2, -1, -1):
             level, pre, s = levels[j], self._pre[j], sig_e[j]
             at, dw = self._backward(level, pre, s.astype(dtype), w, precise)
-            loss = pre["coef_l"] * at + dw
+            low = level.low[level.parent]
+            loss = self._coef_l[level.final, low] * at + dw
             seg_loss = np.add.reduceat(loss, pre["seg_starts"])
             info = level.info[pre["seg_parent"]]
             dec = pre["seg_action"] != AUTO
@@ -148,7 +140,7 @@ class Engine:
             cfv += np.bincount(info[dec] * 2 + pre["seg_action"][dec], rp[dec] * seg_loss[dec],
                                minlength=self.n_info * 2)
             if cfp is not None:
-                chance = pre["coef_p"] * at + dw
+                chance = self._coef_p[level.final, low] * at + dw
                 seg_chance = np.add.reduceat(chance, pre["seg_starts"])
                 cfp += np.bincount(info[dec] * 2 + pre["seg_action"][dec], rp[dec] * seg_chance[dec],
                                    minlength=self.n_info * 2)
@@ -173,16 +165,23 @@ class Engine:
         dw = np.empty(len(s))
         indptr = pre["indptr"]
 
+        shift, k = tree.hand.shift, tree.kinds
+
         def chunk(bounds: tuple[int, int]) -> None:
             p0, p1 = bounds
             e0, e1 = int(indptr[p0]), int(indptr[p1])
+            final = level.final[e0:e1].astype(np.intp)
+            blocked = level.blocked[e0:e1]
+            block = np.where(blocked >= 0, blocked, k)
+            idx = final + shift
+            prob = level.prob[e0:e1]
             g = np.take(w, level.child[e0:e1], axis=0)
-            at[e0:e1] = g.reshape(-1)[pre["flat_at"][:e1 - e0] + pre["idx"][e0:e1]] * pre["pw_at"][e0:e1]
-            dw[e0:e1] = g[:, tree.dw] * level.prob[e0:e1]
+            at[e0:e1] = g.reshape(-1)[pre["flat_at"][:e1 - e0] + idx] * prob * self._mask[block, idx]
+            dw[e0:e1] = g[:, tree.dw] * prob
             if precise:
-                g *= level.prob[e0:e1, None] * self._both[pre["block"][e0:e1], level.final[e0:e1]]
+                g *= prob[:, None] * self._both[block, final]
             else:
-                g *= pre["pwf32"][e0:e1]
+                g *= prob.astype(np.float32)[:, None] * self._both32[block, final]
             # each node's continuation: its edges weighted by the actor's probability of the action
             agg = csr_matrix((s[e0:e1], np.arange(e1 - e0), indptr[p0:p1 + 1] - e0), shape=(p1 - p0, e1 - e0))
             w[level.offset + p0:level.offset + p1] = agg @ g
@@ -245,11 +244,15 @@ class Progress:
 
 def run_cfr(engine: Engine, *, iterations: int = 1000, tolerance: float = 1e-4, method: str = "dcfr",
             check_every: int = 10, start: float | None = None,
-            callback: Callable[[Progress], None] | None = None) -> tuple[Array, Progress]:
+            callback: Callable[[Progress], None] | None = None, warm: Array | None = None,
+            warm_iterations: int = 10) -> tuple[Array, Progress]:
     """Iterate CFR+ (``"cfr+"``), predictive CFR+ (``"pcfr+"``) or discounted CFR (``"dcfr"``, alpha 1.5,
     beta 0, gamma 2) until the exact NashConv of the average strategy is at most ``tolerance``.
 
-    Returns the average strategy and the progress record.
+    ``warm`` (a strategy, e.g. solved on a smaller model) starts the run as if it had been played
+    for ``warm_iterations`` iterations: the regrets favour its actions by the gaps it meets here,
+    and the average holds it with that weight (the iterations counted in the progress record
+    include those ``warm_iterations``). Returns the average strategy and the progress record.
     """
     if method not in ("cfr+", "dcfr", "pcfr+"):
         raise ValueError(f"unknown method {method!r}: allowed cfr+, dcfr, pcfr+")
@@ -260,7 +263,17 @@ def run_cfr(engine: Engine, *, iterations: int = 1000, tolerance: float = 1e-4, 
     sigma = np.full((m, 2), 0.5)
     progress = Progress()
     alpha, beta, gamma = 1.5, 0.0, 2.0
-    for t in range(1, iterations + 1):
+    first = 1
+    if warm is not None:
+        sigma = np.asarray(warm, dtype=float)
+        cfv = engine.evaluate(sigma, precise=False).cfv
+        gap = np.abs(cfv[:, 0] - cfv[:, 1])[:, None]
+        regret = sigma * gap * warm_iterations
+        weights = sum(t ** gamma for t in range(1, warm_iterations + 1))
+        avg = sigma * (weights if method == "dcfr" else warm_iterations)
+        first = warm_iterations + 1
+        iterations += warm_iterations
+    for t in range(first, iterations + 1):
         cfv = engine.evaluate(sigma, precise=False).cfv
         value = (sigma * cfv).sum(axis=1, keepdims=True)
         inst = value - cfv  # regret of not having played the action (we minimise lives lost)

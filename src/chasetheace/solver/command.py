@@ -9,36 +9,72 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TextIO
 
 from ..files import check_plot_file, check_writable
-from ..progress import Ticker
 from ..rules import rules_from_args
-from .solution import AUTO_EXACT_PLAYERS, MAX_EXACT_PLAYERS, METHODS
+from .solution import AUTO_EXACT_PLAYERS, AUTO_IID_PLAYERS, MAX_EXACT_PLAYERS, METHODS
 
-__all__ = ["register", "run", "main"]
+__all__ = ["StatusLine", "register", "run", "main"]
 
 
 def _add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--players", type=int, default=5,
-                   help=f"seats at the table (auto: exact up to {AUTO_EXACT_PLAYERS}, sampled above; "
-                        f"--method dcfr solves up to {MAX_EXACT_PLAYERS} exactly)")
+                   help=f"seats at the table (auto: exact up to {AUTO_EXACT_PLAYERS}, iid up to "
+                        f"{AUTO_IID_PLAYERS}, sampled above; --method dcfr solves up to {MAX_EXACT_PLAYERS} "
+                        f"exactly)")
     p.add_argument("--preset", default="standard", help="a preset of RULES.md A5 (default standard)")
     p.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE",
                    help="change one rule option (repeatable), e.g. --rule ties=eldest-loses")
     p.add_argument("--method", choices=METHODS, default="auto",
-                   help="auto: the LP where it applies, else DCFR")
+                   help="auto: the LP where it applies, else DCFR on the exact tree, iid, sampled")
     p.add_argument("--iterations", type=int, default=2000, help="most CFR iterations")
     p.add_argument("--tolerance", type=float, default=1e-4, help="stop at this NashConv (lives)")
     p.add_argument("--time-limit", type=float, default=60.0, metavar="SECONDS",
-                   help="training time of the sampled method (more than 5 players; default 60)")
+                   help="training time of the sampled method (default 60)")
     p.add_argument("--seed", type=int, default=0, help="seed of the sampled method")
+    p.add_argument("--exact-check", choices=("auto", "yes", "no"), default="auto",
+                   help="measure an iid or sampled strategy by an exact best response in the true game "
+                        "(auto: up to 6 players; yes: up to 7, slow)")
     p.add_argument("--workers", type=int, default=1, help="threads for the exact tree's passes")
     p.add_argument("--situations", type=int, default=6, help="situations shown per position")
     p.add_argument("--json", action="store_true", help="print the whole solution as JSON")
+    p.add_argument("--quiet", action="store_true", help="no progress on stderr")
     p.add_argument("--plot", metavar="FILE.png", help="also draw the strategy to a PNG file")
     p.add_argument("--save", metavar="FILE.json", help="also save the solution (for --bot solved:FILE.json)")
+
+
+class StatusLine:
+    """Progress of a long run on stderr: nothing for the first seconds, then a line at most every
+    few seconds (rewritten in place on a terminal)."""
+
+    def __init__(self, stream: TextIO, quiet_seconds: float = 2.0, every: float = 2.0) -> None:
+        self.stream = stream
+        self.start = time.monotonic()
+        self.quiet, self.every = quiet_seconds, every
+        self.last = float("-inf")
+        self.tty = stream.isatty()
+        self.shown = False
+
+    def __call__(self, text: str) -> None:
+        now = time.monotonic()
+        if now - self.start < self.quiet or now - self.last < self.every:
+            return
+        self.last = now
+        if self.tty:
+            self.stream.write("\r\x1b[K" + text)
+        else:
+            self.stream.write(text + "\n")
+        self.stream.flush()
+        self.shown = True
+
+    def close(self) -> None:
+        """End the status line (on a terminal, clear it)."""
+        if self.shown and self.tty:
+            self.stream.write("\r\x1b[K")
+            self.stream.flush()
 
 
 def register(subparsers: Any) -> None:
@@ -47,19 +83,6 @@ def register(subparsers: Any) -> None:
                               description="Compute an equilibrium of one hand and print it for people.")
     _add_arguments(p)
     p.set_defaults(func=run)
-
-
-PROGRESS_PLAYERS = 6
-"""From this many players a solve takes a minute or more, so it shows a progress line on stderr."""
-PROGRESS_DELAY = 1.0
-"""Seconds before the progress line appears (a mistake in the input fails sooner, silently)."""
-
-
-def _solving_words(args: argparse.Namespace) -> str:
-    sampled = args.method == "sampled" or (args.method == "auto" and args.players > AUTO_EXACT_PLAYERS)
-    how = (f"the sampled method, about {args.time_limit:g} s" if sampled
-           else f"{'dcfr' if args.method == 'auto' else args.method} on the exact tree, minutes")
-    return f"solving one hand for {args.players} players ({how})"
 
 
 def run(args: argparse.Namespace) -> int:
@@ -73,11 +96,14 @@ def run(args: argparse.Namespace) -> int:
             check_plot_file(args.plot)
         if args.save:
             check_writable(args.save)
-        with Ticker(_solving_words(args), sys.stderr, show=args.players >= PROGRESS_PLAYERS,
-                    delay=PROGRESS_DELAY):
+        status = StatusLine(sys.stderr)
+        check = {"auto": None, "yes": True, "no": False}[args.exact_check]
+        try:
             sol = solve(rules, args.players, method=args.method, iterations=args.iterations,
-                        tolerance=args.tolerance, time_limit=args.time_limit, seed=args.seed,
-                        workers=args.workers)
+                        exact_check=check, tolerance=args.tolerance, time_limit=args.time_limit,
+                        seed=args.seed, workers=args.workers, progress=None if args.quiet else status)
+        finally:
+            status.close()
         if args.plot:
             from .plot import plot_solution
 

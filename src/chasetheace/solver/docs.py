@@ -1,18 +1,21 @@
 """Write ``docs/strategy.md`` (and its PNG plots) from the solver's own output.
 
-    python -m chasetheace.solver.docs [--out docs] [--players 3 4 5 6 7 8 9 10] [--sampled-seconds 30]
+    python -m chasetheace.solver.docs [--out docs] [--players 3 4 5 6 7 8 9] [--game-lives 3]
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from ..rules import Rules, preset_info
-from .explain import hardest_cards, rank_name, rules_of_thumb
-from .solution import MAX_EXACT_PLAYERS, Solution, position_name, solve
+from ..seats import position_name
+from .explain import hardest_cards, nash_conv_text, rules_of_thumb
+from .solution import Solution, solve
+from .words import rank_name
 
 __all__ = ["PRESETS", "write_docs", "main"]
 
@@ -24,14 +27,18 @@ the dealer may not draw; no blocker at all)."""
 def _section(sol: Solution, preset: str, image: str | None) -> list[str]:
     n, deck = sol.players, sol.deck
     out = [f"### {n} players", ""]
-    if sol.nash_conv_error is None:
-        out.append(f"NashConv {sol.nash_conv:.1e} lives, exact ({sol.method}, {sol.iterations} iterations, "
-                   f"{sol.seconds:.2f} s).")
+    how = {"dcfr": "discounted CFR on the exact tree", "lp": "linear programming",
+           "iid": "discounted CFR on the hand without card removal"}.get(sol.method, sol.method)
+    if sol.measured == "exact":
+        out.append(f"NashConv {sol.nash_conv:.1e} lives, measured by an exact best response in the true "
+                   f"game ({how}, {sol.iterations} iterations, {sol.seconds:.0f} s).")
+    elif sol.measured == "abstract":
+        out.append(f"NashConv {sol.nash_conv:.1e} lives in the hand without card removal, where it was "
+                   f"solved ({sol.iterations} iterations, {sol.seconds:.0f} s); not measured in the true "
+                   f"game (see the note at the top). Losses are those without card removal.")
     else:
-        out.append(f"NashConv about {sol.nash_conv:.1e} +- {sol.nash_conv_error:.0e} lives, a sampled "
-                   f"estimate (sampled method, {sol.iterations} batches of 2000 hands, {sol.seconds:.0f} s; "
-                   f"far from converged where it is large). Losses +- "
-                   f"{max(sol.loss_errors or [0]):.3f}.")
+        out.append(f"NashConv: {nash_conv_text(sol)}.")
+    out += [f"Note: {c}." for c in sol.caveats]
     out.append("")
     out.append("| position | P(lose) | main situation: keep from | hardest card (mean gap, lives) |")
     out.append("|---|---|---|---|")
@@ -57,9 +64,10 @@ def _section(sol: Solution, preset: str, image: str | None) -> list[str]:
     return out
 
 
-def write_docs(out_dir: str = "docs", players: Sequence[int] = tuple(range(3, 11)), plots: bool = True,
-               sampled_seconds: float = 30.0) -> str:
+def write_docs(out_dir: str = "docs", players: Sequence[int] = tuple(range(3, 10)), plots: bool = True,
+               game_lives: int = 3, progress: Callable[[str], None] | None = None) -> str:
     """Solve every configuration, write the Markdown and the plots; return the Markdown's path."""
+    os.makedirs(out_dir, exist_ok=True)
     lines = [
         "# How to play one hand of Chase the Ace: equilibrium strategies",
         "",
@@ -68,17 +76,24 @@ def write_docs(out_dir: str = "docs", players: Sequence[int] = tuple(range(3, 11
         "",
         "Each player minimises the lives it expects to lose in the hand, knowing only what RULES.md A4",
         "lets it know: its card, the card it gave when its right neighbour swapped with it, and every",
-        "public action. Cards are dealt with the true multiplicities of the pack (card removal is exact).",
-        "'Keep from 8' means: keep an 8 or better, swap anything weaker (the blocker is always shown).",
-        "NashConv is the sum over players of what a best response would save, in lives, computed",
-        "exactly on the whole game tree. 'Hardest card' is the card whose keep/swap decision is closest:",
-        "the smallest mean gap in expected lives lost between keeping and swapping, over the",
-        "situations in which the position holds it.",
+        "public action. 'Keep 8 or better' means: keep an 8 or better, swap anything weaker (the",
+        "blocker is always shown); 'always swap (you hold A to 6 here)' says that in this situation",
+        "the seat (almost) never holds a card worth keeping. NashConv is the sum over players of what a",
+        "best response would save, in lives per hand. 'Hardest card' is the card whose keep/swap",
+        "decision is closest: the smallest mean gap in expected lives lost between keeping and",
+        "swapping, over the situations in which the position holds it.",
         "",
-        f"Player counts: {min(players)} to {max(players)}. Up to {MAX_EXACT_PLAYERS} players the game tree",
-        "is solved exactly (NashConv below 1e-4 lives, measured exactly). Above that the sampled method",
-        f"trains for {sampled_seconds:.0f} s per table and its NashConv is an estimate from 20,000 fresh",
-        "hands: treat those tables as a sketch of the equilibrium, not the equilibrium itself.",
+        f"Player counts: {min(players)} to {max(players)}. Up to 5 players the hand is solved on the exact",
+        "tree, with true card removal. From 6 players it is solved without card removal (every card",
+        "dealt independently from the full pack: the tree is then about as small as the list of",
+        "situations), and at 6 players the strategy is then measured by an exact best response on the",
+        "exact tree of the true game. From 7 players an exact best response in the true game takes",
+        "far longer (`python benchmarks/solver.py --players 7 --measure-7`), so the NashConv printed",
+        "there is the one without card removal: an equilibrium of that model, whose distance from",
+        "the true game's is measured only up to 6 (7 with the benchmark) players.",
+        "",
+        "The `chase-the-ace` preset collects the cards under the stock unshuffled (`between_hands =",
+        "to-bottom`): its tables hold for the first hand of a game, dealt from a shuffled pack.",
         "",
     ]
     start = time.perf_counter()
@@ -98,8 +113,10 @@ def write_docs(out_dir: str = "docs", players: Sequence[int] = tuple(range(3, 11
         lines += [f"## `{preset}`: {info.description}", ""]
         losses = []
         for n in players:
-            method = "dcfr" if n <= MAX_EXACT_PLAYERS else "sampled"
-            sol = solve(info.rules, n, method=method, time_limit=sampled_seconds, workers=2)
+            if progress is not None:
+                progress(f"{preset}, {n} players ({time.perf_counter() - start:.0f} s so far)")
+            method = "dcfr" if n <= 5 else "iid"
+            sol = solve(info.rules, n, method=method, workers=2)
             image = None
             if plots:
                 from .plot import plot_solution
@@ -115,6 +132,7 @@ def write_docs(out_dir: str = "docs", players: Sequence[int] = tuple(range(3, 11
                          f"the eldest {sol.loss_probabilities[0]:.4f}; the worst seat is the "
                          f"{position_name(worst, sol.players)} ({sol.loss_probabilities[worst]:.4f}).")
         lines.append("")
+    lines += _whole_game(game_lives, progress)
     lines.append(f"_Solved in {time.perf_counter() - start:.0f} s in all._")
     path = os.path.join(out_dir, "strategy.md")
     os.makedirs(out_dir, exist_ok=True)
@@ -123,16 +141,63 @@ def write_docs(out_dir: str = "docs", players: Sequence[int] = tuple(range(3, 11
     return path
 
 
+def _whole_game(lives: int, progress: Callable[[str], None] | None) -> list[str]:
+    """The whole game with lives, standard rules, 2 and 3 players."""
+    from .whole import differences, hero_win, solve_game
+    from .words import situation
+
+    rules = Rules()
+    out = ["## The whole game: lives, and winning the game", "",
+           "`cta.solve_game(rules, players)` solves the game people play: a run of hands, each player",
+           "maximising its chance of being the last one in (a shared win counts as its share). Every",
+           "lives state (each living player's lives, in turn order from the eldest) has its own hand",
+           "equilibrium, solved by backward induction over lives states with the values of the states",
+           "a hand leads to as its payoffs (`final_tie = replay` cycles iterated to their fixed point).",
+           "Each hand is enumerated exactly (true card removal), which covers 2 to 4 players.", ""]
+    hands: dict[int, Solution] = {}
+    for n in (2, 3):
+        if progress is not None:
+            progress(f"whole game, {n} players, {lives} lives")
+        game = solve_game(rules, n, lives=lives)
+        for m in range(2, n + 1):
+            hands.setdefault(m, solve(rules, m, tolerance=1e-6))
+        base, hero = hero_win(game, hands, hero_plays_game=False), hero_win(game, hands)
+        found = [d for d in differences(game, hands, threshold=0.1) if len(d.state) == n]
+        out += [f"### {n} players, {lives} lives each, standard rules", "",
+                f"Solved in {game.seconds:.0f} s: {len(game.states)} lives states, the largest NashConv of a "
+                f"state's hand {game.nash_conv:.1e} (in chance of winning the game). Starting on equal "
+                f"lives, the chance of winning by position of the first hand: "
+                + ", ".join(f"{position_name(i, n)} {v:.4f}" for i, v in enumerate(game.start.value)) + ".",
+                "",
+                f"One player playing the whole-game equilibrium against players of the one-hand equilibrium "
+                f"wins with probability {hero:.5f}, against {base:.5f} when it too plays the one-hand "
+                f"equilibrium (exact figures over a random first dealer, not a simulation): a gain of "
+                f"{hero - base:+.5f}.", "",
+                f"Situations of {n}-player hands (over all lives states) where the whole-game strategy keeps "
+                f"with a probability more than 0.1 away from the one-hand strategy: {len(found)}, many of "
+                f"them near indifference. The most frequent:", ""]
+        for d in found[:8]:
+            m, deck = len(d.state), hands[len(d.state)].deck
+            state = ", ".join(f"{position_name(i, m)} {x}" for i, x in enumerate(d.state))
+            out.append(f"- lives {state}: {position_name(d.key[0], m)} holding "
+                       f"{deck.name(d.key[2])} ({situation(d.key, deck, m)}; "
+                       f"chance {d.reach:.3f} in that hand): keeps with p={d.keep_game:.2f}, one-hand "
+                       f"p={d.keep_hand:.2f}")
+        out.append("")
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """The command line."""
     parser = argparse.ArgumentParser(description="Write docs/strategy.md from the solver's output.")
     parser.add_argument("--out", default="docs")
-    parser.add_argument("--players", type=int, nargs="*", default=list(range(3, 11)))
-    parser.add_argument("--sampled-seconds", type=float, default=30.0)
+    parser.add_argument("--players", type=int, nargs="*", default=list(range(3, 10)))
+    parser.add_argument("--game-lives", type=int, default=3)
     parser.add_argument("--no-plots", action="store_true")
     args = parser.parse_args(argv)
     os.makedirs(args.out, exist_ok=True)
-    print(write_docs(args.out, args.players, not args.no_plots, args.sampled_seconds))
+    print(write_docs(args.out, args.players, not args.no_plots, args.game_lives,
+                     progress=lambda text: print(text, file=sys.stderr, flush=True)))
     return 0
 
 

@@ -2,79 +2,21 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ..rules import PRESETS, Rules
-from .hand import Deck, InfoKey
+from ..rules import PRESETS
+from ..seats import position_name
+from .hand import Deck
+from .words import rank_name, rules_text, situation
 
 if TYPE_CHECKING:
     from .solution import Solution
 
-__all__ = ["Rule", "situation", "rules_of_thumb", "hardest_cards", "render_text", "rank_name",
-           "rules_text"]
+__all__ = ["Rule", "nash_conv_text", "rules_of_thumb", "hardest_cards", "render_text"]
 
 MIXED = 0.01  # a keep probability within this of 0 or 1 is shown as pure
-
-
-def rank_name(deck: Deck, strength: int) -> str:
-    """A rank as the game writes it (``'10'``, not the solver's one-character ``'T'``)."""
-    name = deck.name(strength)
-    return "10" if name == "T" else name
-
-
-def rules_text(rules: Rules) -> str:
-    """The rules in words: the preset they equal, if any, then the options that differ from standard.
-
-    >>> rules_text(Rules.preset("le-her"))
-    'le-her (lives=1, dealer_draws_blocker=void, ties=eldest-loses)'
-    >>> rules_text(Rules().replace(lives=2))
-    'standard with lives=2'
-    """
-    changes = ", ".join(f"{k}={str(v).lower() if isinstance(v, bool) else v}"
-                        for k, v in rules.changes().items())
-    preset = next((p.name for p in PRESETS if p.rules == rules), None)
-    if preset is not None:
-        return f"{preset} ({changes})" if changes else preset
-    return f"standard with {changes}"
-
-
-def _seat(i: int, players: int) -> str:
-    from .solution import position_name
-
-    return position_name(i, players)
-
-
-def situation(key: InfoKey, deck: Deck, players: int) -> str:
-    """What the seat of ``key`` knows besides its card, in words."""
-    position, hist, _, given = key
-    words = []
-    seat = 0
-    for token in hist:
-        name = _seat(seat, players)
-        if token.startswith("J"):
-            shown = [_seat(i, players) for i, b in enumerate(token[1:]) if b == "1"]
-            words.append(f"{', '.join(shown)} showed {rank_name(deck, deck.kinds - 1)} at the deal" if shown
-                         else f"nobody showed {rank_name(deck, deck.kinds - 1)} at the deal")
-            continue
-        if token == "k":
-            words.append(f"{name} kept")
-        elif token == "K":
-            words.append(f"{name} showed the blocker")
-        elif token == "b":
-            words.append(f"{name} was blocked")
-            seat += 1
-        else:
-            text = f"{name} swapped"
-            if len(token) > 1:
-                text += f" (got an announced {token[1:]})"
-            words.append(text)
-        seat += 1
-    if given >= 0:
-        words.append(f"you were swapped with and gave away {rank_name(deck, given)}")
-    elif position > 0:
-        words.append("nobody swapped with you")
-    return "; ".join(words) if words else "you are first to act"
+RARE = 0.01   # a situation's advice ignores the cards the seat holds in less than this share of it
 
 
 @dataclass
@@ -88,10 +30,21 @@ class Rule:
     threshold: int | None               # the weakest card from which on the seat keeps; None: never
     mixed: list[tuple[int, float]]      # (card, keep probability) where the equilibrium mixes
     exceptions: list[int]               # cards below the threshold that are kept anyway
+    cards: list[tuple[int, float, float]] = field(default_factory=list)  # (card, keep probability, chance)
 
     def text(self, deck: Deck, players: int) -> str:
-        """One line for people."""
+        """One line for people. Where the seat almost never holds a card it would keep (or one it
+        would swap) in this situation, the advice says so plainly: "always swap", "always keep"."""
         key = (self.position, self.history, 0, self.given)
+        total = sum(r for _, _, r in self.cards)
+        if total > 0:
+            held = [c for c, _, r in self.cards if r > RARE * total] or [c for c, _, _ in self.cards]
+            span = rank_name(deck, min(held)) if min(held) == max(held) else \
+                f"{rank_name(deck, min(held))} to {rank_name(deck, max(held))}"
+            if sum(r * p for _, p, r in self.cards) <= RARE * total:
+                return f"{situation(key, deck, players)}: always swap (you hold {span} here)"
+            if sum(r * (1 - p) for _, p, r in self.cards) <= RARE * total:
+                return f"{situation(key, deck, players)}: always keep (you hold {span} here)"
         keep = "never keep" if self.threshold is None else f"keep {rank_name(deck, self.threshold)} or better"
         extra = "".join(f", keep {rank_name(deck, c)} with p={p:.3f}" for c, p in self.mixed)
         extra += "".join(f", also keep {rank_name(deck, c)}" for c in self.exceptions)
@@ -115,7 +68,8 @@ def rules_of_thumb(sol: Solution) -> list[Rule]:
             threshold = card
         mixed = [(c, p) for c, p, _ in seen if MIXED < p < 1 - MIXED]
         exceptions = [c for c, p, _ in seen if p >= 1 - MIXED and (threshold is None or c < threshold)]
-        rules.append(Rule(position, hist, given, sum(c[2] for c in cards), threshold, mixed, exceptions))
+        rules.append(Rule(position, hist, given, sum(c[2] for c in cards), threshold, mixed, exceptions,
+                          seen))
     rules.sort(key=lambda r: (r.position, -r.chance))
     return rules
 
@@ -139,26 +93,25 @@ def hardest_cards(sol: Solution) -> list[tuple[int, float]]:
     return out
 
 
-def keep_by_card(sol: Solution) -> list[list[float]]:
-    """Per position and card, how often the seat keeps, averaged over the situations it meets."""
-    k = sol.deck.kinds
-    num = [[0.0] * k for _ in range(sol.players)]
-    den = [[0.0] * k for _ in range(sol.players)]
-    for key, p, r in zip(sol.infosets, sol.keep, sol.reach):
-        num[key[0]][key[2]] += r * p
-        den[key[0]][key[2]] += r
-    return [[n / d if d > 0 else float("nan") for n, d in zip(nr, dr)] for nr, dr in zip(num, den)]
+def nash_conv_text(sol: Solution) -> str:
+    """How far from an equilibrium the strategy is, and how that was measured."""
+    if sol.measured == "abstract":
+        return (f"NashConv {sol.nash_conv:.2e} lives in the hand without card removal (exact there; "
+                f"not measured in the true game)")
+    if sol.nash_conv_error is None:
+        return f"NashConv {sol.nash_conv:.2e} lives (exact best response)"
+    low = "" if sol.nash_conv_low is None else f"{sol.nash_conv_low:.1e} (cross-fitted) to "
+    return (f"NashConv about {low}{sol.nash_conv:.1e} (plain, biased upwards) +- {sol.nash_conv_error:.0e} "
+            f"lives: sampled estimates, not an exact best response")
 
 
 def render_text(sol: Solution, situations: int = 6) -> str:
     """The whole strategy as text: losses by seat, then the most frequent situations of each position."""
-    from .solution import position_name
-
     deck, n = sol.deck, sol.players
-    error = "" if sol.nash_conv_error is None else f" +- {sol.nash_conv_error:.1e} (sampled estimate)"
     title = next((p.title for p in PRESETS if p.rules == sol.rules), "Chase the Ace")
     lines = [f"{title}, one hand, {n} players, rules: {rules_text(sol.rules)}",
-             f"method {sol.method}, NashConv {sol.nash_conv:.2e}{error} lives, {sol.seconds:.1f} s"]
+             f"method {sol.method}, {nash_conv_text(sol)}, {sol.seconds:.1f} s"]
+    lines += [f"note: {c}" for c in sol.caveats]
     if sol.value is not None:
         lines.append(f"exact value: the eldest loses with probability {sol.value} (= {float(sol.value):.6f})")
     lines.append("")

@@ -16,14 +16,10 @@ from fractions import Fraction
 from ..cards import PIQUET_RANKS, rank_char
 from ..rules import Rules
 
-__all__ = ["Deck", "Hand", "InfoKey", "UnsupportedRuleError", "deck_of"]
+__all__ = ["Deck", "Hand", "InfoKey", "deck_of"]
 
 InfoKey = tuple[int, tuple[str, ...], int, int]
 """An information set: (position, public history, own card, card given to the right neighbour or -1)."""
-
-
-class UnsupportedRuleError(ValueError):
-    """A rule option the one-hand solver does not model."""
 
 
 @dataclass(frozen=True)

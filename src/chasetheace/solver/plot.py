@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .explain import keep_by_card, rank_name
+from ..seats import position_name
+from .words import rank_name
 
 if TYPE_CHECKING:
     from .solution import Solution
@@ -21,13 +22,11 @@ def plot_solution(sol: Solution, path: str) -> None:
         import matplotlib.pyplot as plt
     except ImportError:
         raise ValueError("plotting needs matplotlib: pip install 'chase-the-ace[plot]'") from None
-    from .solution import position_name
-
     n, deck = sol.players, sol.deck
     names = [position_name(i, n) for i in range(n)]
     fig, (left, right) = plt.subplots(1, 2, figsize=(11, 0.5 * n + 2.5),
                                       gridspec_kw={"width_ratios": [3, 1]})
-    grid = keep_by_card(sol)
+    grid = sol.keep_by_card()
     image = left.imshow(grid, aspect="auto", cmap="RdYlGn", vmin=0, vmax=1)
     left.set_xticks(range(deck.kinds), [rank_name(deck, c) for c in range(deck.kinds)])
     left.set_yticks(range(n), names)

@@ -9,12 +9,17 @@ The NashConv estimate plays fresh hands with the average strategy and, at every 
 actions: per information set, the mean paired difference ``d`` of lives lost (keep minus swap) and
 its standard error. A best response would gain ``P(I) * sigma(worse action) * |d|``; summing gives
 the estimate, and the standard errors (in quadrature) its error. Where a decision is close to
-indifferent and samples are few, the estimate is biased upwards (it counts noise as gain).
+indifferent and samples are few, this estimate is biased upwards (``|mean d|`` counts noise as
+gain), by more than its standard error. A second, cross-fitted estimate splits each information
+set's samples in two halves, picks the deviation from one half and values it on the other: it
+measures a fixed deviation without bias, so its expectation is at most the true NashConv. The two
+bracket the truth in expectation; neither is a proof (an exact best response needs the exact tree).
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,6 +40,7 @@ class Estimate:
     hands: int
     nash_conv: float
     nash_conv_error: float
+    nash_conv_low: float            # cross-fitted: its expectation is at most the true NashConv
     losses: list[float]
     losses_error: list[float]
     lives: list[float]
@@ -222,8 +228,10 @@ class SampledSolver:
             out.append(self.finish(t + 1, fork, average)[:, t])
         return out[0], out[1]
 
-    def train(self, batches: int, batch: int = 2000, seconds: float | None = None) -> int:
-        """Run up to ``batches`` mini-batches (or until ``seconds``); returns how many ran."""
+    def train(self, batches: int, batch: int = 2000, seconds: float | None = None,
+              callback: Callable[[int, float], None] | None = None) -> int:
+        """Run up to ``batches`` mini-batches (or until ``seconds``); returns how many ran.
+        ``callback(batches done, seconds)`` is called after each batch."""
         start = time.perf_counter()
         done = 0
         for it in range(1, batches + 1):
@@ -244,6 +252,8 @@ class SampledSolver:
                 self.avg[:m] += it * weight
                 self.act(t, state, rows, self.rng.random(len(rows)) < p)
             done = it
+            if callback is not None:
+                callback(it, time.perf_counter() - start)
             if seconds is not None and time.perf_counter() - start > seconds:
                 break
         return done
@@ -269,30 +279,36 @@ class SampledSolver:
                 v_keep, v_swap = self._both(t, state, rows, average=True)
                 diff = v_keep - v_swap
                 for i, dv, vk, vs in zip(ids.tolist(), diff.tolist(), v_keep.tolist(), v_swap.tolist()):
-                    s = sums.setdefault(i, [0.0, 0.0, 0.0, 0.0, 0.0])
+                    s = sums.setdefault(i, [0.0] * 9)
+                    half = 5 + 2 * (int(s[0]) % 2)  # alternate samples go to the two halves
                     s[0] += 1
                     s[1] += dv
                     s[2] += dv * dv
                     s[3] += vk
                     s[4] += vs
+                    s[half] += 1
+                    s[half + 1] += dv
                 self.act(t, state, rows, self.rng.random(len(rows)) < p)
             lives, lost = self.showdown(state)
             lives_all.append(lives)
             lost_all.append(lost)
             played += b
-        gain, var = 0.0, 0.0
+        gain, var, low = 0.0, 0.0, 0.0
         keep = self.sigma(np.array(list(sums), dtype=np.int64), average=True)
-        for (count, total, square, _, _), q in zip(sums.values(), keep.tolist()):
+        for (count, total, square, _, _, n_a, t_a, n_b, t_b), q in zip(sums.values(), keep.tolist()):
             mean = total / count
             sd = max(square / count - mean * mean, 0.0) ** 0.5
             worse = q if mean > 0 else 1 - q
             share = count / hands
             gain += share * worse * abs(mean)
             var += (share * worse * sd) ** 2 / count
+            if n_a and n_b:
+                m_a, m_b = t_a / n_a, t_b / n_b
+                low += share * (_deviation_gain(m_a, m_b, q) + _deviation_gain(m_b, m_a, q)) / 2
         lives_m, lost_m = np.concatenate(lives_all), np.concatenate(lost_all).astype(float)
         root = np.sqrt(len(lives_m))
         self.met = {i: (s[0] / hands, s[3] / s[0], s[4] / s[0]) for i, s in sums.items()}
-        return Estimate(hands, gain, var ** 0.5,
+        return Estimate(hands, gain, var ** 0.5, low,
                         lost_m.mean(axis=0).tolist(), (lost_m.std(axis=0) / root).tolist(),
                         lives_m.mean(axis=0).tolist(), (lives_m.std(axis=0) / root).tolist())
 
@@ -315,3 +331,13 @@ class SampledSolver:
     def visits(self) -> Array:
         """How often each information set was met in training (iteration-weighted)."""
         return self.avg[:len(self.keys)].sum(axis=1)
+
+
+def _deviation_gain(pick: float, value: float, keep: float) -> float:
+    """The lives saved by switching to the action that the mean difference ``pick`` (keep minus swap)
+    calls better, valued with an independent mean difference ``value``."""
+    if pick > 0:
+        return keep * value
+    if pick < 0:
+        return -(1 - keep) * value
+    return 0.0

@@ -3,26 +3,37 @@
 from __future__ import annotations
 
 import json
-import random
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
 from ..cards import Card, rank_char
-from ..game import Action
 from ..rules import Rules
 from .hand import Deck, Hand, InfoKey, deck_of
+from .measure import MAX_MEASURE_PLAYERS
+from .words import describe_key
 
-__all__ = ["AUTO_EXACT_PLAYERS", "METHODS", "MAX_EXACT_PLAYERS", "Solution", "SolvedBot", "solve",
-           "infoset_of"]
+__all__ = ["AUTO_EXACT_PLAYERS", "METHODS", "MAX_EXACT_PLAYERS", "Solution", "solve", "infoset_of"]
 
-METHODS = ("auto", "lp", "dcfr", "cfr+", "pcfr+", "sampled")
+METHODS = ("auto", "lp", "dcfr", "cfr+", "pcfr+", "iid", "sampled")
 MAX_EXACT_PLAYERS = 6
-"""The most players the exact tree takes (6 players: 8 M nodes, 24 M edges, about 10 GB and a few
-minutes; 7 would need about ten times more)."""
+"""The most players the exact tree takes (6 players: 8 M nodes, 24 M edges, a peak under 4 GB; 7
+would need about ten times more)."""
 AUTO_EXACT_PLAYERS = 5
+EXACT_CHECK_PLAYERS = 6
+"""Up to this many players a strategy that was not solved on the exact tree (methods ``iid`` and
+``sampled``) is measured on it by default: NashConv by an exact best response in the true game.
+Up to 7 on request (``exact_check=True``: the tree is then evaluated in 13 parts, which takes a
+while); above, the figures are those of the method (sampled estimates, or exact in the game
+without card removal)."""
+WARM_PLAYERS = 6
+"""From this many players CFR on the exact tree starts from the strategy solved without card removal."""
+MAX_IID_PLAYERS = 9
+"""The most players for method ``iid`` (the hand without card removal: 9 players, 4 M nodes)."""
+AUTO_IID_PLAYERS = 9
+"""``method="auto"`` uses ``iid`` from 6 players up to this many, the sampled method above."""
 """The most players for which ``method="auto"`` uses the exact tree (5 players: about 10 s, 1.5 GB)."""
 
 
@@ -52,11 +63,23 @@ class Solution:
     nash_conv_error: float | None = None    # sampled method: the standard error of the estimate
     loss_errors: list[float] | None = None  # sampled method: standard errors of loss_probabilities
     chances: list[tuple[float, float]] | None = None  # chance of losing from there: (keep, swap)
+    # sampled method: a cross-fitted estimate whose expectation is at most the true NashConv (the
+    # plain estimate ``nash_conv`` is biased upwards); None where NashConv was computed exactly
+    nash_conv_low: float | None = None
+    # how nash_conv was measured: "exact" (an exact best response in the true game), "sampled"
+    # (estimates in the true game), "abstract" (exact in the hand without card removal only)
+    measured: str = "exact"
     _index: dict[InfoKey, int] = field(default_factory=dict, repr=False)
+    _by_card: list[list[float]] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         self._index = {key: i for i, key in enumerate(self.infosets)}
         self.deck: Deck = deck_of(self.rules)
+
+    @property
+    def caveats(self) -> list[str]:
+        """What of these rules the one-hand model leaves out, in words (empty when nothing)."""
+        return caveats(self.rules)
 
     # --- reading the strategy -----------------------------------------------------------------
 
@@ -68,6 +91,22 @@ class Solution:
     def keep_probability(self, key: InfoKey) -> float:
         """The probability of keeping at an information set (KeyError if it cannot arise)."""
         return self.keep[self._index[key]]
+
+    def knows(self, key: InfoKey) -> bool:
+        """Whether the strategy has an entry for the information set ``key``."""
+        return key in self._index
+
+    def played_keep(self, key: InfoKey) -> float:
+        """The probability that the solution's bot keeps at ``key``: the strategy's, or where the
+        solution has no entry (the sampled method never met the situation), 1 if the position keeps
+        that card more often than not on average, else 0."""
+        i = self._index.get(key)
+        if i is not None:
+            return self.keep[i]
+        if self._by_card is None:
+            self._by_card = self.keep_by_card()
+        average = self._by_card[key[0]][key[2]]
+        return 1.0 if average == average and average >= 0.5 else 0.0  # NaN: never met, swap
 
     def action_probabilities(self, observation: Mapping[str, Any]) -> dict[str, float]:
         """``{"keep": p, "swap": 1 - p}`` for the seat to act, from ``game.observation(seat)``."""
@@ -81,9 +120,15 @@ class Solution:
         p = self.keep[i]
         return {"keep": p, "swap": 1.0 - p}
 
-    def bot(self) -> SolvedBot:
-        """The solution as a Bot for :func:`chasetheace.play_game` (other player counts solved on demand)."""
-        return SolvedBot(self.rules, {self.players: self}, method=self.method)
+    def keep_by_card(self) -> list[list[float]]:
+        """Per position and card, how often the seat keeps, averaged over the situations it meets."""
+        k = self.deck.kinds
+        num = [[0.0] * k for _ in range(self.players)]
+        den = [[0.0] * k for _ in range(self.players)]
+        for key, p, r in zip(self.infosets, self.keep, self.reach):
+            num[key[0]][key[2]] += r * p
+            den[key[0]][key[2]] += r
+        return [[n / d if d > 0 else float("nan") for n, d in zip(nr, dr)] for nr, dr in zip(num, den)]
 
     # --- storing ------------------------------------------------------------------------------
 
@@ -101,6 +146,7 @@ class Solution:
             "trace": [list(t) for t in self.trace],
             "nash_conv_error": self.nash_conv_error, "loss_errors": self.loss_errors,
             "chances": None if self.chances is None else [list(c) for c in self.chances],
+            "nash_conv_low": self.nash_conv_low, "measured": self.measured, "caveats": self.caveats,
         }
 
     @classmethod
@@ -123,6 +169,8 @@ class Solution:
                 None if data.get("nash_conv_error") is None else float(data["nash_conv_error"]),
                 None if data.get("loss_errors") is None else [float(x) for x in data["loss_errors"]],
                 None if data.get("chances") is None else [(float(a), float(b)) for a, b in data["chances"]],
+                None if data.get("nash_conv_low") is None else float(data["nash_conv_low"]),
+                str(data.get("measured", "exact" if data.get("nash_conv_error") is None else "sampled")),
             )
         except (KeyError, TypeError, IndexError) as exc:
             raise ValueError(f"bad solution data: {exc}") from None
@@ -145,8 +193,9 @@ class Solution:
 
 def solve(rules: Rules | None = None, players: int = 5, *, method: str = "auto", iterations: int = 2000,
           tolerance: float = 1e-4, workers: int = 1, check_every: int = 10,
-          time_limit: float | None = None, seed: int = 0,
-          progress: Callable[[Any], None] | None = None) -> Solution:
+          time_limit: float | None = None, seed: int = 0, exact_check: bool | None = None,
+          progress: Callable[[str], None] | None = None,
+          on_check: Callable[[Any], None] | None = None) -> Solution:
     """An equilibrium of one hand with ``players`` seats under ``rules``.
 
     ``method``: ``"lp"`` (two players, exactly one loser: the exact sequence-form LP), ``"dcfr"``
@@ -157,8 +206,10 @@ def solve(rules: Rules | None = None, players: int = 5, *, method: str = "auto",
     ``nash_conv_error``). ``"auto"`` picks the LP where it applies, the exact tree up to
     :data:`AUTO_EXACT_PLAYERS` players, else the sampled method (ask for ``"dcfr"`` to solve 6
     players exactly). ``workers`` threads share the exact tree's passes (the result does not
-    depend on it); ``time_limit`` applies to the sampled method only. ``progress`` is called with
-    the CFR methods' :class:`~chasetheace.solver.cfr.Progress` at each NashConv check.
+    depend on it); ``time_limit`` applies to the sampled method only. ``progress``, if given, is
+    called with a one-line status text as the work goes on (the command prints it on stderr);
+    ``on_check`` with the CFR methods' :class:`~chasetheace.solver.cfr.Progress` at each NashConv
+    check (the solution cache draws its progress bar from it).
     """
     rules = Rules() if rules is None else rules
     if not isinstance(rules, Rules):
@@ -173,11 +224,28 @@ def solve(rules: Rules | None = None, players: int = 5, *, method: str = "auto",
         raise ValueError(f"bad workers {workers!r}: an integer >= 1")
     hand = Hand(rules, players)
     start = time.perf_counter()
-    if method == "sampled" or (method == "auto" and players > AUTO_EXACT_PLAYERS):
-        return _from_sampled(hand, iterations, 60.0 if time_limit is None else time_limit, seed, start)
+    if exact_check and players > MAX_MEASURE_PLAYERS:
+        raise ValueError(f"an exact best response is measured for up to {MAX_MEASURE_PLAYERS} players, "
+                         f"not {players}")
+    check = players <= EXACT_CHECK_PLAYERS if exact_check is None else exact_check
+    iid_ok = not (rules.pairing or rules.kings_jerk)
+    if method == "auto" and players > AUTO_EXACT_PLAYERS:
+        method = "iid" if iid_ok and players <= AUTO_IID_PLAYERS else "sampled"
+        if players <= MAX_EXACT_PLAYERS and iid_ok and exact_check is not False:
+            method = "auto"  # the exact tree, started from the strategy without card removal
+    if method == "sampled":
+        limit = 60.0 if time_limit is None else time_limit
+        return _from_sampled(hand, iterations, limit, seed, start, progress, check)
+    if method == "iid":
+        if not iid_ok:
+            raise ValueError("method 'iid' does not model pairing or kings_jerk: use 'dcfr' or 'sampled'")
+        if players > MAX_IID_PLAYERS:
+            raise ValueError(f"method 'iid' handles 2..{MAX_IID_PLAYERS} players, not {players}: "
+                             f"use method 'sampled'")
+        return _from_iid(hand, iterations, tolerance, check_every, start, workers, progress, check)
     if players > MAX_EXACT_PLAYERS:
         raise ValueError(f"the exact tree handles 2..{MAX_EXACT_PLAYERS} players, not {players}: "
-                         f"use method 'sampled'")
+                         f"use method 'iid' or 'sampled'")
     if method in ("auto", "lp") and players == 2:
         from .lp import is_zero_sum, solve_zero_sum
 
@@ -189,14 +257,19 @@ def solve(rules: Rules | None = None, players: int = 5, *, method: str = "auto",
     elif method == "lp":
         raise ValueError("method 'lp' needs two players")
     return _from_cfr(hand, "dcfr" if method == "auto" else method, iterations, tolerance, check_every, start,
-                     workers, progress)
+                     workers, progress, on_check)
 
 
-def _engine(hand: Hand, workers: int = 1) -> Any:
+def _engine(hand: Hand, workers: int = 1, progress: Callable[[str], None] | None = None) -> Any:
     from .cfr import Engine
     from .tree import Tree
 
-    return Engine(Tree(hand), workers)
+    if progress is not None:
+        progress(f"building the exact game tree of {hand.players} players")
+    tree = Tree(hand)
+    if progress is not None:
+        progress(f"tree built: {tree.node_count:,} nodes, {len(tree.infosets):,} information sets")
+    return Engine(tree, workers)
 
 
 PURE = 1e-3
@@ -273,31 +346,110 @@ def _refine(engine: Any, sigma: Any) -> Any:
 
 
 def _from_cfr(hand: Hand, method: str, iterations: int, tolerance: float, check_every: int,
-              start: float, workers: int, callback: Callable[[Any], None] | None = None) -> Solution:
-    from .cfr import run_cfr
+              start: float, workers: int, progress: Callable[[str], None] | None = None,
+              on_check: Callable[[Any], None] | None = None) -> Solution:
+    """CFR on the exact tree; from :data:`WARM_PLAYERS` players it starts from the strategy solved
+    without card removal (about half the iterations at 6 players)."""
+    import numpy as np
 
-    engine = _engine(hand, workers)
-    sigma, progress = run_cfr(engine, iterations=iterations, tolerance=tolerance, method=method,
-                              check_every=check_every, start=start, callback=callback)
-    return _tables(hand, engine, sigma, method, start, iterations=progress.iterations,
-                   trace=progress.trace)
+    from .cfr import Engine, Progress, run_cfr
+    from .tree import Tree
+
+    warm = None
+    if hand.players >= WARM_PLAYERS and not (hand.pairing or hand.jerk):
+        if progress is not None:
+            progress("solving without card removal first, to start from")
+        model = Tree(hand, card_removal=False)
+        rough, _ = run_cfr(Engine(model, workers), iterations=iterations, tolerance=tolerance,
+                           check_every=check_every)
+        index = {key: i for i, key in enumerate(model.infosets)}
+        del model
+    engine = _engine(hand, workers, progress)
+    if hand.players >= WARM_PLAYERS and not (hand.pairing or hand.jerk):
+        warm = np.array([rough[index[key]] for key in engine.tree.infosets])
+
+    def report(p: Progress) -> None:
+        if progress is not None:
+            progress(f"{method} iteration {p.iterations}: NashConv {p.nash_conv:.2e} "
+                     f"(target {tolerance:g}), {p.seconds:.0f} s")
+        if on_check is not None:
+            on_check(p)
+
+    sigma, record = run_cfr(engine, iterations=iterations, tolerance=tolerance, method=method,
+                            check_every=check_every, start=start, callback=report, warm=warm)
+    return _tables(hand, engine, sigma, method, start, iterations=record.iterations,
+                   trace=record.trace)
 
 
-def _from_sampled(hand: Hand, batches: int, time_limit: float | None, seed: int, start: float) -> Solution:
+def _from_iid(hand: Hand, iterations: int, tolerance: float, check_every: int, start: float, workers: int,
+              progress: Callable[[str], None] | None, check: bool) -> Solution:
+    """DCFR on the hand without card removal; then, with ``check``, the strategy measured exactly in
+    the true game (an exact best response on the exact tree)."""
+    from .cfr import Engine, Progress, run_cfr
+    from .tree import Tree
+
+    if progress is not None:
+        progress(f"building the tree of {hand.players} players without card removal")
+    engine = Engine(Tree(hand, card_removal=False), workers)
+
+    def report(p: Progress) -> None:
+        if progress is not None:
+            progress(f"iid iteration {p.iterations}: NashConv without card removal {p.nash_conv:.2e} "
+                     f"(target {tolerance:g}), {p.seconds:.0f} s")
+
+    sigma, record = run_cfr(engine, iterations=iterations, tolerance=tolerance, check_every=check_every,
+                            start=start, callback=report)
+    if not check:
+        return _tables(hand, engine, sigma, "iid", start, iterations=record.iterations, trace=record.trace,
+                       measured="abstract")
+    from .measure import measure
+
+    index = {key: i for i, key in enumerate(engine.tree.infosets)}
+    keep = sigma[:, 0].tolist()
+    # every situation of the true game also arises without card removal
+    result = measure(hand, lambda key: keep[index[key]], progress=progress)
+    return Solution(hand.rules, hand.players, "iid", result.infosets, result.keep, result.reach,
+                    result.values, result.loss_probabilities, result.expected_lives_lost,
+                    result.nash_conv, result.gains, iterations=record.iterations,
+                    seconds=time.perf_counter() - start, trace=record.trace)
+
+
+def _from_sampled(hand: Hand, batches: int, time_limit: float | None, seed: int, start: float,
+                  progress: Callable[[str], None] | None = None, check: bool = True) -> Solution:
+    """Train the sampled method; measure its strategy exactly on the exact tree where that fits
+    (up to :data:`EXACT_CHECK_PLAYERS` players), else by the sampled estimates."""
     import numpy as np
 
     from .sampled import SampledSolver
 
     solver = SampledSolver(hand, seed=seed)
-    done = solver.train(batches, seconds=time_limit)
-    est = solver.estimate(20_000)
+    def report(done: int, seconds: float) -> None:
+        if progress is not None:
+            limit = "" if time_limit is None else f" of {time_limit:.0f}"
+            progress(f"sampled batch {done} of at most {batches}: {seconds:.0f}{limit} s")
+
+    done = solver.train(batches, seconds=time_limit, callback=report)
+    if progress is not None:
+        progress("measuring the strategy")
     keys = solver.infosets()
-    keep = solver.sigma(np.arange(len(keys)), average=True)
+    keep = [float(x) for x in solver.sigma(np.arange(len(keys)), average=True)]
+    if check:
+        from .measure import measure
+
+        sampled = Solution(hand.rules, hand.players, "sampled", keys, keep, [0.0] * len(keys),
+                           [(0.0, 0.0)] * len(keys), [], [], float("nan"), [])
+        result = measure(hand, sampled.played_keep, progress=progress)
+        return Solution(hand.rules, hand.players, "sampled", result.infosets, result.keep, result.reach,
+                        result.values, result.loss_probabilities, result.expected_lives_lost,
+                        result.nash_conv, result.gains, iterations=done,
+                        seconds=time.perf_counter() - start)
+    est = solver.estimate(20_000)
     met = [solver.met.get(i, (0.0, 0.0, 0.0)) for i in range(len(keys))]
-    return Solution(hand.rules, hand.players, "sampled", keys, [float(x) for x in keep],
+    return Solution(hand.rules, hand.players, "sampled", keys, keep,
                     [m[0] for m in met], [(m[1], m[2]) for m in met], est.losses, est.lives,
                     est.nash_conv, [], iterations=done, seconds=time.perf_counter() - start,
-                    nash_conv_error=est.nash_conv_error, loss_errors=est.losses_error)
+                    nash_conv_error=est.nash_conv_error, loss_errors=est.losses_error,
+                    nash_conv_low=est.nash_conv_low, measured="sampled")
 
 
 def _from_lp(hand: Hand, lp: Any, start: float) -> Solution:
@@ -313,6 +465,22 @@ def _from_lp(hand: Hand, lp: Any, start: float) -> Solution:
     if lp.exact:
         sol.nash_conv, sol.gains = 0.0, [0.0] * hand.players
     return sol
+
+
+def caveats(rules: Rules) -> list[str]:
+    """What the one-hand model leaves out of ``rules``, in words.
+
+    The solver plays one hand dealt from a freshly shuffled pack, each seat minimising the lives it
+    expects to lose. With ``between_hands = to-bottom`` only a game's first hand is dealt so: later
+    hands come from a pack whose order is partly public (the collected cards go under the stock in
+    turn order), which the model does not know.
+    """
+    out = []
+    if rules.between_hands == "to-bottom":
+        out.append("between_hands=to-bottom is not modelled: the strategy assumes a freshly shuffled "
+                   "pack, which holds for the first hand of a game only (later hands are dealt from "
+                   "collected cards whose order is public)")
+    return out
 
 
 # --- observations ---------------------------------------------------------------------------------
@@ -357,72 +525,3 @@ def infoset_of(observation: Mapping[str, Any], deck: Deck, *, kings_jerk: bool =
     if kings_jerk:
         tokens.insert(0, "J" + "".join(jerked))
     return order.index(seat), tuple(tokens), deck.strength_of_rank(Card.parse(card).rank), given
-
-
-def describe_key(key: InfoKey, deck: Deck, players: int) -> str:
-    """An information set in words."""
-    from .explain import situation
-
-    return f"{position_name(key[0], players)} holding {deck.name(key[2])}: {situation(key, deck, players)}"
-
-
-def position_name(position: int, players: int) -> str:
-    """``eldest``, ``2nd``, ..., ``dealer``."""
-    if position == players - 1:
-        return "dealer"
-    if position == 0:
-        return "eldest"
-    n = position + 1
-    return f"{n}{'nd' if n == 2 else 'rd' if n == 3 else 'th'}"
-
-
-# --- the bot ----------------------------------------------------------------------------------------
-
-class SolvedBot:
-    """Plays the solver's equilibrium; solves for other player counts when players are knocked out.
-
-    Where a solution has no entry for a situation (the sampled method never met it), it keeps when
-    the position keeps that card more often than not on average.
-    """
-
-    name = "solved"
-
-    def __init__(self, rules: Rules, solutions: Mapping[int, Solution] | None = None, *,
-                 method: str = "auto", tolerance: float = 1e-4) -> None:
-        self.rules = rules
-        self.solutions: dict[int, Solution] = dict(solutions or {})
-        self.method = "auto" if method == "lp" else method
-        self.tolerance = tolerance
-        self.fallbacks = 0
-
-    def solution(self, players: int) -> Solution:
-        """The solution for ``players`` seats (solved now if needed, and kept)."""
-        sol = self.solutions.get(players)
-        if sol is None:
-            sol = self.solutions[players] = cached_solve(self.rules, players, self.method, self.tolerance)
-        return sol
-
-    def choose(self, observation: Mapping[str, Any], legal: Sequence[Action], rng: random.Random) -> Action:
-        """Keep with the equilibrium's probability for this information set."""
-        sol = self.solution(len(_order(observation)))
-        key = infoset_of(observation, sol.deck, kings_jerk=sol.rules.kings_jerk)
-        try:
-            p = sol.keep_probability(key)
-        except KeyError:
-            from .explain import keep_by_card
-
-            self.fallbacks += 1
-            average = keep_by_card(sol)[key[0]][key[2]]
-            p = 1.0 if average == average and average >= 0.5 else 0.0  # NaN: never met, swap
-        return Action.KEEP if rng.random() < p else Action.SWAP
-
-    def __repr__(self) -> str:
-        return f"SolvedBot({sorted(self.solutions)} players)"
-
-
-def cached_solve(rules: Rules, players: int, method: str = "auto", tolerance: float = 1e-4) -> Solution:
-    """:func:`solve`, remembered in memory and in the cache folder
-    (:func:`chasetheace.solver.cache.solution_for`)."""
-    from .cache import solution_for
-
-    return solution_for(rules, players, method=method, tolerance=tolerance)

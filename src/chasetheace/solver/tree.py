@@ -28,6 +28,9 @@ from .hand import Hand, InfoKey
 __all__ = ["Tree", "TurnLevel"]
 
 KEEP, SWAP, AUTO = 0, 1, 2
+COMPACT = {"parent": np.int32, "child": np.int32, "action": np.int8, "final": np.int8, "blocked": np.int8,
+           "prob": np.float64}
+"""The edge arrays' types: a 6-player tree has tens of millions of edges."""
 Array = Any  # numpy arrays (numpy's own stubs are not required by the core package)
 
 
@@ -51,8 +54,17 @@ class TurnLevel:
 class Tree:
     """All turn nodes of a hand; see the module docstring."""
 
-    def __init__(self, hand: Hand) -> None:
+    def __init__(self, hand: Hand, *, card_removal: bool = True, dealt: tuple[int, ...] = ()) -> None:
+        """``card_removal=False`` deals every card independently from the full pack (an abstraction:
+        a node then keeps only the weakest earlier card instead of every card drawn, so the tree is
+        about as small as the information sets). ``dealt`` keeps only the deals in which the first
+        positions are dealt these strengths: the trees of every such prefix together are the whole
+        tree (to evaluate a strategy on a tree too large to hold at once)."""
+        if not card_removal and (hand.pairing or hand.jerk):
+            raise ValueError("the tree without card removal does not model pairing or kings_jerk")
         self.hand = hand
+        self.card_removal = card_removal
+        self.dealt = dealt
         self.kinds = k = hand.kinds
         self.width = k + 3
         self.dl, self.dw = k + 1, k + 2
@@ -113,8 +125,8 @@ class Tree:
     def _extend(self, hids: Array, token: str) -> Array:
         """The history ids after appending ``token``."""
         unique, inverse = np.unique(hids, return_inverse=True)
-        mapped = np.array([self._hist((*self._hists[h], token)) for h in unique.tolist()], dtype=np.int64)
-        return mapped[inverse] if len(hids) else np.zeros(0, dtype=np.int64)
+        mapped = np.array([self._hist((*self._hists[h], token)) for h in unique.tolist()], dtype=np.int32)
+        return mapped[inverse] if len(hids) else np.zeros(0, dtype=np.int32)
 
     # --- construction -------------------------------------------------------------------------
 
@@ -128,14 +140,14 @@ class Tree:
         if hand.jerk:  # the history starts with the public pattern of who showed the top rank
             patterns = hand.jerk_patterns()
             hids = np.array([self._hist((hand.jerk_token([hand.top if b else 0 for b in pattern]),))
-                             for pattern, _ in patterns], dtype=np.int64)
+                             for pattern, _ in patterns], dtype=np.int32)
             weight = np.array([float(p) for _, p in patterns])
         else:
-            hids, weight = np.zeros(1, dtype=np.int64), np.ones(1)
+            hids, weight = np.zeros(1, dtype=np.int32), np.ones(1)
         first = self._draw(0, hids, np.zeros((len(hids), k), dtype=np.int8)) * weight[:, None]
         row, col = np.nonzero(first)
-        pending[0].append(dict(hid=hids[row], drawn=eye[col], card=col, given=np.full(len(col), -1),
-                               src=np.arange(len(col))))
+        pending[0].append(dict(hid=hids[row], drawn=eye[col], card=col.astype(np.int8),
+                               given=np.full(len(col), -1, dtype=np.int8), src=np.arange(len(col))))
         root_prob = first[row, col]
         self._edges: list[dict[str, Array]] = []
         for j in range(n):
@@ -148,23 +160,47 @@ class Tree:
     def _finalise(self, j: int, parts: list[dict[str, Array]]) -> tuple[TurnLevel, dict[str, Array]]:
         """Merge the child entries that reach position ``j`` into unique nodes."""
         cat = {key: np.concatenate([p[key] for p in parts]) for key in parts[0]}
+        if not self.card_removal:  # only the card held and the weakest earlier card still matter
+            cat["drawn"] = self._canonical(cat["drawn"], cat["card"])
         powers = self._base ** np.arange(self.kinds, dtype=np.int64)
-        code = ((cat["hid"] * (self.kinds + 1) + cat["card"]) * (self.kinds + 2) + cat["given"] + 1)
-        code = code * int(self._base ** self.kinds) + cat["drawn"].astype(np.int64) @ powers
+        # the card leads the code, so each level's nodes come sorted by the card held (the dealer's
+        # values are then computed per card on contiguous slices)
+        hists = len(self._hists)
+        if self.kinds * hists * (self.kinds + 2) * self._base ** self.kinds >= 2 ** 63:
+            raise ValueError("the game tree is too large to index")
+        code = cat["card"].astype(np.int64) * hists + cat["hid"]
+        code = code * (self.kinds + 2) + cat["given"] + 1
+        code *= int(self._base ** self.kinds)
+        for i in range(self.kinds):  # column by column: a whole int64 copy of ``drawn`` is large
+            code += cat["drawn"][:, i].astype(np.int64) * int(powers[i])
         _, first, inverse = np.unique(code, return_index=True, return_inverse=True)
         nodes = {key: v[first] for key, v in cat.items()}
         start = 0
         for p in parts:  # tell each source which node its entries became
             size = len(p["hid"])
-            p["local"] = inverse[start:start + size]
+            p["local"] = inverse[start:start + size].astype(np.int32)
+            for key in ("hid", "drawn", "card", "given", "src"):  # only ``local`` is read later
+                del p[key]
             start += size
         drawn, card = nodes["drawn"], nodes["card"]
         rest = drawn.copy()
         rest[np.arange(len(card)), card] -= 1
         has = rest > 0
-        low = np.where(has.any(axis=1), has.argmax(axis=1), self.kinds)
-        level = TurnLevel(j, card, low, np.full(len(card), -1, dtype=np.int64))
+        low = np.where(has.any(axis=1), has.argmax(axis=1), self.kinds).astype(np.int8)
+        level = TurnLevel(j, card.astype(np.int8), low, np.full(len(card), -1, dtype=np.int32))
         return level, nodes
+
+    def _canonical(self, drawn: Array, card: Array) -> Array:
+        """Without card removal: the card held plus the weakest of the other cards drawn."""
+        rows = np.arange(len(card))
+        rest = drawn.copy()
+        rest[rows, card] -= 1
+        has = rest > 0
+        out = np.zeros_like(drawn)
+        out[rows, card] += 1
+        any_ = has.any(axis=1)
+        out[rows[any_], has.argmax(axis=1)[any_]] += 1
+        return out
 
     def _draw(self, seat: int, hids: Array, drawn: Array) -> Array:
         """``P[r, c]``: the chance that ``seat``'s card is ``c``, after the cards ``drawn[r]``.
@@ -173,8 +209,13 @@ class Tree:
         otherwise its card is drawn from what is left of the other ranks.
         """
         avail = (self._copies[None, :] - drawn).astype(float)
+        if not self.card_removal:
+            avail = np.broadcast_to(self._copies[None, :].astype(float), drawn.shape)
         if not self.hand.jerk:
-            return avail / avail.sum(axis=1, keepdims=True)
+            prob = avail / avail.sum(axis=1, keepdims=True)
+            if seat < len(self.dealt):  # a part of the tree: only this card (the chance stays the whole's)
+                prob[:, np.arange(self.kinds) != self.dealt[seat]] = 0.0
+            return prob
         top = self.hand.top
         unique, inverse = np.unique(hids, return_inverse=True)
         jerked = np.array([self._hists[h][0][1 + seat] == "1" for h in unique.tolist()],
@@ -230,7 +271,7 @@ class Tree:
                 continue
             token = hand.swap_token(c)
             src = dict(hid=self._extend(hid[idx], token), drawn=after, card=card[idx],
-                       given=np.full(len(idx), c), src=idx)
+                       given=np.full(len(idx), c, dtype=np.int8), src=idx)
             pending[j + 1].append(src)
             edges.append(dict(parent=idx, action=np.full(len(idx), SWAP), child_level=j + 1, src=src,
                               prob=pc, final=np.full(len(idx), c), blocked=np.full(len(idx), -1)))
@@ -251,11 +292,12 @@ class Tree:
             parents.append(idx[ok])
             hids.append(hid[ok])
             draws.append(after)
-            cards.append(np.full(int(ok.sum()), c))
+            cards.append(np.full(int(ok.sum()), c, dtype=np.int8))
             probs.append(prob[ok] * chance[ok, c])
             finals.append(final[ok])
+        size = sum(len(p) for p in parents)
         src = dict(hid=np.concatenate(hids), drawn=np.concatenate(draws), card=np.concatenate(cards),
-                   given=np.full(sum(len(p) for p in parents), -1), src=np.concatenate(parents))
+                   given=np.full(size, -1, dtype=np.int8), src=np.concatenate(parents))
         pending[j].append(src)
         parent = np.concatenate(parents)
         return dict(parent=parent, action=np.full(len(parent), action), child_level=j, src=src,
@@ -265,7 +307,7 @@ class Tree:
     def _infoset_ids(self, j: int, hid: Array, card: Array, given: Array) -> Array:
         if not len(hid):
             return np.zeros(0, dtype=np.int64)
-        code = (hid * (self.kinds + 1) + card) * (self.kinds + 2) + given + 1
+        code = (hid.astype(np.int64) * (self.kinds + 1) + card) * (self.kinds + 2) + given + 1
         _, first, inverse = np.unique(code, return_index=True, return_inverse=True)
         ids = []
         for i in first.tolist():
@@ -311,13 +353,16 @@ class Tree:
                     child = np.full(len(e["parent"]), self.end)
                 else:
                     child = self.levels[e["child_level"]].offset + e["src"]["local"]
-                cols["child"].append(child)
+                cols["child"].append(child.astype(COMPACT["child"]))
                 for key in ("parent", "action", "prob", "final", "blocked"):
-                    cols[key].append(e[key])
+                    cols[key].append(e[key].astype(COMPACT[key]))
+                e.clear()
             cat = {key: np.concatenate(v) for key, v in cols.items()}
+            del cols
             order = np.lexsort((cat["action"], cat["parent"]))
             for key, v in cat.items():
                 setattr(level, key, v[order])
+            del cat, order
         self._dealer_terminals()
         del self._edges
 
@@ -334,11 +379,12 @@ class Tree:
             self._pairing_terminals(drawn.astype(np.int64))
             return
         mask, end, before, lives = self.mask(), self.end_row(), self.before(), self.lives()
-        card, low = level.card, level.low
-        self.d_wkeep = mask[card] * end
+        card, low = level.card.astype(np.intp), level.low.astype(np.intp)
         self.d_lkeep = before[card, low] * lives[card]
         self.d_pkeep = before[card, low]
-        prob = (self._copies[None, :] - drawn) / (self._size - hand.players)
+        rest = (self._copies[None, :] - drawn).astype(np.int8)  # the stock the dealer draws from
+        if not self.card_removal:
+            rest = np.broadcast_to(self._copies[None, :], drawn.shape).astype(np.int8)
         out_w = np.zeros((k, k, self.width))   # card, drawn -> continuation
         out_l = np.zeros((k, k, k + 1))        # card, drawn, low -> lives lost by the dealer
         out_p = np.zeros((k, k, k + 1))        # ... chance the dealer loses
@@ -356,15 +402,34 @@ class Tree:
                     out_l[x, s] = out_p[x, s] = 1.0
                 else:
                     out_w[x, s, self.dw] = 1.0
-        w = np.zeros((len(card), self.width))
+        stock = self._size - hand.players if self.card_removal else self._size
         lv = np.zeros(len(card))
         pl = np.zeros(len(card))
-        for x in range(k):
-            sel = np.flatnonzero(card == x)
-            w[sel] = prob[sel] @ out_w[x]
-            lv[sel] = np.einsum("ns,ns->n", prob[sel], out_l[x][:, low[sel]].T)
-            pl[sel] = np.einsum("ns,ns->n", prob[sel], out_p[x][:, low[sel]].T)
-        self.d_wswap, self.d_lswap, self.d_pswap = w, lv, pl
+        bounds = np.searchsorted(card, np.arange(k + 1))  # the nodes come sorted by card
+        self._d_slices = [slice(int(bounds[x]), int(bounds[x + 1])) for x in range(k)]
+        swap32 = np.empty((len(card), self.width), dtype=np.float32)
+        for x, sel in enumerate(self._d_slices):
+            prob = rest[sel] / stock
+            lv[sel] = np.einsum("ns,ns->n", prob, out_l[x][:, low[sel]].T)
+            pl[sel] = np.einsum("ns,ns->n", prob, out_p[x][:, low[sel]].T)
+            swap32[sel] = prob @ out_w[x]
+        self.d_lswap, self.d_pswap = lv, pl
+        # the dealer's continuation after swapping is linear in the stock left: kept in single
+        # precision for the iterations, recomputed in double for reported figures (``dealer_w``)
+        self._d_rest, self._d_swap32 = rest, swap32
+        self._d_keep_w = mask * end                 # [card] -> continuation after keeping
+        self._d_swap_w = out_w / stock              # [card, drawn] -> continuation per stock card
+
+    def dealer_w(self, keep: Array, dtype: Any = np.float64) -> Array:
+        """The continuation of every dealer node when the dealer keeps with probability ``keep``."""
+        if self.hand.pairing:
+            return (self.d_wswap + keep[:, None] * (self.d_wkeep - self.d_wswap)).astype(dtype, copy=False)
+        out = np.empty((len(keep), self.width), dtype=dtype)
+        for x, sel in enumerate(self._d_slices):
+            fast = dtype == np.float32
+            swap = self._d_swap32[sel] if fast else self._d_rest[sel] @ self._d_swap_w[x]
+            out[sel] = swap + keep[sel, None].astype(dtype) * (self._d_keep_w[x].astype(dtype) - swap)
+        return out
 
     def _pairing_terminals(self, drawn: Array) -> None:
         """The dealer's values under pairing, from every seat's final card (``drawn``)."""

@@ -1,0 +1,98 @@
+"""Measuring a strategy exactly in the true game: an exact best response on the exact tree.
+
+Each seat acts once in a hand, so a best response picks, at each of its information sets, the
+action with the smaller counterfactual loss; one forward and one backward pass over the exact tree
+(true card removal) give every counterfactual value. Where the tree is too large to hold at once
+(7 players: about 80 million nodes), it is evaluated in parts, one per pair of strengths dealt to the
+eldest and the 2nd:
+reaches, counterfactual values and losses are sums over the deals, so the parts add up to the whole
+(nodes that two parts share are evaluated in both, which costs time, not exactness).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from .hand import Hand, InfoKey
+
+__all__ = ["Measure", "SPLIT_PLAYERS", "MAX_MEASURE_PLAYERS", "measure"]
+
+SPLIT_PLAYERS = 7
+"""From this many players the exact tree is evaluated in parts (one per cards of the eldest and the 2nd)."""
+MAX_MEASURE_PLAYERS = 7
+"""The most players measured exactly (8 would take about ten times 7's hour of work)."""
+
+
+@dataclass
+class Measure:
+    """A strategy's exact figures in the true game."""
+
+    infosets: list[InfoKey]
+    keep: list[float]                   # the strategy measured, per information set
+    reach: list[float]
+    values: list[tuple[float, float]]   # expected lives lost from there, (keep, swap), given it arises
+    loss_probabilities: list[float]
+    expected_lives_lost: list[float]
+    gains: list[float]                  # per position: lives a best response saves
+    seconds: float
+
+    @property
+    def nash_conv(self) -> float:
+        """The sum of the gains: the strategy's exact NashConv, in lives per hand."""
+        return float(sum(self.gains))
+
+
+def measure(hand: Hand, keep: Callable[[InfoKey], float], *, split: bool | None = None,
+            progress: Callable[[str], None] | None = None) -> Measure:
+    """Evaluate the strategy ``keep`` (the probability of keeping at an information set) exactly,
+    with exact best responses; ``split`` evaluates the tree in parts (default from
+    :data:`SPLIT_PLAYERS` players). Needs numpy (imported here: the limits above are cheap to import)."""
+    import numpy as np
+
+    from .cfr import Engine
+    from .tree import Tree
+
+    start = time.perf_counter()
+    split = hand.players >= SPLIT_PLAYERS if split is None else split
+    if split and hand.jerk:
+        raise ValueError("the exact tree under kings_jerk is not evaluated in parts")
+    parts = [()] if not split else [(a, b) for a in range(hand.kinds) for b in range(hand.kinds)]
+    index: dict[InfoKey, int] = {}
+    cfv: list[list[float]] = []
+    reach: list[float] = []
+    lives = np.zeros(hand.players)
+    losses = np.zeros(hand.players)
+    for n, dealt in enumerate(parts):
+        if progress is not None and split:
+            seconds = time.perf_counter() - start
+            progress(f"exact best response: part {n + 1} of {len(parts)}, {seconds:.0f} s")
+        tree = Tree(hand, dealt=dealt)
+        if not tree.node_count:
+            continue
+        engine = Engine(tree)
+        here = np.array([keep(key) for key in engine.tree.infosets], dtype=float)
+        sigma = np.c_[here, 1 - here]
+        passes = engine.evaluate(sigma, table=True)
+        lives += passes.lives
+        losses += passes.losses
+        part_reach = engine.info_reach(passes)
+        for key, (k, s), r in zip(engine.tree.infosets, passes.cfv.tolist(), part_reach.tolist()):
+            i = index.get(key)
+            if i is None:
+                i = index[key] = len(cfv)
+                cfv.append([0.0, 0.0])
+                reach.append(0.0)
+            cfv[i][0] += k
+            cfv[i][1] += s
+            reach[i] += r
+        del tree, engine, passes
+    keys = list(index)
+    probs = [keep(key) for key in keys]
+    gains = [0.0] * hand.players
+    for key, p, (k, s) in zip(keys, probs, cfv):
+        gains[key[0]] += p * k + (1 - p) * s - min(k, s)
+    values = [(k / r, s / r) if r > 0 else (0.0, 0.0) for (k, s), r in zip(cfv, reach)]
+    return Measure(keys, probs, reach, values, losses.tolist(), lives.tolist(), gains,
+                   time.perf_counter() - start)

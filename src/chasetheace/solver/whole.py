@@ -1,0 +1,431 @@
+"""The whole game: a run of hands with lives, won by the last player in.
+
+Each hand is one decision per seat, as in :mod:`.tree`, but a seat no longer minimises the lives it
+expects to lose: it maximises its chance of winning the game (with ``final_tie = split`` or ``cut``,
+a shared win counts as its share). Who loses how many lives in a hand moves the game to another
+*lives state*; the value of that state (each player's chance of winning from there, solved first)
+is the hand's payoff. Every hand costs at least one life, so solving the states in order of total
+lives is backward induction; ``final_tie = replay`` sends a hand in which everybody still in loses
+their last life back to the same lives (the deal passed on), a cycle solved by iterating to its
+fixed point.
+
+A lives state is the tuple of the living players' lives in turn order (eldest first, dealer last):
+the seats themselves do not matter, only their places. The deal passes to the left, so after a hand
+the new dealer is the old eldest if still in (else the next living player), and the order turns.
+
+One hand is enumerated exactly (every deal with true card removal, every path of play), so this
+module covers 2 to 4 players; each hand is solved by discounted CFR to an exact NashConv (the sum
+over players of the chance of winning a best response would add). Measured on a shared machine:
+3 players with 3 lives about a minute of CPU; 4 players with 1 life about 100 s and 1.8 GB (a
+4-player hand has 5 M paths of play), each further 4-player lives state a minute or more.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..rules import Rules
+from .hand import Hand, InfoKey
+from .sampled import SampledSolver, _State
+
+__all__ = ["MAX_GAME_PLAYERS", "GameSolution", "HandPaths", "StateSolution", "solve_game", "next_state"]
+
+Array = Any
+State = tuple[int, ...]
+
+MAX_GAME_PLAYERS = 4
+"""The most players :func:`solve_game` takes (a hand of 5 has 150 M paths of play)."""
+
+
+class HandPaths:
+    """Every path of play of one hand: its chance, each position's information set and action on
+    it, and the lives each position loses at its end (an *outcome*)."""
+
+    def __init__(self, hand: Hand) -> None:
+        self.hand = hand
+        n = hand.players
+        self._machine = machine = SampledSolver(hand)
+        cards, prob = _all_deals(hand.deck.copies, n + 1)
+        seats = cards[:, :n].copy()
+        jerk = np.zeros(len(cards), dtype=np.int64)
+        if hand.jerk:
+            jerk = (seats == hand.top).astype(np.int64) @ (1 << np.arange(n, dtype=np.int64))
+        state = _State(seats, cards[:, n].copy(), jerk)
+        info = np.full((len(cards), n), -1, dtype=np.int32)
+        act = np.zeros((len(cards), n), dtype=np.int8)
+        for t in range(n):
+            rows = machine.deciding(t, state)
+            ids = machine._ids(t, state, rows, grow=True)
+            rest = np.setdiff1d(np.arange(len(prob)), rows)
+            parts, infos, acts, probs = [state.take(rest)], [info[rest]], [act[rest]], [prob[rest]]
+            for a, keep in ((0, True), (1, False)):
+                fork = state.take(rows)
+                machine.act(t, fork, np.arange(len(rows)), np.full(len(rows), keep))
+                i, c = info[rows].copy(), act[rows].copy()
+                i[:, t], c[:, t] = ids, a
+                parts.append(fork)
+                infos.append(i)
+                acts.append(c)
+                probs.append(prob[rows])
+            state = _concat(parts)
+            info, act, prob = np.concatenate(infos), np.concatenate(acts), np.concatenate(probs)
+        lives, _ = machine.showdown(state)
+        self.outcomes, self.outcome = np.unique(lives.astype(np.int8), axis=0, return_inverse=True)
+        self.outcome = self.outcome.reshape(-1).astype(np.int32)
+        self.prob, self.info, self.act = prob, info, act
+        self.infosets: list[InfoKey] = machine.infosets()
+        self.index = {key: i for i, key in enumerate(self.infosets)}
+        self._decisions = []  # per position: the paths where it decides, the information set, keep?
+        for t in range(n):
+            rows = np.flatnonzero(info[:, t] >= 0)
+            self._decisions.append((rows, info[rows, t].astype(np.int64), act[rows, t] == 0))
+
+    @property
+    def paths(self) -> int:
+        """How many paths of play the hand has."""
+        return len(self.prob)
+
+    def utilities(self, payoff: Array) -> Array:
+        """``(paths, positions)``: each path's chance times each position's payoff at its end, for
+        ``payoff`` of shape ``(outcomes, positions)``."""
+        return self.prob[:, None] * payoff[self.outcome]
+
+    def cfv(self, keep: Array, utility: Array) -> tuple[Array, Array]:
+        """Counterfactual values ``(infosets, 2)`` (keep, swap) of each information set's owner, and
+        each position's expected payoff, when everybody keeps with ``keep[infoset]``; ``utility``
+        from :meth:`utilities`."""
+        n = self.hand.players
+        sig = np.ones(self.info.shape)
+        for t, (rows, ids, keeps) in enumerate(self._decisions):
+            p = keep[ids]
+            sig[rows, t] = np.where(keeps, p, 1 - p)
+        prefix = np.ones((len(self.prob), n + 1))
+        suffix = np.ones((len(self.prob), n + 1))
+        for t in range(n):
+            prefix[:, t + 1] = prefix[:, t] * sig[:, t]
+            suffix[:, n - 1 - t] = suffix[:, n - t] * sig[:, n - 1 - t]
+        out = np.zeros(len(keep) * 2)
+        value = utility.T @ prefix[:, n]
+        for t, (rows, ids, keeps) in enumerate(self._decisions):
+            w = utility[rows, t] * prefix[rows, t] * suffix[rows, t + 1]
+            out += np.bincount(ids * 2 + ~keeps, w, minlength=len(keep) * 2)
+        return out.reshape(-1, 2), value
+
+
+def _all_deals(copies: Sequence[int], count: int) -> tuple[Array, Array]:
+    """Every ordered deal of ``count`` strengths from a pack with these multiplicities, and its chance."""
+    k, size = len(copies), sum(copies)
+    cards = np.zeros((1, 0), dtype=np.int64)
+    prob = np.ones(1)
+    used = np.zeros((1, k), dtype=np.int64)
+    base = np.array(copies, dtype=np.int64)
+    for i in range(count):
+        left = base[None, :] - used                     # rows x k
+        row, col = np.nonzero(left)
+        prob = prob[row] * left[row, col] / (size - i)
+        cards = np.c_[cards[row], col]
+        used = used[row]
+        used[np.arange(len(col)), col] += 1
+    return cards, prob
+
+
+def _concat(states: list[_State]) -> _State:
+    out = _State.__new__(_State)
+    for name in ("cards", "stock", "jerk", "hist", "given", "done", "stopped", "special"):
+        setattr(out, name, np.concatenate([getattr(s, name) for s in states]))
+    return out
+
+
+# --- the lives states -------------------------------------------------------------------------------
+
+def next_state(rules: Rules, state: State, lost: Sequence[int]) -> tuple[State | None, list[float] | None,
+                                                                         list[int]]:
+    """Where a hand in ``state`` leads when position ``i`` loses ``lost[i]`` lives.
+
+    Returns ``(next state, None, where)`` with ``where[i]`` the new position of old position ``i``
+    (-1: out); or ``(None, shares, [])`` when the game ends: ``shares[i]`` is position ``i``'s share
+    of the win.
+    """
+    m = len(state)
+    after = [life - min(x, life) for life, x in zip(state, lost)]
+    alive = [i for i in range(m) if after[i] > 0]
+    if not alive:
+        if rules.final_tie == "replay":  # the losses are cancelled; the deal passes on
+            order = [*range(1, m), 0]
+            return tuple(state[i] for i in order), None, [(i - 1) % m for i in range(m)]
+        share = 0.0 if rules.final_tie == "no-winner" else 1.0 / m
+        return None, [share] * m, []
+    if len(alive) == 1:
+        return None, [1.0 if i == alive[0] else 0.0 for i in range(m)], []
+    dealer = alive[0]  # the old eldest if still in, else the next living player
+    order = [i for i in alive if i > dealer] + [i for i in alive if i < dealer] + [dealer]
+    where = [-1] * m
+    for new, old in enumerate(order):
+        where[old] = new
+    return tuple(after[i] for i in order), None, where
+
+
+@dataclass
+class StateSolution:
+    """The equilibrium of the hand played in one lives state."""
+
+    state: State
+    keep: Array                 # probability of keeping at each information set of HandPaths(players)
+    value: list[float]          # each position's chance of winning the game from here
+    nash_conv: float            # exact, in chance of winning the game
+    iterations: int
+
+
+@dataclass
+class GameSolution:
+    """An equilibrium of the whole game: one hand strategy per lives state."""
+
+    rules: Rules
+    players: int
+    lives: int
+    states: dict[State, StateSolution]
+    paths: dict[int, HandPaths] = field(repr=False)
+    seconds: float = 0.0
+
+    @property
+    def start(self) -> StateSolution:
+        """The first hand: everybody on ``lives``."""
+        return self.states[(self.lives,) * self.players]
+
+    @property
+    def nash_conv(self) -> float:
+        """The largest NashConv of any state's hand (each a hand's own, in chance of winning)."""
+        return max(s.nash_conv for s in self.states.values())
+
+    def infosets(self, players: int) -> list[InfoKey]:
+        """The information sets of a hand of ``players``, in the order of ``keep``."""
+        return self.paths[players].infosets
+
+    def keep_probability(self, state: State, key: InfoKey) -> float:
+        """The probability of keeping at ``key`` in lives state ``state`` (KeyError if unknown)."""
+        return float(self.states[state].keep[self.paths[len(state)].index[key]])
+
+
+def solve_game(rules: Rules | None = None, players: int = 3, *, lives: int | None = None,
+               tolerance: float = 1e-5, iterations: int = 5000,
+               progress: Callable[[str], None] | None = None) -> GameSolution:
+    """An equilibrium of the whole game with ``players`` (2..4) each starting on ``lives`` (default
+    the rules' ``lives``, at most 3): every lives state's hand solved by discounted CFR until its
+    exact NashConv is at most ``tolerance`` (in chance of winning the game) or for ``iterations``.
+    """
+    rules = Rules() if rules is None else rules
+    if not isinstance(rules, Rules):
+        raise ValueError(f"rules must be a Rules, not {type(rules).__name__}")
+    lives = rules.lives if lives is None else lives
+    if not isinstance(players, int) or not 2 <= players <= MAX_GAME_PLAYERS:
+        raise ValueError(f"bad number of players {players!r}: solve_game takes 2..{MAX_GAME_PLAYERS}")
+    if not isinstance(lives, int) or isinstance(lives, bool) or not 1 <= lives <= 3:
+        raise ValueError(f"bad lives {lives!r}: solve_game takes 1..3")
+    if rules.last_chance:
+        raise ValueError("last_chance is not modelled by solve_game (a player on no lives stays in)")
+    start = time.perf_counter()
+    paths = {m: HandPaths(Hand(rules, m)) for m in range(2, players + 1)}
+    states = _states(players, lives)
+    solved: dict[State, StateSolution] = {}
+    for group in _groups(rules, states):
+        guess = {s: [1.0 / len(s)] * len(s) for s in group}
+        for _ in range(200):  # replay cycles: iterate to the fixed point (one pass without them)
+            change = 0.0
+            for s in group:
+                payoff = _payoffs(rules, s, paths[len(s)], solved, guess)
+                warm = solved[s].keep if s in solved else None
+                solved[s] = _solve_hand(s, paths[len(s)], payoff, tolerance, iterations, warm)
+                change = max(change, max(abs(a - b) for a, b in zip(solved[s].value, guess[s])))
+                guess[s] = solved[s].value
+            if change < tolerance or rules.final_tie != "replay":
+                break
+        if progress is not None:
+            seconds = time.perf_counter() - start
+            progress(f"solved {len(solved)} of {len(states)} lives states, {seconds:.0f} s")
+    return GameSolution(rules, players, lives, solved, paths, time.perf_counter() - start)
+
+
+def _states(players: int, lives: int) -> list[State]:
+    out: list[State] = [()]
+    for _ in range(players):
+        out = [(*s, x) for s in out for x in range(1, lives + 1)]
+    smaller = _states(players - 1, lives) if players > 2 else []
+    return smaller + out
+
+
+def _groups(rules: Rules, states: list[State]) -> list[list[State]]:
+    """States in solving order: by number of players, then total lives; each group closed under replay."""
+    order = sorted(states, key=lambda s: (len(s), sum(s), s))
+    groups: list[list[State]] = []
+    seen: set[State] = set()
+    for s in order:
+        if s in seen:
+            continue
+        group = [s]
+        if rules.final_tie == "replay":
+            group = sorted({s[i:] + s[:i] for i in range(len(s))})
+        seen.update(group)
+        groups.append(group)
+    return groups
+
+
+def _payoffs(rules: Rules, state: State, paths: HandPaths, solved: Mapping[State, StateSolution],
+             guess: Mapping[State, list[float]]) -> Array:
+    m = len(state)
+    out = np.zeros((len(paths.outcomes), m))
+    for o, lost in enumerate(paths.outcomes.tolist()):
+        nxt, shares, where = next_state(rules, state, lost)
+        if nxt is None:
+            out[o] = shares
+            continue
+        value = guess[nxt] if nxt in guess else solved[nxt].value
+        for i in range(m):
+            if where[i] >= 0:
+                out[o, i] = value[where[i]]
+    return out
+
+
+def _solve_hand(state: State, paths: HandPaths, payoff: Array, tolerance: float, iterations: int,
+                warm: Array | None) -> StateSolution:
+    """Discounted CFR (alpha 1.5, beta 0, gamma 2) maximising each position's payoff."""
+    m = len(paths.infosets)
+    utility = paths.utilities(payoff)
+    regret = np.zeros((m, 2))
+    avg = np.zeros((m, 2))
+    sigma = np.full(m, 0.5) if warm is None else np.asarray(warm, dtype=float).copy()
+    mean = sigma
+    nash_conv, t = float("inf"), 0
+    for t in range(1, iterations + 1):
+        cfv, _ = paths.cfv(sigma, utility)
+        both = np.c_[sigma, 1 - sigma]
+        inst = cfv - (both * cfv).sum(axis=1, keepdims=True)
+        pos = t ** 1.5 / (t ** 1.5 + 1)
+        regret = np.where(regret > 0, regret * pos, regret * 0.5) + inst
+        avg += both * t ** 2
+        plus = np.maximum(regret, 0.0)
+        total = plus.sum(axis=1)
+        sigma = np.where(total > 0, plus[:, 0] / np.where(total > 0, total, 1.0), 0.5)
+        if t % 5 == 0 or t == iterations:
+            norm = avg.sum(axis=1)
+            mean = np.where(norm > 0, avg[:, 0] / np.where(norm > 0, norm, 1.0), 0.5)
+            cfv, value = paths.cfv(mean, utility)
+            nash_conv = _nash_conv(mean, cfv)
+            if nash_conv <= tolerance:
+                break
+    cfv, value = paths.cfv(mean, utility)
+    return StateSolution(state, mean, [float(v) for v in value], _nash_conv(mean, cfv), t)
+
+
+def _nash_conv(keep: Array, cfv: Array) -> float:
+    """What best responses would add to the players' payoffs, summed (each seat acts once a hand,
+    so a best response picks the better action at each of its information sets)."""
+    here = keep * cfv[:, 0] + (1 - keep) * cfv[:, 1]
+    return float((cfv.max(axis=1) - here).sum())
+
+
+# --- playing it, and how it differs from the one-hand strategy ----------------------------------------
+
+def situation_reach(paths: HandPaths, keep: Array) -> Array:
+    """The chance that each information set arises when everybody plays ``keep``: the paths through
+    it, each weighted by its whole chance (what follows a situation adds up to one)."""
+    full = paths.prob.copy()
+    for rows, ids, keeps in paths._decisions:
+        p = keep[ids]
+        full[rows] *= np.where(keeps, p, 1 - p)
+    out = np.zeros(len(paths.infosets))
+    for rows, ids, _ in paths._decisions:
+        out += np.bincount(ids, full[rows], minlength=len(out))
+    return out
+
+
+@dataclass
+class Difference:
+    """A situation where the whole-game equilibrium keeps with another probability than the one-hand one."""
+
+    state: State
+    key: InfoKey
+    reach: float          # the chance the situation arises in that state's hand
+    keep_game: float
+    keep_hand: float
+
+
+def differences(game: GameSolution, hands: Mapping[int, Any], threshold: float = 0.05) -> list[Difference]:
+    """Situations (every lives state) where the keep probabilities differ by more than ``threshold``
+    from the one-hand solutions ``hands[players]`` (:class:`~chasetheace.solver.Solution`), most
+    frequent first."""
+    out = []
+    for state, sol in game.states.items():
+        paths, hand = game.paths[len(state)], hands[len(state)]
+        reach = situation_reach(paths, sol.keep)
+        for i, key in enumerate(paths.infosets):
+            if reach[i] <= 0 or not hand.knows(key):
+                continue
+            a, b = float(sol.keep[i]), hand.keep_probability(key)
+            if abs(a - b) > threshold:
+                out.append(Difference(state, key, float(reach[i]), a, b))
+    out.sort(key=lambda d: -d.reach)
+    return out
+
+
+class GameBot:
+    """Plays the whole-game equilibrium: the hand strategy of the current lives state."""
+
+    name = "solved-game"
+
+    def __init__(self, solution: GameSolution) -> None:
+        self.solution = solution
+
+    def choose(self, observation: Mapping[str, Any], legal: Sequence[Any], rng: Any) -> Any:
+        """Keep with the equilibrium's probability in this lives state and situation."""
+        from ..game import Action
+        from .solution import infoset_of
+
+        sol = self.solution
+        order = list(observation["order"])
+        state = tuple(int(observation["lives"][s]) for s in order)
+        key = infoset_of(observation, sol.paths[len(order)].hand.deck, kings_jerk=sol.rules.kings_jerk)
+        p = sol.keep_probability(state, key)
+        return Action.KEEP if rng.random() < p else Action.SWAP
+
+
+def hero_win(game: GameSolution, hands: Mapping[int, Any], hero_plays_game: bool = True,
+             tolerance: float = 1e-10) -> float:
+    """The exact chance that one player wins the whole game when it plays the whole-game
+    equilibrium (``hero_plays_game``; else the one-hand strategy too) and every other player plays
+    the one-hand equilibrium ``hands[players]`` (a :class:`~chasetheace.solver.Solution`), starting
+    on equal lives with a dealer chosen at random."""
+    rules = game.rules
+    one = {m: np.array([hands[m].played_keep(key) for key in game.paths[m].infosets])
+           for m in game.paths}
+    owner = {m: np.array([key[0] for key in game.paths[m].infosets]) for m in game.paths}
+    win: dict[tuple[State, int], float] = {}
+    for group in _groups(rules, list(game.states)):
+        todo = [(s, h) for s in group for h in range(len(s))]
+        guess = {sh: 1.0 / len(sh[0]) for sh in todo}
+        for _ in range(200):
+            change = 0.0
+            for s, h in todo:
+                m, paths = len(s), game.paths[len(s)]
+                mine = game.states[s].keep if hero_plays_game else one[m]
+                keep = np.where(owner[m] == h, mine, one[m])
+                payoff = np.zeros((len(paths.outcomes), m))
+                for o, lost in enumerate(paths.outcomes.tolist()):
+                    nxt, shares, where = next_state(rules, s, lost)
+                    if shares is not None:
+                        payoff[o, h] = shares[h]
+                    elif nxt is not None and where[h] >= 0:
+                        later = (nxt, where[h])
+                        payoff[o, h] = guess[later] if later in guess else win[later]
+                _, value = paths.cfv(keep, paths.utilities(payoff))
+                change = max(change, abs(float(value[h]) - guess[(s, h)]))
+                guess[(s, h)] = float(value[h])
+            if change < tolerance or rules.final_tie != "replay":
+                break
+        win.update(guess)
+    start = (game.lives,) * game.players
+    return sum(win[(start, h)] for h in range(game.players)) / game.players

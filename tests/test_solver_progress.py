@@ -1,0 +1,43 @@
+"""The solver's honesty notes and its progress reports."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+pytest.importorskip("numpy")
+pytest.importorskip("scipy")
+
+import chasetheace as cta
+from chasetheace.solver.command import StatusLine, main
+from chasetheace.solver.solution import caveats
+
+
+def test_to_bottom_is_said_to_be_unmodelled(capsys: pytest.CaptureFixture[str]) -> None:
+    assert caveats(cta.Rules()) == []
+    assert any("to-bottom" in c for c in caveats(cta.Rules.preset("chase-the-ace")))
+    assert main(["--players", "3", "--preset", "chase-the-ace", "--quiet"]) == 0
+    assert "note: between_hands=to-bottom is not modelled" in capsys.readouterr().out
+
+
+def test_solve_reports_progress() -> None:
+    seen: list[str] = []
+    cta.solve(cta.Rules(), 3, progress=seen.append)
+    assert seen[0].startswith("building the exact game tree")
+    assert any(line.startswith("dcfr iteration") for line in seen)
+    seen.clear()
+    cta.solve(cta.Rules(), 7, method="sampled", iterations=2, progress=seen.append)
+    assert any(line.startswith("sampled batch 2 of at most 2") for line in seen)
+
+
+def test_status_line_waits_then_throttles() -> None:
+    out = io.StringIO()
+    status = StatusLine(out, quiet_seconds=0.0, every=3600.0)
+    status("first")
+    status("second")  # within the throttle interval: not shown
+    status.close()
+    assert out.getvalue() == "first\n"
+    quiet = io.StringIO()
+    StatusLine(quiet, quiet_seconds=3600.0)("too early")
+    assert quiet.getvalue() == ""

@@ -1,0 +1,185 @@
+"""The whole game with lives: one hand per lives state, solved by backward induction.
+
+Checked against the one-hand solver (one life each, where winning the game is not losing the hand)
+and against a brute-force backward induction over lives states written here independently: every
+deal and path of play of :mod:`chasetheace.solver.brute`, the next states worked out by hand for two
+players, exact values of the strategy and exact best responses.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+
+np = pytest.importorskip("numpy")
+pytest.importorskip("scipy")
+
+import chasetheace as cta  # noqa: E402
+from chasetheace.solver import brute  # noqa: E402
+from chasetheace.solver.hand import Hand, InfoKey  # noqa: E402
+from chasetheace.solver.whole import GameSolution, HandPaths, next_state, solve_game  # noqa: E402
+
+
+def test_one_life_two_players_is_the_one_hand_solution() -> None:
+    # with no winner on a tie, winning the game is exactly not losing the hand
+    rules = cta.Rules(final_tie="no-winner")
+    game = solve_game(rules, 2, lives=1, tolerance=1e-6, iterations=3000)
+    hand = cta.solve(rules, 2, tolerance=1e-6)
+    assert game.start.nash_conv < 1e-5
+    assert game.start.value == pytest.approx([1 - p for p in hand.loss_probabilities], abs=2e-5)
+    # and the one-hand equilibrium is an equilibrium of the one-life game
+    paths = game.paths[2]
+    keep = np.array([hand.keep_probability(key) for key in paths.infosets])
+    from chasetheace.solver.whole import _nash_conv, _payoffs
+
+    payoff = _payoffs(rules, (1, 1), paths, {}, {})
+    cfv, value = paths.cfv(keep, paths.utilities(payoff))
+    assert _nash_conv(keep, cfv) < 1e-5
+    assert value.tolist() == pytest.approx([1 - p for p in hand.loss_probabilities], abs=1e-9)
+
+
+def test_le_her_one_life_has_the_exact_value() -> None:
+    game = solve_game(cta.Rules.preset("le-her"), 2, lives=1, tolerance=1e-7, iterations=5000)
+    assert game.start.value[0] == pytest.approx(1 - 10773 / 22100, abs=1e-5)
+    assert sum(game.start.value) == pytest.approx(1.0, abs=1e-12)
+
+
+def _brute_state(rules: cta.Rules, state: tuple[int, int], sol: GameSolution,
+                 values: dict[tuple[int, int], list[Fraction]]) -> tuple[list[Fraction], list[Fraction]]:
+    """Exact values of the solved strategy in ``state`` and each position's best-response gain, from
+    every deal and path of play; two players, the next state written out by hand."""
+    hand = Hand(rules, 2)
+
+    def keep(key: InfoKey) -> Fraction:
+        return Fraction(sol.keep_probability(state, key))
+
+    def payoff(lost: list[int]) -> list[Fraction]:
+        a, b = state[0] - min(lost[0], state[0]), state[1] - min(lost[1], state[1])
+        if a == 0 and b == 0:
+            return [Fraction(1, 2), Fraction(1, 2)]  # final_tie = split
+        if a == 0 or b == 0:
+            return [Fraction(int(a > 0)), Fraction(int(b > 0))]
+        # the deal passes to the eldest: the old dealer is the new eldest
+        after = values[(b, a)]
+        return [after[1], after[0]]
+
+    value = [Fraction(0), Fraction(0)]
+    cfv: dict[InfoKey, list[Fraction]] = {}
+
+    def leaf(path: tuple[tuple[InfoKey, int], ...], chance: object, lives: list[object]) -> None:
+        u = payoff([int(x) for x in lives])  # type: ignore[call-overload]
+        sig = [Fraction(1)] * len(path)
+        for i, (key, action) in enumerate(path):
+            p = keep(key)
+            sig[i] = p if action == 0 else 1 - p
+        reach = Fraction(chance)  # type: ignore[arg-type]
+        for s in sig:
+            reach *= s
+        for pos in range(2):
+            value[pos] += reach * u[pos]
+        for i, (key, action) in enumerate(path):
+            others = Fraction(chance)  # type: ignore[arg-type]
+            for j, s in enumerate(sig):
+                if j != i:
+                    others *= s
+            cfv.setdefault(key, [Fraction(0), Fraction(0)])[action] += others * u[key[0]]
+
+    brute.evaluate(hand, lambda key: keep(key), exact=True, leaf=leaf)
+    gains = [Fraction(0), Fraction(0)]
+    for key, (k, s) in cfv.items():
+        p = keep(key)
+        gains[key[0]] += max(k, s) - (p * k + (1 - p) * s)
+    return value, gains
+
+
+def test_two_lives_agree_with_brute_force_backward_induction() -> None:
+    rules = cta.Rules(final_tie="split", deck=32)  # piquet pack: a quicker brute force
+    sol = solve_game(rules, 2, lives=2, tolerance=1e-6, iterations=3000)
+    values: dict[tuple[int, int], list[Fraction]] = {}
+    for state in [(1, 1), (1, 2), (2, 1), (2, 2)]:
+        value, gains = _brute_state(rules, state, sol, values)
+        values[state] = value
+        assert [float(v) for v in value] == pytest.approx(sol.states[state].value, abs=1e-9)
+        assert float(sum(gains)) == pytest.approx(sol.states[state].nash_conv, abs=1e-9)
+        assert sum(gains) < Fraction(1, 10 ** 5)
+
+
+def test_next_state_passes_the_deal_and_knocks_out() -> None:
+    rules = cta.Rules()
+    # the eldest loses its last life: the 2nd deals next, the old dealer becomes eldest
+    assert next_state(rules, (1, 2, 3), [1, 0, 0]) == ((3, 2), None, [-1, 1, 0])
+    assert next_state(rules, (2, 2, 3), [1, 0, 0]) == ((2, 3, 1), None, [2, 0, 1])
+    assert next_state(rules, (1, 2), [0, 2]) == (None, [1.0, 0.0], [])
+    assert next_state(rules, (1, 1), [1, 1]) == ((1, 1), None, [1, 0])  # replay
+    assert next_state(rules.replace(final_tie="split"), (1, 1, 1), [1, 1, 1]) == (None, [1 / 3] * 3, [])
+    assert next_state(rules.replace(final_tie="no-winner"), (1, 1), [1, 1]) == (None, [0.0, 0.0], [])
+
+
+def test_replay_values_are_a_fixed_point() -> None:
+    from chasetheace.solver.whole import _payoffs
+
+    rules = cta.Rules(deck=32)  # ties all-lose, final_tie replay: a tie at one life each is replayed
+    sol = solve_game(rules, 2, lives=1, tolerance=1e-7, iterations=5000)
+    state = sol.states[(1, 1)]
+    assert sum(state.value) == pytest.approx(1.0, abs=1e-9)  # somebody always wins in the end
+    paths = sol.paths[2]
+    assert [1, 1] in paths.outcomes.tolist()
+    payoff = _payoffs(rules, (1, 1), paths, {}, {(1, 1): state.value})
+    _, value = paths.cfv(state.keep, paths.utilities(payoff))
+    assert value.tolist() == pytest.approx(state.value, abs=1e-6)
+
+
+def test_paths_chances_add_up() -> None:
+    paths = HandPaths(Hand(cta.Rules(), 3))
+    keep = np.full(len(paths.infosets), 0.5)
+    payoff = np.ones((len(paths.outcomes), 3))
+    _, value = paths.cfv(keep, paths.utilities(payoff))
+    assert value.tolist() == pytest.approx([1.0, 1.0, 1.0], abs=1e-10)
+
+
+@pytest.mark.parametrize("kwargs, message", [({"players": 5}, "2..4"), ({"lives": 4}, "lives"),
+                                             ({"rules": cta.Rules(last_chance=True)}, "last_chance")])
+def test_bad_input_is_one_clear_error(kwargs: dict[str, object], message: str) -> None:
+    args: dict[str, object] = {"rules": cta.Rules(), "players": 2, "lives": 1, **kwargs}
+    with pytest.raises(ValueError, match=message):
+        solve_game(**args)  # type: ignore[arg-type]
+
+
+def test_situation_reach_matches_the_one_hand_tree() -> None:
+    from chasetheace.solver.whole import situation_reach
+
+    rules = cta.Rules(final_tie="no-winner")
+    hand = cta.solve(rules, 2)
+    paths = HandPaths(Hand(rules, 2))
+    keep = np.array([hand.keep_probability(key) for key in paths.infosets])
+    reach = situation_reach(paths, keep)
+    for key, r in zip(paths.infosets, reach.tolist()):
+        assert r == pytest.approx(hand.reach[hand.infosets.index(key)], abs=1e-12)
+
+
+def test_game_bot_plays_whole_games() -> None:
+    import random
+
+    from chasetheace.solver.whole import GameBot, differences
+
+    rules = cta.Rules(deck=32, lives=2)
+    sol = solve_game(rules, 2)
+    bots = [GameBot(sol), GameBot(sol)]
+    for seed in range(5):
+        game = cta.Game(rules, players=2, seed=seed)
+        cta.play_game(game, bots, rng=random.Random(seed))
+        assert game.over
+    found = differences(sol, {2: cta.solve(rules, 2)}, threshold=0.0)
+    assert all(d.state in sol.states and 0 < d.reach <= 1 for d in found)
+
+
+def test_hero_win_is_exact_and_symmetric_when_everybody_plays_alike() -> None:
+    from chasetheace.solver.whole import hero_win
+
+    rules = cta.Rules(deck=32, final_tie="split")
+    sol = solve_game(rules, 3, lives=1)
+    hands = {m: cta.solve(rules, m) for m in (2, 3)}
+    base = hero_win(sol, hands, hero_plays_game=False)
+    assert base == pytest.approx(1 / 3, abs=1e-9)  # a random first dealer: everybody alike
+    assert 0 < hero_win(sol, hands) < 1
