@@ -83,14 +83,14 @@ def write_docs(out_dir: str = "docs", players: Sequence[int] = tuple(range(3, 10
         "decision is closest: the smallest mean gap in expected lives lost between keeping and",
         "swapping, over the situations in which the position holds it.",
         "",
-        f"Player counts: {min(players)} to {max(players)}. Up to 5 players the hand is solved on the exact",
-        "tree, with true card removal. From 6 players it is solved without card removal (every card",
-        "dealt independently from the full pack: the tree is then about as small as the list of",
-        "situations), and at 6 players the strategy is then measured by an exact best response on the",
-        "exact tree of the true game. From 7 players an exact best response in the true game takes",
-        "far longer (`python benchmarks/solver.py --players 7 --measure-7`), so the NashConv printed",
-        "there is the one without card removal: an equilibrium of that model, whose distance from",
-        "the true game's is measured only up to 6 (7 with the benchmark) players.",
+        f"Player counts: {min(players)} to {max(players)}. Up to 6 players the hand is solved on the exact",
+        "tree, with true card removal (at 6 players started from the strategy solved without card",
+        "removal). From 7 players it is solved without card removal (every card dealt independently",
+        "from the full pack: the tree is then about as small as the list of situations). An exact",
+        "best response in the true game then takes far longer (`python benchmarks/solver.py --players",
+        "7 --measure-7`), so the NashConv printed there is the one without card removal: an",
+        "equilibrium of that model, whose distance from the true game's equilibrium is measured only",
+        "by that benchmark, and its losses are the model's too.",
         "",
         "The `chase-the-ace` preset collects the cards under the stock unshuffled (`between_hands =",
         "to-bottom`): its tables hold for the first hand of a game, dealt from a shuffled pack.",
@@ -115,7 +115,7 @@ def write_docs(out_dir: str = "docs", players: Sequence[int] = tuple(range(3, 10
         for n in players:
             if progress is not None:
                 progress(f"{preset}, {n} players ({time.perf_counter() - start:.0f} s so far)")
-            method = "dcfr" if n <= 5 else "iid"
+            method = "dcfr" if n <= 6 else "iid"
             sol = solve(info.rules, n, method=method, workers=2)
             image = None
             if plots:
