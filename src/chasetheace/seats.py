@@ -29,12 +29,18 @@ def default_names(players: int) -> tuple[str, ...]:
 
 
 def position_name(index: int, size: int) -> str:
-    """The name of a place in the turn order: ``'eldest'``, ``'2nd'`` .. ``'dealer'`` (last)."""
+    """The name of a place in the turn order: ``'eldest'``, ``'2nd'`` .. ``'dealer'`` (last).
+
+    >>> [position_name(i, 30) for i in (10, 11, 20, 21, 22)]
+    ['11th', '12th', '21st', '22nd', '23rd']
+    """
     if index == size - 1:
         return "dealer"
     if index < len(_ORDINALS):
         return _ORDINALS[index]
-    return f"{index + 1}th"
+    n = index + 1
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
 
 
 def table_names(players: int | Sequence[str]) -> tuple[str, ...]:
