@@ -22,6 +22,7 @@ import hmac
 import random
 import re
 import secrets
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -343,11 +344,18 @@ class Table:
             last = saved.games[-1]
             game = _new(table.options, last.names, last.seed, last.carry)
             _check_log(saved.id, game.events, last.events)
-            for act in last.actions:
+            for i, act in enumerate(last.actions):
                 _check_log(saved.id, _play(game, act.action, act.seat), act.events)
+                if i % YIELD_EVERY == YIELD_EVERY - 1:
+                    time.sleep(0)  # the server restores in a worker thread: let the event loop run
             table.game, table.game_no, table.game_seed, table.kinds, table.moves = (
                 game, last.game_no, last.seed, list(last.kinds), len(last.actions))
         return table
+
+
+YIELD_EVERY = 8
+"""A restore gives up the interpreter after this many replayed moves (pure Python holds it
+otherwise, and the event loop would wait for the thread's time slice)."""
 
 
 def _new(options: TableOptions, names: list[str], seed: int, carry: int) -> AnyGame:
