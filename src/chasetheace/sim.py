@@ -23,7 +23,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from .cards import rank_char
 from .game import Game
@@ -32,7 +32,7 @@ from .rules import Rules
 from .seats import default_names, position_name
 
 __all__ = ["SimConfig", "Tally", "SimResult", "Job", "simulate", "wilson", "rate_row", "first_game",
-           "CHUNK_GAMES", "CHUNK_HANDS"]
+           "run_chunks", "CHUNK_GAMES", "CHUNK_HANDS"]
 
 CHUNK_GAMES = 20
 """Games per chunk of work (fixed, so results do not depend on the number of workers)."""
@@ -247,16 +247,25 @@ def _quiet_worker() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _results(jobs: list[Job], workers: int) -> Iterator[tuple[Job, Tally]]:
+J = TypeVar("J")
+
+
+def run_chunks(jobs: list[J], run: Callable[[J], Tally], workers: int) -> Iterator[tuple[J, Tally]]:
+    """Each job with its tally, in order: played here, or shared among ``workers`` processes
+    (``run`` must be a module-level function, so that a worker can find it)."""
     if workers <= 1 or len(jobs) <= 1:
         for job in jobs:
-            yield job, _run_job(job)
+            yield job, run(job)
         return
     methods = multiprocessing.get_all_start_methods()
-    # fork keeps the bot kinds and games registered by plug-ins; spawn is the fallback elsewhere.
+    # fork keeps bot kinds registered at run time; spawn is the fallback elsewhere.
     context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
     with context.Pool(min(workers, len(jobs)), initializer=_quiet_worker) as pool:
-        yield from zip(jobs, pool.imap(_run_job, jobs))
+        yield from zip(jobs, pool.imap(run, jobs))
+
+
+def _results(jobs: list[Job], workers: int) -> Iterator[tuple[Job, Tally]]:
+    return run_chunks(jobs, _run_job, workers)
 
 
 @dataclass

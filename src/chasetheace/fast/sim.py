@@ -9,7 +9,6 @@ give different (equally distributed) numbers.
 
 from __future__ import annotations
 
-import multiprocessing
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -120,16 +119,7 @@ def _run(job: FastJob) -> Tally:
 
 
 def _results(jobs: list[FastJob], workers: int) -> Iterator[tuple[FastJob, Tally]]:
-    if workers <= 1 or len(jobs) <= 1:
-        for job in jobs:
-            yield job, _run(job)
-        return
-    from ..sim import _quiet_worker
-
-    methods = multiprocessing.get_all_start_methods()
-    context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
-    with context.Pool(min(workers, len(jobs)), initializer=_quiet_worker) as pool:
-        yield from zip(jobs, pool.imap(_run, jobs))
+    return engine_sim.run_chunks(jobs, _run, workers)
 
 
 def simulate_fast(config: SimConfig, *, workers: int = 1,
