@@ -301,14 +301,17 @@ def test_simulate_save_then_review(monkeypatch: pytest.MonkeyPatch, capsys: pyte
     (["review", "{notjson}"], "is not JSON"),
     (["review", "{record}", "--seat", "9"], "bad seat 9"),
     (["review", "{other}"], "not a game record"),
+    (["review", "{binary}"], "binary.json is not a game record: it is not text"),
 ])
 def test_review_mistakes_are_one_line(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
                                       tmp_path: Path, argv: list[str], message: str) -> None:
     game = stacked("Ac Kd 5h")
     game.act("swap")
     files = {"missing": tmp_path / "none.json", "notjson": tmp_path / "bad.json",
-             "record": tmp_path / "rec.json", "other": tmp_path / "other.json"}
+             "record": tmp_path / "rec.json", "other": tmp_path / "other.json",
+             "binary": tmp_path / "binary.json"}
     files["notjson"].write_text("{oops")
+    files["binary"].write_bytes(bytes(range(256)))
     files["record"].write_text(json.dumps(game.record()))
     files["other"].write_text(json.dumps({"format": "something else"}))
     names = {k: str(v) for k, v in files.items()}

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 from typing import Any
 
 from ..errors import RecordError
+from ..files import read_json_record
 from ..game import Game
 from .play import solving_progress
 
-__all__ = ["register", "run", "read_record"]
+__all__ = ["register", "run"]
 
 
 def register(subparsers: Any) -> None:
@@ -33,22 +33,13 @@ def register(subparsers: Any) -> None:
     p.set_defaults(func=run)
 
 
-def read_record(path: str) -> Any:
-    """The JSON of a record file; RecordError if it is not JSON."""
-    text = Path(path).read_text(encoding="utf-8")
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise RecordError(f"{path} is not JSON: {exc.msg} at line {exc.lineno}") from None
-
-
 def run(args: argparse.Namespace) -> int:
     """Review a record and print it; a user's mistake raises ValueError (one line, exit 2)."""
     from ..acechasing.game import FORMAT as ACE_CHASING
     from ..solver.advice import review
     from ..solver.advice_ace import review_ace_chasing
 
-    data = read_record(args.file)
+    data = read_json_record(args.file)
     ace = isinstance(data, dict) and data.get("format") == ACE_CHASING
     try:  # a bad record or seat fails before any solving
         result: Any = review_ace_chasing(data) if ace else None
