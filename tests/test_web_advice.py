@@ -137,6 +137,13 @@ def test_a_finished_game_is_reviewed_from_the_table(server: LiveServer, clients:
         human = next(s for s in data["summary"] if s["seat"] == 0)
         assert human["decisions"] > 0
         assert {d["action"] for d in data["decisions"] if d["seat"] == 0} == {"keep"}
+        advisor = server.app.state.server.advisor
+        worked: list[int] = []
+        review = advisor.review
+        advisor.review = lambda rec: worked.append(1) or review(rec)
+        for _ in range(3):  # asking again does no work again: a finished game's review is kept
+            assert http.get(f"/api/review/{table_id}/1").json() == data
+        assert worked == []
         assert http.get(f"/api/review/{table_id}/2").status_code == 404
         assert http.get("/api/review/nope/1").status_code == 404
         assert http.get(f"/api/review/{table_id}/x").status_code == 404

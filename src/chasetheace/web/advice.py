@@ -26,6 +26,8 @@ __all__ = ["Advisor", "prepare", "hint_request", "review_endpoint", "record_endp
 _ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 log = logging.getLogger("chasetheace.web")
 MAX_HINT_PLAYERS = 5  # AUTO_EXACT_PLAYERS: more would need the sampled method's minutes per table
+MAX_KEPT_REVIEWS = 64
+"""Reviews of finished games kept in memory (the oldest is let go first)."""
 MAX_QUEUED_SOLVES = 4
 """At most this many rule sets wait for the worker process; more are not queued (their hints
 answer ``hint_not_ready`` until the queue has room), so clients cannot pile up solving work."""
@@ -62,6 +64,8 @@ class Advisor:
         self._pending: dict[tuple[str, int], concurrent.futures.Future[None]] = {}
         self._lock = threading.Lock()
         self.tasks: set[Any] = set()  # hint answers under way (kept referenced until done)
+        self.reviews: dict[tuple[str, str], dict[str, Any]] = {}  # finished games' reviews, oldest first
+        self.review_lock: Any = None  # an asyncio.Lock, made on the event loop at the first review
 
     def _solution(self, rules: Rules, players: int) -> Any:
         """The cached solution, or None after asking for it to be prepared."""
@@ -226,13 +230,26 @@ async def review_endpoint(server: Any, table_id: str, game: str) -> tuple[int, d
     """``GET /api/review/{table}/{game}``: (status, JSON) for a finished game of a table."""
     import asyncio
 
-    status, record = await _finished_record(server, table_id, game)
-    if status != 200:
-        return status, record
-    try:
-        data = await asyncio.to_thread(server.advisor.review, record)
-    except ValueError as exc:
-        return 409, {"error": str(exc)}
-    if data is None:
-        return 503, {"error": "the solver is preparing this review: try again in a moment", "retry": True}
-    return 200, data
+    advisor = server.advisor
+    done = advisor.reviews.get((table_id, game))
+    if done is not None:  # a finished game's review never changes: each is worked out once
+        return 200, done
+    if advisor.review_lock is None:
+        advisor.review_lock = asyncio.Lock()
+    async with advisor.review_lock:  # one review at a time, off the loop, however many ask
+        done = advisor.reviews.get((table_id, game))
+        if done is not None:
+            return 200, done
+        status, record = await _finished_record(server, table_id, game)
+        if status != 200:
+            return status, record
+        try:
+            data = await asyncio.to_thread(advisor.review, record)
+        except ValueError as exc:
+            return 409, {"error": str(exc)}
+        if data is None:
+            return 503, {"error": "the solver is preparing this review: try again in a moment", "retry": True}
+        advisor.reviews[(table_id, game)] = data
+        while len(advisor.reviews) > MAX_KEPT_REVIEWS:
+            advisor.reviews.pop(next(iter(advisor.reviews)))
+        return 200, data
