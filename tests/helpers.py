@@ -83,3 +83,38 @@ def known_cards(events: Iterable[Event], seat: int | None) -> set[str]:
             known |= {str(c) for c, k in zip(ev.cards, ev.knowers)
                       if k == -1 or (seat is not None and k >> seat & 1)}
     return known
+
+
+SCHEMA_TYPES = {"object": dict, "array": list, "string": str, "integer": int, "number": (int, float),
+                "boolean": bool, "null": type(None)}
+
+
+def check_schema(value: Any, schema: dict[str, Any], where: str = "$") -> None:
+    """A small JSON Schema checker for what docs/review.md uses: type, enum, required,
+    properties (with no others), items, minimum, maximum."""
+    types = schema.get("type")
+    if types is not None:
+        names = types if isinstance(types, list) else [types]
+        ok = any(isinstance(value, SCHEMA_TYPES[t])
+                 and not (t in ("integer", "number") and isinstance(value, bool)) for t in names)
+        assert ok, f"{where}: {value!r} is not {names}"
+    if "enum" in schema:
+        assert value in schema["enum"], f"{where}: {value!r} not in {schema['enum']}"
+    if "const" in schema:
+        assert value == schema["const"], f"{where}: {value!r} != {schema['const']!r}"
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        if "minimum" in schema:
+            assert value >= schema["minimum"], where
+        if "maximum" in schema:
+            assert value <= schema["maximum"], where
+    if isinstance(value, dict) and "properties" in schema:
+        props = schema["properties"]
+        missing = set(schema.get("required", [])) - set(value)
+        assert not missing, f"{where}: missing {missing}"
+        extra = set(value) - set(props)
+        assert not extra, f"{where}: not in the schema: {extra}"
+        for key, item in value.items():
+            check_schema(item, props[key], f"{where}.{key}")
+    if isinstance(value, list) and "items" in schema:
+        for i, item in enumerate(value):
+            check_schema(item, schema["items"], f"{where}[{i}]")

@@ -21,7 +21,7 @@ from chasetheace.cards import pack
 from chasetheace.solver import Solution, SolvedBot, solve
 from chasetheace.solver.advice import MISTAKE, hint, review
 from chasetheace.solver.cache import cache_path, solution_for
-from helpers import stacked
+from helpers import check_schema, stacked
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "review.md"
 RULES = cta.Rules().replace(dealer_exchange="top")  # as helpers.stacked plays: the dealer takes the top card
@@ -185,39 +185,7 @@ def _schema() -> dict[str, Any]:
     return schema
 
 
-_TYPES = {"object": dict, "array": list, "string": str, "integer": int, "number": (int, float),
-          "boolean": bool, "null": type(None)}
-
-
-def _check(value: Any, schema: dict[str, Any], where: str = "$") -> None:
-    """A small JSON Schema checker for what docs/review.md uses: type, enum, required,
-    properties (with no others), items, minimum, maximum."""
-    types = schema.get("type")
-    if types is not None:
-        names = types if isinstance(types, list) else [types]
-        ok = any(isinstance(value, _TYPES[t]) and not (t in ("integer", "number") and isinstance(value, bool))
-                 for t in names)
-        assert ok, f"{where}: {value!r} is not {names}"
-    if "enum" in schema:
-        assert value in schema["enum"], f"{where}: {value!r} not in {schema['enum']}"
-    if "const" in schema:
-        assert value == schema["const"], f"{where}: {value!r} != {schema['const']!r}"
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        if "minimum" in schema:
-            assert value >= schema["minimum"], where
-        if "maximum" in schema:
-            assert value <= schema["maximum"], where
-    if isinstance(value, dict) and "properties" in schema:
-        props = schema["properties"]
-        missing = set(schema.get("required", [])) - set(value)
-        assert not missing, f"{where}: missing {missing}"
-        extra = set(value) - set(props)
-        assert not extra, f"{where}: not in the schema: {extra}"
-        for key, item in value.items():
-            _check(item, props[key], f"{where}.{key}")
-    if isinstance(value, list) and "items" in schema:
-        for i, item in enumerate(value):
-            _check(item, schema["items"], f"{where}[{i}]")
+_check = check_schema  # (tests/test_web_advice.py imports it from here)
 
 
 def test_the_review_json_follows_the_documented_schema(solutions: dict[int, Solution]) -> None:
@@ -341,7 +309,7 @@ def test_h_asks_for_a_hint(monkeypatch: pytest.MonkeyPatch, capsys: pytest.Captu
     assert out.count("Hint: ") == 1
 
 
-# --- Ace Chasing: the bets against the odds ---------------------------------------------------------
+# --- Ace Chasing: the bets against the odds (the exchanges: tests/test_review_ace.py) -------------
 
 @pytest.mark.parametrize("seed", range(1, 6))
 def test_ace_chasing_bets_are_judged_by_the_odds(seed: int) -> None:
@@ -366,10 +334,12 @@ def test_ace_chasing_bets_are_judged_by_the_odds(seed: int) -> None:
         elif d.action == "accept":
             assert d.against_the_odds == (p > 0.5)
             assert d.cost == pytest.approx(max(0.0, d.amount * (2 * p - 1)))
+        elif d.exchange:  # judged by the chance of being knocked out (tests/test_review_ace.py)
+            assert d.judged and d.cost >= 0 and d.out_if_keep is not None
         else:
             assert not d.judged and d.cost == 0.0 and not d.against_the_odds
     total = sum(s["money_given_away"] for s in rec.summary())
-    assert total == pytest.approx(sum(d.cost for d in rec.decisions), abs=1e-5)
+    assert total == pytest.approx(sum(d.cost for d in rec.decisions if not d.exchange), abs=1e-5)
 
 
 def test_the_random_bettors_give_money_away_and_the_cli_says_so(

@@ -120,15 +120,11 @@ def _out(card: Card, lead: Card | None, rest: int, pool: Sequence[Card], unknown
     high = sum(1 for c in pool if c.rank >= threshold)
     total = Fraction(0)
     for m in pool:  # m: the matador's final card, first low card of the chain (or its own)
-        if m.rank == 1:
-            if m.suit == card.suit:
-                total += _first(high, n, rest, unknown, m.rank < threshold)[0]
-        elif card.rank < m.rank:
-            total += _first(high, n, rest, unknown, m.rank < threshold)[0]
-        elif ace in seen:
-            total += _first(high, n, rest, unknown, m.rank < threshold)[0]
-        else:
-            total += _first(high, n, rest, unknown, m.rank < threshold)[1]
+        alone, with_ace = _first(high, n, rest, unknown, m.rank < threshold)
+        if _out_given(card, m):
+            total += alone
+        elif _needs_ace(card, m):
+            total += alone if ace in seen else with_ace
     return total
 
 
