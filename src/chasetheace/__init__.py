@@ -10,7 +10,8 @@ True
 The package's layers, lowest first (each imports only from layers below it):
 ``seats``, ``errors``, ``cards`` (and the plain helpers ``sources``, ``files``);
 ``rules``, ``events``; ``observation``, ``record``; ``game``;
-``session``, ``bots``, ``render``; ``acechasing`` (its game, events and bots) and ``solver``;
+``session``, ``bots``, ``render``; ``acechasing`` (its game, events, bots and exchange odds) and
+``solver``;
 ``registry``; ``sim``; ``fast`` (the compiled kernel, above the engine's simulation);
 ``adapters``, ``web``, ``cli`` and Ace Chasing's terminal (``acechasing.command``, ``.view``).
 This module is the facade above them all.

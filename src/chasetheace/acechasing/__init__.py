@@ -1,6 +1,7 @@
 """Ace Chasing, the matador game of RULES.md part B: its state machine, events, bots and command.
 
-``game`` holds :class:`AceChasingGame`; ``events`` its event records; ``bots`` the bots that
+``game`` holds :class:`AceChasingGame`; ``events`` its event records; ``exchange`` the odds of a
+keep/swap decision; ``bots`` the bots that
 play it; ``command`` the terminal game and its ``simulate`` (the ``[cli]`` extra).
 """
 

@@ -3,7 +3,8 @@
 Reads a game record (``play --save``, the web table's, ``simulate --save``) and judges every
 decision with the solver (:func:`chasetheace.solver.advice.review`). Solutions come from the
 cache; a first use solves, with a progress bar on stderr. An Ace Chasing record gets its bets
-judged against the odds (:func:`chasetheace.solver.advice_ace.review_ace_chasing`).
+judged against the odds and its keeps and swaps by the chance of being knocked out
+(:func:`chasetheace.solver.advice_ace.review_ace_chasing`).
 """
 
 from __future__ import annotations
