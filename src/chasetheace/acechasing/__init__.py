@@ -1,8 +1,8 @@
 """Ace Chasing, the matador game of RULES.md part B: its state machine, events, bots and command.
 
 ``game`` holds :class:`AceChasingGame`; ``events`` its event records; ``exchange`` the odds of a
-keep/swap decision; ``bots`` the bots that
-play it; ``command`` the terminal game and its ``simulate`` (the ``[cli]`` extra).
+keep/swap decision; ``bots`` the bots that play it; ``command`` the terminal game and its
+``simulate`` (the ``[cli]`` extra).
 """
 
 from .bots import AceChasingBot, OddsBot, RandomAceChasingBot, play_ace_chasing_game
