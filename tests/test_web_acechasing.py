@@ -150,3 +150,37 @@ def test_an_absent_players_bets_and_exchanges_are_played_for_them(server: LiveSe
         "SELECT action FROM actions WHERE table_id=? AND seat=1 AND actor='timer'", (table,))]
     db.close()
     assert done and set(done) <= {"offer:0", "decline", "keep"}
+
+
+def test_a_finished_game_is_reviewed_from_the_table_by_the_odds(server: LiveServer) -> None:
+    """The review page of an Ace Chasing table judges its bets and its keeps and swaps, as
+    ``chase-the-ace review`` does with the record the table offers for download."""
+    import httpx
+
+    from chasetheace.solver.advice_ace import review_ace_chasing
+    from helpers import check_schema
+    from test_review_ace import _ace_schema
+
+    ann, bob = server.client(), server.client()
+    table = create(ann, game="ace-chasing", seats=6, bots="random")["table"]
+    join(bob, table, "Bob")
+    with httpx.Client(base_url=server.url) as http:
+        ann.send({"type": "start"})
+        ann.wait_for(lambda c: c.game is not None)
+        assert http.get(f"/api/review/{table}/1").status_code == 409  # not over yet
+        assert http.get(f"/api/record/{table}/1").status_code == 409
+        play([ann, bob])
+        record = http.get(f"/api/record/{table}/1").json()
+        assert cta.AceChasingGame.from_record(record).over
+        response = http.get(f"/api/review/{table}/1")
+        assert response.status_code == 200, response.text
+        data = response.json()
+        check_schema(data, _ace_schema())
+        assert data == review_ace_chasing(record).to_dict()
+        swaps = [d for d in data["decisions"] if d["role"] == "exchanger"]
+        assert swaps and all(d["out_if_keep"] is not None for d in swaps)
+        assert sum(s["exchanges_judged"] for s in data["summary"]) == len(swaps)
+        page = http.get(f"/t/{table}/review/1")
+        assert page.status_code == 200 and "review.js" in page.text
+    for c in (ann, bob):
+        c.close()

@@ -16,6 +16,7 @@ import logging
 import multiprocessing
 import re
 import threading
+from collections.abc import Callable
 from typing import Any
 
 from ..rules import Rules
@@ -141,10 +142,15 @@ class Advisor:
         Cheap once the solutions are cached (a replay and a lookup per decision): the app still
         runs it in a thread.
         """
+        from ..acechasing.game import FORMAT as ACE_CHASING
         from ..events import HandStarted
         from ..game import Game
         from ..solver.advice import review
 
+        if record.get("format") == ACE_CHASING:  # judged by the odds: no solution to wait for
+            from ..solver.advice_ace import review_ace_chasing
+
+            return review_ace_chasing(record).to_dict()
         game = Game.from_record(record)
         sizes = {len(ev.order) for ev in game.events if isinstance(ev, HandStarted)}
         if any(n > MAX_HINT_PLAYERS for n in sizes):
@@ -206,15 +212,19 @@ async def _finished_record(server: Any, table_id: str, game: str) -> tuple[int, 
     """(200, the game record) of a finished game of a table, or (404 or 409, an error)."""
     import asyncio
 
+    from ..acechasing import AceChasingGame
     from ..game import Game
 
     saved = await asyncio.to_thread(server.store.load_table, table_id) if _ID.fullmatch(table_id) else None
     if saved is None or not game.isdigit() or not 1 <= int(game) <= max((g.game_no for g in saved.games),
                                                                          default=0):
         return 404, {"error": "no such game at this table"}
-    rules = saved.options["rules"]
-    record: dict[str, Any] = await asyncio.to_thread(server.store.game_record, table_id, int(game), rules)
-    replayed = await asyncio.to_thread(Game.from_record, record)
+    rules, kind = saved.options["rules"], saved.options.get("game", "chase-the-ace")
+    record: dict[str, Any] = await asyncio.to_thread(server.store.game_record, table_id, int(game), rules,
+                                                     kind)
+    replay: Callable[[Any], Game | AceChasingGame] = (
+        AceChasingGame.from_record if kind == "ace-chasing" else Game.from_record)
+    replayed = await asyncio.to_thread(replay, record)
     if not replayed.over:  # the record holds every card: never while the game is played
         return 409, {"error": "the game is not over yet"}
     return 200, record

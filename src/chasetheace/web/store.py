@@ -221,8 +221,10 @@ class Store:
                 "ORDER BY seq", (table_id, last.game_no))]
         return StoredTable(table_id, row[0], json.loads(row[1]), seats, games)
 
-    def game_record(self, table_id: str, game_no: int, rules: dict[str, Any]) -> dict[str, Any]:
-        """A stored game as an engine game record (hidden cards included: for referees only)."""
+    def game_record(self, table_id: str, game_no: int, rules: dict[str, Any],
+                    game: str = "chase-the-ace") -> dict[str, Any]:
+        """A stored game as a game record (hidden cards included: for referees only): the engine's,
+        or with ``game="ace-chasing"`` an Ace Chasing record (its first matador is seat 0)."""
         row = self.db.execute("SELECT carry, names, events FROM games WHERE table_id=? AND game_no=?",
                               (table_id, game_no)).fetchone()
         if row is None:
@@ -231,6 +233,12 @@ class Store:
         for (evs,) in self.db.execute("SELECT events FROM actions WHERE table_id=? AND game_no=? "
                                       "ORDER BY seq", (table_id, game_no)):
             events.extend(json.loads(evs))
+        if game == "ace-chasing":
+            from ..acechasing.game import FORMAT as ACE_FORMAT
+            from ..acechasing.game import VERSION as ACE_VERSION
+
+            return {"format": ACE_FORMAT, "version": ACE_VERSION, "players": json.loads(row[1]),
+                    "deck": None, "matador": 0, "events": events}
         return {"format": FORMAT, "version": VERSION, "rules": rules, "players": json.loads(row[1]),
                 "deck": None, "dealer": None, "carry": row[0], "events": events}
 

@@ -18,7 +18,91 @@ function cell(row, text) {
 
 function pct(x) { return x === null ? "?" : (100 * x).toFixed(1) + "%"; }
 
+function heading(list, text) {
+  const head = document.createElement("li");
+  head.className = "hand";
+  head.textContent = text;
+  list.appendChild(head);
+}
+
+function verdictLine(li, text, verdict, mistake) {
+  li.textContent = text;
+  const mark = document.createElement("span");
+  mark.textContent = verdict;
+  if (mistake) mark.className = "mistake";
+  li.appendChild(mark);
+}
+
+// An Ace Chasing game: bets against the knockout odds, keeps and swaps by the chance of being
+// knocked out either way (docs/review.md, "Ace Chasing records").
+function aceDecision(d) {
+  const held = d.card ? ` holding ${cardText(d.card)}` : "";
+  if (d.role === "exchanger") {
+    const verdict = d.mistake ? `mistake: gives away ${d.cost.toFixed(3)} of a knockout`
+      : (d.call === "either" ? "fine (close call)" : "best");
+    return [`${d.name}${held}: ${d.action}. Knocked out ${pct(d.out_if_keep)} if kept, ` +
+      `${pct(d.out_if_swap)} if swapped; best: ${d.call}. `, verdict, d.mistake];
+  }
+  const odds = `matador knocked out ${pct(d.knockout_chance)}`;
+  if (d.role === "bettor") {
+    if (d.amount === 0) return [`${d.name}${held}: no bet (${odds}). `, "not judged", false];
+    const verdict = d.against_the_odds ? (d.cost > 0 ? `against the odds: gives away ${d.cost.toFixed(2)} on average`
+      : "against the odds (declined: nothing lost)") : "fine";
+    return [`${d.name}${held} offers ${d.amount} (${odds}). `, verdict, d.mistake];
+  }
+  const verdict = d.action === "decline" ? "not judged"
+    : (d.against_the_odds ? `against the odds: gives away ${d.cost.toFixed(2)} on average` : "fine");
+  return [`${d.name} (matador${held}) ${d.action}s ${d.amount} (${odds}). `, verdict, d.mistake];
+}
+
+function showAce(data) {
+  $("review-lead").textContent = "Each decision against the odds the player could know: a bet by the " +
+    "chance that the matador is knocked out, a keep or swap by the player's own chance of being " +
+    "knocked out this round either way.";
+  const head = $("summary-head").querySelector("tr");
+  head.replaceChildren();
+  for (const text of ["Player", "Decisions", "Mistakes", "Bets against the odds", "Money given away",
+    "Exchange mistakes", "Knockouts given away"]) {
+    const th = document.createElement("th");
+    th.textContent = text;
+    head.appendChild(th);
+  }
+  const body = $("summary").querySelector("tbody");
+  body.replaceChildren();
+  for (const s of data.summary) {
+    const row = document.createElement("tr");
+    for (const text of [s.name, s.decisions, s.mistakes, `${s.against_the_odds} of ${s.bets_judged}`,
+      s.money_given_away.toFixed(2), `${s.exchange_mistakes} of ${s.exchanges_judged}`,
+      s.knockouts_given_away.toFixed(3)]) cell(row, String(text));
+    body.appendChild(row);
+  }
+  const list = $("decisions");
+  list.replaceChildren();
+  let round = null;
+  for (const d of data.decisions) {
+    if (d.round !== round) {
+      round = d.round;
+      heading(list, "Round " + round);
+    }
+    const li = document.createElement("li");
+    const [text, verdict, mistake] = aceDecision(d);
+    verdictLine(li, text, verdict, mistake);
+    list.appendChild(li);
+  }
+  $("solutions").textContent = `Cards a player had not seen are taken as a random draw; the players ` +
+    `still to act are taken to keep a card of rank ${data.exchange_threshold} or more and swap a lower ` +
+    `one. A mistake gives away more than ${data.mistake_threshold}.`;
+}
+
 function show(data) {
+  if (data.game === "ace-chasing") showAce(data);
+  else showSolved(data);
+  $("review-status").textContent = data.complete ? "" : "The record stops before the end of the game.";
+  $("review-status").hidden = data.complete;
+  $("review").hidden = false;
+}
+
+function showSolved(data) {
   const body = $("summary").querySelector("tbody");
   body.replaceChildren();
   for (const s of data.summary) {
@@ -32,27 +116,17 @@ function show(data) {
   for (const d of data.decisions) {
     if (d.hand !== hand) {
       hand = d.hand;
-      const head = document.createElement("li");
-      head.className = "hand";
-      head.textContent = "Hand " + hand;
-      list.appendChild(head);
+      heading(list, "Hand " + hand);
     }
     const li = document.createElement("li");
     const swap = d.position === "dealer" ? "draw" : "swap";
     const verdict = d.mistake ? `mistake: gives away ${d.cost.toFixed(3)} lives` : (d.call === "either" ? "fine (close call)" : "best");
-    li.textContent = `${d.name}, ${d.position} of ${d.players} holding ${cardText(d.card)} (${d.knew}): ` +
+    verdictLine(li, `${d.name}, ${d.position} of ${d.players} holding ${cardText(d.card)} (${d.knew}): ` +
       `${d.action === "swap" ? swap : "keep"}. Keep loses ${pct(d.lose_if_keep)}, ${swap} ${pct(d.lose_if_swap)}; ` +
-      `solver: ${d.call === "swap" ? swap : d.call}. `;
-    const mark = document.createElement("span");
-    mark.textContent = verdict;
-    if (d.mistake) mark.className = "mistake";
-    li.appendChild(mark);
+      `solver: ${d.call === "swap" ? swap : d.call}. `, verdict, d.mistake);
     list.appendChild(li);
   }
   $("solutions").textContent = data.solutions.map((s) => `${s.players} players: ${s.exact ? "exact" : "approximate"} solution, NashConv ${s.nash_conv.toExponential(1)} lives`).join(" · ");
-  $("review-status").textContent = data.complete ? "" : "The record stops before the end of the game.";
-  $("review-status").hidden = data.complete;
-  $("review").hidden = false;
 }
 
 async function load() {
