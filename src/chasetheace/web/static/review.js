@@ -38,10 +38,10 @@ function verdictLine(li, text, verdict, mistake) {
 function aceDecision(d) {
   const held = d.card ? ` holding ${cardText(d.card)}` : "";
   if (d.role === "exchanger") {
-    const verdict = d.mistake ? `mistake: gives away ${d.cost.toFixed(3)} of a knockout`
+    const verdict = d.mistake ? `mistake: ${d.best} was better, gives away ${d.cost.toFixed(3)} of a knockout`
       : (d.call === "either" ? "fine (close call)" : "best");
     return [`${d.name}${held}: ${d.action}. Knocked out ${pct(d.out_if_keep)} if kept, ` +
-      `${pct(d.out_if_swap)} if swapped; best: ${d.call}. `, verdict, d.mistake];
+      `${pct(d.out_if_swap)} if swapped: `, verdict, d.mistake];
   }
   const odds = `matador knocked out ${pct(d.knockout_chance)}`;
   if (d.role === "bettor") {
@@ -61,8 +61,9 @@ function showAce(data) {
     "knocked out this round either way.";
   const head = $("summary-head").querySelector("tr");
   head.replaceChildren();
-  for (const text of ["Player", "Decisions", "Mistakes", "Bets against the odds", "Money given away",
-    "Exchange mistakes", "Knockouts given away"]) {
+  // soft hyphens (\u00ad): the six columns fit a phone's width
+  for (const text of ["Player", "Mis\u00adtakes", "Bets against the odds", "Money given away",
+    "Ex\u00adchange mis\u00adtakes", "Knock\u00adouts given away"]) {
     const th = document.createElement("th");
     th.textContent = text;
     head.appendChild(th);
@@ -71,7 +72,7 @@ function showAce(data) {
   body.replaceChildren();
   for (const s of data.summary) {
     const row = document.createElement("tr");
-    for (const text of [s.name, s.decisions, s.mistakes, `${s.against_the_odds} of ${s.bets_judged}`,
+    for (const text of [s.name, `${s.mistakes} of ${s.decisions}`, `${s.against_the_odds} of ${s.bets_judged}`,
       s.money_given_away.toFixed(2), `${s.exchange_mistakes} of ${s.exchanges_judged}`,
       s.knockouts_given_away.toFixed(3)]) cell(row, String(text));
     body.appendChild(row);
