@@ -152,13 +152,13 @@ class AceReview:
         lines.append(f"Exchanges: the chance of being knocked out this round, the players still to "
                      f"act keeping rank {self.threshold} or more.")
         lines.append("player        decisions  mistakes  bets judged  against the odds  money given away"
-                     "  exchanges  knockouts given away")
+                     "  exchanges  exchange mistakes  knockouts given away")
         for s in self.summary():
             if seat is None or s["seat"] == seat:
                 lines.append(f"{s['name'][:12]:12}  {s['decisions']:9}  {s['mistakes']:8}  "
                              f"{s['bets_judged']:11}  {s['against_the_odds']:16}  "
                              f"{s['money_given_away']:16.2f}  {s['exchanges_judged']:9}  "
-                             f"{s['knockouts_given_away']:20.3f}")
+                             f"{s['exchange_mistakes']:17}  {s['knockouts_given_away']:20.3f}")
         return "\n".join(lines)
 
     def for_seat(self, seat: int) -> AceReview:
