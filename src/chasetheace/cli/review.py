@@ -27,7 +27,8 @@ def register(subparsers: Any) -> None:
         "review", help="judge every decision of a saved game with the solver",
         description="Each decision of a game record: what the player knew, what they did, the "
         "solver's call and the cost in expected lives against the best choice; then per player "
-        "the decisions, mistakes, lives given away and accuracy.")
+        "the decisions, mistakes, lives given away and accuracy. An Ace Chasing record: its bets "
+        "against the odds and its keeps and swaps by the chance of being knocked out.")
     p.add_argument("file", metavar="FILE", help="a game record (JSON), e.g. from play --save")
     p.add_argument("--json", action="store_true", help="print the review as JSON (docs/review.md)")
     p.add_argument("--seat", type=int, metavar="N", help="only the player at seat N (0 is the first)")
