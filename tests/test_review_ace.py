@@ -101,6 +101,35 @@ def test_the_last_players_odds_are_exact_over_every_deal_it_cannot_see(
     assert (odds.keep if action == "keep" else odds.swap) == pytest.approx(out / total, abs=1e-12)
 
 
+@pytest.mark.parametrize(("received", "given_away"), [("5h", "Kd"), ("9c", "2c"), ("Ad", "7s"),
+                                                      ("7h", "6h")])
+@pytest.mark.parametrize("action", ["keep", "swap"])
+def test_a_middle_players_odds_are_exact_with_the_default_bot_after_it(
+        received: str, given_away: str, action: str) -> None:
+    """Four players; Bob swaps with Cat, so Cat knows two cards; Dan, still to act after her,
+    exchanges as the default bot. Every deal of Dan's and Ann's cards (50 x 49) is played on the
+    engine: the share in which Cat is knocked out is exactly the review's figure."""
+    known = {Card.parse(received), Card.parse(given_away)}
+    rest = [c for c in pack(52) if c not in known]
+    bot, rng = OddsBot(), random.Random(0)
+    out = total = 0
+    for dan in rest:
+        for ann in rest:
+            if ann is dan:
+                continue
+            game = _round_one(4, [received, given_away, dan, ann], ["swap", action])
+            if game.round == 1 and not game.over:
+                game.act(bot.choose(game.observation(3), game.legal_actions(), rng))
+            out += not game.alive[2]
+            total += 1
+    assert total == 50 * 49
+    game = _round_one(4, [received, given_away, rest[0], rest[1]], ["swap"])
+    obs = game.observation(2)
+    assert obs["cards"][2] == received and obs["cards"][1] == given_away
+    odds = exchange_odds(obs)
+    assert (odds.keep if action == "keep" else odds.swap) == pytest.approx(out / total, abs=1e-12)
+
+
 @pytest.mark.parametrize(("players", "seat", "card"), [(6, 1, "5h"), (6, 3, "9c"), (8, 2, "Ad"),
                                                        (5, 1, "Jh")])
 def test_earlier_players_odds_match_the_engine_with_the_default_bot_after_them(
