@@ -22,6 +22,7 @@ from .tree import AUTO, Tree, TurnLevel
 __all__ = ["Engine", "Progress", "run_cfr"]
 
 Array = Any
+Revise = Callable[[int, Array, Array], bool]
 
 
 @dataclass
@@ -82,29 +83,43 @@ class Engine:
         out[dec] = sigma[info[dec], act[dec]]
         return out
 
-    def evaluate(self, sigma: Array, table: bool = False, precise: bool = True,
-                 reach_sigma: Array | None = None) -> Passes:
-        """Forward and backward passes for ``sigma``; ``table`` also fills the loss tables.
-
-        ``precise=False`` carries the continuations in single precision (about twice as fast; the
-        values agree to about 1e-7): for the iterations, not for reported figures. ``reach_sigma``
-        (default ``sigma``) is the profile the forward pass uses: the beliefs behind the values.
-        """
-        dtype = np.float64 if precise else np.float32
+    def reach(self, sigma: Array) -> Array:
+        """The forward pass: every node's reach (and the ends') when all seats play ``sigma``."""
         tree = self.tree
         levels = tree.levels
         rows = tree.total + len(tree.ends)
         reach = np.zeros(rows)
         first = levels[0]
         reach[first.offset:first.offset + len(first.card)] = tree.reach0
-        sig_e = []
         for j, level in enumerate(levels[:-1]):
-            s = self.sigma_edges(j, sigma)
-            sig_e.append(s)
-            f = s if reach_sigma is None else self.sigma_edges(j, reach_sigma)
-            flow = reach[level.offset + level.parent] * f * level.prob
+            flow = reach[level.offset + level.parent] * self.sigma_edges(j, sigma) * level.prob
             lo = levels[j + 1].offset  # every child comes later in the tree
             reach[lo:] += np.bincount(level.child - lo, flow, minlength=rows - lo)
+        return reach
+
+    def evaluate(self, sigma: Array, table: bool = False, precise: bool = True,
+                 reach_sigma: Array | None = None, revise: Revise | None = None) -> Passes:
+        """Forward and backward passes for ``sigma``; ``table`` also fills the loss tables.
+
+        ``precise=False`` carries the continuations in single precision (about twice as fast; the
+        values agree to about 1e-7): for the iterations, not for reported figures. ``reach_sigma``
+        (default ``sigma``) is the profile the forward pass uses: the beliefs behind the values.
+
+        ``revise(position, reach, cfv)``, if given, is called once each position's counterfactual
+        values are complete (from the dealer back to the eldest; a position's values depend only on
+        the earlier seats' play, through the reach, and on the later seats', through the
+        continuations); it may change that position's rows of ``sigma`` in place and returns
+        whether it did; the earlier positions' values then follow the revised play, exactly as if
+        ``evaluate`` had been called again (the reach stays the one computed first: with
+        ``revise``, pass a ``reach_sigma``, as the reach must not depend on the rows it changes).
+        """
+        if revise is not None and reach_sigma is None:
+            raise ValueError("evaluate(revise=...) needs a reach_sigma")
+        dtype = np.float64 if precise else np.float32
+        tree = self.tree
+        levels = tree.levels
+        rows = tree.total + len(tree.ends)
+        reach = self.reach(sigma if reach_sigma is None else reach_sigma)
         w = np.empty((rows, tree.width), dtype=dtype)
         w[tree.end:] = self._ends
         cfv = np.zeros(self.n_info * 2)
@@ -112,16 +127,19 @@ class Engine:
         n = tree.hand.players
         lives = np.zeros(n)
         losses = np.zeros(n)
+        sig_e = [self.sigma_edges(j, sigma) for j in range(n - 1)]
         # the dealer
         dealer = levels[-1]
         ids = slice(dealer.offset, dealer.offset + len(dealer.card))
         dec = dealer.info >= 0
-        pk = np.ones(len(dealer.card))
-        pk[dec] = sigma[dealer.info[dec], 0]
-        w[ids] = tree.dealer_w(pk, dtype)
         r = reach[ids]
         cfv += np.bincount(dealer.info[dec] * 2, r[dec] * tree.d_lkeep[dec], minlength=self.n_info * 2)
         cfv += np.bincount(dealer.info[dec] * 2 + 1, r[dec] * tree.d_lswap[dec], minlength=self.n_info * 2)
+        if revise is not None:
+            revise(n - 1, reach, cfv.reshape(-1, 2))
+        pk = np.ones(len(dealer.card))
+        pk[dec] = sigma[dealer.info[dec], 0]
+        w[ids] = tree.dealer_w(pk, dtype)
         if cfp is not None:
             at_info = dealer.info[dec] * 2
             cfp += np.bincount(at_info, r[dec] * tree.d_pkeep[dec], minlength=self.n_info * 2)
@@ -139,6 +157,9 @@ class Engine:
             rp = reach[level.offset + pre["seg_parent"]]
             cfv += np.bincount(info[dec] * 2 + pre["seg_action"][dec], rp[dec] * seg_loss[dec],
                                minlength=self.n_info * 2)
+            if revise is not None and revise(j, reach, cfv.reshape(-1, 2)):
+                s = sig_e[j] = self.sigma_edges(j, sigma)  # the continuations again, with the new play
+                self._backward(level, pre, s.astype(dtype), w, precise)
             if cfp is not None:
                 chance = self._coef_p[level.final, low] * at + dw
                 seg_chance = np.add.reduceat(chance, pre["seg_starts"])
@@ -195,12 +216,14 @@ class Engine:
                 chunk(bounds)
         return at, dw
 
-    def info_reach(self, passes: Passes) -> Array:
-        """The chance that each information set arises (its nodes' reach, summed)."""
+    def info_reach(self, passes: Passes | Array) -> Array:
+        """The chance that each information set arises (its nodes' reach, summed), from the passes
+        or the nodes' reach."""
+        reach = passes.reach if isinstance(passes, Passes) else passes
         out = np.zeros(self.n_info)
         for level in self.tree.levels:
             dec = level.info >= 0
-            r = passes.reach[level.offset:level.offset + len(level.card)]
+            r = reach[level.offset:level.offset + len(level.card)]
             out += np.bincount(level.info[dec], r[dec], minlength=self.n_info)
         return out
 

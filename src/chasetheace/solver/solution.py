@@ -327,19 +327,26 @@ def _refine(engine: Any, sigma: Any) -> Any:
     import numpy as np
 
     sigma = sigma.copy()
-    on_path = engine.info_reach(engine.evaluate(sigma, precise=False, reach_sigma=_pure(sigma)))
+    on_path = engine.info_reach(engine.reach(_pure(sigma)))
     for _ in range(REFINE_ROUNDS):  # beliefs depend on earlier seats' replies: again until settled
         changed = False
-        for position in range(engine.tree.hand.players - 1, -1, -1):
-            shaky = engine.evaluate(sigma, precise=False, reach_sigma=_tremble(sigma))
-            belief = engine.info_reach(shaky)
+
+        def revise(position: int, reach: Any, cfv: Any) -> bool:
+            # one pass does what a pass per position did: a position's reach depends only on the
+            # earlier seats (not yet revised in this round), its values on the later (revised)
+            nonlocal changed
+            belief = engine.info_reach(reach)
             off = np.flatnonzero((engine.owner == position) & (on_path < OFF_PATH * belief))
             if not len(off):
-                continue
-            keep = shaky.cfv[off, 0] <= shaky.cfv[off, 1]
+                return False
+            keep = cfv[off, 0] <= cfv[off, 1]
             changed = changed or bool(np.any(sigma[off, 0] != keep))
+            moved = bool(np.any(sigma[off, 0] != keep) or np.any(sigma[off, 1] != ~keep))
             sigma[off, 0] = keep
             sigma[off, 1] = ~keep
+            return moved
+
+        engine.evaluate(sigma, precise=False, reach_sigma=_tremble(sigma), revise=revise)
         if not changed:
             break
     return sigma
