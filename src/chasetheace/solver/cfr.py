@@ -83,8 +83,9 @@ class Engine:
         out[dec] = sigma[info[dec], act[dec]]
         return out
 
-    def reach(self, sigma: Array) -> Array:
-        """The forward pass: every node's reach (and the ends') when all seats play ``sigma``."""
+    def reach(self, sigma: Array, sig_e: list[Array] | None = None) -> Array:
+        """The forward pass: every node's reach (and the ends') when all seats play ``sigma``
+        (``sig_e``: its edge probabilities, if already at hand)."""
         tree = self.tree
         levels = tree.levels
         rows = tree.total + len(tree.ends)
@@ -92,7 +93,8 @@ class Engine:
         first = levels[0]
         reach[first.offset:first.offset + len(first.card)] = tree.reach0
         for j, level in enumerate(levels[:-1]):
-            flow = reach[level.offset + level.parent] * self.sigma_edges(j, sigma) * level.prob
+            s = self.sigma_edges(j, sigma) if sig_e is None else sig_e[j]
+            flow = reach[level.offset + level.parent] * s * level.prob
             lo = levels[j + 1].offset  # every child comes later in the tree
             reach[lo:] += np.bincount(level.child - lo, flow, minlength=rows - lo)
         return reach
@@ -115,37 +117,50 @@ class Engine:
         """
         if revise is not None and reach_sigma is None:
             raise ValueError("evaluate(revise=...) needs a reach_sigma")
+        return self.evaluate_beliefs(sigma, [reach_sigma], table=table, precise=precise, revise=revise)[0]
+
+    def evaluate_beliefs(self, sigma: Array, reach_sigmas: list[Array | None], table: bool = False,
+                         precise: bool = True, revise: Revise | None = None) -> list[Passes]:
+        """:meth:`evaluate` for one play ``sigma`` under several beliefs (``None``: ``sigma``), one
+        :class:`Passes` each: the backward pass, the costly part, is shared (with ``revise``, one
+        belief only)."""
         dtype = np.float64 if precise else np.float32
         tree = self.tree
         levels = tree.levels
         rows = tree.total + len(tree.ends)
-        reach = self.reach(sigma if reach_sigma is None else reach_sigma)
+        n = tree.hand.players
+        sig_e = [self.sigma_edges(j, sigma) for j in range(n - 1)]
+        reaches = [self.reach(sigma, sig_e) if rs is None else self.reach(rs) for rs in reach_sigmas]
+        if revise is not None and len(reaches) != 1:
+            raise ValueError("evaluate_beliefs(revise=...) takes one belief")
         w = np.empty((rows, tree.width), dtype=dtype)
         w[tree.end:] = self._ends
-        cfv = np.zeros(self.n_info * 2)
-        cfp = np.zeros(self.n_info * 2) if table else None
-        n = tree.hand.players
-        lives = np.zeros(n)
-        losses = np.zeros(n)
-        sig_e = [self.sigma_edges(j, sigma) for j in range(n - 1)]
+        m = self.n_info * 2
+        cfvs = [np.zeros(m) for _ in reaches]
+        cfps = [np.zeros(m) if table else None for _ in reaches]
+        lives = [np.zeros(n) for _ in reaches]
+        losses = [np.zeros(n) for _ in reaches]
         # the dealer
         dealer = levels[-1]
         ids = slice(dealer.offset, dealer.offset + len(dealer.card))
         dec = dealer.info >= 0
-        r = reach[ids]
-        cfv += np.bincount(dealer.info[dec] * 2, r[dec] * tree.d_lkeep[dec], minlength=self.n_info * 2)
-        cfv += np.bincount(dealer.info[dec] * 2 + 1, r[dec] * tree.d_lswap[dec], minlength=self.n_info * 2)
+        at_info = dealer.info[dec] * 2
+        for reach, cfv in zip(reaches, cfvs):
+            r = reach[ids]
+            cfv += np.bincount(at_info, r[dec] * tree.d_lkeep[dec], minlength=m)
+            cfv += np.bincount(at_info + 1, r[dec] * tree.d_lswap[dec], minlength=m)
         if revise is not None:
-            revise(n - 1, reach, cfv.reshape(-1, 2))
+            revise(n - 1, reaches[0], cfvs[0].reshape(-1, 2))
         pk = np.ones(len(dealer.card))
         pk[dec] = sigma[dealer.info[dec], 0]
         w[ids] = tree.dealer_w(pk, dtype)
-        if cfp is not None:
-            at_info = dealer.info[dec] * 2
-            cfp += np.bincount(at_info, r[dec] * tree.d_pkeep[dec], minlength=self.n_info * 2)
-            cfp += np.bincount(at_info + 1, r[dec] * tree.d_pswap[dec], minlength=self.n_info * 2)
-            lives[n - 1] = r @ (pk * tree.d_lkeep + (1 - pk) * tree.d_lswap)
-            losses[n - 1] = r @ (pk * tree.d_pkeep + (1 - pk) * tree.d_pswap)
+        if table:
+            for reach, cfp, life, loss_ in zip(reaches, cfps, lives, losses):
+                r = reach[ids]
+                cfp += np.bincount(at_info, r[dec] * tree.d_pkeep[dec], minlength=m)
+                cfp += np.bincount(at_info + 1, r[dec] * tree.d_pswap[dec], minlength=m)
+                life[n - 1] = r @ (pk * tree.d_lkeep + (1 - pk) * tree.d_lswap)
+                loss_[n - 1] = r @ (pk * tree.d_pkeep + (1 - pk) * tree.d_pswap)
         for j in range(n - 2, -1, -1):
             level, pre, s = levels[j], self._pre[j], sig_e[j]
             at, dw = self._backward(level, pre, s.astype(dtype), w, precise)
@@ -154,28 +169,34 @@ class Engine:
             seg_loss = np.add.reduceat(loss, pre["seg_starts"])
             info = level.info[pre["seg_parent"]]
             dec = pre["seg_action"] != AUTO
-            rp = reach[level.offset + pre["seg_parent"]]
-            cfv += np.bincount(info[dec] * 2 + pre["seg_action"][dec], rp[dec] * seg_loss[dec],
-                               minlength=self.n_info * 2)
-            if revise is not None and revise(j, reach, cfv.reshape(-1, 2)):
+            at_seg = info[dec] * 2 + pre["seg_action"][dec]
+            for reach, cfv in zip(reaches, cfvs):
+                rp = reach[level.offset + pre["seg_parent"]]
+                cfv += np.bincount(at_seg, rp[dec] * seg_loss[dec], minlength=m)
+            if revise is not None and revise(j, reaches[0], cfvs[0].reshape(-1, 2)):
                 s = sig_e[j] = self.sigma_edges(j, sigma)  # the continuations again, with the new play
                 self._backward(level, pre, s.astype(dtype), w, precise)
-            if cfp is not None:
-                chance = self._coef_p[level.final, low] * at + dw
-                seg_chance = np.add.reduceat(chance, pre["seg_starts"])
-                cfp += np.bincount(info[dec] * 2 + pre["seg_action"][dec], rp[dec] * seg_chance[dec],
-                                   minlength=self.n_info * 2)
+            if not table:
+                continue
+            chance = self._coef_p[level.final, low] * at + dw
+            seg_chance = np.add.reduceat(chance, pre["seg_starts"])
+            nb = pre["nb"]
+            if len(nb):
+                gp = w[level.child[nb]] * level.prob[nb, None]
+                rows_nb = np.arange(len(nb))
+                nb_l = pre["nb_coef_l"] * gp[rows_nb, pre["nb_idx"]] + gp[:, tree.dw]
+                nb_p = pre["nb_coef_p"] * gp[rows_nb, pre["nb_idx"]] + gp[:, tree.dw]
+            for reach, cfp, life, loss_ in zip(reaches, cfps, lives, losses):
+                rp = reach[level.offset + pre["seg_parent"]]
+                cfp += np.bincount(at_seg, rp[dec] * seg_chance[dec], minlength=m)
                 re = reach[level.offset + level.parent] * s
-                lives[j] += re @ loss
-                losses[j] += re @ chance
-                nb = pre["nb"]
+                life[j] += re @ loss
+                loss_[j] += re @ chance
                 if len(nb):
-                    gp = w[level.child[nb]] * level.prob[nb, None]
-                    rows_nb = np.arange(len(nb))
-                    lives[j + 1] += re[nb] @ (pre["nb_coef_l"] * gp[rows_nb, pre["nb_idx"]] + gp[:, tree.dw])
-                    losses[j + 1] += re[nb] @ (pre["nb_coef_p"] * gp[rows_nb, pre["nb_idx"]] + gp[:, tree.dw])
-        return Passes(reach, cfv.reshape(-1, 2), lives, losses,
-                      None if cfp is None else cfp.reshape(-1, 2))
+                    life[j + 1] += re[nb] @ nb_l
+                    loss_[j + 1] += re[nb] @ nb_p
+        return [Passes(reach, cfv.reshape(-1, 2), life, loss_, None if cfp is None else cfp.reshape(-1, 2))
+                for reach, cfv, cfp, life, loss_ in zip(reaches, cfvs, cfps, lives, losses)]
 
     def _backward(self, level: TurnLevel, pre: dict[str, Array], s: Array, w: Array,
                   precise: bool) -> tuple[Array, Array]:

@@ -290,10 +290,9 @@ def _tables(hand: Hand, engine: Any, sigma: Any, method: str, start: float, refi
             **extra: Any) -> Solution:
     if refine:
         sigma = _refine(engine, sigma)
-    passes = engine.evaluate(sigma, table=True)
+    passes, shaky = engine.evaluate_beliefs(sigma, [None, _tremble(sigma)], table=True)
     reach = engine.info_reach(passes)
     gains = engine.gains(sigma, passes.cfv)
-    shaky = engine.evaluate(sigma, table=True, reach_sigma=_tremble(sigma))
     belief = engine.info_reach(shaky)
     values = [(float(k / r), float(s / r)) if r > 0 else (0.0, 0.0)
               for (k, s), r in zip(shaky.cfv.tolist(), belief.tolist())]

@@ -425,10 +425,14 @@ class Tree:
         if self.hand.pairing:
             return (self.d_wswap + keep[:, None] * (self.d_wkeep - self.d_wswap)).astype(dtype, copy=False)
         out = np.empty((len(keep), self.width), dtype=dtype)
+        fast = dtype == np.float32
         for x, sel in enumerate(self._d_slices):
-            fast = dtype == np.float32
-            swap = self._d_swap32[sel] if fast else self._d_rest[sel] @ self._d_swap_w[x]
-            out[sel] = swap + keep[sel, None].astype(dtype) * (self._d_keep_w[x].astype(dtype) - swap)
+            # (a float matrix product: numpy's int8-by-float product does not use BLAS, 10x slower)
+            swap = self._d_swap32[sel] if fast else self._d_rest[sel].astype(dtype) @ self._d_swap_w[x]
+            part = out[sel]  # swap + keep * (kept - swap), in place: these rows are most of the tree
+            np.subtract(self._d_keep_w[x].astype(dtype)[None, :], swap, out=part)
+            part *= keep[sel, None].astype(dtype)
+            part += swap
         return out
 
     def _pairing_terminals(self, drawn: Array) -> None:
