@@ -137,7 +137,7 @@ class Engine:
         w[tree.end:] = self._ends
         m = self.n_info * 2
         cfvs = [np.zeros(m) for _ in reaches]
-        cfps = [np.zeros(m) if table else None for _ in reaches]
+        cfps: list[Array] = [np.zeros(m) if table else None for _ in reaches]
         lives = [np.zeros(n) for _ in reaches]
         losses = [np.zeros(n) for _ in reaches]
         # the dealer
