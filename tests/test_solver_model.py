@@ -107,3 +107,73 @@ def test_kings_jerk_patterns_sum_to_one() -> None:
     patterns = hand.jerk_patterns()
     assert sum(p for _, p in patterns) == 1
     assert all(sum(pattern) <= 2 for pattern, _ in patterns)  # the small pack has two kings
+
+
+@pytest.mark.parametrize("changes", VARIANTS)
+def test_numpy_and_compiled_passes_agree(changes: dict[str, object]) -> None:
+    pytest.importorskip("numba")
+    rules = Rules().replace(**changes)
+    hand = Hand(rules, 4, SMALL_NO_BLOCKER if rules.blocker == "none" else SMALL)
+    tree = Tree(hand)
+    plain, compiled = Engine(tree, compiled=False), Engine(tree, compiled=True)
+    assert not plain.compiled and compiled.compiled
+    sigma = _random_profile(tree, 7)
+    for precise, tol in ((True, 1e-12), (False, 1e-6)):
+        a = plain.evaluate(sigma, table=True, precise=precise)
+        b = compiled.evaluate(sigma, table=True, precise=precise)
+        for x, y in ((a.cfv, b.cfv), (a.cfp, b.cfp), (a.lives, b.lives), (a.losses, b.losses)):
+            assert np.abs(x - y).max() <= tol
+        assert np.array_equal(a.reach, b.reach)
+
+
+def test_one_pass_under_several_beliefs_equals_a_pass_each() -> None:
+    tree = Tree(Hand(Rules(), 4, SMALL))
+    engine = Engine(tree)
+    sigma, other = _random_profile(tree, 1), _random_profile(tree, 2)
+    both = engine.evaluate_beliefs(sigma, [None, other], table=True)
+    for passes, belief in zip(both, [sigma, other]):
+        alone = engine.evaluate(sigma, table=True, reach_sigma=belief)
+        assert np.array_equal(passes.reach, alone.reach)
+        for x, y in ((passes.cfv, alone.cfv), (passes.cfp, alone.cfp), (passes.lives, alone.lives),
+                     (passes.losses, alone.losses)):
+            assert np.abs(x - y).max() <= 1e-15
+
+
+def test_revising_in_one_pass_equals_a_pass_per_position() -> None:
+    """Each position's best reply, from the dealer back, in one pass as in one pass per position."""
+    tree = Tree(Hand(Rules(), 4, SMALL))
+    engine = Engine(tree)
+    start, belief = _random_profile(tree, 3), _random_profile(tree, 4)
+    slow = start.copy()
+    for position in range(3, -1, -1):
+        cfv = engine.evaluate(slow, reach_sigma=belief).cfv
+        mine = engine.owner == position
+        keep = cfv[mine, 0] <= cfv[mine, 1]
+        slow[mine] = np.c_[keep, ~keep]
+    fast = start.copy()
+    seen = []
+
+    def revise(position: int, reach: np.ndarray, cfv: np.ndarray) -> bool:
+        seen.append(position)
+        mine = engine.owner == position
+        keep = cfv[mine, 0] <= cfv[mine, 1]
+        fast[mine] = np.c_[keep, ~keep]
+        return True
+
+    engine.evaluate(fast, reach_sigma=belief, revise=revise)
+    assert seen == [3, 2, 1, 0]
+    assert np.array_equal(fast, slow)
+    assert not np.array_equal(fast, start)
+
+
+def test_compiled_passes_without_numba_are_one_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    from chasetheace.solver import cfr
+
+    monkeypatch.setattr(cfr, "backward_nodes", None)
+    tree = Tree(Hand(Rules(), 3, SMALL))
+    with pytest.raises(ValueError, match="numba"):
+        Engine(tree, compiled=True)
+    engine = Engine(tree)  # without numba the numpy passes are used
+    assert not engine.compiled
+    sigma = _random_profile(tree, 5)
+    assert engine.evaluate(sigma).cfv.shape == (len(tree.infosets), 2)

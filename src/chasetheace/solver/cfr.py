@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 from scipy.sparse import csr_matrix
 
+from .kernels import backward_nodes
 from .tree import AUTO, Tree, TurnLevel
 
 __all__ = ["Engine", "Progress", "run_cfr"]
@@ -39,9 +40,14 @@ class Passes:
 class Engine:
     """Evaluates strategy profiles (``sigma[infoset] = (keep, swap)``) on a :class:`Tree`."""
 
-    def __init__(self, tree: Tree, workers: int = 1) -> None:
+    def __init__(self, tree: Tree, workers: int = 1, compiled: bool | None = None) -> None:
+        """``compiled``: run the backward pass with the compiled loop of :mod:`.kernels` (needs
+        numba; default: where numba is installed), else with numpy."""
         if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
             raise ValueError(f"bad workers {workers!r}: an integer >= 1")
+        if compiled and backward_nodes is None:
+            raise ValueError("compiled passes need numba: pip install 'chase-the-ace[fast]'")
+        self.compiled = backward_nodes is not None if compiled is None else compiled
         self.tree = tree
         self.workers = workers
         self._pool: ThreadPoolExecutor | None = ThreadPoolExecutor(workers) if workers > 1 else None
@@ -56,7 +62,13 @@ class Engine:
         self._both = (mask[:, None, :] * mask[None, :tree.kinds, :])  # [block, final] -> factor
         self._both32 = self._both.astype(np.float32)
         self._pre = []
+        self._w32: Array = None  # the single-precision continuations, kept from one pass to the next
+        self._cell = []  # per level, each edge's cell of the strategy (2 * infoset + action, or the 1)
         for level in tree.levels[:-1]:
+            cell = np.full(len(level.action), self.n_info * 2, dtype=np.int32)
+            dec = np.flatnonzero(level.action != AUTO)
+            cell[dec] = level.info[level.parent[dec]] * 2 + level.action[dec]
+            self._cell.append(cell)
             e_parent, e_block = level.parent, level.blocked
             counts = np.bincount(e_parent, minlength=len(level.card))
             # the blocked neighbour's loss (for the loss table only)
@@ -75,13 +87,11 @@ class Engine:
 
     def sigma_edges(self, level_index: int, sigma: Array) -> Array:
         """The acting seat's probability of each edge's action (1 for automatic turns)."""
-        level = self.tree.levels[level_index]
-        info = level.info[level.parent]
-        act = level.action
-        out = np.ones(len(act))
-        dec = act != AUTO
-        out[dec] = sigma[info[dec], act[dec]]
-        return out
+        # one gather from the strategy's cells followed by a 1 (the automatic turns' cell)
+        cells = np.empty(self.n_info * 2 + 1)
+        cells[:-1] = np.asarray(sigma, dtype=float).reshape(-1)
+        cells[-1] = 1.0
+        return cells[self._cell[level_index]]
 
     def reach(self, sigma: Array, sig_e: list[Array] | None = None) -> Array:
         """The forward pass: every node's reach (and the ends') when all seats play ``sigma``
@@ -133,7 +143,13 @@ class Engine:
         reaches = [self.reach(sigma, sig_e) if rs is None else self.reach(rs) for rs in reach_sigmas]
         if revise is not None and len(reaches) != 1:
             raise ValueError("evaluate_beliefs(revise=...) takes one belief")
-        w = np.empty((rows, tree.width), dtype=dtype)
+        if precise:
+            self._w32 = None  # room for the double-precision pass
+            w = np.empty((rows, tree.width), dtype=dtype)
+        else:  # every row is rewritten: the array is reused (a fresh one costs its page faults each time)
+            if self._w32 is None:
+                self._w32 = np.empty((rows, tree.width), dtype=dtype)
+            w = self._w32
         w[tree.end:] = self._ends
         m = self.n_info * 2
         cfvs = [np.zeros(m) for _ in reaches]
@@ -153,7 +169,7 @@ class Engine:
             revise(n - 1, reaches[0], cfvs[0].reshape(-1, 2))
         pk = np.ones(len(dealer.card))
         pk[dec] = sigma[dealer.info[dec], 0]
-        w[ids] = tree.dealer_w(pk, dtype)
+        tree.dealer_w(pk, dtype, out=w[ids])
         if table:
             for reach, cfp, life, loss_ in zip(reaches, cfps, lives, losses):
                 r = reach[ids]
@@ -209,6 +225,12 @@ class Engine:
 
         shift, k = tree.hand.shift, tree.kinds
 
+        def compiled(bounds: tuple[int, int]) -> None:
+            assert backward_nodes is not None
+            backward_nodes(bounds[0], bounds[1], level.offset, indptr, level.child, level.prob, level.final,
+                           level.blocked, s, w, shift, k, tree.dw, self._mask,
+                           self._both if precise else self._both32, at, dw)
+
         def chunk(bounds: tuple[int, int]) -> None:
             p0, p1 = bounds
             e0, e1 = int(indptr[p0]), int(indptr[p1])
@@ -230,11 +252,14 @@ class Engine:
 
         # chunks write disjoint nodes and read only later levels: threads may share them
         # (numpy and scipy release the GIL in these loops)
+        work = compiled if self.compiled else chunk
         if self._pool is not None and len(pre["chunks"]) > 1:
-            list(self._pool.map(chunk, pre["chunks"]))
+            list(self._pool.map(work, pre["chunks"]))
+        elif self.compiled:
+            work((0, len(indptr) - 1))
         else:
             for bounds in pre["chunks"]:
-                chunk(bounds)
+                work(bounds)
         return at, dw
 
     def info_reach(self, passes: Passes | Array) -> Array:
