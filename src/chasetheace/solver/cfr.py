@@ -8,6 +8,7 @@ best response is a per-information-set choice. One forward pass (reach) and one 
 
 from __future__ import annotations
 
+import itertools
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -17,7 +18,7 @@ from typing import Any
 import numpy as np
 from scipy.sparse import csr_matrix
 
-from .kernels import backward_nodes
+from .kernels import backward_nodes, forward_edges
 from .tree import AUTO, Tree, TurnLevel
 
 __all__ = ["Engine", "Progress", "run_cfr"]
@@ -41,13 +42,14 @@ class Engine:
     """Evaluates strategy profiles (``sigma[infoset] = (keep, swap)``) on a :class:`Tree`."""
 
     def __init__(self, tree: Tree, workers: int = 1, compiled: bool | None = None) -> None:
-        """``compiled``: run the backward pass with the compiled loop of :mod:`.kernels` (needs
+        """``compiled``: run the passes with the compiled loops of :mod:`.kernels` (needs
         numba; default: where numba is installed), else with numpy."""
         if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
             raise ValueError(f"bad workers {workers!r}: an integer >= 1")
-        if compiled and backward_nodes is None:
+        if compiled and (backward_nodes is None or forward_edges is None):
             raise ValueError("compiled passes need numba: pip install 'chase-the-ace[fast]'")
-        self.compiled = backward_nodes is not None if compiled is None else compiled
+        available = backward_nodes is not None and forward_edges is not None
+        self.compiled = available if compiled is None else compiled
         self.tree = tree
         self.workers = workers
         self._pool: ThreadPoolExecutor | None = ThreadPoolExecutor(workers) if workers > 1 else None
@@ -80,6 +82,7 @@ class Engine:
                 chunks=_chunks(counts),
                 indptr=np.r_[0, np.cumsum(counts)],
                 seg_starts=starts, seg_parent=e_parent[starts], seg_action=level.action[starts],
+                blocks=_blocks(starts, len(e_parent)),
                 nb=nb, nb_idx=e_block[nb].astype(np.intp) + hand.shift,
                 nb_coef_l=before[e_block[nb], nb_low] * lives[e_block[nb]],
                 nb_coef_p=before[e_block[nb], nb_low],
@@ -104,6 +107,10 @@ class Engine:
         reach[first.offset:first.offset + len(first.card)] = tree.reach0
         for j, level in enumerate(levels[:-1]):
             s = self.sigma_edges(j, sigma) if sig_e is None else sig_e[j]
+            if self.compiled:
+                assert forward_edges is not None
+                forward_edges(level.offset, level.parent, level.child, s, level.prob, reach)
+                continue
             flow = reach[level.offset + level.parent] * s * level.prob
             lo = levels[j + 1].offset  # every child comes later in the tree
             reach[lo:] += np.bincount(level.child - lo, flow, minlength=rows - lo)
@@ -180,37 +187,47 @@ class Engine:
         for j in range(n - 2, -1, -1):
             level, pre, s = levels[j], self._pre[j], sig_e[j]
             at, dw = self._backward(level, pre, s.astype(dtype), w, precise)
-            low = level.low[level.parent]
-            loss = self._coef_l[level.final, low] * at + dw
-            seg_loss = np.add.reduceat(loss, pre["seg_starts"])
-            info = level.info[pre["seg_parent"]]
-            dec = pre["seg_action"] != AUTO
-            at_seg = info[dec] * 2 + pre["seg_action"][dec]
-            for reach, cfv in zip(reaches, cfvs):
-                rp = reach[level.offset + pre["seg_parent"]]
-                cfv += np.bincount(at_seg, rp[dec] * seg_loss[dec], minlength=m)
+            # per edge the lives lost, summed per node and action; in blocks of whole segments, as
+            # the temporaries of a whole level are large (20 M edges at 6 players)
+            for e0, e1, s0, s1 in pre["blocks"]:
+                low = level.low[level.parent[e0:e1]]
+                loss = self._coef_l[level.final[e0:e1], low] * at[e0:e1] + dw[e0:e1]
+                seg_loss = np.add.reduceat(loss, pre["seg_starts"][s0:s1] - e0)
+                parent, action = pre["seg_parent"][s0:s1], pre["seg_action"][s0:s1]
+                dec = np.flatnonzero(action != AUTO)
+                at_seg = level.info[parent[dec]] * 2 + action[dec]
+                for reach, cfv in zip(reaches, cfvs):
+                    rp = reach[level.offset + parent[dec]]
+                    cfv += np.bincount(at_seg, rp * seg_loss[dec], minlength=m)
             if revise is not None and revise(j, reaches[0], cfvs[0].reshape(-1, 2)):
                 s = sig_e[j] = self.sigma_edges(j, sigma)  # the continuations again, with the new play
                 self._backward(level, pre, s.astype(dtype), w, precise)
             if not table:
                 continue
-            chance = self._coef_p[level.final, low] * at + dw
-            seg_chance = np.add.reduceat(chance, pre["seg_starts"])
+            for e0, e1, s0, s1 in pre["blocks"]:
+                low = level.low[level.parent[e0:e1]]
+                loss = self._coef_l[level.final[e0:e1], low] * at[e0:e1] + dw[e0:e1]
+                chance = self._coef_p[level.final[e0:e1], low] * at[e0:e1] + dw[e0:e1]
+                seg_chance = np.add.reduceat(chance, pre["seg_starts"][s0:s1] - e0)
+                parent, action = pre["seg_parent"][s0:s1], pre["seg_action"][s0:s1]
+                dec = np.flatnonzero(action != AUTO)
+                at_seg = level.info[parent[dec]] * 2 + action[dec]
+                for reach, cfp, life, loss_ in zip(reaches, cfps, lives, losses):
+                    rp = reach[level.offset + parent[dec]]
+                    cfp += np.bincount(at_seg, rp * seg_chance[dec], minlength=m)
+                    re = reach[level.offset + level.parent[e0:e1]] * s[e0:e1]
+                    life[j] += re @ loss
+                    loss_[j] += re @ chance
             nb = pre["nb"]
-            if len(nb):
+            if len(nb):  # the blocked neighbour's loss
                 gp = w[level.child[nb]] * level.prob[nb, None]
                 rows_nb = np.arange(len(nb))
                 nb_l = pre["nb_coef_l"] * gp[rows_nb, pre["nb_idx"]] + gp[:, tree.dw]
                 nb_p = pre["nb_coef_p"] * gp[rows_nb, pre["nb_idx"]] + gp[:, tree.dw]
-            for reach, cfp, life, loss_ in zip(reaches, cfps, lives, losses):
-                rp = reach[level.offset + pre["seg_parent"]]
-                cfp += np.bincount(at_seg, rp[dec] * seg_chance[dec], minlength=m)
-                re = reach[level.offset + level.parent] * s
-                life[j] += re @ loss
-                loss_[j] += re @ chance
-                if len(nb):
-                    life[j + 1] += re[nb] @ nb_l
-                    loss_[j + 1] += re[nb] @ nb_p
+                for reach, life, loss_ in zip(reaches, lives, losses):
+                    re = reach[level.offset + level.parent[nb]] * s[nb]
+                    life[j + 1] += re @ nb_l
+                    loss_[j + 1] += re @ nb_p
         return [Passes(reach, cfv.reshape(-1, 2), life, loss_, None if cfp is None else cfp.reshape(-1, 2))
                 for reach, cfv, cfp, life, loss_ in zip(reaches, cfvs, cfps, lives, losses)]
 
@@ -292,6 +309,17 @@ def _chunks(counts: Array) -> list[tuple[int, int]]:
         total += c
     out.append((start, len(counts)))
     return out
+
+
+BLOCK = 1 << 21  # edges per block of the per-edge values: bounds the temporaries of a large level
+
+
+def _blocks(starts: Array, edges: int) -> list[tuple[int, int, int, int]]:
+    """Ranges of whole segments (``starts``: where each begins) of about BLOCK edges each:
+    ``(first edge, end edge, first segment, end segment)``."""
+    cuts = [*np.unique(np.searchsorted(starts, np.arange(0, edges, BLOCK))).tolist(), len(starts)]
+    return [(int(starts[a]), int(starts[b]) if b < len(starts) else edges, a, b)
+            for a, b in itertools.pairwise(cuts) if a < b]
 
 
 def _starts(keys: Array) -> Array:

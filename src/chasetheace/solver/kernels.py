@@ -1,9 +1,10 @@
 """Compiled loops for the exact tree's passes, used when numba (extra ``[fast]``) is installed.
 
-The numpy passes of :mod:`.cfr` gather every edge's child continuation into a temporary array,
-scale it and sum it per node with a sparse product: three passes over arrays of tens of millions of
-rows at 6 players. The loop here does it in one pass without temporaries. Without numba the solver
-uses the numpy passes: the results agree to rounding (the sums are taken in another order).
+The numpy passes of :mod:`.cfr` sum the forward flows with ``bincount``, and for the backward
+pass gather every edge's child continuation into a temporary array, scale it and sum it per node
+with a sparse product: several passes over arrays of tens of millions of rows at 6 players. The
+loops here do each in one pass without temporaries. Without numba the solver uses the numpy
+passes: the results agree to rounding (the sums are taken in another order).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["backward_nodes", "compiled"]
+__all__ = ["backward_nodes", "compiled", "forward_edges"]
 
 
 def _backward_nodes(p0: int, p1: int, offset: int, indptr: Any, child: Any, prob: Any, final: Any,
@@ -39,22 +40,32 @@ def _backward_nodes(p0: int, p1: int, offset: int, indptr: Any, child: Any, prob
             w[offset + p, i] = acc[i]
 
 
-def _compile() -> Callable[..., None] | None:
+def _forward_edges(offset: int, parent: Any, child: Any, s: Any, prob: Any,
+                   reach: Any) -> None:  # pragma: no cover - compiled by numba
+    for e in range(len(parent)):
+        reach[child[e]] += reach[offset + parent[e]] * s[e] * prob[e]
+
+
+def _compile(fn: Callable[..., None]) -> Callable[..., None] | None:
     try:
         from numba import njit
     except ImportError:
         return None
     try:
-        return njit(cache=True, nogil=True)(_backward_nodes)
+        return njit(cache=True, nogil=True)(fn)
     except RuntimeError:  # no writable cache folder: compile on each run instead
-        return njit(nogil=True)(_backward_nodes)
+        return njit(nogil=True)(fn)
 
 
-backward_nodes = _compile()
+backward_nodes = _compile(_backward_nodes)
 """``backward_nodes(p0, p1, offset, indptr, child, prob, final, blocked, s, w, shift, kinds, dw_col,
 mask, both, at, dw)``: the continuations ``w`` of a level's nodes ``p0..p1`` from their edges
 (``indptr``), and per edge the gathered loss column ``at`` and the dealer-wins column ``dw``; None
 without numba. It releases the GIL: threads may run disjoint node ranges at once."""
+
+forward_edges = _compile(_forward_edges)
+"""``forward_edges(offset, parent, child, s, prob, reach)``: adds each edge's flow (its parent's
+reach times ``s`` times ``prob``) to its child's reach; None without numba."""
 
 
 def compiled() -> bool:
