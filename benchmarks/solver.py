@@ -6,8 +6,10 @@
     python benchmarks/solver.py --openspiel-seconds 300
 
 Part 1 runs every configuration in a process of its own and prints its wall-clock and CPU seconds
-(the CPU figure is the one to compare on a busy machine), its peak memory (resident set), the
-iterations, the tree's size, and the NashConv in lives per hand, saying how it was measured:
+(the CPU figure is the one to compare on a busy machine; the load average before the run is
+printed beside them), its peak memory (resident set), the iterations, and the NashConv in lives
+per hand, saying how it was measured. The passes over the exact tree are compiled where numba
+(extra ``[fast]``) is installed, numpy otherwise (the header says which):
 
 - ``dcfr`` (2 to 6 players): discounted CFR on the exact tree (true card removal), building the tree
   included, until the NashConv of the average strategy is <= 1e-4 (checked every 5 iterations); at
@@ -31,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import subprocess
 import sys
@@ -39,6 +42,7 @@ import time
 import chasetheace as cta
 from chasetheace.solver.cfr import Engine, run_cfr
 from chasetheace.solver.hand import Deck, Hand
+from chasetheace.solver.kernels import compiled
 from chasetheace.solver.tree import Tree
 
 TARGET = 1e-4
@@ -67,14 +71,17 @@ def child(n: int, method: str, workers: int, measure_7: bool) -> None:
 
 def part1(counts: list[int], workers: int, measure_7: bool) -> None:
     print(f"Part 1: standard rules, one hand, to NashConv <= {TARGET:g} lives; {workers} worker thread(s)")
+    print(f"numba {'installed: compiled passes' if compiled() else 'missing: numpy passes'}; load average "
+          "(1 min) before each run: other work on the machine slows the wall clock, less the CPU figure")
     print(f"{'players':>7} {'method':>6} {'wall s':>8} {'CPU s':>8} {'peak GB':>7} {'iters':>5} "
-          f"{'NashConv':>10}  measured by")
+          f"{'NashConv':>10} {'load':>5}  measured by")
     for n in counts:
         methods = ["dcfr"] if n <= 5 else ["dcfr", "iid"] if n == 6 else ["iid"]
         for method in methods:
             if n > cta.solver.solution.MAX_IID_PLAYERS and method == "iid":
                 print(f"{n:>7} {method:>6} beyond {cta.solver.solution.MAX_IID_PLAYERS} players: not run")
                 continue
+            load = os.getloadavg()[0]
             cmd = [sys.executable, __file__, "--child", str(n), method, str(workers)]
             if measure_7:
                 cmd.append("--measure-7")
@@ -86,7 +93,8 @@ def part1(counts: list[int], workers: int, measure_7: bool) -> None:
             how = {"exact": "exact best response in the true game",
                    "abstract": "exact in the hand without card removal only (true game not measured)"}
             print(f"{n:>7} {method:>6} {r['seconds']:8.1f} {r['cpu']:8.1f} {r['peak_gb']:7.2f} "
-                  f"{r['iterations']:5d} {r['nash_conv']:10.2e}  {how[r['measured']]}", flush=True)
+                  f"{r['iterations']:5d} {r['nash_conv']:10.2e} {load:5.2f}  {how[r['measured']]}",
+                  flush=True)
 
 
 def part2(players: int, budget: float, vanilla: bool) -> None:
