@@ -349,7 +349,8 @@ def run_cfr(engine: Engine, *, iterations: int = 1000, tolerance: float = 1e-4, 
     ``warm`` (a strategy, e.g. solved on a smaller model) starts the run as if it had been played
     for ``warm_iterations`` iterations: the regrets favour its actions by the gaps it meets here,
     and the average holds it with that weight (the iterations counted in the progress record
-    include those ``warm_iterations``). Returns the average strategy and the progress record.
+    include those ``warm_iterations``); with ``warm_iterations=0`` it is only the first iterate
+    (the regrets start at zero). Returns the average strategy and the progress record.
     """
     if method not in ("cfr+", "dcfr", "pcfr+"):
         raise ValueError(f"unknown method {method!r}: allowed cfr+, dcfr, pcfr+")
@@ -361,7 +362,9 @@ def run_cfr(engine: Engine, *, iterations: int = 1000, tolerance: float = 1e-4, 
     progress = Progress()
     alpha, beta, gamma = 1.5, 0.0, 2.0
     first = 1
-    if warm is not None:
+    if warm is not None and not warm_iterations:  # the first iterate only
+        sigma = np.asarray(warm, dtype=float)
+    elif warm is not None:
         sigma = np.asarray(warm, dtype=float)
         cfv = engine.evaluate(sigma, precise=False).cfv
         gap = np.abs(cfv[:, 0] - cfv[:, 1])[:, None]

@@ -30,6 +30,8 @@ while); above, the figures are those of the method (sampled estimates, or exact 
 without card removal)."""
 WARM_PLAYERS = 6
 """From this many players CFR on the exact tree starts from the strategy solved without card removal."""
+WARM_ITERATIONS = 0
+"""The weight of the warm start, in iterations (0: it is CFR's first iterate, nothing more)."""
 MAX_IID_PLAYERS = 9
 """The most players for method ``iid`` (the hand without card removal: 9 players, 4 M nodes)."""
 AUTO_IID_PLAYERS = 9
@@ -355,7 +357,7 @@ def _from_cfr(hand: Hand, method: str, iterations: int, tolerance: float, check_
               start: float, workers: int, progress: Callable[[str], None] | None = None,
               on_check: Callable[[Any], None] | None = None) -> Solution:
     """CFR on the exact tree; from :data:`WARM_PLAYERS` players it starts from the strategy solved
-    without card removal (about half the iterations at 6 players)."""
+    without card removal, as CFR's first iterate (see :data:`WARM_ITERATIONS`)."""
     import numpy as np
 
     from .cfr import Engine, Progress, run_cfr
@@ -381,8 +383,11 @@ def _from_cfr(hand: Hand, method: str, iterations: int, tolerance: float, check_
         if on_check is not None:
             on_check(p)
 
+    # the warm strategy is the first iterate only: measured at 6 players, giving it the weight of
+    # 10 iterations took 30 iterations to NashConv 9.3e-5, as the first iterate 5 to 3.2e-5
     sigma, record = run_cfr(engine, iterations=iterations, tolerance=tolerance, method=method,
-                            check_every=check_every, start=start, callback=report, warm=warm)
+                            check_every=check_every, start=start, callback=report, warm=warm,
+                            warm_iterations=WARM_ITERATIONS)
     return _tables(hand, engine, sigma, method, start, iterations=record.iterations,
                    trace=record.trace)
 
