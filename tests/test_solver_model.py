@@ -167,10 +167,11 @@ def test_revising_in_one_pass_equals_a_pass_per_position() -> None:
 
 
 def test_compiled_passes_without_numba_are_one_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    from chasetheace.solver import cfr
+    from chasetheace.solver import cfr, kernels
 
-    monkeypatch.setattr(cfr, "backward_nodes", None)
-    monkeypatch.setattr(cfr, "forward_edges", None)
+    for name in ("backward_nodes", "forward_edges", "dealer_rows"):
+        monkeypatch.setattr(kernels, name, None)
+        monkeypatch.setattr(cfr, name, None, raising=False)
     tree = Tree(Hand(Rules(), 3, SMALL))
     with pytest.raises(ValueError, match="numba"):
         Engine(tree, compiled=True)

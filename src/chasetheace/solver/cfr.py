@@ -19,6 +19,7 @@ import numpy as np
 from scipy.sparse import csr_matrix
 
 from .kernels import backward_nodes, forward_edges
+from .kernels import compiled as compiled_loops
 from .tree import AUTO, Tree, TurnLevel
 
 __all__ = ["Engine", "Progress", "run_cfr"]
@@ -46,10 +47,9 @@ class Engine:
         numba; default: where numba is installed), else with numpy."""
         if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
             raise ValueError(f"bad workers {workers!r}: an integer >= 1")
-        if compiled and (backward_nodes is None or forward_edges is None):
+        if compiled and not compiled_loops():
             raise ValueError("compiled passes need numba: pip install 'chase-the-ace[fast]'")
-        available = backward_nodes is not None and forward_edges is not None
-        self.compiled = available if compiled is None else compiled
+        self.compiled = compiled_loops() if compiled is None else compiled
         self.tree = tree
         self.workers = workers
         self._pool: ThreadPoolExecutor | None = ThreadPoolExecutor(workers) if workers > 1 else None
@@ -176,7 +176,7 @@ class Engine:
             revise(n - 1, reaches[0], cfvs[0].reshape(-1, 2))
         pk = np.ones(len(dealer.card))
         pk[dec] = sigma[dealer.info[dec], 0]
-        tree.dealer_w(pk, dtype, out=w[ids])
+        tree.dealer_w(pk, dtype, out=w[ids], compiled=self.compiled)
         if table:
             for reach, cfp, life, loss_ in zip(reaches, cfps, lives, losses):
                 r = reach[ids]

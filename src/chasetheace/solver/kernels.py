@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["backward_nodes", "compiled", "forward_edges"]
+__all__ = ["backward_nodes", "compiled", "dealer_rows", "forward_edges"]
 
 
 def _backward_nodes(p0: int, p1: int, offset: int, indptr: Any, child: Any, prob: Any, final: Any,
@@ -46,6 +46,23 @@ def _forward_edges(offset: int, parent: Any, child: Any, s: Any, prob: Any,
         reach[child[e]] += reach[offset + parent[e]] * s[e] * prob[e]
 
 
+def _dealer_rows(bounds: Any, keep: Any, rest: Any, swap32: Any, swap_w: Any, keep_w: Any,
+                 precise: bool, out: Any) -> None:  # pragma: no cover - compiled by numba
+    width = out.shape[1]
+    kinds = rest.shape[1]
+    for x in range(len(bounds) - 1):
+        for i in range(bounds[x], bounds[x + 1]):
+            kp = keep[i]
+            for v in range(width):
+                if precise:
+                    acc = 0.0
+                    for st in range(kinds):
+                        acc += rest[i, st] * swap_w[x, st, v]
+                else:
+                    acc = swap32[i, v]
+                out[i, v] = acc + kp * (keep_w[x, v] - acc)
+
+
 def _compile(fn: Callable[..., None]) -> Callable[..., None] | None:
     try:
         from numba import njit
@@ -67,7 +84,11 @@ forward_edges = _compile(_forward_edges)
 """``forward_edges(offset, parent, child, s, prob, reach)``: adds each edge's flow (its parent's
 reach times ``s`` times ``prob``) to its child's reach; None without numba."""
 
+dealer_rows = _compile(_dealer_rows)
+"""``dealer_rows(bounds, keep, rest, swap32, swap_w, keep_w, precise, out)``: the dealer's
+continuations (see :meth:`.tree.Tree.dealer_w`); None without numba."""
+
 
 def compiled() -> bool:
     """Whether the compiled loops are available (numba is installed)."""
-    return backward_nodes is not None
+    return backward_nodes is not None and forward_edges is not None and dealer_rows is not None

@@ -420,15 +420,26 @@ class Tree:
         self._d_keep_w = mask * end                 # [card] -> continuation after keeping
         self._d_swap_w = out_w / stock              # [card, drawn] -> continuation per stock card
 
-    def dealer_w(self, keep: Array, dtype: Any = np.float64, out: Array | None = None) -> Array:
+    def dealer_w(self, keep: Array, dtype: Any = np.float64, out: Array | None = None,
+                 compiled: bool = False) -> Array:
         """The continuation of every dealer node when the dealer keeps with probability ``keep``
-        (written into ``out`` if given)."""
+        (written into ``out`` if given; ``compiled``: by the loop of :mod:`.kernels`, which needs
+        numba)."""
         if out is None:
             out = np.empty((len(keep), self.width), dtype=dtype)
         if self.hand.pairing:
             out[:] = self.d_wswap + keep[:, None] * (self.d_wkeep - self.d_wswap)
             return out
         fast = dtype == np.float32
+        if compiled:
+            from .kernels import dealer_rows
+
+            if dealer_rows is None:
+                raise ValueError("compiled passes need numba: pip install 'chase-the-ace[fast]'")
+            bounds = np.array([s.start for s in self._d_slices] + [len(keep)], dtype=np.int64)
+            dealer_rows(bounds, keep, self._d_rest, self._d_swap32, self._d_swap_w, self._d_keep_w,
+                        not fast, out)
+            return out
         for x, sel in enumerate(self._d_slices):
             # (a float matrix product: numpy's int8-by-float product does not use BLAS, about 2x slower)
             swap = self._d_swap32[sel] if fast else self._d_rest[sel].astype(dtype) @ self._d_swap_w[x]
