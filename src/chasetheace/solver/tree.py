@@ -408,17 +408,24 @@ class Tree:
         bounds = np.searchsorted(card, np.arange(k + 1))  # the nodes come sorted by card
         self._d_slices = [slice(int(bounds[x]), int(bounds[x + 1])) for x in range(k)]
         swap32 = np.empty((len(card), self.width), dtype=np.float32)
+        self._d_keep_w = mask * end                 # [card] -> continuation after keeping
+        self._d_swap_w = out_w / stock              # [card, drawn] -> continuation per stock card
+        from .kernels import dealer_rows
+
         for x, sel in enumerate(self._d_slices):
             prob = rest[sel] / stock
             lv[sel] = np.einsum("ns,ns->n", prob, out_l[x][:, low[sel]].T)
             pl[sel] = np.einsum("ns,ns->n", prob, out_p[x][:, low[sel]].T)
-            swap32[sel] = prob @ out_w[x]
+            if dealer_rows is None:
+                swap32[sel] = prob @ out_w[x]
+        if dealer_rows is not None:  # the same product, compiled: the dealer's rows after swapping
+            bounds = np.array([s.start for s in self._d_slices] + [len(card)], dtype=np.int64)
+            dealer_rows(bounds, np.zeros(len(card)), rest, swap32, self._d_swap_w, self._d_keep_w, True,
+                        swap32)
         self.d_lswap, self.d_pswap = lv, pl
         # the dealer's continuation after swapping is linear in the stock left: kept in single
         # precision for the iterations, recomputed in double for reported figures (``dealer_w``)
         self._d_rest, self._d_swap32 = rest, swap32
-        self._d_keep_w = mask * end                 # [card] -> continuation after keeping
-        self._d_swap_w = out_w / stock              # [card, drawn] -> continuation per stock card
 
     def dealer_w(self, keep: Array, dtype: Any = np.float64, out: Array | None = None,
                  compiled: bool = False) -> Array:
