@@ -193,3 +193,16 @@ def test_values_taken_in_blocks_equal_the_whole(monkeypatch: pytest.MonkeyPatch)
     a, b = whole.evaluate(sigma, table=True), blocks.evaluate(sigma, table=True)
     for x, y in ((a.cfv, b.cfv), (a.cfp, b.cfp), (a.lives, b.lives), (a.losses, b.losses)):
         assert np.abs(x - y).max() <= 1e-12
+
+
+def test_the_numpy_passes_can_be_asked_for() -> None:
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    src = str(Path(__file__).resolve().parents[1] / "src")
+    env = {**os.environ, "CHASETHEACE_NUMBA": "0", "PYTHONPATH": src}
+    code = "from chasetheace.solver import kernels; print(kernels.compiled(), kernels.backward_nodes)"
+    run = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert run.stdout.split() == ["False", "None"]

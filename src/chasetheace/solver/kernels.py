@@ -4,11 +4,13 @@ The numpy passes of :mod:`.cfr` sum the forward flows with ``bincount``, and for
 pass gather every edge's child continuation into a temporary array, scale it and sum it per node
 with a sparse product: several passes over arrays of tens of millions of rows at 6 players. The
 loops here do each in one pass without temporaries. Without numba the solver uses the numpy
-passes: the results agree to rounding (the sums are taken in another order).
+passes: the results agree to rounding (the sums are taken in another order). The environment
+variable ``CHASETHEACE_NUMBA=0`` makes the solver use the numpy passes even where numba is installed.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from typing import Any
 
@@ -64,6 +66,8 @@ def _dealer_rows(bounds: Any, keep: Any, rest: Any, swap32: Any, swap_w: Any, ke
 
 
 def _compile(fn: Callable[..., None]) -> Callable[..., None] | None:
+    if os.environ.get("CHASETHEACE_NUMBA") == "0":  # asked for the numpy passes (to compare them)
+        return None
     try:
         from numba import njit
     except ImportError:
