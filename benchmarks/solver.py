@@ -43,7 +43,7 @@ import time
 import chasetheace as cta
 from chasetheace.solver.cfr import Engine, run_cfr
 from chasetheace.solver.hand import Deck, Hand
-from chasetheace.solver.kernels import compiled
+from chasetheace.solver.kernels import available
 from chasetheace.solver.tree import Tree
 
 TARGET = 1e-4
@@ -73,7 +73,7 @@ def child(n: int, method: str, workers: int, measure_7: bool) -> None:
 def part1(counts: list[int], workers: int, measure_7: bool) -> None:
     print(f"Part 1: standard rules, one hand, to NashConv <= {TARGET:g} lives; {workers} worker thread(s)")
     passes = "numpy passes (asked for)" if os.environ.get("CHASETHEACE_NUMBA") == "0" else \
-        "numba installed: compiled passes" if compiled() else "numba missing: numpy passes"
+        "numba installed: compiled passes on large trees" if available() else "numba missing: numpy passes"
     print(f"{passes}; load average "
           "(1 min) before each run: other work on the machine slows the wall clock, less the CPU figure")
     print(f"{'players':>7} {'method':>6} {'wall s':>8} {'CPU s':>8} {'peak GB':>7} {'iters':>5} "

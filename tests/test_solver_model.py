@@ -167,11 +167,11 @@ def test_revising_in_one_pass_equals_a_pass_per_position() -> None:
 
 
 def test_compiled_passes_without_numba_are_one_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    from chasetheace.solver import cfr, kernels
+    from chasetheace.solver import kernels
 
-    for name in ("backward_nodes", "forward_edges", "dealer_rows"):
-        monkeypatch.setattr(kernels, name, None)
-        monkeypatch.setattr(cfr, name, None, raising=False)
+    monkeypatch.setenv("CHASETHEACE_NUMBA", "0")
+    monkeypatch.setattr(kernels, "_LOOPS", [])
+    monkeypatch.setattr(kernels, "MIN_NODES", 0)
     tree = Tree(Hand(Rules(), 3, SMALL))
     with pytest.raises(ValueError, match="numba"):
         Engine(tree, compiled=True)
@@ -203,6 +203,32 @@ def test_the_numpy_passes_can_be_asked_for() -> None:
 
     src = str(Path(__file__).resolve().parents[1] / "src")
     env = {**os.environ, "CHASETHEACE_NUMBA": "0", "PYTHONPATH": src}
-    code = "from chasetheace.solver import kernels; print(kernels.compiled(), kernels.backward_nodes)"
+    code = "from chasetheace.solver import kernels; print(kernels.available(), kernels.worth(10 ** 9))"
     run = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
-    assert run.stdout.split() == ["False", "None"]
+    assert run.stdout.split() == ["False", "False"]
+
+
+def test_small_trees_use_the_numpy_passes_and_do_not_load_numba() -> None:
+    pytest.importorskip("numba")
+    from chasetheace.solver import kernels
+
+    small, large = Tree(Hand(Rules(), 3, SMALL)), Tree(Hand(Rules(), 4))
+    assert small.total < kernels.MIN_NODES <= large.total
+    assert not small.compiled and not Engine(small).compiled
+    assert large.compiled and Engine(large).compiled
+    assert Engine(small, compiled=True).compiled  # asked for
+
+
+def test_a_large_tree_built_compiled_equals_the_numpy_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("numba")
+    from chasetheace.solver import kernels
+
+    hand = Hand(Rules(), 4)
+    compiled = Tree(hand)
+    monkeypatch.setattr(kernels, "MIN_NODES", 10 ** 12)
+    plain = Tree(hand)
+    assert compiled.compiled and not plain.compiled
+    assert np.abs(compiled._d_swap32 - plain._d_swap32).max() <= 1e-7
+    sigma = _random_profile(plain, 8)
+    a, b = Engine(compiled).evaluate(sigma, table=True), Engine(plain).evaluate(sigma, table=True)
+    assert np.abs(a.cfv - b.cfv).max() <= 1e-12 and np.abs(a.lives - b.lives).max() <= 1e-12

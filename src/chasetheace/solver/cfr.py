@@ -18,8 +18,7 @@ from typing import Any
 import numpy as np
 from scipy.sparse import csr_matrix
 
-from .kernels import backward_nodes, forward_edges
-from .kernels import compiled as compiled_loops
+from . import kernels
 from .tree import AUTO, Tree, TurnLevel
 
 __all__ = ["Engine", "Progress", "run_cfr"]
@@ -44,12 +43,12 @@ class Engine:
 
     def __init__(self, tree: Tree, workers: int = 1, compiled: bool | None = None) -> None:
         """``compiled``: run the passes with the compiled loops of :mod:`.kernels` (needs
-        numba; default: where numba is installed), else with numpy."""
+        numba; default: as the tree was built, see :func:`.kernels.worth`), else with numpy."""
         if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
             raise ValueError(f"bad workers {workers!r}: an integer >= 1")
-        if compiled and not compiled_loops():
-            raise ValueError("compiled passes need numba: pip install 'chase-the-ace[fast]'")
-        self.compiled = compiled_loops() if compiled is None else compiled
+        if compiled:
+            kernels.loops()  # ValueError without numba
+        self.compiled = tree.compiled if compiled is None else compiled
         self.tree = tree
         self.workers = workers
         self._pool: ThreadPoolExecutor | None = ThreadPoolExecutor(workers) if workers > 1 else None
@@ -108,8 +107,7 @@ class Engine:
         for j, level in enumerate(levels[:-1]):
             s = self.sigma_edges(j, sigma) if sig_e is None else sig_e[j]
             if self.compiled:
-                assert forward_edges is not None
-                forward_edges(level.offset, level.parent, level.child, s, level.prob, reach)
+                kernels.loops().forward_edges(level.offset, level.parent, level.child, s, level.prob, reach)
                 continue
             flow = reach[level.offset + level.parent] * s * level.prob
             lo = levels[j + 1].offset  # every child comes later in the tree
@@ -243,10 +241,10 @@ class Engine:
         shift, k = tree.hand.shift, tree.kinds
 
         def compiled(bounds: tuple[int, int]) -> None:
-            assert backward_nodes is not None
-            backward_nodes(bounds[0], bounds[1], level.offset, indptr, level.child, level.prob, level.final,
-                           level.blocked, s, w, shift, k, tree.dw, self._mask,
-                           self._both if precise else self._both32, at, dw)
+            both = self._both if precise else self._both32
+            kernels.loops().backward_nodes(bounds[0], bounds[1], level.offset, indptr, level.child,
+                                           level.prob, level.final, level.blocked, s, w, shift, k,
+                                           tree.dw, self._mask, both, at, dw)
 
         def chunk(bounds: tuple[int, int]) -> None:
             p0, p1 = bounds

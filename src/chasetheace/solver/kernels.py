@@ -4,19 +4,22 @@ The numpy passes of :mod:`.cfr` sum the forward flows with ``bincount``, and for
 pass gather every edge's child continuation into a temporary array, scale it and sum it per node
 with a sparse product: several passes over arrays of tens of millions of rows at 6 players. The
 loops here do each in one pass without temporaries. Without numba the solver uses the numpy
-passes: the results agree to rounding (the sums are taken in another order). The environment
-variable ``CHASETHEACE_NUMBA=0`` makes the solver use the numpy passes even where numba is installed.
+passes, and so it does on small trees (:data:`MIN_NODES`): the results agree to rounding (the
+sums are taken in another order). The environment variable ``CHASETHEACE_NUMBA=0`` makes the solver
+use the numpy passes even where numba is installed.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-__all__ = ["backward_nodes", "compiled", "dealer_rows", "forward_edges"]
+__all__ = ["MIN_NODES", "Loops", "available", "loops", "worth"]
 
 
 def _backward_nodes(p0: int, p1: int, offset: int, indptr: Any, child: Any, prob: Any, final: Any,
@@ -65,34 +68,59 @@ def _dealer_rows(bounds: Any, keep: Any, rest: Any, swap32: Any, swap_w: Any, ke
                 out[i, v] = acc + kp * (keep_w[x, v] - acc)
 
 
-def _compile(fn: Callable[..., None]) -> Callable[..., None] | None:
-    if os.environ.get("CHASETHEACE_NUMBA") == "0":  # asked for the numpy passes (to compare them)
-        return None
-    try:
+MIN_NODES = 50_000
+"""Trees smaller than this use the numpy passes by default: loading numba and the compiled loops
+(about half a second) costs more than it saves there (measured: 3 players, 6,435 nodes, 0.11 s
+with numpy, 0.34 s compiled; 4 players, 86,252 nodes, 1.3 s with numpy, 0.7 s compiled)."""
+
+
+@dataclass(frozen=True)
+class Loops:
+    """The compiled loops (see the module docstring).
+
+    ``backward_nodes(p0, p1, offset, indptr, child, prob, final, blocked, s, w, shift, kinds,
+    dw_col, mask, both, at, dw)``: the continuations ``w`` of a level's nodes ``p0..p1`` from their
+    edges (``indptr``), and per edge the gathered loss column ``at`` and the dealer-wins column
+    ``dw``; it releases the GIL, so threads may run disjoint node ranges at once.
+    ``forward_edges(offset, parent, child, s, prob, reach)``: adds each edge's flow (its parent's
+    reach times ``s`` times ``prob``) to its child's reach.
+    ``dealer_rows(bounds, keep, rest, swap32, swap_w, keep_w, precise, out)``: the dealer's
+    continuations (see :meth:`.tree.Tree.dealer_w`).
+    """
+
+    backward_nodes: Callable[..., None]
+    forward_edges: Callable[..., None]
+    dealer_rows: Callable[..., None]
+
+
+_LOOPS: list[Loops] = []
+
+
+def available() -> bool:
+    """Whether the compiled loops can be had: numba is installed (found, not imported) and
+    ``CHASETHEACE_NUMBA=0`` does not ask for the numpy passes."""
+    if os.environ.get("CHASETHEACE_NUMBA") == "0":
+        return False
+    return importlib.util.find_spec("numba") is not None
+
+
+def worth(nodes: int) -> bool:
+    """Whether a tree of ``nodes`` nodes runs on the compiled loops by default."""
+    return nodes >= MIN_NODES and available()
+
+
+def loops() -> Loops:
+    """The compiled loops (numba imported on the first call); ValueError without numba."""
+    if not _LOOPS:
+        if not available():
+            raise ValueError("compiled passes need numba: pip install 'chase-the-ace[fast]'")
         from numba import njit
-    except ImportError:
-        return None
-    try:
-        return njit(cache=True, nogil=True)(fn)
-    except RuntimeError:  # no writable cache folder: compile on each run instead
-        return njit(nogil=True)(fn)
 
+        def jit(fn: Callable[..., None]) -> Callable[..., None]:
+            try:
+                return njit(cache=True, nogil=True)(fn)
+            except RuntimeError:  # no writable cache folder: compile on each run instead
+                return njit(nogil=True)(fn)
 
-backward_nodes = _compile(_backward_nodes)
-"""``backward_nodes(p0, p1, offset, indptr, child, prob, final, blocked, s, w, shift, kinds, dw_col,
-mask, both, at, dw)``: the continuations ``w`` of a level's nodes ``p0..p1`` from their edges
-(``indptr``), and per edge the gathered loss column ``at`` and the dealer-wins column ``dw``; None
-without numba. It releases the GIL: threads may run disjoint node ranges at once."""
-
-forward_edges = _compile(_forward_edges)
-"""``forward_edges(offset, parent, child, s, prob, reach)``: adds each edge's flow (its parent's
-reach times ``s`` times ``prob``) to its child's reach; None without numba."""
-
-dealer_rows = _compile(_dealer_rows)
-"""``dealer_rows(bounds, keep, rest, swap32, swap_w, keep_w, precise, out)``: the dealer's
-continuations (see :meth:`.tree.Tree.dealer_w`); None without numba."""
-
-
-def compiled() -> bool:
-    """Whether the compiled loops are available (numba is installed)."""
-    return backward_nodes is not None and forward_edges is not None and dealer_rows is not None
+        _LOOPS.append(Loops(jit(_backward_nodes), jit(_forward_edges), jit(_dealer_rows)))
+    return _LOOPS[0]

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from .hand import Hand, InfoKey
+from .kernels import loops, worth
 
 __all__ = ["Tree", "TurnLevel"]
 
@@ -327,6 +328,7 @@ class Tree:
             offset += len(level.card)
         self.total = offset
         self.end = offset  # the global id of the (first) end of the hand
+        self.compiled = worth(self.total)  # the compiled loops of .kernels: where numba is, for large trees
         end_counts: list[Array] = []
         for spec in self._edges:
             for e in spec.get("list", []) if spec else []:
@@ -410,18 +412,16 @@ class Tree:
         swap32 = np.empty((len(card), self.width), dtype=np.float32)
         self._d_keep_w = mask * end                 # [card] -> continuation after keeping
         self._d_swap_w = out_w / stock              # [card, drawn] -> continuation per stock card
-        from .kernels import dealer_rows
-
         for x, sel in enumerate(self._d_slices):
             prob = rest[sel] / stock
             lv[sel] = np.einsum("ns,ns->n", prob, out_l[x][:, low[sel]].T)
             pl[sel] = np.einsum("ns,ns->n", prob, out_p[x][:, low[sel]].T)
-            if dealer_rows is None:
+            if not self.compiled:
                 swap32[sel] = prob @ out_w[x]
-        if dealer_rows is not None:  # the same product, compiled: the dealer's rows after swapping
+        if self.compiled:  # the same product, compiled: the dealer's rows after swapping
             bounds = np.array([s.start for s in self._d_slices] + [len(card)], dtype=np.int64)
-            dealer_rows(bounds, np.zeros(len(card)), rest, swap32, self._d_swap_w, self._d_keep_w, True,
-                        swap32)
+            loops().dealer_rows(bounds, np.zeros(len(card)), rest, swap32, self._d_swap_w, self._d_keep_w,
+                                True, swap32)
         self.d_lswap, self.d_pswap = lv, pl
         # the dealer's continuation after swapping is linear in the stock left: kept in single
         # precision for the iterations, recomputed in double for reported figures (``dealer_w``)
@@ -439,13 +439,9 @@ class Tree:
             return out
         fast = dtype == np.float32
         if compiled:
-            from .kernels import dealer_rows
-
-            if dealer_rows is None:
-                raise ValueError("compiled passes need numba: pip install 'chase-the-ace[fast]'")
             bounds = np.array([s.start for s in self._d_slices] + [len(keep)], dtype=np.int64)
-            dealer_rows(bounds, keep, self._d_rest, self._d_swap32, self._d_swap_w, self._d_keep_w,
-                        not fast, out)
+            loops().dealer_rows(bounds, keep, self._d_rest, self._d_swap32, self._d_swap_w, self._d_keep_w,
+                                not fast, out)
             return out
         for x, sel in enumerate(self._d_slices):
             # (a float matrix product: numpy's int8-by-float product does not use BLAS, about 2x slower)
