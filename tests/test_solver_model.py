@@ -212,7 +212,7 @@ def test_small_trees_use_the_numpy_passes_and_do_not_load_numba() -> None:
     pytest.importorskip("numba")
     from chasetheace.solver import kernels
 
-    small, large = Tree(Hand(Rules(), 3, SMALL)), Tree(Hand(Rules(), 4))
+    small, large = Tree(Hand(Rules(), 3)), Tree(Hand(Rules(), 4))
     assert small.total < kernels.MIN_NODES <= large.total
     assert not small.compiled and not Engine(small).compiled
     assert large.compiled and Engine(large).compiled
