@@ -4,14 +4,17 @@
     python benchmarks/solver.py --players 3 4       # some counts only
     python benchmarks/solver.py --players 7 --measure-7   # 7 players measured exactly (long)
     python benchmarks/solver.py --openspiel-seconds 300
+    python benchmarks/solver.py --players 6 --numpy --no-openspiel  # without the compiled passes
 
 Part 1 runs every configuration in a process of its own and prints its wall-clock and CPU seconds
-(the CPU figure is the one to compare on a busy machine), its peak memory (resident set), the
-iterations, the tree's size, and the NashConv in lives per hand, saying how it was measured:
+(the CPU figure is the one to compare on a busy machine; the load average before the run is
+printed beside them), its peak memory (resident set), the iterations, and the NashConv in lives
+per hand, saying how it was measured. The passes over the exact tree are compiled where numba
+(extra ``[fast]``) is installed, numpy otherwise or with ``--numpy`` (the header says which):
 
 - ``dcfr`` (2 to 6 players): discounted CFR on the exact tree (true card removal), building the tree
-  included, until the NashConv of the average strategy is <= 1e-4 (checked every 5 iterations); at
-  6 players started from the strategy solved without card removal (as ``cta.solve`` does); the
+  included, until the NashConv of the average strategy is <= 1e-4 (checked every 5 iterations); from
+  3 players started from the strategy solved without card removal (as ``cta.solve`` does); the
   figure printed is recomputed in double precision: an exact best response.
 - ``iid`` (6 to 9 players): discounted CFR on the hand without card removal (every card dealt
   independently from the full pack) to NashConv <= 1e-4 there, then the strategy measured by an
@@ -31,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import subprocess
 import sys
@@ -39,6 +43,7 @@ import time
 import chasetheace as cta
 from chasetheace.solver.cfr import Engine, run_cfr
 from chasetheace.solver.hand import Deck, Hand
+from chasetheace.solver.kernels import available
 from chasetheace.solver.tree import Tree
 
 TARGET = 1e-4
@@ -50,7 +55,7 @@ def child(n: int, method: str, workers: int, measure_7: bool) -> None:
     """One configuration, in its own process: print one JSON line of figures."""
     start, cpu = time.perf_counter(), time.process_time()
     if method == "dcfr":
-        # as cta.solve does it (from 6 players started from the strategy without card removal); the
+        # as cta.solve does it (from 3 players started from the strategy without card removal); the
         # iterations run in single precision, the NashConv is recomputed in double on the whole tree
         sol = cta.solve(cta.Rules(), n, method="dcfr", tolerance=TARGET, check_every=5, workers=workers)
         out = dict(iterations=sol.iterations, nash_conv=sol.nash_conv, measured=sol.measured,
@@ -67,14 +72,19 @@ def child(n: int, method: str, workers: int, measure_7: bool) -> None:
 
 def part1(counts: list[int], workers: int, measure_7: bool) -> None:
     print(f"Part 1: standard rules, one hand, to NashConv <= {TARGET:g} lives; {workers} worker thread(s)")
+    passes = "numpy passes (asked for)" if os.environ.get("CHASETHEACE_NUMBA") == "0" else \
+        "numba installed: compiled passes on large trees" if available() else "numba missing: numpy passes"
+    print(f"{passes}; load average "
+          "(1 min) before each run: other work on the machine slows the wall clock, less the CPU figure")
     print(f"{'players':>7} {'method':>6} {'wall s':>8} {'CPU s':>8} {'peak GB':>7} {'iters':>5} "
-          f"{'NashConv':>10}  measured by")
+          f"{'NashConv':>10} {'load':>5}  measured by")
     for n in counts:
         methods = ["dcfr"] if n <= 5 else ["dcfr", "iid"] if n == 6 else ["iid"]
         for method in methods:
             if n > cta.solver.solution.MAX_IID_PLAYERS and method == "iid":
                 print(f"{n:>7} {method:>6} beyond {cta.solver.solution.MAX_IID_PLAYERS} players: not run")
                 continue
+            load = os.getloadavg()[0]
             cmd = [sys.executable, __file__, "--child", str(n), method, str(workers)]
             if measure_7:
                 cmd.append("--measure-7")
@@ -86,7 +96,8 @@ def part1(counts: list[int], workers: int, measure_7: bool) -> None:
             how = {"exact": "exact best response in the true game",
                    "abstract": "exact in the hand without card removal only (true game not measured)"}
             print(f"{n:>7} {method:>6} {r['seconds']:8.1f} {r['cpu']:8.1f} {r['peak_gb']:7.2f} "
-                  f"{r['iterations']:5d} {r['nash_conv']:10.2e}  {how[r['measured']]}", flush=True)
+                  f"{r['iterations']:5d} {r['nash_conv']:10.2e} {load:5.2f}  {how[r['measured']]}",
+                  flush=True)
 
 
 def part2(players: int, budget: float, vanilla: bool) -> None:
@@ -140,6 +151,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--players", type=int, nargs="*", default=[3, 4, 5, 6, 7, 8, 9])
     parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--numpy", action="store_true",
+                        help="the numpy passes even where numba is installed (CHASETHEACE_NUMBA=0)")
     parser.add_argument("--measure-7", action="store_true",
                         help="measure the 7-player strategy by an exact best response (in 169 parts: long)")
     parser.add_argument("--openspiel-players", type=int, default=3)
@@ -147,6 +160,8 @@ def main() -> None:
     parser.add_argument("--openspiel-vanilla", action="store_true", help="also time OpenSpiel's vanilla CFR")
     parser.add_argument("--no-openspiel", action="store_true")
     args = parser.parse_args()
+    if args.numpy:
+        os.environ["CHASETHEACE_NUMBA"] = "0"  # read by the child processes
     part1(args.players, args.workers, args.measure_7)
     if not args.no_openspiel:
         part2(args.openspiel_players, args.openspiel_seconds, args.openspiel_vanilla)

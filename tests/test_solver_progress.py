@@ -24,7 +24,8 @@ def test_to_bottom_is_said_to_be_unmodelled(capsys: pytest.CaptureFixture[str]) 
 def test_solve_reports_progress() -> None:
     seen: list[str] = []
     cta.solve(cta.Rules(), 3, progress=seen.append)
-    assert seen[0].startswith("building the exact game tree")
+    assert seen[0] == "solving without card removal first, to start from"
+    assert any(line.startswith("building the exact game tree") for line in seen)
     assert any(line.startswith("dcfr iteration") for line in seen)
     seen.clear()
     cta.solve(cta.Rules(), 7, method="sampled", iterations=2, progress=seen.append)

@@ -8,6 +8,7 @@ best response is a per-information-set choice. One forward pass (reach) and one 
 
 from __future__ import annotations
 
+import itertools
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -17,11 +18,13 @@ from typing import Any
 import numpy as np
 from scipy.sparse import csr_matrix
 
+from . import kernels
 from .tree import AUTO, Tree, TurnLevel
 
 __all__ = ["Engine", "Progress", "run_cfr"]
 
 Array = Any
+Revise = Callable[[int, Array, Array], bool]
 
 
 @dataclass
@@ -38,9 +41,14 @@ class Passes:
 class Engine:
     """Evaluates strategy profiles (``sigma[infoset] = (keep, swap)``) on a :class:`Tree`."""
 
-    def __init__(self, tree: Tree, workers: int = 1) -> None:
+    def __init__(self, tree: Tree, workers: int = 1, compiled: bool | None = None) -> None:
+        """``compiled``: run the passes with the compiled loops of :mod:`.kernels` (needs
+        numba; default: as the tree was built, see :func:`.kernels.worth`), else with numpy."""
         if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
             raise ValueError(f"bad workers {workers!r}: an integer >= 1")
+        if compiled:
+            kernels.loops()  # ValueError without numba
+        self.compiled = tree.compiled if compiled is None else compiled
         self.tree = tree
         self.workers = workers
         self._pool: ThreadPoolExecutor | None = ThreadPoolExecutor(workers) if workers > 1 else None
@@ -55,7 +63,13 @@ class Engine:
         self._both = (mask[:, None, :] * mask[None, :tree.kinds, :])  # [block, final] -> factor
         self._both32 = self._both.astype(np.float32)
         self._pre = []
+        self._w32: Array = None  # the single-precision continuations, kept from one pass to the next
+        self._cell = []  # per level, each edge's cell of the strategy (2 * infoset + action, or the 1)
         for level in tree.levels[:-1]:
+            cell = np.full(len(level.action), self.n_info * 2, dtype=np.int32)
+            dec = np.flatnonzero(level.action != AUTO)
+            cell[dec] = level.info[level.parent[dec]] * 2 + level.action[dec]
+            self._cell.append(cell)
             e_parent, e_block = level.parent, level.blocked
             counts = np.bincount(e_parent, minlength=len(level.card))
             # the blocked neighbour's loss (for the loss table only)
@@ -67,6 +81,7 @@ class Engine:
                 chunks=_chunks(counts),
                 indptr=np.r_[0, np.cumsum(counts)],
                 seg_starts=starts, seg_parent=e_parent[starts], seg_action=level.action[starts],
+                blocks=_blocks(starts, len(e_parent)),
                 nb=nb, nb_idx=e_block[nb].astype(np.intp) + hand.shift,
                 nb_coef_l=before[e_block[nb], nb_low] * lives[e_block[nb]],
                 nb_coef_p=before[e_block[nb], nb_low],
@@ -74,87 +89,145 @@ class Engine:
 
     def sigma_edges(self, level_index: int, sigma: Array) -> Array:
         """The acting seat's probability of each edge's action (1 for automatic turns)."""
-        level = self.tree.levels[level_index]
-        info = level.info[level.parent]
-        act = level.action
-        out = np.ones(len(act))
-        dec = act != AUTO
-        out[dec] = sigma[info[dec], act[dec]]
-        return out
+        # one gather from the strategy's cells followed by a 1 (the automatic turns' cell)
+        cells = np.empty(self.n_info * 2 + 1)
+        cells[:-1] = np.asarray(sigma, dtype=float).reshape(-1)
+        cells[-1] = 1.0
+        return cells[self._cell[level_index]]
 
-    def evaluate(self, sigma: Array, table: bool = False, precise: bool = True,
-                 reach_sigma: Array | None = None) -> Passes:
-        """Forward and backward passes for ``sigma``; ``table`` also fills the loss tables.
-
-        ``precise=False`` carries the continuations in single precision (about twice as fast; the
-        values agree to about 1e-7): for the iterations, not for reported figures. ``reach_sigma``
-        (default ``sigma``) is the profile the forward pass uses: the beliefs behind the values.
-        """
-        dtype = np.float64 if precise else np.float32
+    def reach(self, sigma: Array, sig_e: list[Array] | None = None) -> Array:
+        """The forward pass: every node's reach (and the ends') when all seats play ``sigma``
+        (``sig_e``: its edge probabilities, if already at hand)."""
         tree = self.tree
         levels = tree.levels
         rows = tree.total + len(tree.ends)
         reach = np.zeros(rows)
         first = levels[0]
         reach[first.offset:first.offset + len(first.card)] = tree.reach0
-        sig_e = []
         for j, level in enumerate(levels[:-1]):
-            s = self.sigma_edges(j, sigma)
-            sig_e.append(s)
-            f = s if reach_sigma is None else self.sigma_edges(j, reach_sigma)
-            flow = reach[level.offset + level.parent] * f * level.prob
+            s = self.sigma_edges(j, sigma) if sig_e is None else sig_e[j]
+            if self.compiled:
+                kernels.loops().forward_edges(level.offset, level.parent, level.child, s, level.prob, reach)
+                continue
+            flow = reach[level.offset + level.parent] * s * level.prob
             lo = levels[j + 1].offset  # every child comes later in the tree
             reach[lo:] += np.bincount(level.child - lo, flow, minlength=rows - lo)
-        w = np.empty((rows, tree.width), dtype=dtype)
-        w[tree.end:] = self._ends
-        cfv = np.zeros(self.n_info * 2)
-        cfp = np.zeros(self.n_info * 2) if table else None
+        return reach
+
+    def evaluate(self, sigma: Array, table: bool = False, precise: bool = True,
+                 reach_sigma: Array | None = None, revise: Revise | None = None) -> Passes:
+        """Forward and backward passes for ``sigma``; ``table`` also fills the loss tables.
+
+        ``precise=False`` carries the continuations in single precision (about twice as fast; the
+        values agree to about 1e-7): for the iterations, not for reported figures. ``reach_sigma``
+        (default ``sigma``) is the profile the forward pass uses: the beliefs behind the values.
+
+        ``revise(position, reach, cfv)``, if given, is called once each position's counterfactual
+        values are complete (from the dealer back to the eldest; a position's values depend only on
+        the earlier seats' play, through the reach, and on the later seats', through the
+        continuations); it may change that position's rows of ``sigma`` in place and returns
+        whether it did; the earlier positions' values then follow the revised play, exactly as if
+        ``evaluate`` had been called again (the reach stays the one computed first: with
+        ``revise``, pass a ``reach_sigma``, as the reach must not depend on the rows it changes).
+        """
+        if revise is not None and reach_sigma is None:
+            raise ValueError("evaluate(revise=...) needs a reach_sigma")
+        return self.evaluate_beliefs(sigma, [reach_sigma], table=table, precise=precise, revise=revise)[0]
+
+    def evaluate_beliefs(self, sigma: Array, reach_sigmas: list[Array | None], table: bool = False,
+                         precise: bool = True, revise: Revise | None = None) -> list[Passes]:
+        """:meth:`evaluate` for one play ``sigma`` under several beliefs (``None``: ``sigma``), one
+        :class:`Passes` each: the backward pass, the costly part, is shared (with ``revise``, one
+        belief only)."""
+        dtype = np.float64 if precise else np.float32
+        tree = self.tree
+        levels = tree.levels
+        rows = tree.total + len(tree.ends)
         n = tree.hand.players
-        lives = np.zeros(n)
-        losses = np.zeros(n)
+        sig_e = [self.sigma_edges(j, sigma) for j in range(n - 1)]
+        reaches = [self.reach(sigma, sig_e) if rs is None else self.reach(rs) for rs in reach_sigmas]
+        if revise is not None and len(reaches) != 1:
+            raise ValueError("evaluate_beliefs(revise=...) takes one belief")
+        if precise:
+            self._w32 = None  # room for the double-precision pass
+            w = np.empty((rows, tree.width), dtype=dtype)
+        else:  # every row is rewritten: the array is reused (a fresh one costs its page faults each time)
+            if self._w32 is None:
+                self._w32 = np.empty((rows, tree.width), dtype=dtype)
+            w = self._w32
+        w[tree.end:] = self._ends
+        m = self.n_info * 2
+        cfvs = [np.zeros(m) for _ in reaches]
+        cfps: list[Array] = [np.zeros(m) if table else None for _ in reaches]
+        lives = [np.zeros(n) for _ in reaches]
+        losses = [np.zeros(n) for _ in reaches]
         # the dealer
         dealer = levels[-1]
         ids = slice(dealer.offset, dealer.offset + len(dealer.card))
         dec = dealer.info >= 0
+        at_info = dealer.info[dec] * 2
+        for reach, cfv in zip(reaches, cfvs):
+            r = reach[ids]
+            cfv += np.bincount(at_info, r[dec] * tree.d_lkeep[dec], minlength=m)
+            cfv += np.bincount(at_info + 1, r[dec] * tree.d_lswap[dec], minlength=m)
+        if revise is not None:
+            revise(n - 1, reaches[0], cfvs[0].reshape(-1, 2))
         pk = np.ones(len(dealer.card))
         pk[dec] = sigma[dealer.info[dec], 0]
-        w[ids] = tree.dealer_w(pk, dtype)
-        r = reach[ids]
-        cfv += np.bincount(dealer.info[dec] * 2, r[dec] * tree.d_lkeep[dec], minlength=self.n_info * 2)
-        cfv += np.bincount(dealer.info[dec] * 2 + 1, r[dec] * tree.d_lswap[dec], minlength=self.n_info * 2)
-        if cfp is not None:
-            at_info = dealer.info[dec] * 2
-            cfp += np.bincount(at_info, r[dec] * tree.d_pkeep[dec], minlength=self.n_info * 2)
-            cfp += np.bincount(at_info + 1, r[dec] * tree.d_pswap[dec], minlength=self.n_info * 2)
-            lives[n - 1] = r @ (pk * tree.d_lkeep + (1 - pk) * tree.d_lswap)
-            losses[n - 1] = r @ (pk * tree.d_pkeep + (1 - pk) * tree.d_pswap)
+        tree.dealer_w(pk, dtype, out=w[ids], compiled=self.compiled)
+        if table:
+            for reach, cfp, life, loss_ in zip(reaches, cfps, lives, losses):
+                r = reach[ids]
+                cfp += np.bincount(at_info, r[dec] * tree.d_pkeep[dec], minlength=m)
+                cfp += np.bincount(at_info + 1, r[dec] * tree.d_pswap[dec], minlength=m)
+                life[n - 1] = r @ (pk * tree.d_lkeep + (1 - pk) * tree.d_lswap)
+                loss_[n - 1] = r @ (pk * tree.d_pkeep + (1 - pk) * tree.d_pswap)
         for j in range(n - 2, -1, -1):
             level, pre, s = levels[j], self._pre[j], sig_e[j]
             at, dw = self._backward(level, pre, s.astype(dtype), w, precise)
-            low = level.low[level.parent]
-            loss = self._coef_l[level.final, low] * at + dw
-            seg_loss = np.add.reduceat(loss, pre["seg_starts"])
-            info = level.info[pre["seg_parent"]]
-            dec = pre["seg_action"] != AUTO
-            rp = reach[level.offset + pre["seg_parent"]]
-            cfv += np.bincount(info[dec] * 2 + pre["seg_action"][dec], rp[dec] * seg_loss[dec],
-                               minlength=self.n_info * 2)
-            if cfp is not None:
-                chance = self._coef_p[level.final, low] * at + dw
-                seg_chance = np.add.reduceat(chance, pre["seg_starts"])
-                cfp += np.bincount(info[dec] * 2 + pre["seg_action"][dec], rp[dec] * seg_chance[dec],
-                                   minlength=self.n_info * 2)
-                re = reach[level.offset + level.parent] * s
-                lives[j] += re @ loss
-                losses[j] += re @ chance
-                nb = pre["nb"]
-                if len(nb):
-                    gp = w[level.child[nb]] * level.prob[nb, None]
-                    rows_nb = np.arange(len(nb))
-                    lives[j + 1] += re[nb] @ (pre["nb_coef_l"] * gp[rows_nb, pre["nb_idx"]] + gp[:, tree.dw])
-                    losses[j + 1] += re[nb] @ (pre["nb_coef_p"] * gp[rows_nb, pre["nb_idx"]] + gp[:, tree.dw])
-        return Passes(reach, cfv.reshape(-1, 2), lives, losses,
-                      None if cfp is None else cfp.reshape(-1, 2))
+            # per edge the lives lost, summed per node and action; in blocks of whole segments, as
+            # the temporaries of a whole level are large (20 M edges at 6 players)
+            for e0, e1, s0, s1 in pre["blocks"]:
+                low = level.low[level.parent[e0:e1]]
+                loss = self._coef_l[level.final[e0:e1], low] * at[e0:e1] + dw[e0:e1]
+                seg_loss = np.add.reduceat(loss, pre["seg_starts"][s0:s1] - e0)
+                parent, action = pre["seg_parent"][s0:s1], pre["seg_action"][s0:s1]
+                dec = np.flatnonzero(action != AUTO)
+                at_seg = level.info[parent[dec]] * 2 + action[dec]
+                for reach, cfv in zip(reaches, cfvs):
+                    rp = reach[level.offset + parent[dec]]
+                    cfv += np.bincount(at_seg, rp * seg_loss[dec], minlength=m)
+            if revise is not None and revise(j, reaches[0], cfvs[0].reshape(-1, 2)):
+                s = sig_e[j] = self.sigma_edges(j, sigma)  # the continuations again, with the new play
+                self._backward(level, pre, s.astype(dtype), w, precise)
+            if not table:
+                continue
+            for e0, e1, s0, s1 in pre["blocks"]:
+                low = level.low[level.parent[e0:e1]]
+                loss = self._coef_l[level.final[e0:e1], low] * at[e0:e1] + dw[e0:e1]
+                chance = self._coef_p[level.final[e0:e1], low] * at[e0:e1] + dw[e0:e1]
+                seg_chance = np.add.reduceat(chance, pre["seg_starts"][s0:s1] - e0)
+                parent, action = pre["seg_parent"][s0:s1], pre["seg_action"][s0:s1]
+                dec = np.flatnonzero(action != AUTO)
+                at_seg = level.info[parent[dec]] * 2 + action[dec]
+                for reach, cfp, life, loss_ in zip(reaches, cfps, lives, losses):
+                    rp = reach[level.offset + parent[dec]]
+                    cfp += np.bincount(at_seg, rp * seg_chance[dec], minlength=m)
+                    re = reach[level.offset + level.parent[e0:e1]] * s[e0:e1]
+                    life[j] += re @ loss
+                    loss_[j] += re @ chance
+            nb = pre["nb"]
+            if len(nb):  # the blocked neighbour's loss
+                gp = w[level.child[nb]] * level.prob[nb, None]
+                rows_nb = np.arange(len(nb))
+                nb_l = pre["nb_coef_l"] * gp[rows_nb, pre["nb_idx"]] + gp[:, tree.dw]
+                nb_p = pre["nb_coef_p"] * gp[rows_nb, pre["nb_idx"]] + gp[:, tree.dw]
+                for reach, life, loss_ in zip(reaches, lives, losses):
+                    re = reach[level.offset + level.parent[nb]] * s[nb]
+                    life[j + 1] += re @ nb_l
+                    loss_[j + 1] += re @ nb_p
+        return [Passes(reach, cfv.reshape(-1, 2), life, loss_, None if cfp is None else cfp.reshape(-1, 2))
+                for reach, cfv, cfp, life, loss_ in zip(reaches, cfvs, cfps, lives, losses)]
 
     def _backward(self, level: TurnLevel, pre: dict[str, Array], s: Array, w: Array,
                   precise: bool) -> tuple[Array, Array]:
@@ -166,6 +239,12 @@ class Engine:
         indptr = pre["indptr"]
 
         shift, k = tree.hand.shift, tree.kinds
+
+        def compiled(bounds: tuple[int, int]) -> None:
+            both = self._both if precise else self._both32
+            kernels.loops().backward_nodes(bounds[0], bounds[1], level.offset, indptr, level.child,
+                                           level.prob, level.final, level.blocked, s, w, shift, k,
+                                           tree.dw, self._mask, both, at, dw)
 
         def chunk(bounds: tuple[int, int]) -> None:
             p0, p1 = bounds
@@ -188,19 +267,24 @@ class Engine:
 
         # chunks write disjoint nodes and read only later levels: threads may share them
         # (numpy and scipy release the GIL in these loops)
+        work = compiled if self.compiled else chunk
         if self._pool is not None and len(pre["chunks"]) > 1:
-            list(self._pool.map(chunk, pre["chunks"]))
+            list(self._pool.map(work, pre["chunks"]))
+        elif self.compiled:
+            work((0, len(indptr) - 1))
         else:
             for bounds in pre["chunks"]:
-                chunk(bounds)
+                work(bounds)
         return at, dw
 
-    def info_reach(self, passes: Passes) -> Array:
-        """The chance that each information set arises (its nodes' reach, summed)."""
+    def info_reach(self, passes: Passes | Array) -> Array:
+        """The chance that each information set arises (its nodes' reach, summed), from the passes
+        or the nodes' reach."""
+        reach = passes.reach if isinstance(passes, Passes) else passes
         out = np.zeros(self.n_info)
         for level in self.tree.levels:
             dec = level.info >= 0
-            r = passes.reach[level.offset:level.offset + len(level.card)]
+            r = reach[level.offset:level.offset + len(level.card)]
             out += np.bincount(level.info[dec], r[dec], minlength=self.n_info)
         return out
 
@@ -223,6 +307,17 @@ def _chunks(counts: Array) -> list[tuple[int, int]]:
         total += c
     out.append((start, len(counts)))
     return out
+
+
+BLOCK = 1 << 21  # edges per block of the per-edge values: bounds the temporaries of a large level
+
+
+def _blocks(starts: Array, edges: int) -> list[tuple[int, int, int, int]]:
+    """Ranges of whole segments (``starts``: where each begins) of about BLOCK edges each:
+    ``(first edge, end edge, first segment, end segment)``."""
+    cuts = [*np.unique(np.searchsorted(starts, np.arange(0, edges, BLOCK))).tolist(), len(starts)]
+    return [(int(starts[a]), int(starts[b]) if b < len(starts) else edges, a, b)
+            for a, b in itertools.pairwise(cuts) if a < b]
 
 
 def _starts(keys: Array) -> Array:
@@ -252,7 +347,8 @@ def run_cfr(engine: Engine, *, iterations: int = 1000, tolerance: float = 1e-4, 
     ``warm`` (a strategy, e.g. solved on a smaller model) starts the run as if it had been played
     for ``warm_iterations`` iterations: the regrets favour its actions by the gaps it meets here,
     and the average holds it with that weight (the iterations counted in the progress record
-    include those ``warm_iterations``). Returns the average strategy and the progress record.
+    include those ``warm_iterations``); with ``warm_iterations=0`` it is only the first iterate
+    (the regrets start at zero). Returns the average strategy and the progress record.
     """
     if method not in ("cfr+", "dcfr", "pcfr+"):
         raise ValueError(f"unknown method {method!r}: allowed cfr+, dcfr, pcfr+")
@@ -264,7 +360,9 @@ def run_cfr(engine: Engine, *, iterations: int = 1000, tolerance: float = 1e-4, 
     progress = Progress()
     alpha, beta, gamma = 1.5, 0.0, 2.0
     first = 1
-    if warm is not None:
+    if warm is not None and not warm_iterations:  # the first iterate only
+        sigma = np.asarray(warm, dtype=float)
+    elif warm is not None:
         sigma = np.asarray(warm, dtype=float)
         cfv = engine.evaluate(sigma, precise=False).cfv
         gap = np.abs(cfv[:, 0] - cfv[:, 1])[:, None]

@@ -84,7 +84,7 @@ def write_docs(out_dir: str = "docs", players: Sequence[int] = tuple(range(3, 10
         "swapping, over the situations in which the position holds it.",
         "",
         f"Player counts: {min(players)} to {max(players)}. Up to 6 players the hand is solved on the exact",
-        "tree, with true card removal (at 6 players started from the strategy solved without card",
+        "tree, with true card removal (from 3 players started from the strategy solved without card",
         "removal). From 7 players it is solved without card removal (every card dealt independently",
         "from the full pack: the tree is then about as small as the list of situations). An exact",
         "best response in the true game then takes far longer (`python benchmarks/solver.py --players",

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from .hand import Hand, InfoKey
+from .kernels import loops, worth
 
 __all__ = ["Tree", "TurnLevel"]
 
@@ -327,6 +328,7 @@ class Tree:
             offset += len(level.card)
         self.total = offset
         self.end = offset  # the global id of the (first) end of the hand
+        self.compiled = worth(self.total)  # the compiled loops of .kernels: where numba is, for large trees
         end_counts: list[Array] = []
         for spec in self._edges:
             for e in spec.get("list", []) if spec else []:
@@ -408,27 +410,46 @@ class Tree:
         bounds = np.searchsorted(card, np.arange(k + 1))  # the nodes come sorted by card
         self._d_slices = [slice(int(bounds[x]), int(bounds[x + 1])) for x in range(k)]
         swap32 = np.empty((len(card), self.width), dtype=np.float32)
+        self._d_keep_w = mask * end                 # [card] -> continuation after keeping
+        self._d_swap_w = out_w / stock              # [card, drawn] -> continuation per stock card
         for x, sel in enumerate(self._d_slices):
             prob = rest[sel] / stock
             lv[sel] = np.einsum("ns,ns->n", prob, out_l[x][:, low[sel]].T)
             pl[sel] = np.einsum("ns,ns->n", prob, out_p[x][:, low[sel]].T)
-            swap32[sel] = prob @ out_w[x]
+            if not self.compiled:
+                swap32[sel] = prob @ out_w[x]
+        if self.compiled:  # the same product, compiled: the dealer's rows after swapping
+            bounds = np.array([s.start for s in self._d_slices] + [len(card)], dtype=np.int64)
+            loops().dealer_rows(bounds, np.zeros(len(card)), rest, swap32, self._d_swap_w, self._d_keep_w,
+                                True, swap32)
         self.d_lswap, self.d_pswap = lv, pl
         # the dealer's continuation after swapping is linear in the stock left: kept in single
         # precision for the iterations, recomputed in double for reported figures (``dealer_w``)
         self._d_rest, self._d_swap32 = rest, swap32
-        self._d_keep_w = mask * end                 # [card] -> continuation after keeping
-        self._d_swap_w = out_w / stock              # [card, drawn] -> continuation per stock card
 
-    def dealer_w(self, keep: Array, dtype: Any = np.float64) -> Array:
-        """The continuation of every dealer node when the dealer keeps with probability ``keep``."""
+    def dealer_w(self, keep: Array, dtype: Any = np.float64, out: Array | None = None,
+                 compiled: bool = False) -> Array:
+        """The continuation of every dealer node when the dealer keeps with probability ``keep``
+        (written into ``out`` if given; ``compiled``: by the loop of :mod:`.kernels`, which needs
+        numba)."""
+        if out is None:
+            out = np.empty((len(keep), self.width), dtype=dtype)
         if self.hand.pairing:
-            return (self.d_wswap + keep[:, None] * (self.d_wkeep - self.d_wswap)).astype(dtype, copy=False)
-        out = np.empty((len(keep), self.width), dtype=dtype)
+            out[:] = self.d_wswap + keep[:, None] * (self.d_wkeep - self.d_wswap)
+            return out
+        fast = dtype == np.float32
+        if compiled:
+            bounds = np.array([s.start for s in self._d_slices] + [len(keep)], dtype=np.int64)
+            loops().dealer_rows(bounds, keep, self._d_rest, self._d_swap32, self._d_swap_w, self._d_keep_w,
+                                not fast, out)
+            return out
         for x, sel in enumerate(self._d_slices):
-            fast = dtype == np.float32
-            swap = self._d_swap32[sel] if fast else self._d_rest[sel] @ self._d_swap_w[x]
-            out[sel] = swap + keep[sel, None].astype(dtype) * (self._d_keep_w[x].astype(dtype) - swap)
+            # (a float matrix product: numpy's int8-by-float product does not use BLAS, about 2x slower)
+            swap = self._d_swap32[sel] if fast else self._d_rest[sel].astype(dtype) @ self._d_swap_w[x]
+            part = out[sel]  # swap + keep * (kept - swap), in place: these rows are most of the tree
+            np.subtract(self._d_keep_w[x].astype(dtype)[None, :], swap, out=part)
+            part *= keep[sel, None].astype(dtype)
+            part += swap
         return out
 
     def _pairing_terminals(self, drawn: Array) -> None:
