@@ -29,8 +29,8 @@ __all__ = ["CACHE_ENV", "SAMPLED_SECONDS", "SOLVER_VERSION", "Progress", "announ
            "cache_path", "cached", "is_cached", "solution_for"]
 
 SOLVER_VERSION = 3
-"""Bumped whenever a solution's content changes (2: per-situation chances of losing;
-are not read; 3: warm-started from the solution without card removal at 3 players and more)."""
+"""Bumped whenever a solution's content changes (2: per-situation chances of losing; 3: warm-started
+from the solution without card removal at 3 players and more); older files are not read."""
 CACHE_ENV = "CHASE_THE_ACE_CACHE"
 """An environment variable naming the folder of cached solutions (instead of the user's cache)."""
 SAMPLED_SECONDS = 30.0
