@@ -138,8 +138,10 @@ def test_paths_chances_add_up() -> None:
     assert value.tolist() == pytest.approx([1.0, 1.0, 1.0], abs=1e-10)
 
 
-@pytest.mark.parametrize("kwargs, message", [({"players": 5}, "2..4"), ({"lives": 4}, "lives"),
-                                             ({"rules": cta.Rules(last_chance=True)}, "last_chance")])
+@pytest.mark.parametrize("kwargs, message", [
+    ({"players": 6}, "2..5"), ({"players": 1}, "2..5"), ({"lives": 4}, "lives"),
+    ({"rules": cta.Rules(pairing=True), "players": 5}, "2..4 under pairing"),
+    ({"rules": cta.Rules(last_chance=True)}, "last_chance")])
 def test_bad_input_is_one_clear_error(kwargs: dict[str, object], message: str) -> None:
     args: dict[str, object] = {"rules": cta.Rules(), "players": 2, "lives": 1, **kwargs}
     with pytest.raises(ValueError, match=message):

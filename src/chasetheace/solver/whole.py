@@ -13,11 +13,13 @@ A lives state is the tuple of the living players' lives in turn order (eldest fi
 the seats themselves do not matter, only their places. The deal passes to the left, so after a hand
 the new dealer is the old eldest if still in (else the next living player), and the order turns.
 
-One hand is enumerated exactly (every deal with true card removal, every path of play), so this
-module covers 2 to 4 players; each hand is solved by discounted CFR to an exact NashConv (the sum
-over players of the chance of winning a best response would add). Measured on a shared machine:
-3 players with 3 lives about a minute of CPU; 4 players with 1 life about 100 s and 1.8 GB (a
-4-player hand has 5 M paths of play), each further 4-player lives state a minute or more.
+One hand is modelled exactly (every deal with true card removal): by the merged tree of
+:class:`~chasetheace.solver.whole_tree.OutcomeTree`, whose nodes also remember who holds the
+weakest card so far (2.4 M nodes at 5 players), or, under pairing (where every card held decides
+the loser), by :class:`HandPaths`, which lists every path of play (5 M at 4 players, 150 M at 5: so
+pairing is solved up to 4 players). Each hand is solved by discounted CFR to an exact NashConv (the
+sum over players of the chance of winning a best response would add). ``benchmarks/whole.py``
+measures the time and memory per player count and lives.
 """
 
 from __future__ import annotations
@@ -25,21 +27,54 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
 from ..rules import Rules
-from .hand import Hand, InfoKey
+from .hand import Deck, Hand, InfoKey, deck_of
 from .sampled import SampledSolver, _State
 
-__all__ = ["MAX_GAME_PLAYERS", "GameSolution", "HandPaths", "StateSolution", "solve_game", "next_state"]
+__all__ = ["MAX_GAME_PLAYERS", "MAX_GAME_LIVES", "MAX_PAIRING_PLAYERS", "GameSolution", "HandModel",
+           "HandPaths", "StateSolution", "check_game", "hand_model", "solve_game", "next_state"]
 
 Array = Any
 State = tuple[int, ...]
 
-MAX_GAME_PLAYERS = 4
-"""The most players :func:`solve_game` takes (a hand of 5 has 150 M paths of play)."""
+MAX_GAME_PLAYERS = 5
+"""The most players :func:`solve_game` takes (a merged hand of 6 would have about 25 M nodes)."""
+MAX_PAIRING_PLAYERS = 4
+"""The most players under pairing, whose hands are listed path by path (150 M paths at 5)."""
+MAX_GAME_LIVES = 3
+"""The most lives :func:`solve_game` takes."""
+
+
+class HandModel(Protocol):
+    """One hand as :func:`solve_game` uses it: :class:`HandPaths` or
+    :class:`~chasetheace.solver.whole_tree.OutcomeTree`."""
+
+    hand: Hand
+    infosets: list[InfoKey]
+    index: dict[InfoKey, int]
+    outcomes: Array
+
+    def utilities(self, payoff: Array) -> Array:
+        """What :meth:`cfv` takes for ``payoff[outcome, position]``."""
+
+    def cfv(self, keep: Array, utility: Array) -> tuple[Array, Array]:
+        """Counterfactual values (keep, swap) per information set, and each position's payoff."""
+
+    def situation_reach(self, keep: Array) -> Array:
+        """The chance that each information set arises."""
+
+
+def hand_model(hand: Hand) -> HandModel:
+    """The merged tree, or the list of paths under pairing (which the tree does not model)."""
+    if hand.pairing:
+        return HandPaths(hand)
+    from .whole_tree import OutcomeTree
+
+    return OutcomeTree(hand)
 
 
 class HandPaths:
@@ -116,6 +151,18 @@ class HandPaths:
             out += np.bincount(ids * 2 + ~keeps, w, minlength=len(keep) * 2)
         return out.reshape(-1, 2), value
 
+    def situation_reach(self, keep: Array) -> Array:
+        """The chance that each information set arises when everybody plays ``keep``: the paths
+        through it, each weighted by its whole chance (what follows a situation adds up to one)."""
+        full = self.prob.copy()
+        for rows, ids, keeps in self._decisions:
+            p = keep[ids]
+            full[rows] *= np.where(keeps, p, 1 - p)
+        out = np.zeros(len(self.infosets))
+        for rows, ids, _ in self._decisions:
+            out += np.bincount(ids, full[rows], minlength=len(out))
+        return out
+
 
 def _all_deals(copies: Sequence[int], count: int) -> tuple[Array, Array]:
     """Every ordered deal of ``count`` strengths from a pack with these multiplicities, and its chance."""
@@ -175,22 +222,33 @@ class StateSolution:
     """The equilibrium of the hand played in one lives state."""
 
     state: State
-    keep: Array                 # probability of keeping at each information set of HandPaths(players)
+    keep: Array                 # probability of keeping at each information set of the hand's model
     value: list[float]          # each position's chance of winning the game from here
     nash_conv: float            # exact, in chance of winning the game
     iterations: int
 
 
+GAME_FORMAT = "chase-the-ace game solution 1"
+
+
 @dataclass
 class GameSolution:
-    """An equilibrium of the whole game: one hand strategy per lives state."""
+    """An equilibrium of the whole game: one hand strategy per lives state.
+
+    ``keys[m]`` lists the information sets of an ``m``-player hand in the order of each state's
+    ``keep``; ``paths[m]`` holds the hand models the solution was solved on (empty when read back
+    from a file: a bot needs only the strategies)."""
 
     rules: Rules
     players: int
     lives: int
     states: dict[State, StateSolution]
-    paths: dict[int, HandPaths] = field(repr=False)
+    keys: dict[int, list[InfoKey]] = field(repr=False)
+    paths: dict[int, HandModel] = field(repr=False, default_factory=dict)
     seconds: float = 0.0
+
+    def __post_init__(self) -> None:
+        self._index = {m: {key: i for i, key in enumerate(keys)} for m, keys in self.keys.items()}
 
     @property
     def start(self) -> StateSolution:
@@ -202,34 +260,80 @@ class GameSolution:
         """The largest NashConv of any state's hand (each a hand's own, in chance of winning)."""
         return max(s.nash_conv for s in self.states.values())
 
+    @property
+    def deck(self) -> Deck:
+        """The pack as the solver sees it."""
+        return deck_of(self.rules)
+
     def infosets(self, players: int) -> list[InfoKey]:
         """The information sets of a hand of ``players``, in the order of ``keep``."""
-        return self.paths[players].infosets
+        return self.keys[players]
 
     def keep_probability(self, state: State, key: InfoKey) -> float:
         """The probability of keeping at ``key`` in lives state ``state`` (KeyError if unknown)."""
-        return float(self.states[state].keep[self.paths[len(state)].index[key]])
+        return float(self.states[state].keep[self._index[len(state)][key]])
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-serialisable form (:meth:`from_dict` reads it back)."""
+        return {"format": GAME_FORMAT, "rules": self.rules.to_dict(), "players": self.players,
+                "lives": self.lives, "seconds": self.seconds,
+                "infosets": {str(m): [[k[0], list(k[1]), k[2], k[3]] for k in keys]
+                             for m, keys in self.keys.items()},
+                "states": [{"state": list(s.state), "keep": [float(x) for x in s.keep], "value": s.value,
+                            "nash_conv": s.nash_conv, "iterations": s.iterations}
+                           for s in self.states.values()]}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> GameSolution:
+        """Read what :meth:`to_dict` wrote; ValueError if it is not a whole-game solution."""
+        if not isinstance(data, Mapping) or data.get("format") != GAME_FORMAT:
+            raise ValueError(f"not a chase-the-ace whole-game solution (format {GAME_FORMAT!r})")
+        try:
+            keys = {int(m): [(int(k[0]), tuple(str(t) for t in k[1]), int(k[2]), int(k[3])) for k in v]
+                    for m, v in data["infosets"].items()}
+            states = {}
+            for entry in data["states"]:
+                state = tuple(int(x) for x in entry["state"])
+                keep = np.array([float(x) for x in entry["keep"]])
+                if len(keep) != len(keys[len(state)]):
+                    raise ValueError("a state's strategy does not match its information sets")
+                states[state] = StateSolution(state, keep, [float(v) for v in entry["value"]],
+                                              float(entry["nash_conv"]), int(entry["iterations"]))
+            return cls(Rules.from_dict(data["rules"]), int(data["players"]), int(data["lives"]), states,
+                       keys, seconds=float(data["seconds"]))
+        except (KeyError, TypeError, IndexError) as exc:
+            raise ValueError(f"a damaged whole-game solution: {exc!r}") from None
+
+
+def check_game(rules: Rules, players: int, lives: int) -> None:
+    """ValueError (one line, naming what is outside) unless :func:`solve_game` covers this table."""
+    if not isinstance(rules, Rules):
+        raise ValueError(f"rules must be a Rules, not {type(rules).__name__}")
+    top = MAX_PAIRING_PLAYERS if rules.pairing else MAX_GAME_PLAYERS
+    if not isinstance(players, int) or isinstance(players, bool) or not 2 <= players <= top:
+        why = " under pairing" if rules.pairing and players == MAX_GAME_PLAYERS else ""
+        raise ValueError(f"bad number of players {players!r}: the whole game is solved for 2..{top}{why}")
+    if not isinstance(lives, int) or isinstance(lives, bool) or not 1 <= lives <= MAX_GAME_LIVES:
+        raise ValueError(f"bad lives {lives!r}: the whole game is solved for 1..{MAX_GAME_LIVES} lives")
+    if rules.last_chance:
+        raise ValueError("last_chance is not modelled by the whole-game solver (a player on no lives "
+                         "stays in)")
 
 
 def solve_game(rules: Rules | None = None, players: int = 3, *, lives: int | None = None,
                tolerance: float = 1e-5, iterations: int = 5000,
                progress: Callable[[str], None] | None = None) -> GameSolution:
-    """An equilibrium of the whole game with ``players`` (2..4) each starting on ``lives`` (default
-    the rules' ``lives``, at most 3): every lives state's hand solved by discounted CFR until its
-    exact NashConv is at most ``tolerance`` (in chance of winning the game) or for ``iterations``.
+    """An equilibrium of the whole game with ``players`` (2..5; 2..4 under pairing) each starting
+    on ``lives`` (default the rules' ``lives``, at most 3): every lives state's hand solved by
+    discounted CFR until its exact NashConv is at most ``tolerance`` (in chance of winning the
+    game) or for ``iterations``.
     """
     rules = Rules() if rules is None else rules
-    if not isinstance(rules, Rules):
-        raise ValueError(f"rules must be a Rules, not {type(rules).__name__}")
-    lives = rules.lives if lives is None else lives
-    if not isinstance(players, int) or not 2 <= players <= MAX_GAME_PLAYERS:
-        raise ValueError(f"bad number of players {players!r}: solve_game takes 2..{MAX_GAME_PLAYERS}")
-    if not isinstance(lives, int) or isinstance(lives, bool) or not 1 <= lives <= 3:
-        raise ValueError(f"bad lives {lives!r}: solve_game takes 1..3")
-    if rules.last_chance:
-        raise ValueError("last_chance is not modelled by solve_game (a player on no lives stays in)")
+    lives = rules.lives if lives is None and isinstance(rules, Rules) else lives
+    check_game(rules, players, lives)
+    assert isinstance(lives, int)
     start = time.perf_counter()
-    paths = {m: HandPaths(Hand(rules, m)) for m in range(2, players + 1)}
+    paths = {m: hand_model(Hand(rules, m)) for m in range(2, players + 1)}
     states = _states(players, lives)
     solved: dict[State, StateSolution] = {}
     for group in _groups(rules, states):
@@ -247,7 +351,8 @@ def solve_game(rules: Rules | None = None, players: int = 3, *, lives: int | Non
         if progress is not None:
             seconds = time.perf_counter() - start
             progress(f"solved {len(solved)} of {len(states)} lives states, {seconds:.0f} s")
-    return GameSolution(rules, players, lives, solved, paths, time.perf_counter() - start)
+    keys = {m: p.infosets for m, p in paths.items()}
+    return GameSolution(rules, players, lives, solved, keys, paths, time.perf_counter() - start)
 
 
 def _states(players: int, lives: int) -> list[State]:
@@ -274,7 +379,7 @@ def _groups(rules: Rules, states: list[State]) -> list[list[State]]:
     return groups
 
 
-def _payoffs(rules: Rules, state: State, paths: HandPaths, solved: Mapping[State, StateSolution],
+def _payoffs(rules: Rules, state: State, paths: HandModel, solved: Mapping[State, StateSolution],
              guess: Mapping[State, list[float]]) -> Array:
     m = len(state)
     out = np.zeros((len(paths.outcomes), m))
@@ -290,7 +395,7 @@ def _payoffs(rules: Rules, state: State, paths: HandPaths, solved: Mapping[State
     return out
 
 
-def _solve_hand(state: State, paths: HandPaths, payoff: Array, tolerance: float, iterations: int,
+def _solve_hand(state: State, paths: HandModel, payoff: Array, tolerance: float, iterations: int,
                 warm: Array | None) -> StateSolution:
     """Discounted CFR (alpha 1.5, beta 0, gamma 2) maximising each position's payoff."""
     m = len(paths.infosets)
@@ -330,17 +435,9 @@ def _nash_conv(keep: Array, cfv: Array) -> float:
 
 # --- playing it, and how it differs from the one-hand strategy ----------------------------------------
 
-def situation_reach(paths: HandPaths, keep: Array) -> Array:
-    """The chance that each information set arises when everybody plays ``keep``: the paths through
-    it, each weighted by its whole chance (what follows a situation adds up to one)."""
-    full = paths.prob.copy()
-    for rows, ids, keeps in paths._decisions:
-        p = keep[ids]
-        full[rows] *= np.where(keeps, p, 1 - p)
-    out = np.zeros(len(paths.infosets))
-    for rows, ids, _ in paths._decisions:
-        out += np.bincount(ids, full[rows], minlength=len(out))
-    return out
+def situation_reach(paths: HandModel, keep: Array) -> Array:
+    """The chance that each information set arises when everybody plays ``keep``."""
+    return paths.situation_reach(keep)
 
 
 @dataclass
@@ -388,7 +485,7 @@ class GameBot:
         sol = self.solution
         order = list(observation["order"])
         state = tuple(int(observation["lives"][s]) for s in order)
-        key = infoset_of(observation, sol.paths[len(order)].hand.deck, kings_jerk=sol.rules.kings_jerk)
+        key = infoset_of(observation, sol.deck, kings_jerk=sol.rules.kings_jerk)
         p = sol.keep_probability(state, key)
         return Action.KEEP if rng.random() < p else Action.SWAP
 

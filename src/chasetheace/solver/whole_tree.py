@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 from scipy.sparse import csr_matrix
 
-from .hand import Hand, InfoKey
+from .hand import Hand
 from .tree import Tree
 
 __all__ = ["OutcomeTree"]
@@ -60,11 +60,11 @@ class OutcomeTree(Tree):
         else:
             hids, weight = np.zeros(1, dtype=np.int32), np.ones(1)
         none = np.zeros(len(hids), dtype=np.int64)
-        root = self._fresh(0, np.full(len(hids), -1), hids, np.zeros((len(hids), k), dtype=np.int8),
+        root = self._deal_to(0, np.full(len(hids), -1), hids, np.zeros((len(hids), k), dtype=np.int8),
                            none + k, none, 0, weight)
         for j in range(n):
-            self._finalise(j)
-            self._expand(j)
+            self._merge(j)
+            self._turns(j)
         local = root["local"]
         self.reach0 = np.bincount(local, root["prob"], minlength=len(self.nodes[0]["card"]))
 
@@ -82,7 +82,7 @@ class OutcomeTree(Tree):
             return np.full(len(low), (k << n) + special - 1, dtype=np.int64)
         return (low.astype(np.int64) << n) + mask
 
-    def _fresh(self, j: int, parent: Array, hid: Array, drawn: Array, low: Array, mask: Array,
+    def _deal_to(self, j: int, parent: Array, hid: Array, drawn: Array, low: Array, mask: Array,
                action: int, prob: Array) -> dict[str, Array]:
         """Edges to position ``j``'s turn with a freshly drawn card (or to the end of the hand)."""
         if j >= self.hand.players:
@@ -97,7 +97,7 @@ class OutcomeTree(Tree):
         self._pending[j].append(part)
         return part
 
-    def _finalise(self, j: int) -> None:
+    def _merge(self, j: int) -> None:
         """Merge the entries that reach position ``j`` into unique nodes."""
         parts = self._pending[j]
         cat = {key: np.concatenate([p[key] for p in parts])
@@ -122,7 +122,7 @@ class OutcomeTree(Tree):
         self.nodes.append({key: v[first] for key, v in cat.items()})
         self._pending[j] = []
 
-    def _expand(self, j: int) -> None:
+    def _turns(self, j: int) -> None:
         """Information sets of position ``j`` and the edges leaving its nodes."""
         hand, k, n = self.hand, self.kinds, self.hand.players
         nodes = self.nodes[j]
@@ -141,9 +141,10 @@ class OutcomeTree(Tree):
         after_low, after_mask = self._fold(low, mask, j, card.astype(np.int64))
         shown = np.where(stopped, hid, self._extend(hid, "K"))
         a = np.flatnonzero(auto)
-        out.append(self._fresh(j + 1, a, shown[a], drawn[a], after_low[a], after_mask[a], 0, np.ones(len(a))))
-        out.append(self._fresh(j + 1, decide, self._extend(hid[decide], "k"), drawn[decide],
-                               after_low[decide], after_mask[decide], 0, np.ones(len(decide))))
+        out.append(self._deal_to(j + 1, a, shown[a], drawn[a], after_low[a], after_mask[a], 0,
+                                 np.ones(len(a))))
+        out.append(self._deal_to(j + 1, decide, self._extend(hid[decide], "k"), drawn[decide],
+                                 after_low[decide], after_mask[decide], 0, np.ones(len(decide))))
         chance = self._draw(j + 1, hid[decide], drawn[decide])
         for c in range(k):  # swap: the neighbour's card is drawn now
             ok = chance[:, c] > 0
@@ -152,12 +153,13 @@ class OutcomeTree(Tree):
             after[:, c] += 1
             if c == hand.blocker:  # the neighbour shows it: both cards are final
                 lo, ma = self._fold(after_low[idx], after_mask[idx], j + 1, np.full(len(idx), c))
-                out.append(self._fresh(j + 2, idx, self._extend(hid[idx], "b"), after, lo, ma, 1, chance[ok, c]))
+                blocked = self._extend(hid[idx], "b")
+                out.append(self._deal_to(j + 2, idx, blocked, after, lo, ma, 1, chance[ok, c]))
                 continue
             lo, ma = self._fold(low[idx], mask[idx], j, np.full(len(idx), c))
-            part = dict(parent=idx, action=1, prob=chance[ok, c], hid=self._extend(hid[idx], hand.swap_token(c)),
-                        drawn=after, card=card[idx], given=np.full(len(idx), c, dtype=np.int8), low=lo, mask=ma,
-                        level=j + 1)
+            part = dict(parent=idx, action=1, prob=chance[ok, c], level=j + 1,
+                        hid=self._extend(hid[idx], hand.swap_token(c)), drawn=after, card=card[idx],
+                        given=np.full(len(idx), c, dtype=np.int8), low=lo, mask=ma)
             self._pending[j + 1].append(part)
             out.append(part)
 
@@ -298,4 +300,4 @@ class OutcomeTree(Tree):
     @property
     def edge_count(self) -> int:
         """How many edges (to nodes and to outcomes) leave them."""
-        return sum(m.nnz for m in self.keep_edges) + sum(m.nnz for m in self.swap_edges)
+        return int(sum(m.nnz for m in self.keep_edges) + sum(m.nnz for m in self.swap_edges))
