@@ -32,6 +32,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from ..rules import Rules
+from .game_limits import MAX_GAME_LIVES, MAX_GAME_PLAYERS, MAX_PAIRING_PLAYERS, check_game
 from .hand import Deck, Hand, InfoKey, deck_of
 from .sampled import SampledSolver, _State
 
@@ -41,12 +42,6 @@ __all__ = ["MAX_GAME_PLAYERS", "MAX_GAME_LIVES", "MAX_PAIRING_PLAYERS", "GameSol
 Array = Any
 State = tuple[int, ...]
 
-MAX_GAME_PLAYERS = 5
-"""The most players :func:`solve_game` takes (a merged hand of 6 would have about 25 M nodes)."""
-MAX_PAIRING_PLAYERS = 4
-"""The most players under pairing, whose hands are listed path by path (150 M paths at 5)."""
-MAX_GAME_LIVES = 3
-"""The most lives :func:`solve_game` takes."""
 
 
 class HandModel(Protocol):
@@ -249,6 +244,7 @@ class GameSolution:
 
     def __post_init__(self) -> None:
         self._index = {m: {key: i for i, key in enumerate(keys)} for m, keys in self.keys.items()}
+        self.deck: Deck = deck_of(self.rules)
 
     @property
     def start(self) -> StateSolution:
@@ -259,11 +255,6 @@ class GameSolution:
     def nash_conv(self) -> float:
         """The largest NashConv of any state's hand (each a hand's own, in chance of winning)."""
         return max(s.nash_conv for s in self.states.values())
-
-    @property
-    def deck(self) -> Deck:
-        """The pack as the solver sees it."""
-        return deck_of(self.rules)
 
     def infosets(self, players: int) -> list[InfoKey]:
         """The information sets of a hand of ``players``, in the order of ``keep``."""
@@ -303,21 +294,6 @@ class GameSolution:
                        keys, seconds=float(data["seconds"]))
         except (KeyError, TypeError, IndexError) as exc:
             raise ValueError(f"a damaged whole-game solution: {exc!r}") from None
-
-
-def check_game(rules: Rules, players: int, lives: int) -> None:
-    """ValueError (one line, naming what is outside) unless :func:`solve_game` covers this table."""
-    if not isinstance(rules, Rules):
-        raise ValueError(f"rules must be a Rules, not {type(rules).__name__}")
-    top = MAX_PAIRING_PLAYERS if rules.pairing else MAX_GAME_PLAYERS
-    if not isinstance(players, int) or isinstance(players, bool) or not 2 <= players <= top:
-        why = " under pairing" if rules.pairing and players == MAX_GAME_PLAYERS else ""
-        raise ValueError(f"bad number of players {players!r}: the whole game is solved for 2..{top}{why}")
-    if not isinstance(lives, int) or isinstance(lives, bool) or not 1 <= lives <= MAX_GAME_LIVES:
-        raise ValueError(f"bad lives {lives!r}: the whole game is solved for 1..{MAX_GAME_LIVES} lives")
-    if rules.last_chance:
-        raise ValueError("last_chance is not modelled by the whole-game solver (a player on no lives "
-                         "stays in)")
 
 
 def solve_game(rules: Rules | None = None, players: int = 3, *, lives: int | None = None,
@@ -470,12 +446,16 @@ def differences(game: GameSolution, hands: Mapping[int, Any], threshold: float =
 
 
 class GameBot:
-    """Plays the whole-game equilibrium: the hand strategy of the current lives state."""
+    """Plays the whole-game equilibrium: the hand strategy of the current lives state.
+
+    Every situation a hand can reach is solved; should one be missing (``fallbacks`` counts them),
+    it keeps or swaps at even odds."""
 
     name = "solved-game"
 
     def __init__(self, solution: GameSolution) -> None:
         self.solution = solution
+        self.fallbacks = 0
 
     def choose(self, observation: Mapping[str, Any], legal: Sequence[Any], rng: Any) -> Any:
         """Keep with the equilibrium's probability in this lives state and situation."""
@@ -486,8 +466,15 @@ class GameBot:
         order = list(observation["order"])
         state = tuple(int(observation["lives"][s]) for s in order)
         key = infoset_of(observation, sol.deck, kings_jerk=sol.rules.kings_jerk)
-        p = sol.keep_probability(state, key)
+        try:
+            p = sol.keep_probability(state, key)
+        except KeyError:
+            self.fallbacks += 1
+            p = 0.5
         return Action.KEEP if rng.random() < p else Action.SWAP
+
+    def __repr__(self) -> str:
+        return f"GameBot({self.solution.players} players, {self.solution.lives} lives)"
 
 
 def hero_win(game: GameSolution, hands: Mapping[int, Any], hero_plays_game: bool = True,
