@@ -312,14 +312,19 @@ def solve_game(rules: Rules | None = None, players: int = 3, *, lives: int | Non
     paths = {m: hand_model(Hand(rules, m)) for m in range(2, players + 1)}
     states = _states(players, lives)
     solved: dict[State, StateSolution] = {}
+    latest: dict[int, Array] = {}
     for group in _groups(rules, states):
         guess = {s: [1.0 / len(s)] * len(s) for s in group}
         for _ in range(200):  # replay cycles: iterate to the fixed point (one pass without them)
             change = 0.0
             for s in group:
                 payoff = _payoffs(rules, s, paths[len(s)], solved, guess)
-                warm = solved[s].keep if s in solved else None
+                # this state's own last pass, else the last state solved with as many players
+                warm = solved[s].keep if s in solved else latest.get(len(s))
+                ran = solved[s].iterations if s in solved else 0
                 solved[s] = _solve_hand(s, paths[len(s)], payoff, tolerance, iterations, warm)
+                solved[s].iterations += ran
+                latest[len(s)] = solved[s].keep
                 change = max(change, max(abs(a - b) for a, b in zip(solved[s].value, guess[s])))
                 guess[s] = solved[s].value
             if change < tolerance or rules.final_tie != "replay":
@@ -371,17 +376,38 @@ def _payoffs(rules: Rules, state: State, paths: HandModel, solved: Mapping[State
     return out
 
 
+WARM_ITERATIONS = 10
+"""How many iterations a warm start counts for."""
+
+
 def _solve_hand(state: State, paths: HandModel, payoff: Array, tolerance: float, iterations: int,
                 warm: Array | None) -> StateSolution:
-    """Discounted CFR (alpha 1.5, beta 0, gamma 2) maximising each position's payoff."""
+    """Discounted CFR (alpha 1.5, beta 0, gamma 2) maximising each position's payoff.
+
+    ``warm`` (a strategy: this state's in an earlier pass, or a neighbouring state's) is returned as
+    it is if it is already within ``tolerance``; otherwise the run starts as if it had been played
+    for :data:`WARM_ITERATIONS` iterations (regrets favouring its actions by the gaps it meets here),
+    as :func:`~chasetheace.solver.cfr.run_cfr` warm-starts. The iterations counted are those run."""
     m = len(paths.infosets)
     utility = paths.utilities(payoff)
     regret = np.zeros((m, 2))
     avg = np.zeros((m, 2))
-    sigma = np.full(m, 0.5) if warm is None else np.asarray(warm, dtype=float).copy()
+    sigma = np.full(m, 0.5)
+    first = 1
+    if warm is not None:
+        sigma = np.asarray(warm, dtype=float).copy()
+        cfv, value = paths.cfv(sigma, utility)
+        nash_conv = _nash_conv(sigma, cfv)
+        if nash_conv <= tolerance:
+            return StateSolution(state, sigma, [float(v) for v in value], nash_conv, 0)
+        both = np.c_[sigma, 1 - sigma]
+        regret = both * np.abs(cfv[:, 0] - cfv[:, 1])[:, None] * WARM_ITERATIONS
+        avg = both * sum(t ** 2 for t in range(1, WARM_ITERATIONS + 1))
+        first = WARM_ITERATIONS + 1
     mean = sigma
-    nash_conv, t = float("inf"), 0
-    for t in range(1, iterations + 1):
+    nash_conv, t = float("inf"), first - 1
+    last = first + iterations - 1
+    for t in range(first, last + 1):
         cfv, _ = paths.cfv(sigma, utility)
         both = np.c_[sigma, 1 - sigma]
         inst = cfv - (both * cfv).sum(axis=1, keepdims=True)
@@ -391,7 +417,7 @@ def _solve_hand(state: State, paths: HandModel, payoff: Array, tolerance: float,
         plus = np.maximum(regret, 0.0)
         total = plus.sum(axis=1)
         sigma = np.where(total > 0, plus[:, 0] / np.where(total > 0, total, 1.0), 0.5)
-        if t % 5 == 0 or t == iterations:
+        if t % 5 == 0 or t == last:
             norm = avg.sum(axis=1)
             mean = np.where(norm > 0, avg[:, 0] / np.where(norm > 0, norm, 1.0), 0.5)
             cfv, value = paths.cfv(mean, utility)
@@ -399,7 +425,7 @@ def _solve_hand(state: State, paths: HandModel, payoff: Array, tolerance: float,
             if nash_conv <= tolerance:
                 break
     cfv, value = paths.cfv(mean, utility)
-    return StateSolution(state, mean, [float(v) for v in value], _nash_conv(mean, cfv), t)
+    return StateSolution(state, mean, [float(v) for v in value], _nash_conv(mean, cfv), t - first + 1)
 
 
 def _nash_conv(keep: Array, cfv: Array) -> float:
