@@ -260,6 +260,16 @@ class GameSolution:
         """The information sets of a hand of ``players``, in the order of ``keep``."""
         return self.keys[players]
 
+    def model(self, players: int) -> HandModel:
+        """The model of a hand of ``players`` the strategies are for (built again, and kept, when
+        the solution was read from a file)."""
+        built = self.paths.get(players)
+        if built is None:
+            built = self.paths[players] = hand_model(Hand(self.rules, players))
+            if built.infosets != self.keys[players]:
+                raise ValueError("the hand's information sets differ from the solution's (another version)")
+        return built
+
     def keep_probability(self, state: State, key: InfoKey) -> float:
         """The probability of keeping at ``key`` in lives state ``state`` (KeyError if unknown)."""
         return float(self.states[state].keep[self._index[len(state)][key]])
@@ -459,7 +469,7 @@ def differences(game: GameSolution, hands: Mapping[int, Any], threshold: float =
     frequent first."""
     out = []
     for state, sol in game.states.items():
-        paths, hand = game.paths[len(state)], hands[len(state)]
+        paths, hand = game.model(len(state)), hands[len(state)]
         reach = situation_reach(paths, sol.keep)
         for i, key in enumerate(paths.infosets):
             if reach[i] <= 0 or not hand.knows(key):
@@ -510,9 +520,9 @@ def hero_win(game: GameSolution, hands: Mapping[int, Any], hero_plays_game: bool
     the one-hand equilibrium ``hands[players]`` (a :class:`~chasetheace.solver.Solution`), starting
     on equal lives with a dealer chosen at random."""
     rules = game.rules
-    one = {m: np.array([hands[m].played_keep(key) for key in game.paths[m].infosets])
-           for m in game.paths}
-    owner = {m: np.array([key[0] for key in game.paths[m].infosets]) for m in game.paths}
+    sizes = range(2, game.players + 1)
+    one = {m: np.array([hands[m].played_keep(key) for key in game.infosets(m)]) for m in sizes}
+    owner = {m: np.array([key[0] for key in game.infosets(m)]) for m in sizes}
     win: dict[tuple[State, int], float] = {}
     for group in _groups(rules, list(game.states)):
         todo = [(s, h) for s in group for h in range(len(s))]
@@ -520,7 +530,7 @@ def hero_win(game: GameSolution, hands: Mapping[int, Any], hero_plays_game: bool
         for _ in range(200):
             change = 0.0
             for s, h in todo:
-                m, paths = len(s), game.paths[len(s)]
+                m, paths = len(s), game.model(len(s))
                 mine = game.states[s].keep if hero_plays_game else one[m]
                 keep = np.where(owner[m] == h, mine, one[m])
                 payoff = np.zeros((len(paths.outcomes), m))
