@@ -62,6 +62,9 @@ class HandModel(Protocol):
     def situation_reach(self, keep: Array) -> Array:
         """The chance that each information set arises."""
 
+    def value(self, keep: Array, utility: Array) -> Array:
+        """Each position's expected payoff."""
+
 
 def hand_model(hand: Hand) -> HandModel:
     """The merged tree, or the list of paths under pairing (which the tree does not model)."""
@@ -145,6 +148,10 @@ class HandPaths:
             w = utility[rows, t] * prefix[rows, t] * suffix[rows, t + 1]
             out += np.bincount(ids * 2 + ~keeps, w, minlength=len(keep) * 2)
         return out.reshape(-1, 2), value
+
+    def value(self, keep: Array, utility: Array) -> Array:
+        """Each position's expected payoff when everybody keeps with ``keep[infoset]``."""
+        return self.cfv(keep, utility)[1]
 
     def situation_reach(self, keep: Array) -> Array:
         """The chance that each information set arises when everybody plays ``keep``: the paths
@@ -325,6 +332,7 @@ def solve_game(rules: Rules | None = None, players: int = 3, *, lives: int | Non
     latest: dict[int, Array] = {}
     for group in _groups(rules, states):
         guess = {s: [1.0 / len(s)] * len(s) for s in group}
+        cyclic = _cyclic(rules, group, paths)
         for _ in range(200):  # replay cycles: iterate to the fixed point (one pass without them)
             change = 0.0
             for s in group:
@@ -337,7 +345,7 @@ def solve_game(rules: Rules | None = None, players: int = 3, *, lives: int | Non
                 latest[len(s)] = solved[s].keep
                 change = max(change, max(abs(a - b) for a, b in zip(solved[s].value, guess[s])))
                 guess[s] = solved[s].value
-            if change < tolerance or rules.final_tie != "replay":
+            if change < tolerance or not cyclic:
                 break
         if progress is not None:
             seconds = time.perf_counter() - start
@@ -368,6 +376,16 @@ def _groups(rules: Rules, states: list[State]) -> list[list[State]]:
         seen.update(group)
         groups.append(group)
     return groups
+
+
+def _cyclic(rules: Rules, group: list[State], models: Mapping[int, HandModel]) -> bool:
+    """Whether a hand in one of these states can lead back into the group (a replay)."""
+    for s in group:
+        for lost in models[len(s)].outcomes.tolist():
+            nxt, _, _ = next_state(rules, s, lost)
+            if nxt in group:
+                return True
+    return False
 
 
 def _payoffs(rules: Rules, state: State, paths: HandModel, solved: Mapping[State, StateSolution],
@@ -525,26 +543,31 @@ def hero_win(game: GameSolution, hands: Mapping[int, Any], hero_plays_game: bool
     owner = {m: np.array([key[0] for key in game.infosets(m)]) for m in sizes}
     win: dict[tuple[State, int], float] = {}
     for group in _groups(rules, list(game.states)):
-        todo = [(s, h) for s in group for h in range(len(s))]
-        guess = {sh: 1.0 / len(sh[0]) for sh in todo}
+        guess = {(s, h): 1.0 / len(s) for s in group for h in range(len(s))}
+        cyclic = _cyclic(rules, group, {len(s): game.model(len(s)) for s in group})
         for _ in range(200):
             change = 0.0
-            for s, h in todo:
+            for s in group:
                 m, paths = len(s), game.model(len(s))
-                mine = game.states[s].keep if hero_plays_game else one[m]
-                keep = np.where(owner[m] == h, mine, one[m])
                 payoff = np.zeros((len(paths.outcomes), m))
                 for o, lost in enumerate(paths.outcomes.tolist()):
                     nxt, shares, where = next_state(rules, s, lost)
-                    if shares is not None:
-                        payoff[o, h] = shares[h]
-                    elif nxt is not None and where[h] >= 0:
-                        later = (nxt, where[h])
-                        payoff[o, h] = guess[later] if later in guess else win[later]
-                _, value = paths.cfv(keep, paths.utilities(payoff))
-                change = max(change, abs(float(value[h]) - guess[(s, h)]))
-                guess[(s, h)] = float(value[h])
-            if change < tolerance or rules.final_tie != "replay":
+                    for i in range(m):
+                        if shares is not None:
+                            payoff[o, i] = shares[i]
+                        elif nxt is not None and where[i] >= 0:
+                            later = (nxt, where[i])
+                            payoff[o, i] = guess[later] if later in guess else win[later]
+                utility = paths.utilities(payoff)
+                # everybody on the one-hand strategy: every position's value in one pass
+                heroes: list[int | None] = list(range(m)) if hero_plays_game else [None]
+                for hero in heroes:
+                    keep = one[m] if hero is None else np.where(owner[m] == hero, game.states[s].keep, one[m])
+                    value = paths.value(keep, utility)
+                    for i in range(m) if hero is None else [hero]:
+                        change = max(change, abs(float(value[i]) - guess[(s, i)]))
+                        guess[(s, i)] = float(value[i])
+            if change < tolerance or not cyclic:
                 break
         win.update(guess)
     start = (game.lives,) * game.players

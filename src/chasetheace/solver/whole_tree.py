@@ -259,6 +259,18 @@ class OutcomeTree(Tree):
             reach += k.T @ (here * keeps[j]) + s.T @ (here * (1 - keeps[j]))
         return reach
 
+    def value(self, keep: Array, utility: Array) -> Array:
+        """Each position's expected payoff when everybody keeps with ``keep[infoset]`` (one
+        backward pass)."""
+        keeps = self._keeps(keep)
+        value = np.zeros((self.total + len(self.outcomes), self.hand.players))
+        value[self.total:] = utility
+        for j in range(self.hand.players - 1, -1, -1):
+            lo, p = self.offsets[j], keeps[j][:, None]
+            value[lo:lo + len(p)] = p * (self.keep_edges[j] @ value) + (1 - p) * (self.swap_edges[j] @ value)
+        result: Array = self.reach0 @ value[:len(self.reach0)]
+        return result
+
     def cfv(self, keep: Array, utility: Array) -> tuple[Array, Array]:
         """Counterfactual values ``(infosets, 2)`` (keep, swap) of each information set's owner, and
         each position's expected payoff, when everybody keeps with ``keep[infoset]``; ``utility``
