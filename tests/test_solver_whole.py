@@ -211,7 +211,8 @@ def _same_as_paths(rules: cta.Rules, players: int, seed: int) -> None:
     cfv_paths, value_paths = paths.cfv(keep[order], paths.utilities(payoff))
     cfv_tree, value_tree = tree.cfv(keep, tree.utilities(tree_payoff))
     assert value_tree.tolist() == pytest.approx(value_paths.tolist(), abs=1e-12)
-    assert tree.value(keep, tree.utilities(tree_payoff)).tolist() == pytest.approx(value_paths.tolist(), abs=1e-12)
+    only_value = tree.value(keep, tree.utilities(tree_payoff))
+    assert only_value.tolist() == pytest.approx(value_paths.tolist(), abs=1e-12)
     assert np.abs(cfv_tree[order] - cfv_paths).max() < 1e-12
     reach = tree.situation_reach(keep)[order]
     assert np.abs(reach - paths.situation_reach(keep[order])).max() < 1e-12
