@@ -220,7 +220,7 @@ def _table_lines(t: _Table, lives: int, found: list[Difference]) -> list[str]:
     for diff in mine[:8]:
         state, key, m = diff.state, diff.key, len(diff.state)
         lives_text = ", ".join(f"{position_name(i, m)} {x}" for i, x in enumerate(state))
-        out.append(f"- lives {lives_text}: {position_name(key[0], m)} holding {deck.name(key[2])} "
+        out.append(f"- lives {lives_text}: {position_name(key[0], m)} holding {rank_name(deck, key[2])} "
                    f"({situation(key, deck, m)}; chance {diff.reach:.3f} in that hand): keeps "
                    f"with p={diff.keep_game:.2f}, one-hand p={diff.keep_hand:.2f}")
     out.append("")
