@@ -74,7 +74,8 @@ def test_a_solution_round_trips_and_loads_as_a_bot(tmp_path: Path) -> None:
 @pytest.mark.parametrize("rules, players, message", [
     (cta.Rules(), 6, "bad number of players 6: the whole game is solved for 2..5"),
     (cta.Rules(pairing=True), 5, "2..4 under pairing"),
-    (cta.Rules(lives=4), 3, "bad lives 4: the whole game is solved for 1..3 lives"),
+    (cta.Rules(lives=4), 5, "bad lives 4: the whole game is solved for 1..3 lives at 5 players"),
+    (cta.Rules(lives=5), 3, "bad lives 5: the whole game is solved for 1..4 lives at 3 players"),
     (cta.Rules(last_chance=True), 3, "last_chance is not modelled"),
 ])
 def test_a_table_out_of_reach_is_one_clear_error(rules: cta.Rules, players: int, message: str) -> None:

@@ -141,7 +141,8 @@ def test_paths_chances_add_up() -> None:
 
 
 @pytest.mark.parametrize("kwargs, message", [
-    ({"players": 6}, "2..5"), ({"players": 1}, "2..5"), ({"lives": 4}, "lives"),
+    ({"players": 6}, "2..5"), ({"players": 1}, "2..5"), ({"lives": 5}, "1..4 lives"), ({"lives": 0}, "lives"),
+    ({"players": 5, "lives": 4}, "1..3 lives at 5 players"),
     ({"rules": cta.Rules(pairing=True), "players": 5}, "2..4 under pairing"),
     ({"rules": cta.Rules(last_chance=True)}, "last_chance")])
 def test_bad_input_is_one_clear_error(kwargs: dict[str, object], message: str) -> None:

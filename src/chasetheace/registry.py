@@ -102,7 +102,7 @@ BOTS: dict[str, BotKind[Bot]] = {
     "counting": BotKind(_no_arg(CountingBot), "counts every card it may know"),
     "solved": BotKind(_solved, "plays the solver's equilibrium (solved:FILE.json loads a saved one)"),
     "solved-game": BotKind(_solved_game, "plays the whole game's equilibrium with lives, 2-5 players, "
-                           "up to 3 lives (solved-game:FILE.json loads a saved one)"),
+                           "up to 4 lives (3 at 5 players; solved-game:FILE.json loads a saved one)"),
 }
 """The bots of Chase the Ace (RULES.md part A), by kind."""
 

@@ -317,9 +317,9 @@ def solve_game(rules: Rules | None = None, players: int = 3, *, lives: int | Non
                tolerance: float = 1e-5, iterations: int = 5000,
                progress: Callable[[str], None] | None = None) -> GameSolution:
     """An equilibrium of the whole game with ``players`` (2..5; 2..4 under pairing) each starting
-    on ``lives`` (default the rules' ``lives``, at most 3): every lives state's hand solved by
-    discounted CFR until its exact NashConv is at most ``tolerance`` (in chance of winning the
-    game) or for ``iterations``.
+    on ``lives`` (default the rules' ``lives``; at most 4, at most 3 with 5 players): every lives
+    state's hand solved by discounted CFR until its exact NashConv is at most ``tolerance`` (in
+    chance of winning the game) or for ``iterations`` (see :mod:`.game_limits`).
     """
     rules = Rules() if rules is None else rules
     lives = rules.lives if lives is None and isinstance(rules, Rules) else lives
