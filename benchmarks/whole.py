@@ -1,6 +1,6 @@
 """Time and memory of the whole-game solver (``cta.solve_game``), per player count and lives.
 
-    python benchmarks/whole.py                         # 2-5 players, 1 life; 2-4 players, 2 and 3 lives
+    python benchmarks/whole.py                         # 2-5 players on 1-2 lives; 2-4 players on 3-4 lives
     python benchmarks/whole.py --players 5 --lives 2   # one configuration
     python benchmarks/whole.py --hands                 # only the hand models: size, time, memory
 
@@ -26,11 +26,14 @@ import time
 import numpy as np
 
 import chasetheace as cta
+from chasetheace.solver.game_limits import max_lives
 from chasetheace.solver.hand import Hand
 from chasetheace.solver.whole import HandPaths, solve_game
 from chasetheace.solver.whole_tree import OutcomeTree
 
-DEFAULT = [(2, 1), (3, 1), (4, 1), (5, 1), (2, 2), (3, 2), (4, 2), (2, 3), (3, 3), (4, 3)]
+DEFAULT = [(2, 1), (3, 1), (4, 1), (5, 1), (2, 2), (3, 2), (4, 2), (5, 2), (2, 3), (3, 3), (4, 3), (2, 4), (3, 4),
+           (4, 4)]
+"""Each a few minutes at most; ``--players 5 --lives 3`` takes about 20 minutes."""
 
 
 def peak_gb() -> float:
@@ -115,7 +118,8 @@ def main() -> None:
         return
     configs = DEFAULT
     if args.players or args.lives:
-        configs = [(n, lives) for n in (args.players or [2, 3, 4, 5]) for lives in (args.lives or [1, 2, 3])]
+        configs = [(n, lives) for n in (args.players or [2, 3, 4, 5]) for lives in (args.lives or [1, 2, 3, 4])
+                   if lives <= max_lives(n)]
     games(configs)
 
 
