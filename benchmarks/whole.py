@@ -31,8 +31,8 @@ from chasetheace.solver.hand import Hand
 from chasetheace.solver.whole import HandPaths, solve_game
 from chasetheace.solver.whole_tree import OutcomeTree
 
-DEFAULT = [(2, 1), (3, 1), (4, 1), (5, 1), (2, 2), (3, 2), (4, 2), (5, 2), (2, 3), (3, 3), (4, 3), (2, 4), (3, 4),
-           (4, 4)]
+DEFAULT = [(2, 1), (3, 1), (4, 1), (5, 1), (2, 2), (3, 2), (4, 2), (5, 2), (2, 3), (3, 3), (4, 3),
+           (2, 4), (3, 4), (4, 4)]
 """Each a few minutes at most; ``--players 5 --lives 3`` takes about 20 minutes."""
 
 
@@ -118,8 +118,8 @@ def main() -> None:
         return
     configs = DEFAULT
     if args.players or args.lives:
-        configs = [(n, lives) for n in (args.players or [2, 3, 4, 5]) for lives in (args.lives or [1, 2, 3, 4])
-                   if lives <= max_lives(n)]
+        configs = [(n, lives) for n in (args.players or [2, 3, 4, 5])
+                   for lives in (args.lives or [1, 2, 3, 4]) if lives <= max_lives(n)]
     games(configs)
 
 
