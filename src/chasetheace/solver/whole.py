@@ -349,7 +349,10 @@ def solve_game(rules: Rules | None = None, players: int = 3, *, lives: int | Non
                 break
         if progress is not None:
             seconds = time.perf_counter() - start
-            progress(f"solved {len(solved)} of {len(states)} lives states, {seconds:.0f} s")
+            last = solved[group[-1]]
+            progress(f"solved {len(solved)} of {len(states)} lives states, {seconds:.0f} s (lives "
+                     f"{','.join(map(str, last.state))}: {last.iterations} iterations, NashConv "
+                     f"{last.nash_conv:.1e})")
     keys = {m: p.infosets for m, p in paths.items()}
     return GameSolution(rules, players, lives, solved, keys, paths, time.perf_counter() - start)
 
