@@ -61,7 +61,7 @@ class OutcomeTree(Tree):
             hids, weight = np.zeros(1, dtype=np.int32), np.ones(1)
         none = np.zeros(len(hids), dtype=np.int64)
         root = self._deal_to(0, np.full(len(hids), -1), hids, np.zeros((len(hids), k), dtype=np.int8),
-                           none + k, none, 0, weight)
+                             none + k, none, 0, weight)
         for j in range(n):
             self._merge(j)
             self._turns(j)
@@ -83,7 +83,7 @@ class OutcomeTree(Tree):
         return (low.astype(np.int64) << n) + mask
 
     def _deal_to(self, j: int, parent: Array, hid: Array, drawn: Array, low: Array, mask: Array,
-               action: int, prob: Array) -> dict[str, Array]:
+                 action: int, prob: Array) -> dict[str, Array]:
         """Edges to position ``j``'s turn with a freshly drawn card (or to the end of the hand)."""
         if j >= self.hand.players:
             return dict(parent=parent, action=action, prob=prob, code=self._code(low, mask), level=-1)
