@@ -192,7 +192,8 @@ def _table_lines(t: _Table, lives: int, found: list[Difference]) -> list[str]:
     hand = t.hands[n]
     deck = hand.deck
     out = [f"### {n} players, {lives} lives each, standard rules", "",
-           f"Solved in {game.seconds:.0f} s: {len(game.states)} lives states, the largest NashConv of a "
+           f"Solved in {game.seconds:.0f} s (wall clock, a shared machine): {len(game.states)} lives states, "
+           f"the largest NashConv of a "
            f"state's hand {game.nash_conv:.1e} (in chance of winning the game). Starting on equal lives, "
            f"the chance of winning by position of the first hand: "
            + ", ".join(f"{position_name(i, n)} {v:.4f}" for i, v in enumerate(game.start.value)) + ".", "",
