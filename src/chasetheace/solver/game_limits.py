@@ -13,8 +13,8 @@ takes 2.6 GB to build; the one-hand tree grows about tenfold per player."""
 MAX_PAIRING_PLAYERS = 4
 """The most players under pairing, whose hands are listed path by path (150 M paths at 5)."""
 MAX_GAME_LIVES = 4
-"""The most lives the whole game is solved for (up to 4 players: 4 players on 4 lives took 63 s of
-CPU; 5 players on 3 lives about 20 minutes, so 5 players stop at :data:`MAX_LIVES_AT_5`)."""
+"""The most lives the whole game is solved for (up to 4 players: 4 players on 4 lives took 72 s of
+CPU; 5 players on 3 lives 22 minutes, so 5 players stop at :data:`MAX_LIVES_AT_5`)."""
 MAX_LIVES_AT_5 = 3
 """The most lives at 5 players (4 lives would be 1,360 lives states, 1,024 of them 5-player hands)."""
 
