@@ -157,7 +157,7 @@ def whole_game_section(out_dir: str, lives: int = 3, players: Sequence[int] = (2
                 "Where the whole-game strategy keeps other cards than the one-hand strategy: for each",
                 "position, by its own lives and the fewest lives among the others, how many more of the",
                 "weakest cards it swaps in its most frequent situation (everybody before it kept), averaged",
-                "over the lives states of that kind. Positive: it swaps more (plays safer).", "",
+                "over the lives states of that kind. Positive: it swaps more; negative: it keeps more.", "",
                 "![whole game: keep thresholds against the one-hand strategy](whole-game-shifts.png)", "",
                 "What playing the whole-game strategy gains, in chance of winning the game: exact (dot)",
                 "and simulated with its 95% confidence interval (bar).", "",
