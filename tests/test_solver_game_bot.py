@@ -109,3 +109,9 @@ def test_play_seats_the_bot(monkeypatch: pytest.MonkeyPatch, capsys: pytest.Capt
     assert status == 0, err
     game = cta.Game.from_record(json.loads(record.read_text()))
     assert game.over and game.winner is not None
+
+
+def test_without_numpy_it_says_which_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "numpy", None)  # ``import numpy`` now fails
+    with pytest.raises(ValueError, match=r"pip install 'chase-the-ace\[solve\]'"):
+        cta.make_bot("solved-game", RULES, 3)

@@ -76,6 +76,12 @@ def _solved_game(arg: str, rules: Rules, players: int) -> Bot:
     """``solved-game`` plays the whole-game equilibrium of this table (players, the rules' lives),
     solved once and cached on disk; ``solved-game:FILE`` loads one saved as JSON."""
     check_game(rules, players, rules.lives)  # one line, before any solving
+    try:
+        import numpy  # noqa: F401
+        import scipy  # noqa: F401
+    except ImportError:
+        raise ValueError("the solved-game bot needs numpy and scipy: "
+                         "pip install 'chase-the-ace[solve]'") from None
     from .solver.whole import GameBot
 
     if arg:
