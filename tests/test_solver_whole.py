@@ -250,3 +250,30 @@ def test_the_merged_hand_equals_every_path_of_play_under_any_rules(options: dict
         assume(False)  # a combination the rules refuse
         return
     _same_as_paths(rules, players, seed)
+
+
+def test_five_players_are_solved_and_the_engine_agrees() -> None:
+    """5 players (the piquet pack, one life each, a final tie split): every state's hand within the
+    tolerance, and whole games played by the engine with the bot win, by place in the first hand,
+    as often as the solution says (within 4.5 standard errors)."""
+    import random
+
+    from chasetheace.solver.whole import GameBot
+
+    rules = cta.Rules(deck=32, final_tie="split", lives=1)
+    sol = solve_game(rules, 5, lives=1)
+    assert set(sol.states) == {(1,) * m for m in range(2, 6)}
+    assert sol.nash_conv <= 1e-5
+    assert sum(sol.start.value) == pytest.approx(1.0, abs=1e-9)  # a split shares the whole win
+    bot = GameBot(sol)
+    games, won = 3000, [0.0] * 5
+    for seed in range(games):
+        game = cta.Game(rules, players=5, seed=seed)
+        first = game.dealer
+        cta.play_game(game, [bot] * 5, rng=random.Random(seed))
+        for seat in game.winners:
+            won[(seat - first - 1) % 5] += 1 / len(game.winners)
+    assert bot.fallbacks == 0
+    for place, value in enumerate(sol.start.value):
+        error = (value * (1 - value) / games) ** 0.5
+        assert abs(won[place] / games - value) < 4.5 * error
