@@ -1,7 +1,7 @@
 """The whole game's section of ``docs/strategy.md``, its plots, and the games simulated for it.
 
     python -m chasetheace.solver.docs_game [--out docs] [--lives 3] [--players 2 3 4 5]
-                                           [--games 20000] [--seed 12]
+                                           [--games 50000] [--seed 12]
 
 rewrites only that section of an existing ``docs/strategy.md`` (from its heading to the closing
 line), so the one-hand sections need not be solved again; ``python -m chasetheace.solver.docs``
@@ -107,7 +107,7 @@ class _Table:
 
 
 def whole_game_section(out_dir: str, lives: int = 3, players: Sequence[int] = (2, 3, 4, 5),
-                       games: int = 20000, seed: int = 12, plots: bool = True,
+                       games: int = 50000, seed: int = 12, plots: bool = True,
                        progress: Callable[[str], None] | None = None) -> list[str]:
     """The section's Markdown lines (and its PNGs in ``out_dir`` with ``plots``), standard rules."""
     from .game_cache import game_solution_for
@@ -249,7 +249,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", default="docs")
     parser.add_argument("--lives", type=int, default=3)
     parser.add_argument("--players", type=int, nargs="*", default=[2, 3, 4, 5])
-    parser.add_argument("--games", type=int, default=20000)
+    parser.add_argument("--games", type=int, default=50000)
     parser.add_argument("--seed", type=int, default=12)
     parser.add_argument("--no-plots", action="store_true")
     args = parser.parse_args(argv)
