@@ -11,6 +11,8 @@ from __future__ import annotations
 from fractions import Fraction
 
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 np = pytest.importorskip("numpy")
 pytest.importorskip("scipy")
@@ -138,8 +140,11 @@ def test_paths_chances_add_up() -> None:
     assert value.tolist() == pytest.approx([1.0, 1.0, 1.0], abs=1e-10)
 
 
-@pytest.mark.parametrize("kwargs, message", [({"players": 5}, "2..4"), ({"lives": 4}, "lives"),
-                                             ({"rules": cta.Rules(last_chance=True)}, "last_chance")])
+@pytest.mark.parametrize("kwargs, message", [
+    ({"players": 6}, "2..5"), ({"players": 1}, "2..5"), ({"lives": 5}, "1..4 lives"), ({"lives": 0}, "lives"),
+    ({"players": 5, "lives": 4}, "1..3 lives at 5 players"),
+    ({"rules": cta.Rules(pairing=True), "players": 5}, "2..4 under pairing"),
+    ({"rules": cta.Rules(last_chance=True)}, "last_chance")])
 def test_bad_input_is_one_clear_error(kwargs: dict[str, object], message: str) -> None:
     args: dict[str, object] = {"rules": cta.Rules(), "players": 2, "lives": 1, **kwargs}
     with pytest.raises(ValueError, match=message):
@@ -183,3 +188,92 @@ def test_hero_win_is_exact_and_symmetric_when_everybody_plays_alike() -> None:
     base = hero_win(sol, hands, hero_plays_game=False)
     assert base == pytest.approx(1 / 3, abs=1e-9)  # a random first dealer: everybody alike
     assert 0 < hero_win(sol, hands) < 1
+
+
+# --- the merged hand (OutcomeTree) against the list of every path of play (HandPaths) ---------------
+
+def _same_as_paths(rules: cta.Rules, players: int, seed: int) -> None:
+    """A random strategy and random payoffs per outcome: both models give the same counterfactual
+    values, the same payoffs and the same chances of each situation."""
+    from chasetheace.solver.whole_tree import OutcomeTree
+
+    hand = Hand(rules, players)
+    paths, tree = HandPaths(hand), OutcomeTree(hand)
+    assert set(tree.infosets) == set(paths.infosets)
+    assert {tuple(o) for o in tree.outcomes.tolist()} == {tuple(o) for o in paths.outcomes.tolist()}
+    rng = np.random.default_rng(seed)
+    keep = rng.random(len(tree.infosets))
+    pure = rng.random(len(keep)) < 0.3  # some pure choices too
+    keep[pure] = rng.integers(0, 2, int(pure.sum()))
+    payoff = rng.random((len(paths.outcomes), players))
+    by_outcome = {tuple(o): payoff[i] for i, o in enumerate(paths.outcomes.tolist())}
+    tree_payoff = np.array([by_outcome[tuple(o)] for o in tree.outcomes.tolist()])
+    order = np.array([tree.index[key] for key in paths.infosets])
+    cfv_paths, value_paths = paths.cfv(keep[order], paths.utilities(payoff))
+    cfv_tree, value_tree = tree.cfv(keep, tree.utilities(tree_payoff))
+    assert value_tree.tolist() == pytest.approx(value_paths.tolist(), abs=1e-12)
+    only_value = tree.value(keep, tree.utilities(tree_payoff))
+    assert only_value.tolist() == pytest.approx(value_paths.tolist(), abs=1e-12)
+    assert np.abs(cfv_tree[order] - cfv_paths).max() < 1e-12
+    reach = tree.situation_reach(keep)[order]
+    assert np.abs(reach - paths.situation_reach(keep[order])).max() < 1e-12
+
+
+@pytest.mark.parametrize("rules", [
+    cta.Rules(), cta.Rules(ties="eldest-loses"), cta.Rules(ties="latest-loses", ace_pays_double=True),
+    cta.Rules(kings_jerk=True), cta.Rules(king_stops_play=True), cta.Rules(blocker="none"),
+    cta.Rules(dealer_draws_blocker="dealer-loses", dealer_same_rank="dealer-wins"),
+    cta.Rules(dealer_same_rank="dealer-immune", announce_low=True),
+])
+def test_the_merged_hand_equals_every_path_of_play_at_3_players(rules: cta.Rules) -> None:
+    _same_as_paths(rules, 3, seed=3)
+
+
+def test_the_merged_hand_equals_every_path_of_play_at_4_players() -> None:
+    _same_as_paths(cta.Rules(deck=32, ace_pays_double=True), 4, seed=4)
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.fixed_dictionaries({
+    "ties": st.sampled_from(["all-lose", "eldest-loses", "latest-loses"]),
+    "ace_pays_double": st.booleans(), "kings_jerk": st.booleans(), "king_stops_play": st.booleans(),
+    "blocker": st.sampled_from(["top", "king", "none"]),
+    "dealer_draws_blocker": st.sampled_from(["void", "dealer-loses", "allowed"]),
+    "dealer_same_rank": st.sampled_from(["none", "dealer-wins", "dealer-immune"]),
+    "announce_low": st.booleans(), "ranking": st.sampled_from(["king-high", "ace-high", "reverse"])}),
+    st.integers(2, 3), st.integers(0, 2 ** 16))
+def test_the_merged_hand_equals_every_path_of_play_under_any_rules(options: dict[str, object], players: int,
+                                                                  seed: int) -> None:
+    try:
+        rules = cta.Rules(deck=32, **options)  # type: ignore[arg-type]
+    except ValueError:
+        assume(False)  # a combination the rules refuse
+        return
+    _same_as_paths(rules, players, seed)
+
+
+def test_five_players_are_solved_and_the_engine_agrees() -> None:
+    """5 players (the piquet pack, one life each, a final tie split): every state's hand within the
+    tolerance, and whole games played by the engine with the bot win, by place in the first hand,
+    as often as the solution says (within 4.5 standard errors)."""
+    import random
+
+    from chasetheace.solver.whole import GameBot
+
+    rules = cta.Rules(deck=32, final_tie="split", lives=1)
+    sol = solve_game(rules, 5, lives=1)
+    assert set(sol.states) == {(1,) * m for m in range(2, 6)}
+    assert sol.nash_conv <= 1e-5
+    assert sum(sol.start.value) == pytest.approx(1.0, abs=1e-9)  # a split shares the whole win
+    bot = GameBot(sol)
+    games, won = 3000, [0.0] * 5
+    for seed in range(games):
+        game = cta.Game(rules, players=5, seed=seed)
+        first = game.dealer
+        cta.play_game(game, [bot] * 5, rng=random.Random(seed))
+        for seat in game.winners:
+            won[(seat - first - 1) % 5] += 1 / len(game.winners)
+    assert bot.fallbacks == 0
+    for place, value in enumerate(sol.start.value):
+        error = (value * (1 - value) / games) ** 0.5
+        assert abs(won[place] / games - value) < 4.5 * error

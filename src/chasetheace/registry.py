@@ -7,7 +7,7 @@ It sits above the games, bots and solver it lists and below every interface that
 >>> sorted(GAMES)
 ['ace-chasing', 'chase-the-ace']
 >>> list(BOT_KINDS)
-['random', 'threshold', 'counting', 'solved']
+['random', 'threshold', 'counting', 'solved', 'solved-game']
 >>> make_bot("threshold:T")
 ThresholdBot('T')
 >>> make_ace_chasing_bot("threshold:9")
@@ -25,6 +25,8 @@ from .bots import Bot, CountingBot, RandomBot, ThresholdBot
 from .rules import Rules
 from .solver import Solution, SolvedBot
 from .solver.cache import announce_solving, solution_for
+from .solver.game_cache import game_solution_for, load_game
+from .solver.game_limits import check_game
 
 __all__ = ["BotKind", "GameKind", "GAMES", "BOTS", "ACE_CHASING_BOTS", "BOT_KINDS", "make_bot",
            "make_ace_chasing_bot", "bot_kinds", "register_bot"]
@@ -70,6 +72,31 @@ def _solved(arg: str, rules: Rules, players: int) -> Bot:
     return SolvedBot(rules, {players: solution_for(rules, players, progress=announce_solving)})
 
 
+def _solved_game(arg: str, rules: Rules, players: int) -> Bot:
+    """``solved-game`` plays the whole-game equilibrium of this table (players, the rules' lives),
+    solved once and cached on disk; ``solved-game:FILE`` loads one saved as JSON."""
+    check_game(rules, players, rules.lives)  # one line, before any solving
+    try:
+        import numpy  # noqa: F401
+        import scipy  # noqa: F401
+    except ImportError:
+        raise ValueError("the solved-game bot needs numpy and scipy: "
+                         "pip install 'chase-the-ace[solve]'") from None
+    from .solver.whole import GameBot
+
+    if arg:
+        sol = load_game(arg)
+        if sol.rules != rules or players > sol.players:
+            raise ValueError(f"the whole-game solution in {arg} is for other rules or fewer players "
+                             f"than this game's")
+        return GameBot(sol)
+
+    def say(text: str) -> None:
+        announce_solving(text, 0.0)
+
+    return GameBot(game_solution_for(rules, players, progress=say))
+
+
 def _ace(make: Callable[[str], AceChasingBot]) -> Callable[[str, Rules, int], AceChasingBot]:
     return lambda arg, rules, players: make(arg)
 
@@ -80,6 +107,8 @@ BOTS: dict[str, BotKind[Bot]] = {
                          "threshold:RANK swaps below RANK (default 8)"),
     "counting": BotKind(_no_arg(CountingBot), "counts every card it may know"),
     "solved": BotKind(_solved, "plays the solver's equilibrium (solved:FILE.json loads a saved one)"),
+    "solved-game": BotKind(_solved_game, "plays the whole game's equilibrium with lives, 2-5 players, "
+                           "up to 4 lives (3 at 5 players; solved-game:FILE.json loads a saved one)"),
 }
 """The bots of Chase the Ace (RULES.md part A), by kind."""
 
@@ -115,13 +144,14 @@ def _make(table: Mapping[str, BotKind[B]], spec: str, rules: Rules, players: int
 
 
 def make_bot(spec: str, rules: Rules | None = None, players: int = 5) -> Bot:
-    """A Chase the Ace bot from a short spec: ``random``, ``threshold:8``, ``counting``, ``solved``.
+    """A Chase the Ace bot from a short spec: ``random``, ``threshold:8``, ``counting``, ``solved``,
+    ``solved-game``.
 
     >>> make_bot("counting")
     CountingBot()
     >>> make_bot("clever")
     Traceback (most recent call last):
-    ValueError: unknown bot 'clever': allowed random, threshold, counting, solved
+    ValueError: unknown bot 'clever': allowed random, threshold, counting, solved, solved-game
     """
     return _make(BOTS, spec, Rules() if rules is None else rules, players, "")
 

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 def solve_game(rules: Rules | None = None, players: int = 3, *, lives: int | None = None,
                tolerance: float = 1e-5, iterations: int = 5000,
                progress: Callable[[str], None] | None = None) -> GameSolution:
-    """An equilibrium of the whole game with lives (2 to 4 players, up to 3 lives): see
+    """An equilibrium of the whole game with lives (2 to 5 players, up to 4 lives, 3 at 5 players): see
     :func:`chasetheace.solver.whole.solve_game` (imported here on first use: it needs numpy)."""
     from .whole import solve_game as solve_whole
 

@@ -20,7 +20,7 @@ import tempfile
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from ..rules import Rules
 from .solution import AUTO_EXACT_PLAYERS, Solution, solve
@@ -152,7 +152,11 @@ def _cfr_progress(progress: Progress, tolerance: float) -> Callable[[Any], None]
     return report
 
 
-def _save(sol: Solution, path: Path) -> None:
+class _Saveable(Protocol):
+    def to_dict(self) -> dict[str, Any]: ...
+
+
+def _save(sol: _Saveable, path: Path) -> None:
     """Write atomically (a reader never sees half a file); a failure to write is not an error."""
     with contextlib.suppress(OSError):
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -1,6 +1,8 @@
 """Write ``docs/strategy.md`` (and its PNG plots) from the solver's own output.
 
     python -m chasetheace.solver.docs [--out docs] [--players 3 4 5 6 7 8 9] [--game-lives 3]
+
+The whole game's section alone is rewritten by ``python -m chasetheace.solver.docs_game``.
 """
 
 from __future__ import annotations
@@ -132,59 +134,15 @@ def write_docs(out_dir: str = "docs", players: Sequence[int] = tuple(range(3, 10
                          f"the eldest {sol.loss_probabilities[0]:.4f}; the worst seat is the "
                          f"{position_name(worst, sol.players)} ({sol.loss_probabilities[worst]:.4f}).")
         lines.append("")
-    lines += _whole_game(game_lives, progress)
+    from .docs_game import whole_game_section
+
+    lines += whole_game_section(out_dir, game_lives, plots=plots, progress=progress)
     lines.append(f"_Solved in {time.perf_counter() - start:.0f} s in all._")
     path = os.path.join(out_dir, "strategy.md")
     os.makedirs(out_dir, exist_ok=True)
     with open(path, "w", encoding="utf-8") as f:
         f.write("\n".join(lines) + "\n")
     return path
-
-
-def _whole_game(lives: int, progress: Callable[[str], None] | None) -> list[str]:
-    """The whole game with lives, standard rules, 2 and 3 players."""
-    from .whole import differences, hero_win, solve_game
-    from .words import situation
-
-    rules = Rules()
-    out = ["## The whole game: lives, and winning the game", "",
-           "`cta.solve_game(rules, players)` solves the game people play: a run of hands, each player",
-           "maximising its chance of being the last one in (a shared win counts as its share). Every",
-           "lives state (each living player's lives, in turn order from the eldest) has its own hand",
-           "equilibrium, solved by backward induction over lives states with the values of the states",
-           "a hand leads to as its payoffs (`final_tie = replay` cycles iterated to their fixed point).",
-           "Each hand is enumerated exactly (true card removal), which covers 2 to 4 players.", ""]
-    hands: dict[int, Solution] = {}
-    for n in (2, 3):
-        if progress is not None:
-            progress(f"whole game, {n} players, {lives} lives")
-        game = solve_game(rules, n, lives=lives)
-        for m in range(2, n + 1):
-            hands.setdefault(m, solve(rules, m, tolerance=1e-6))
-        base, hero = hero_win(game, hands, hero_plays_game=False), hero_win(game, hands)
-        found = [d for d in differences(game, hands, threshold=0.1) if len(d.state) == n]
-        out += [f"### {n} players, {lives} lives each, standard rules", "",
-                f"Solved in {game.seconds:.0f} s: {len(game.states)} lives states, the largest NashConv of a "
-                f"state's hand {game.nash_conv:.1e} (in chance of winning the game). Starting on equal "
-                f"lives, the chance of winning by position of the first hand: "
-                + ", ".join(f"{position_name(i, n)} {v:.4f}" for i, v in enumerate(game.start.value)) + ".",
-                "",
-                f"One player playing the whole-game equilibrium against players of the one-hand equilibrium "
-                f"wins with probability {hero:.5f}, against {base:.5f} when it too plays the one-hand "
-                f"equilibrium (exact figures over a random first dealer, not a simulation): a gain of "
-                f"{hero - base:+.5f}.", "",
-                f"Situations of {n}-player hands (over all lives states) where the whole-game strategy keeps "
-                f"with a probability more than 0.1 away from the one-hand strategy: {len(found)}, many of "
-                f"them near indifference. The most frequent:", ""]
-        for d in found[:8]:
-            m, deck = len(d.state), hands[len(d.state)].deck
-            state = ", ".join(f"{position_name(i, m)} {x}" for i, x in enumerate(d.state))
-            out.append(f"- lives {state}: {position_name(d.key[0], m)} holding "
-                       f"{deck.name(d.key[2])} ({situation(d.key, deck, m)}; "
-                       f"chance {d.reach:.3f} in that hand): keeps with p={d.keep_game:.2f}, one-hand "
-                       f"p={d.keep_hand:.2f}")
-        out.append("")
-    return out
 
 
 def main(argv: Sequence[str] | None = None) -> int:

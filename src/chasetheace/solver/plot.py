@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from ..seats import position_name
 from .words import rank_name
@@ -10,7 +11,7 @@ from .words import rank_name
 if TYPE_CHECKING:
     from .solution import Solution
 
-__all__ = ["plot_solution"]
+__all__ = ["plot_game_gain", "plot_game_shifts", "plot_solution"]
 
 
 def plot_solution(sol: Solution, path: str) -> None:
@@ -40,6 +41,64 @@ def plot_solution(sol: Solution, path: str) -> None:
     right.set_title("who loses")
     rules = ", ".join(f"{k}={v}" for k, v in sol.rules.changes().items()) or "standard rules"
     fig.suptitle(f"Chase the Ace equilibrium, {n} players, {rules} (NashConv {sol.nash_conv:.1e})")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def _pyplot() -> Any:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise ValueError("plotting needs matplotlib: pip install 'chase-the-ace[plot]'") from None
+    return plt
+
+
+def plot_game_shifts(tables: Sequence[tuple[int, Mapping[tuple[int, int, int], float]]], path: str) -> None:
+    """Write a PNG: per player count, a grid of positions by (own lives, fewest lives of the others)
+    holding how many more weak cards the whole-game strategy swaps than the one-hand strategy."""
+    plt = _pyplot()
+    fig, axes = plt.subplots(len(tables), 1, figsize=(10, sum(0.45 * n + 1.5 for n, _ in tables)),
+                             squeeze=False, gridspec_kw={"height_ratios": [n + 1.5 for n, _ in tables]},
+                             layout="constrained")
+    top = max((abs(v) for _, shifts in tables for v in shifts.values()), default=1.0) or 1.0
+    image = None
+    for ax, (n, shifts) in zip(axes[:, 0], tables):
+        columns = sorted({(own, others) for _, own, others in shifts})
+        grid = [[shifts.get((i, own, others), float("nan")) for own, others in columns] for i in range(n)]
+        image = ax.imshow(grid, aspect="auto", cmap="RdBu_r", vmin=-top, vmax=top)
+        for i, row in enumerate(grid):
+            for c, v in enumerate(row):
+                if v == v:  # not NaN
+                    ax.text(c, i, f"{v:+.2f}", ha="center", va="center", fontsize=7)
+        ax.set_xticks(range(len(columns)), [f"{own} vs {others}" for own, others in columns], fontsize=8)
+        ax.set_yticks(range(n), [position_name(i, n) for i in range(n)])
+        ax.set_title(f"{n} players: more weak cards swapped than in one hand "
+                     f"(own lives vs the others' fewest)", fontsize=9)
+    if image is not None:
+        fig.colorbar(image, ax=axes[:, 0].tolist(), fraction=0.03)
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def plot_game_gain(rows: Sequence[tuple[int, float, float, float, float]], path: str) -> None:
+    """Write a PNG: per player count, the whole-game strategy's gain in chance of winning the game,
+    exact ``(players, exact, simulated, low, high)`` with the simulation's confidence interval."""
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(7, 3.6))
+    xs = [r[0] for r in rows]
+    ax.axhline(0.0, color="grey", linewidth=0.8)
+    ax.errorbar(xs, [r[2] for r in rows], yerr=[[r[2] - r[3] for r in rows], [r[4] - r[2] for r in rows]],
+                fmt="s", color="tab:blue", capsize=4, label="simulated, 95% CI")
+    ax.plot(xs, [r[1] for r in rows], "o", color="tab:red", label="exact")
+    ax.set_xticks(xs)
+    ax.set_xlabel("players (3 lives each, standard rules)")
+    ax.set_ylabel("gain in P(win the game)")
+    ax.set_title("One player on the whole-game strategy, the others on the one-hand one")
+    ax.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)

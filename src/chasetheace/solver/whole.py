@@ -13,11 +13,13 @@ A lives state is the tuple of the living players' lives in turn order (eldest fi
 the seats themselves do not matter, only their places. The deal passes to the left, so after a hand
 the new dealer is the old eldest if still in (else the next living player), and the order turns.
 
-One hand is enumerated exactly (every deal with true card removal, every path of play), so this
-module covers 2 to 4 players; each hand is solved by discounted CFR to an exact NashConv (the sum
-over players of the chance of winning a best response would add). Measured on a shared machine:
-3 players with 3 lives about a minute of CPU; 4 players with 1 life about 100 s and 1.8 GB (a
-4-player hand has 5 M paths of play), each further 4-player lives state a minute or more.
+One hand is modelled exactly (every deal with true card removal): by the merged tree of
+:class:`~chasetheace.solver.whole_tree.OutcomeTree`, whose nodes also remember who holds the
+weakest card so far (2.4 M nodes at 5 players), or, under pairing (where every card held decides
+the loser), by :class:`HandPaths`, which lists every path of play (5 M at 4 players, 150 M at 5: so
+pairing is solved up to 4 players). Each hand is solved by discounted CFR to an exact NashConv (the
+sum over players of the chance of winning a best response would add). ``benchmarks/whole.py``
+measures the time and memory per player count and lives.
 """
 
 from __future__ import annotations
@@ -25,21 +27,52 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
 from ..rules import Rules
-from .hand import Hand, InfoKey
+from .game_limits import MAX_GAME_LIVES, MAX_GAME_PLAYERS, MAX_PAIRING_PLAYERS, check_game
+from .hand import Deck, Hand, InfoKey, deck_of
 from .sampled import SampledSolver, _State
 
-__all__ = ["MAX_GAME_PLAYERS", "GameSolution", "HandPaths", "StateSolution", "solve_game", "next_state"]
+__all__ = ["MAX_GAME_PLAYERS", "MAX_GAME_LIVES", "MAX_PAIRING_PLAYERS", "GameSolution", "HandModel",
+           "HandPaths", "StateSolution", "check_game", "hand_model", "solve_game", "next_state"]
 
 Array = Any
 State = tuple[int, ...]
 
-MAX_GAME_PLAYERS = 4
-"""The most players :func:`solve_game` takes (a hand of 5 has 150 M paths of play)."""
+
+
+class HandModel(Protocol):
+    """One hand as :func:`solve_game` uses it: :class:`HandPaths` or
+    :class:`~chasetheace.solver.whole_tree.OutcomeTree`."""
+
+    hand: Hand
+    infosets: list[InfoKey]
+    index: dict[InfoKey, int]
+    outcomes: Array
+
+    def utilities(self, payoff: Array) -> Array:
+        """What :meth:`cfv` takes for ``payoff[outcome, position]``."""
+
+    def cfv(self, keep: Array, utility: Array) -> tuple[Array, Array]:
+        """Counterfactual values (keep, swap) per information set, and each position's payoff."""
+
+    def situation_reach(self, keep: Array) -> Array:
+        """The chance that each information set arises."""
+
+    def value(self, keep: Array, utility: Array) -> Array:
+        """Each position's expected payoff."""
+
+
+def hand_model(hand: Hand) -> HandModel:
+    """The merged tree, or the list of paths under pairing (which the tree does not model)."""
+    if hand.pairing:
+        return HandPaths(hand)
+    from .whole_tree import OutcomeTree
+
+    return OutcomeTree(hand)
 
 
 class HandPaths:
@@ -116,6 +149,22 @@ class HandPaths:
             out += np.bincount(ids * 2 + ~keeps, w, minlength=len(keep) * 2)
         return out.reshape(-1, 2), value
 
+    def value(self, keep: Array, utility: Array) -> Array:
+        """Each position's expected payoff when everybody keeps with ``keep[infoset]``."""
+        return self.cfv(keep, utility)[1]
+
+    def situation_reach(self, keep: Array) -> Array:
+        """The chance that each information set arises when everybody plays ``keep``: the paths
+        through it, each weighted by its whole chance (what follows a situation adds up to one)."""
+        full = self.prob.copy()
+        for rows, ids, keeps in self._decisions:
+            p = keep[ids]
+            full[rows] *= np.where(keeps, p, 1 - p)
+        out = np.zeros(len(self.infosets))
+        for rows, ids, _ in self._decisions:
+            out += np.bincount(ids, full[rows], minlength=len(out))
+        return out
+
 
 def _all_deals(copies: Sequence[int], count: int) -> tuple[Array, Array]:
     """Every ordered deal of ``count`` strengths from a pack with these multiplicities, and its chance."""
@@ -175,22 +224,34 @@ class StateSolution:
     """The equilibrium of the hand played in one lives state."""
 
     state: State
-    keep: Array                 # probability of keeping at each information set of HandPaths(players)
+    keep: Array                 # probability of keeping at each information set of the hand's model
     value: list[float]          # each position's chance of winning the game from here
     nash_conv: float            # exact, in chance of winning the game
     iterations: int
 
 
+GAME_FORMAT = "chase-the-ace game solution 1"
+
+
 @dataclass
 class GameSolution:
-    """An equilibrium of the whole game: one hand strategy per lives state."""
+    """An equilibrium of the whole game: one hand strategy per lives state.
+
+    ``keys[m]`` lists the information sets of an ``m``-player hand in the order of each state's
+    ``keep``; ``paths[m]`` holds the hand models the solution was solved on (empty when read back
+    from a file: a bot needs only the strategies)."""
 
     rules: Rules
     players: int
     lives: int
     states: dict[State, StateSolution]
-    paths: dict[int, HandPaths] = field(repr=False)
+    keys: dict[int, list[InfoKey]] = field(repr=False)
+    paths: dict[int, HandModel] = field(repr=False, default_factory=dict)
     seconds: float = 0.0
+
+    def __post_init__(self) -> None:
+        self._index = {m: {key: i for i, key in enumerate(keys)} for m, keys in self.keys.items()}
+        self.deck: Deck = deck_of(self.rules)
 
     @property
     def start(self) -> StateSolution:
@@ -204,50 +265,96 @@ class GameSolution:
 
     def infosets(self, players: int) -> list[InfoKey]:
         """The information sets of a hand of ``players``, in the order of ``keep``."""
-        return self.paths[players].infosets
+        return self.keys[players]
+
+    def model(self, players: int) -> HandModel:
+        """The model of a hand of ``players`` the strategies are for (built again, and kept, when
+        the solution was read from a file)."""
+        built = self.paths.get(players)
+        if built is None:
+            built = self.paths[players] = hand_model(Hand(self.rules, players))
+            if built.infosets != self.keys[players]:
+                raise ValueError("the hand's information sets differ from the solution's (another version)")
+        return built
 
     def keep_probability(self, state: State, key: InfoKey) -> float:
         """The probability of keeping at ``key`` in lives state ``state`` (KeyError if unknown)."""
-        return float(self.states[state].keep[self.paths[len(state)].index[key]])
+        return float(self.states[state].keep[self._index[len(state)][key]])
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-serialisable form (:meth:`from_dict` reads it back)."""
+        return {"format": GAME_FORMAT, "rules": self.rules.to_dict(), "players": self.players,
+                "lives": self.lives, "seconds": self.seconds,
+                "infosets": {str(m): [[k[0], list(k[1]), k[2], k[3]] for k in keys]
+                             for m, keys in self.keys.items()},
+                "states": [{"state": list(s.state), "keep": [float(x) for x in s.keep], "value": s.value,
+                            "nash_conv": s.nash_conv, "iterations": s.iterations}
+                           for s in self.states.values()]}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> GameSolution:
+        """Read what :meth:`to_dict` wrote; ValueError if it is not a whole-game solution."""
+        if not isinstance(data, Mapping) or data.get("format") != GAME_FORMAT:
+            raise ValueError(f"not a chase-the-ace whole-game solution (format {GAME_FORMAT!r})")
+        try:
+            keys = {int(m): [(int(k[0]), tuple(str(t) for t in k[1]), int(k[2]), int(k[3])) for k in v]
+                    for m, v in data["infosets"].items()}
+            states = {}
+            for entry in data["states"]:
+                state = tuple(int(x) for x in entry["state"])
+                keep = np.array([float(x) for x in entry["keep"]])
+                if len(keep) != len(keys[len(state)]):
+                    raise ValueError("a state's strategy does not match its information sets")
+                states[state] = StateSolution(state, keep, [float(v) for v in entry["value"]],
+                                              float(entry["nash_conv"]), int(entry["iterations"]))
+            return cls(Rules.from_dict(data["rules"]), int(data["players"]), int(data["lives"]), states,
+                       keys, seconds=float(data["seconds"]))
+        except (KeyError, TypeError, IndexError) as exc:
+            raise ValueError(f"a damaged whole-game solution: {exc!r}") from None
 
 
 def solve_game(rules: Rules | None = None, players: int = 3, *, lives: int | None = None,
                tolerance: float = 1e-5, iterations: int = 5000,
                progress: Callable[[str], None] | None = None) -> GameSolution:
-    """An equilibrium of the whole game with ``players`` (2..4) each starting on ``lives`` (default
-    the rules' ``lives``, at most 3): every lives state's hand solved by discounted CFR until its
-    exact NashConv is at most ``tolerance`` (in chance of winning the game) or for ``iterations``.
+    """An equilibrium of the whole game with ``players`` (2..5; 2..4 under pairing) each starting
+    on ``lives`` (default the rules' ``lives``; at most 4, at most 3 with 5 players): every lives
+    state's hand solved by discounted CFR until its exact NashConv is at most ``tolerance`` (in
+    chance of winning the game) or for ``iterations`` (see :mod:`.game_limits`).
     """
     rules = Rules() if rules is None else rules
-    if not isinstance(rules, Rules):
-        raise ValueError(f"rules must be a Rules, not {type(rules).__name__}")
-    lives = rules.lives if lives is None else lives
-    if not isinstance(players, int) or not 2 <= players <= MAX_GAME_PLAYERS:
-        raise ValueError(f"bad number of players {players!r}: solve_game takes 2..{MAX_GAME_PLAYERS}")
-    if not isinstance(lives, int) or isinstance(lives, bool) or not 1 <= lives <= 3:
-        raise ValueError(f"bad lives {lives!r}: solve_game takes 1..3")
-    if rules.last_chance:
-        raise ValueError("last_chance is not modelled by solve_game (a player on no lives stays in)")
+    lives = rules.lives if lives is None and isinstance(rules, Rules) else lives
+    check_game(rules, players, lives)
+    assert isinstance(lives, int)
     start = time.perf_counter()
-    paths = {m: HandPaths(Hand(rules, m)) for m in range(2, players + 1)}
+    paths = {m: hand_model(Hand(rules, m)) for m in range(2, players + 1)}
     states = _states(players, lives)
     solved: dict[State, StateSolution] = {}
+    latest: dict[int, Array] = {}
     for group in _groups(rules, states):
         guess = {s: [1.0 / len(s)] * len(s) for s in group}
+        cyclic = _cyclic(rules, group, paths)
         for _ in range(200):  # replay cycles: iterate to the fixed point (one pass without them)
             change = 0.0
             for s in group:
                 payoff = _payoffs(rules, s, paths[len(s)], solved, guess)
-                warm = solved[s].keep if s in solved else None
+                # this state's own last pass, else the last state solved with as many players
+                warm = solved[s].keep if s in solved else latest.get(len(s))
+                ran = solved[s].iterations if s in solved else 0
                 solved[s] = _solve_hand(s, paths[len(s)], payoff, tolerance, iterations, warm)
+                solved[s].iterations += ran
+                latest[len(s)] = solved[s].keep
                 change = max(change, max(abs(a - b) for a, b in zip(solved[s].value, guess[s])))
                 guess[s] = solved[s].value
-            if change < tolerance or rules.final_tie != "replay":
+            if change < tolerance or not cyclic:
                 break
         if progress is not None:
             seconds = time.perf_counter() - start
-            progress(f"solved {len(solved)} of {len(states)} lives states, {seconds:.0f} s")
-    return GameSolution(rules, players, lives, solved, paths, time.perf_counter() - start)
+            last = solved[group[-1]]
+            progress(f"solved {len(solved)} of {len(states)} lives states, {seconds:.0f} s (lives "
+                     f"{','.join(map(str, last.state))}: {last.iterations} iterations, NashConv "
+                     f"{last.nash_conv:.1e})")
+    keys = {m: p.infosets for m, p in paths.items()}
+    return GameSolution(rules, players, lives, solved, keys, paths, time.perf_counter() - start)
 
 
 def _states(players: int, lives: int) -> list[State]:
@@ -274,7 +381,17 @@ def _groups(rules: Rules, states: list[State]) -> list[list[State]]:
     return groups
 
 
-def _payoffs(rules: Rules, state: State, paths: HandPaths, solved: Mapping[State, StateSolution],
+def _cyclic(rules: Rules, group: list[State], models: Mapping[int, HandModel]) -> bool:
+    """Whether a hand in one of these states can lead back into the group (a replay)."""
+    for s in group:
+        for lost in models[len(s)].outcomes.tolist():
+            nxt, _, _ = next_state(rules, s, lost)
+            if nxt in group:
+                return True
+    return False
+
+
+def _payoffs(rules: Rules, state: State, paths: HandModel, solved: Mapping[State, StateSolution],
              guess: Mapping[State, list[float]]) -> Array:
     m = len(state)
     out = np.zeros((len(paths.outcomes), m))
@@ -290,17 +407,38 @@ def _payoffs(rules: Rules, state: State, paths: HandPaths, solved: Mapping[State
     return out
 
 
-def _solve_hand(state: State, paths: HandPaths, payoff: Array, tolerance: float, iterations: int,
+WARM_ITERATIONS = 10
+"""How many iterations a warm start counts for."""
+
+
+def _solve_hand(state: State, paths: HandModel, payoff: Array, tolerance: float, iterations: int,
                 warm: Array | None) -> StateSolution:
-    """Discounted CFR (alpha 1.5, beta 0, gamma 2) maximising each position's payoff."""
+    """Discounted CFR (alpha 1.5, beta 0, gamma 2) maximising each position's payoff.
+
+    ``warm`` (a strategy: this state's in an earlier pass, or a neighbouring state's) is returned as
+    it is if it is already within ``tolerance``; otherwise the run starts as if it had been played
+    for :data:`WARM_ITERATIONS` iterations (regrets favouring its actions by the gaps it meets here),
+    as :func:`~chasetheace.solver.cfr.run_cfr` warm-starts. The iterations counted are those run."""
     m = len(paths.infosets)
     utility = paths.utilities(payoff)
     regret = np.zeros((m, 2))
     avg = np.zeros((m, 2))
-    sigma = np.full(m, 0.5) if warm is None else np.asarray(warm, dtype=float).copy()
+    sigma = np.full(m, 0.5)
+    first = 1
+    if warm is not None:
+        sigma = np.asarray(warm, dtype=float).copy()
+        cfv, value = paths.cfv(sigma, utility)
+        nash_conv = _nash_conv(sigma, cfv)
+        if nash_conv <= tolerance:
+            return StateSolution(state, sigma, [float(v) for v in value], nash_conv, 0)
+        both = np.c_[sigma, 1 - sigma]
+        regret = both * np.abs(cfv[:, 0] - cfv[:, 1])[:, None] * WARM_ITERATIONS
+        avg = both * sum(t ** 2 for t in range(1, WARM_ITERATIONS + 1))
+        first = WARM_ITERATIONS + 1
     mean = sigma
-    nash_conv, t = float("inf"), 0
-    for t in range(1, iterations + 1):
+    nash_conv, t = float("inf"), first - 1
+    last = first + iterations - 1
+    for t in range(first, last + 1):
         cfv, _ = paths.cfv(sigma, utility)
         both = np.c_[sigma, 1 - sigma]
         inst = cfv - (both * cfv).sum(axis=1, keepdims=True)
@@ -310,7 +448,7 @@ def _solve_hand(state: State, paths: HandPaths, payoff: Array, tolerance: float,
         plus = np.maximum(regret, 0.0)
         total = plus.sum(axis=1)
         sigma = np.where(total > 0, plus[:, 0] / np.where(total > 0, total, 1.0), 0.5)
-        if t % 5 == 0 or t == iterations:
+        if t % 5 == 0 or t == last:
             norm = avg.sum(axis=1)
             mean = np.where(norm > 0, avg[:, 0] / np.where(norm > 0, norm, 1.0), 0.5)
             cfv, value = paths.cfv(mean, utility)
@@ -318,7 +456,7 @@ def _solve_hand(state: State, paths: HandPaths, payoff: Array, tolerance: float,
             if nash_conv <= tolerance:
                 break
     cfv, value = paths.cfv(mean, utility)
-    return StateSolution(state, mean, [float(v) for v in value], _nash_conv(mean, cfv), t)
+    return StateSolution(state, mean, [float(v) for v in value], _nash_conv(mean, cfv), t - first + 1)
 
 
 def _nash_conv(keep: Array, cfv: Array) -> float:
@@ -330,17 +468,9 @@ def _nash_conv(keep: Array, cfv: Array) -> float:
 
 # --- playing it, and how it differs from the one-hand strategy ----------------------------------------
 
-def situation_reach(paths: HandPaths, keep: Array) -> Array:
-    """The chance that each information set arises when everybody plays ``keep``: the paths through
-    it, each weighted by its whole chance (what follows a situation adds up to one)."""
-    full = paths.prob.copy()
-    for rows, ids, keeps in paths._decisions:
-        p = keep[ids]
-        full[rows] *= np.where(keeps, p, 1 - p)
-    out = np.zeros(len(paths.infosets))
-    for rows, ids, _ in paths._decisions:
-        out += np.bincount(ids, full[rows], minlength=len(out))
-    return out
+def situation_reach(paths: HandModel, keep: Array) -> Array:
+    """The chance that each information set arises when everybody plays ``keep``."""
+    return paths.situation_reach(keep)
 
 
 @dataclass
@@ -360,7 +490,7 @@ def differences(game: GameSolution, hands: Mapping[int, Any], threshold: float =
     frequent first."""
     out = []
     for state, sol in game.states.items():
-        paths, hand = game.paths[len(state)], hands[len(state)]
+        paths, hand = game.model(len(state)), hands[len(state)]
         reach = situation_reach(paths, sol.keep)
         for i, key in enumerate(paths.infosets):
             if reach[i] <= 0 or not hand.knows(key):
@@ -373,12 +503,16 @@ def differences(game: GameSolution, hands: Mapping[int, Any], threshold: float =
 
 
 class GameBot:
-    """Plays the whole-game equilibrium: the hand strategy of the current lives state."""
+    """Plays the whole-game equilibrium: the hand strategy of the current lives state.
+
+    Every situation a hand can reach is solved; should one be missing (``fallbacks`` counts them),
+    it keeps or swaps at even odds."""
 
     name = "solved-game"
 
     def __init__(self, solution: GameSolution) -> None:
         self.solution = solution
+        self.fallbacks = 0
 
     def choose(self, observation: Mapping[str, Any], legal: Sequence[Any], rng: Any) -> Any:
         """Keep with the equilibrium's probability in this lives state and situation."""
@@ -388,9 +522,16 @@ class GameBot:
         sol = self.solution
         order = list(observation["order"])
         state = tuple(int(observation["lives"][s]) for s in order)
-        key = infoset_of(observation, sol.paths[len(order)].hand.deck, kings_jerk=sol.rules.kings_jerk)
-        p = sol.keep_probability(state, key)
+        key = infoset_of(observation, sol.deck, kings_jerk=sol.rules.kings_jerk)
+        try:
+            p = sol.keep_probability(state, key)
+        except KeyError:
+            self.fallbacks += 1
+            p = 0.5
         return Action.KEEP if rng.random() < p else Action.SWAP
+
+    def __repr__(self) -> str:
+        return f"GameBot({self.solution.players} players, {self.solution.lives} lives)"
 
 
 def hero_win(game: GameSolution, hands: Mapping[int, Any], hero_plays_game: bool = True,
@@ -400,31 +541,36 @@ def hero_win(game: GameSolution, hands: Mapping[int, Any], hero_plays_game: bool
     the one-hand equilibrium ``hands[players]`` (a :class:`~chasetheace.solver.Solution`), starting
     on equal lives with a dealer chosen at random."""
     rules = game.rules
-    one = {m: np.array([hands[m].played_keep(key) for key in game.paths[m].infosets])
-           for m in game.paths}
-    owner = {m: np.array([key[0] for key in game.paths[m].infosets]) for m in game.paths}
+    sizes = range(2, game.players + 1)
+    one = {m: np.array([hands[m].played_keep(key) for key in game.infosets(m)]) for m in sizes}
+    owner = {m: np.array([key[0] for key in game.infosets(m)]) for m in sizes}
     win: dict[tuple[State, int], float] = {}
     for group in _groups(rules, list(game.states)):
-        todo = [(s, h) for s in group for h in range(len(s))]
-        guess = {sh: 1.0 / len(sh[0]) for sh in todo}
+        guess = {(s, h): 1.0 / len(s) for s in group for h in range(len(s))}
+        cyclic = _cyclic(rules, group, {len(s): game.model(len(s)) for s in group})
         for _ in range(200):
             change = 0.0
-            for s, h in todo:
-                m, paths = len(s), game.paths[len(s)]
-                mine = game.states[s].keep if hero_plays_game else one[m]
-                keep = np.where(owner[m] == h, mine, one[m])
+            for s in group:
+                m, paths = len(s), game.model(len(s))
                 payoff = np.zeros((len(paths.outcomes), m))
                 for o, lost in enumerate(paths.outcomes.tolist()):
                     nxt, shares, where = next_state(rules, s, lost)
-                    if shares is not None:
-                        payoff[o, h] = shares[h]
-                    elif nxt is not None and where[h] >= 0:
-                        later = (nxt, where[h])
-                        payoff[o, h] = guess[later] if later in guess else win[later]
-                _, value = paths.cfv(keep, paths.utilities(payoff))
-                change = max(change, abs(float(value[h]) - guess[(s, h)]))
-                guess[(s, h)] = float(value[h])
-            if change < tolerance or rules.final_tie != "replay":
+                    for i in range(m):
+                        if shares is not None:
+                            payoff[o, i] = shares[i]
+                        elif nxt is not None and where[i] >= 0:
+                            later = (nxt, where[i])
+                            payoff[o, i] = guess[later] if later in guess else win[later]
+                utility = paths.utilities(payoff)
+                # everybody on the one-hand strategy: every position's value in one pass
+                heroes: list[int | None] = list(range(m)) if hero_plays_game else [None]
+                for hero in heroes:
+                    keep = one[m] if hero is None else np.where(owner[m] == hero, game.states[s].keep, one[m])
+                    value = paths.value(keep, utility)
+                    for i in range(m) if hero is None else [hero]:
+                        change = max(change, abs(float(value[i]) - guess[(s, i)]))
+                        guess[(s, i)] = float(value[i])
+            if change < tolerance or not cyclic:
                 break
         win.update(guess)
     start = (game.lives,) * game.players
