@@ -131,6 +131,17 @@ class Tree:
 
     # --- construction -------------------------------------------------------------------------
 
+    def _starts(self) -> tuple[Array, Array]:
+        """The histories a hand starts from and their chances: one empty history, or with
+        ``kings_jerk`` the public pattern of who showed the top rank."""
+        hand = self.hand
+        if not hand.jerk:
+            return np.zeros(1, dtype=np.int32), np.ones(1)
+        patterns = hand.jerk_patterns()
+        hids = np.array([self._hist((hand.jerk_token([hand.top if b else 0 for b in pattern]),))
+                         for pattern, _ in patterns], dtype=np.int32)
+        return hids, np.array([float(p) for _, p in patterns])
+
     def _build(self) -> None:
         hand, k, n = self.hand, self.kinds, self.hand.players
         copies = np.array(hand.deck.copies, dtype=np.int64)
@@ -138,13 +149,7 @@ class Tree:
         self._base = int(copies.max()) + 1
         pending: list[list[dict[str, Array]]] = [[] for _ in range(n + 1)]
         eye = np.eye(k, dtype=np.int8)  # drawn counts are small: int8 keeps big levels compact
-        if hand.jerk:  # the history starts with the public pattern of who showed the top rank
-            patterns = hand.jerk_patterns()
-            hids = np.array([self._hist((hand.jerk_token([hand.top if b else 0 for b in pattern]),))
-                             for pattern, _ in patterns], dtype=np.int32)
-            weight = np.array([float(p) for _, p in patterns])
-        else:
-            hids, weight = np.zeros(1, dtype=np.int32), np.ones(1)
+        hids, weight = self._starts()
         first = self._draw(0, hids, np.zeros((len(hids), k), dtype=np.int8)) * weight[:, None]
         row, col = np.nonzero(first)
         pending[0].append(dict(hid=hids[row], drawn=eye[col], card=col.astype(np.int8),

@@ -52,13 +52,7 @@ class OutcomeTree(Tree):
         self._pending: list[list[dict[str, Array]]] = [[] for _ in range(n)]
         self._out: list[list[dict[str, Array]]] = [[] for _ in range(n)]
         self.nodes: list[dict[str, Array]] = []
-        if hand.jerk:  # the history starts with the public pattern of who showed the top rank
-            patterns = hand.jerk_patterns()
-            hids = np.array([self._hist((hand.jerk_token([hand.top if b else 0 for b in pattern]),))
-                             for pattern, _ in patterns], dtype=np.int32)
-            weight = np.array([float(p) for _, p in patterns])
-        else:
-            hids, weight = np.zeros(1, dtype=np.int32), np.ones(1)
+        hids, weight = self._starts()
         none = np.zeros(len(hids), dtype=np.int64)
         root = self._deal_to(0, np.full(len(hids), -1), hids, np.zeros((len(hids), k), dtype=np.int8),
                              none + k, none, 0, weight)
