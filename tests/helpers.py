@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import io
 import re
+import sys
 from collections.abc import Iterable
 from typing import Any
+
+import pytest
 
 import chasetheace as cta
 from chasetheace.events import (
@@ -118,3 +122,16 @@ def check_schema(value: Any, schema: dict[str, Any], where: str = "$") -> None:
     if isinstance(value, list) and "items" in schema:
         for i, item in enumerate(value):
             check_schema(item, schema["items"], f"{where}[{i}]")
+
+
+def cli_run(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], argv: list[str],
+            stdin: str = "") -> tuple[int, str, str]:
+    """Run ``chase-the-ace argv`` in-process with ``stdin`` typed in and wide lines (Rich wraps at
+    ``COLUMNS`` when not on a terminal); its exit status, standard output and standard error."""
+    from chasetheace import cli
+
+    monkeypatch.setenv("COLUMNS", "200")
+    monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
+    status = cli.main(argv)
+    out, err = capsys.readouterr()
+    return status, out, err

@@ -22,6 +22,7 @@ from chasetheace.acechasing.command import (
     simulate_ace_chasing,
 )
 from chasetheace.cli.play import QuitGame
+from helpers import cli_run
 from test_acechasing_properties import knowable
 
 CARD = re.compile(r"(?:10|[AKQJ2-9])[♣♦♥♠]")
@@ -184,16 +185,6 @@ def test_replay_names_the_file_and_the_bad_event(tmp_path: Path) -> None:
 
 
 # --- through chase-the-ace itself: play --game ace-chasing, simulate --game ace-chasing ----------
-
-def cli_run(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], argv: list[str],
-            stdin: str = "") -> tuple[int, str, str]:
-    from chasetheace import cli
-
-    monkeypatch.setenv("COLUMNS", "200")
-    monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
-    status = cli.main(argv)
-    out, err = capsys.readouterr()
-    return status, out, err
 
 
 def test_play_game_ace_chasing(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],

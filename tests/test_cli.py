@@ -18,6 +18,7 @@ from chasetheace.cli import command as cli_main
 from chasetheace.registry import GAMES
 from chasetheace.render import card_text
 from chasetheace.rules import rules_from_args
+from helpers import cli_run as run
 
 
 @pytest.fixture(autouse=True)
@@ -25,13 +26,6 @@ def wide_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
     """Rich wraps at COLUMNS when not on a terminal; wide lines keep each event on one line."""
     monkeypatch.setenv("COLUMNS", "200")
 
-
-def run(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], argv: list[str],
-        stdin: str = "") -> tuple[int, str, str]:
-    monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
-    status = cli.main(argv)
-    out, err = capsys.readouterr()
-    return status, out, err
 
 
 # --- play -----------------------------------------------------------------------------------

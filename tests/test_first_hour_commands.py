@@ -2,25 +2,15 @@
 
 from __future__ import annotations
 
-import io
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 import chasetheace as cta
-from chasetheace import cli, files
-
-
-def run(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], argv: list[str],
-        stdin: str = "") -> tuple[int, str, str]:
-    monkeypatch.setenv("COLUMNS", "200")
-    monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
-    status = cli.main(argv)
-    out, err = capsys.readouterr()
-    return status, out, err
+from chasetheace import files
+from helpers import cli_run as run
 
 
 def test_simulate_plot_refuses_a_file_name_before_simulating(

@@ -2,27 +2,17 @@
 
 from __future__ import annotations
 
-import io
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
 import chasetheace as cta
-from chasetheace import cli
 from chasetheace.cli.stats import ENV_VAR, StatsStore, default_path, stats_path
+from helpers import cli_run as run
 
 pytest.importorskip("rich")
 
-
-def run(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], argv: list[str],
-        stdin: str = "") -> tuple[int, str, str]:
-    monkeypatch.setenv("COLUMNS", "200")
-    monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
-    status = cli.main(argv)
-    out, err = capsys.readouterr()
-    return status, out, err
 
 
 def _finished(seed: int, lives: int = 2) -> cta.Game:

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import io
 import json
 import random
 import re
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +20,7 @@ from chasetheace.solver import Solution, SolvedBot, solve
 from chasetheace.solver.advice import MISTAKE, hint, review
 from chasetheace.solver.cache import cache_path, solution_for
 from helpers import check_schema, stacked
+from helpers import cli_run as _run
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "review.md"
 RULES = cta.Rules().replace(dealer_exchange="top")  # as helpers.stacked plays: the dealer takes the top card
@@ -236,14 +235,6 @@ def test_the_tests_never_use_the_users_cache() -> None:
 
 
 # --- the command line ----------------------------------------------------------------------------
-
-def _run(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], argv: list[str],
-         stdin: str = "") -> tuple[int, str, str]:
-    monkeypatch.setenv("COLUMNS", "200")
-    monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
-    status = cli.main(argv)
-    out, err = capsys.readouterr()
-    return status, out, err
 
 
 def test_simulate_save_then_review(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
