@@ -79,25 +79,10 @@ def _choose_dealer(R: np.ndarray, STR: np.ndarray, n: int, tmp: np.ndarray, cont
     deck = R[R_DECK]
     if R[R_FD] == FD_RANDOM:
         return _pick(n, script, picks, g, rng)
-    if R[R_FD] == FD_HIGH:
-        m = n
+    if R[R_FD] == FD_HIGH:  # every seat cuts; the highest cut again until one is left
         for i in range(n):
             cont[i] = i
-        while True:
-            _shuffle_pack(tmp, deck, m, script, shuffles, g, rng)
-            best = 0
-            for i in range(m):
-                v = STR[_rank(tmp[i])]
-                if v > best:
-                    best = v
-            k = 0
-            for i in range(m):
-                if STR[_rank(tmp[i])] == best:
-                    cont[k] = cont[i]
-                    k += 1
-            m = k
-            if m == 1 or g[G_SHORT]:
-                return int(cont[0])
+        return _cut_highest(R, STR, cont, n, tmp, script, shuffles, g, rng)
     # first-jack: cards face up round the table from seat 0 until a jack
     if script:
         _shuffle_pack(tmp, deck, deck, script, shuffles, g, rng)
@@ -114,7 +99,7 @@ def _choose_dealer(R: np.ndarray, STR: np.ndarray, n: int, tmp: np.ndarray, cont
 
 
 @jit()
-def _cut_for_pot(R: np.ndarray, STR: np.ndarray, out: np.ndarray, m: int, tmp: np.ndarray,
+def _cut_highest(R: np.ndarray, STR: np.ndarray, out: np.ndarray, m: int, tmp: np.ndarray,
                  script: bool, shuffles: np.ndarray, g: np.ndarray,
                  rng: np.ndarray) -> int:  # pragma: no cover - compiled
     while m > 1:

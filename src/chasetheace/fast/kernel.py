@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .chance import _below, _choose_dealer, _cut_for_pot, _next, _pick, _uniform
+from .chance import _below, _choose_dealer, _cut_highest, _next, _pick, _uniform
 from .counting import (
     _counting_keeps,
     _learn,
@@ -540,7 +540,7 @@ def play_game(R: np.ndarray, STR: np.ndarray, SSTR: np.ndarray, n: int, pol_kind
                     lives[s] += paid[s]
                     kitty -= paid[s]
             elif R[R_FT] == FT_CUT:
-                winner = _cut_for_pot(R, STR, losers, nout, tmp, script_chance, shuffles, g, rng)
+                winner = _cut_highest(R, STR, losers, nout, tmp, script_chance, shuffles, g, rng)
             else:
                 winner = NO_SOLE
                 if R[R_FT] == FT_SPLIT and rec:
