@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 from scipy.sparse import csr_matrix
@@ -36,6 +36,7 @@ class Passes:
     lives: Array      # expected lives lost per position
     losses: Array     # chance of losing per position
     cfp: Array = None  # with ``table``: (infosets, 2) counterfactual chance of losing for keep, swap
+    dealer_reach: Array = None  # ``closed_dealer``: the dealer's information sets' reach (no node has it)
 
 
 class Engine:
@@ -144,7 +145,7 @@ class Engine:
         levels = tree.levels
         rows = tree.total + len(tree.ends)
         n = tree.hand.players
-        sig_e = [self.sigma_edges(j, sigma) for j in range(n - 1)]
+        sig_e = [self.sigma_edges(j, sigma) for j in range(len(levels) - 1)]
         reaches = [self.reach(sigma, sig_e) if rs is None else self.reach(rs) for rs in reach_sigmas]
         if revise is not None and len(reaches) != 1:
             raise ValueError("evaluate_beliefs(revise=...) takes one belief")
@@ -161,6 +162,12 @@ class Engine:
         cfps: list[Array] = [np.zeros(m) if table else None for _ in reaches]
         lives = [np.zeros(n) for _ in reaches]
         losses = [np.zeros(n) for _ in reaches]
+        if tree.closed_dealer:  # the last two positions at once, the dealer's nodes never built
+            if revise is not None or len(reaches) != 1:
+                raise ValueError("a tree with closed_dealer is evaluated under one belief, unrevised")
+            dealer_reach = self._closed(sigma, reaches[0], w, cfvs[0], cfps[0], lives[0], losses[0])
+            return self._levels(n - 3, sigma, sig_e, reaches, w, cfvs, cfps, lives, losses, table, precise,
+                                revise, dealer_reach)
         # the dealer
         dealer = levels[-1]
         ids = slice(dealer.offset, dealer.offset + len(dealer.card))
@@ -182,7 +189,37 @@ class Engine:
                 cfp += np.bincount(at_info + 1, r[dec] * tree.d_pswap[dec], minlength=m)
                 life[n - 1] = r @ (pk * tree.d_lkeep + (1 - pk) * tree.d_lswap)
                 loss_[n - 1] = r @ (pk * tree.d_pkeep + (1 - pk) * tree.d_pswap)
-        for j in range(n - 2, -1, -1):
+        return self._levels(n - 2, sigma, sig_e, reaches, w, cfvs, cfps, lives, losses, table, precise, revise)
+
+    def _closed(self, sigma: Array, reach: Array, w: Array, cfv: Array, cfp: Array | None, life: Array,
+                loss: Array) -> Array:
+        """The last two positions of a ``closed_dealer`` tree (:func:`.kernels.closed_last`): fills
+        the continuations of the dealer's right neighbour's nodes; returns the dealer's information
+        sets' reach (no node carries it)."""
+        tree, hand = self.tree, self.tree.hand
+        c, level = tree.closed, tree.levels[-1]
+        ids = slice(level.offset, level.offset + len(level.card))
+        rows = np.zeros((len(level.card), tree.width))
+        dealer_reach = np.zeros(self.n_info)
+        kernels.closed_last(self.compiled)(
+            np.ascontiguousarray(reach[ids]), level.info.astype(np.int64), level.card.astype(np.int64),
+            level.low.astype(np.int64), c["hid"], c["rest"], c["stopped"],
+            np.ascontiguousarray(np.asarray(sigma, dtype=float)[:, 0]), c["next_hid"], c["stopped_h"],
+            c["dinfo"], hand.blocker, hand.shift, tree.dw, c["stock"], self._mask, self._both,
+            tree.end_row(), c["keep_w"], c["base"], c["delta"], c["exc"], c["exc_n"], c["out_l"], c["out_p"],
+            self._coef_p, tree.lives(),
+            rows, cfv, np.zeros_like(cfv) if cfp is None else cfp, dealer_reach, life, loss)
+        w[ids] = rows
+        return dealer_reach
+
+    def _levels(self, last: int, sigma: Array, sig_e: list[Array], reaches: list[Array], w: Array,
+                cfvs: list[Array], cfps: list[Array], lives: list[Array], losses: list[Array], table: bool,
+                precise: bool, revise: Revise | None, dealer_reach: Array | None = None) -> list[Passes]:
+        """The backward pass from position ``last`` to the eldest, once the later rows of ``w`` hold."""
+        tree, levels = self.tree, self.tree.levels
+        dtype = np.float64 if precise else np.float32
+        m = self.n_info * 2
+        for j in range(last, -1, -1):
             level, pre, s = levels[j], self._pre[j], sig_e[j]
             at, dw = self._backward(level, pre, s.astype(dtype), w, precise)
             # per edge the lives lost, summed per node and action; in blocks of whole segments, as
@@ -226,7 +263,8 @@ class Engine:
                     re = reach[level.offset + level.parent[nb]] * s[nb]
                     life[j + 1] += re @ nb_l
                     loss_[j + 1] += re @ nb_p
-        return [Passes(reach, cfv.reshape(-1, 2), life, loss_, None if cfp is None else cfp.reshape(-1, 2))
+        return [Passes(reach, cfv.reshape(-1, 2), life, loss_, None if cfp is None else cfp.reshape(-1, 2),
+                       dealer_reach)
                 for reach, cfv, cfp, life, loss_ in zip(reaches, cfvs, cfps, lives, losses)]
 
     def _backward(self, level: TurnLevel, pre: dict[str, Array], s: Array, w: Array,
@@ -282,6 +320,8 @@ class Engine:
         or the nodes' reach."""
         reach = passes.reach if isinstance(passes, Passes) else passes
         out = np.zeros(self.n_info)
+        if isinstance(passes, Passes) and passes.dealer_reach is not None:
+            out += passes.dealer_reach
         for level in self.tree.levels:
             dec = level.info >= 0
             r = reach[level.offset:level.offset + len(level.card)]
@@ -337,7 +377,19 @@ class Progress:
     trace: list[tuple[int, float, float]] = field(default_factory=list)  # (iteration, seconds, nash_conv)
 
 
-def run_cfr(engine: Engine, *, iterations: int = 1000, tolerance: float = 1e-4, method: str = "dcfr",
+class Evaluator(Protocol):
+    """What :func:`run_cfr` needs of an engine: :class:`Engine`, or :class:`.parts.PartsEngine`."""
+
+    n_info: int
+
+    def evaluate(self, sigma: Array, *, precise: bool = True) -> Any:
+        """Counterfactual values of ``sigma`` (``.cfv``: (infosets, 2))."""
+
+    def gains(self, sigma: Array, cfv: Array) -> Array:
+        """Per position, the lives a best response would save."""
+
+
+def run_cfr(engine: Evaluator, *, iterations: int = 1000, tolerance: float = 1e-4, method: str = "dcfr",
             check_every: int = 10, start: float | None = None,
             callback: Callable[[Progress], None] | None = None, warm: Array | None = None,
             warm_iterations: int = 10) -> tuple[Array, Progress]:

@@ -15,7 +15,7 @@ from typing import Any, TextIO
 
 from ..files import check_plot_file, check_writable
 from ..rules import rules_from_args
-from .solution import AUTO_EXACT_PLAYERS, AUTO_IID_PLAYERS, MAX_EXACT_PLAYERS, METHODS
+from .solution import AUTO_EXACT_PLAYERS, AUTO_IID_PLAYERS, MAX_EXACT_PLAYERS, MAX_PARTS_PLAYERS, METHODS
 
 __all__ = ["StatusLine", "register", "run", "main"]
 
@@ -24,7 +24,7 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--players", type=int, default=5,
                    help=f"seats at the table (auto: exact up to {AUTO_EXACT_PLAYERS}, iid up to "
                         f"{AUTO_IID_PLAYERS}, sampled above; --method dcfr solves up to {MAX_EXACT_PLAYERS} "
-                        f"exactly)")
+                        f"on the exact tree, {MAX_PARTS_PLAYERS} on it in parts: about an hour)")
     p.add_argument("--preset", default="standard", help="a preset of RULES.md A5 (default standard)")
     p.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE",
                    help="change one rule option (repeatable), e.g. --rule ties=eldest-loses")
@@ -38,7 +38,8 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--exact-check", choices=("auto", "yes", "no"), default="auto",
                    help="measure an iid or sampled strategy by an exact best response in the true game "
                         "(auto: up to 6 players; yes: up to 7, slow)")
-    p.add_argument("--workers", type=int, default=1, help="threads for the exact tree's passes")
+    p.add_argument("--workers", type=int, default=1,
+                   help="threads for the exact tree's passes (processes for its parts)")
     p.add_argument("--situations", type=int, default=6, help="situations shown per position")
     p.add_argument("--json", action="store_true", help="print the whole solution as JSON")
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["MIN_NODES", "Loops", "available", "loops", "worth"]
+__all__ = ["MIN_NODES", "Loops", "available", "closed_last", "loops", "worth"]
 
 
 def _backward_nodes(p0: int, p1: int, offset: int, indptr: Any, child: Any, prob: Any, final: Any,
@@ -68,6 +68,117 @@ def _dealer_rows(bounds: Any, keep: Any, rest: Any, swap32: Any, swap_w: Any, ke
                 out[i, v] = acc + kp * (keep_w[x, v] - acc)
 
 
+def _closed_last(reach_p: Any, info_p: Any, card: Any, low: Any, hid: Any, rest: Any, stopped_p: Any,
+                 keep: Any, next_hid: Any, stopped_h: Any, dinfo: Any, blocker: int, shift: int,
+                 dw_col: int, stock: int, mask: Any, both: Any, end_row: Any, keep_w: Any, base: Any,
+                 delta: Any, exc: Any, exc_n: Any, out_l: Any, out_p: Any, before: Any, lives: Any, w: Any,
+                 cfv: Any, cfp: Any, dreach: Any, life: Any,
+                 loss: Any) -> None:  # pragma: no cover - compiled by numba
+    """The last two positions in closed form (see :class:`.tree.Tree`, ``closed_dealer``): from each
+    node of the dealer's right neighbour (position ``n - 2``), every edge to the dealer, the dealer's
+    values from the stock left, its counterfactual values and reach, and the node's continuation
+    ``w`` and counterfactual values; ``life``/``loss`` get the two positions' lives and losses.
+
+    A dealer holding ``x`` who draws from the stock ``rd`` continues with ``rd @ swap_w[x]``
+    (``swap_w = out_w / stock``); most draws end with the drawn card whatever ``x`` is, so that is
+    ``rd @ base`` plus the few draws ``exc[x, :exc_n[x]]`` where ``swap_w[x] - base`` (``delta``)
+    is not 0; ``rd @ base`` is the node's ``rest @ base`` less the row of the card just dealt."""
+    kinds = rest.shape[1]
+    width = w.shape[1]
+    n = len(life)
+    wd = np.zeros(width)
+    acc = np.zeros(width)
+    rd = np.zeros(kinds)
+    whole = np.zeros(width)
+    for p in range(len(card)):
+        r = reach_p[p]
+        x = card[p]
+        lp = low[p]
+        total = 0.0
+        for c in range(kinds):
+            total += rest[p, c]
+        for i in range(width):
+            acc[i] = 0.0
+            sw = 0.0
+            for st in range(kinds):
+                sw += rest[p, st] * base[st, i]
+            whole[i] = sw
+        auto = stopped_p[p] or x == blocker
+        for a in range(2):  # 0: keep (or shown, or play stopped), 1: swap
+            if auto and a == 1:
+                break
+            s = 1.0 if auto else (keep[info_p[p]] if a == 0 else 1.0 - keep[info_p[p]])
+            seg_l = 0.0
+            seg_p = 0.0
+            for c in range(kinds):
+                if rest[p, c] == 0:
+                    continue
+                pr = rest[p, c] / total
+                f = x
+                blk = kinds
+                if a == 1 and c == blocker:  # the dealer holds the blocker: the hand ends
+                    blk = c
+                    for i in range(width):
+                        wd[i] = end_row[i]
+                    nb_low = lp if lp < x else x
+                    g_at = wd[c + shift] * pr
+                    g_dw = wd[dw_col] * pr
+                    life[n - 1] += r * s * (before[c, nb_low] * lives[c] * g_at + g_dw)
+                    loss[n - 1] += r * s * (before[c, nb_low] * g_at + g_dw)
+                else:
+                    if a == 0:
+                        h2 = hid[p] if stopped_p[p] else next_hid[hid[p], 1 if auto else 0]
+                        xd, gd = c, -1
+                    else:
+                        h2 = next_hid[hid[p], 3 + c]
+                        xd, gd = x, c
+                        f = c
+                    ld = lp if lp < f else f
+                    for st in range(kinds):
+                        rd[st] = rest[p, st]
+                    rd[c] -= 1
+                    decides = not (stopped_h[h2] or xd == blocker)
+                    d = dinfo[h2, xd, gd + 1] if decides else -1
+                    kd = keep[d] if decides else 1.0
+                    lswap = 0.0
+                    pswap = 0.0
+                    for st in range(kinds):
+                        lswap += rd[st] * out_l[xd, st, ld]
+                        pswap += rd[st] * out_p[xd, st, ld]
+                    lswap /= stock
+                    pswap /= stock
+                    lkeep = before[xd, ld] * lives[xd]
+                    pkeep = before[xd, ld]
+                    re = r * s * pr
+                    if decides:
+                        cfv[2 * d] += re * lkeep
+                        cfv[2 * d + 1] += re * lswap
+                        cfp[2 * d] += re * pkeep
+                        cfp[2 * d + 1] += re * pswap
+                        dreach[d] += re
+                    life[n - 1] += re * (kd * lkeep + (1.0 - kd) * lswap)
+                    loss[n - 1] += re * (kd * pkeep + (1.0 - kd) * pswap)
+                    for i in range(width):
+                        sw = whole[i] - base[c, i]
+                        for q in range(exc_n[xd]):
+                            st = exc[xd, q]
+                            sw += rd[st] * delta[xd, st, i]
+                        wd[i] = sw + kd * (keep_w[xd, i] - sw)
+                at = wd[f + shift] * pr * mask[blk, f + shift]
+                dw = wd[dw_col] * pr
+                seg_l += before[f, lp] * lives[f] * at + dw
+                seg_p += before[f, lp] * at + dw
+                for i in range(width):
+                    acc[i] += s * pr * both[blk, f, i] * wd[i]
+            if not auto:
+                cfv[2 * info_p[p] + a] += r * seg_l
+                cfp[2 * info_p[p] + a] += r * seg_p
+            life[n - 2] += r * s * seg_l
+            loss[n - 2] += r * s * seg_p
+        for i in range(width):
+            w[p, i] = acc[i]
+
+
 MIN_NODES = 10_000
 """Trees smaller than this use the numpy passes by default: loading numba and the compiled loops
 (about half a second) costs more than it saves there. Measured, solving standard rules: 3 players
@@ -87,11 +198,14 @@ class Loops:
     reach times ``s`` times ``prob``) to its child's reach.
     ``dealer_rows(bounds, keep, rest, swap32, swap_w, keep_w, precise, out)``: the dealer's
     continuations (see :meth:`.tree.Tree.dealer_w`).
+    ``closed_last(...)``: the last two positions of a tree built with ``closed_dealer`` (see
+    :func:`_closed_last`; without numba the same function runs uncompiled, for small trees).
     """
 
     backward_nodes: Callable[..., None]
     forward_edges: Callable[..., None]
     dealer_rows: Callable[..., None]
+    closed_last: Callable[..., None]
 
 
 _LOOPS: list[Loops] = []
@@ -123,5 +237,10 @@ def loops() -> Loops:
             except RuntimeError:  # no writable cache folder: compile on each run instead
                 return njit(nogil=True)(fn)
 
-        _LOOPS.append(Loops(jit(_backward_nodes), jit(_forward_edges), jit(_dealer_rows)))
+        _LOOPS.append(Loops(jit(_backward_nodes), jit(_forward_edges), jit(_dealer_rows), jit(_closed_last)))
     return _LOOPS[0]
+
+
+def closed_last(compiled: bool) -> Callable[..., None]:
+    """The loop of the last two positions: compiled, or (without numba) as plain Python."""
+    return loops().closed_last if compiled else _closed_last

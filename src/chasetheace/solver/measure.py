@@ -14,6 +14,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from .hand import Hand, InfoKey
 
@@ -45,40 +46,45 @@ class Measure:
 
 
 def measure(hand: Hand, keep: Callable[[InfoKey], float], *, split: bool | None = None,
-            progress: Callable[[str], None] | None = None) -> Measure:
+            progress: Callable[[str], None] | None = None, workers: int = 1) -> Measure:
     """Evaluate the strategy ``keep`` (the probability of keeping at an information set) exactly,
     with exact best responses; ``split`` evaluates the tree in parts (default from
-    :data:`SPLIT_PLAYERS` players). Needs numpy (imported here: the limits above are cheap to import)."""
+    :data:`SPLIT_PLAYERS` players), ``workers`` processes side by side (see :mod:`.parts`; the
+    result does not depend on it). Needs numpy (imported here: the limits above are cheap to import)."""
     import numpy as np
 
-    from .cfr import Engine
-    from .tree import Tree
+    from .parts import PartsEngine, evaluate_part, parts_of
 
     start = time.perf_counter()
     split = hand.players >= SPLIT_PLAYERS if split is None else split
     if split and hand.jerk:
         raise ValueError("the exact tree under kings_jerk is not evaluated in parts")
-    parts = [()] if not split else [(a, b) for a in range(hand.kinds) for b in range(hand.kinds)]
+    if split and workers > 1 and not hand.pairing:
+        from .tree import Tree
+
+        keys = Tree(hand, card_removal=False).infosets  # every situation of the true game is among them
+        probs = [keep(key) for key in keys]
+        with PartsEngine(hand, keys, workers, progress) as engine:
+            got = engine.evaluate(np.c_[probs, 1 - np.array(probs)])
+        arisen = np.flatnonzero(got.info_reach > 0)
+        return _figures([keys[i] for i in arisen], [probs[i] for i in arisen], got.cfv[arisen].tolist(),
+                        got.info_reach[arisen].tolist(), got.lives, got.losses, hand.players, start)
     index: dict[InfoKey, int] = {}
     cfv: list[list[float]] = []
     reach: list[float] = []
     lives = np.zeros(hand.players)
     losses = np.zeros(hand.players)
+    parts: list[tuple[int, ...]] = list(parts_of(hand)) if split else [()]
     for n, dealt in enumerate(parts):
         if progress is not None and split:
             seconds = time.perf_counter() - start
             progress(f"exact best response: part {n + 1} of {len(parts)}, {seconds:.0f} s")
-        tree = Tree(hand, dealt=dealt)
-        if not tree.node_count:
+        part = evaluate_part(hand, dealt, keep)
+        if part is None:
             continue
-        engine = Engine(tree)
-        here = np.array([keep(key) for key in engine.tree.infosets], dtype=float)
-        sigma = np.c_[here, 1 - here]
-        passes = engine.evaluate(sigma, table=True)
-        lives += passes.lives
-        losses += passes.losses
-        part_reach = engine.info_reach(passes)
-        for key, (k, s), r in zip(engine.tree.infosets, passes.cfv.tolist(), part_reach.tolist()):
+        lives += part.lives
+        losses += part.losses
+        for key, (k, s), r in zip(part.keys, part.cfv.tolist(), part.reach.tolist()):
             i = index.get(key)
             if i is None:
                 i = index[key] = len(cfv)
@@ -87,12 +93,15 @@ def measure(hand: Hand, keep: Callable[[InfoKey], float], *, split: bool | None 
             cfv[i][0] += k
             cfv[i][1] += s
             reach[i] += r
-        del tree, engine, passes
     keys = list(index)
-    probs = [keep(key) for key in keys]
-    gains = [0.0] * hand.players
+    return _figures(keys, [keep(key) for key in keys], cfv, reach, lives, losses, hand.players, start)
+
+
+def _figures(keys: list[InfoKey], probs: list[float], cfv: list[list[float]], reach: list[float],
+             lives: Any, losses: Any, players: int, start: float) -> Measure:
+    gains = [0.0] * players
     for key, p, (k, s) in zip(keys, probs, cfv):
         gains[key[0]] += p * k + (1 - p) * s - min(k, s)
     values = [(k / r, s / r) if r > 0 else (0.0, 0.0) for (k, s), r in zip(cfv, reach)]
-    return Measure(keys, probs, reach, values, losses.tolist(), lives.tolist(), gains,
+    return Measure(keys, probs, reach, values, list(map(float, losses)), list(map(float, lives)), gains,
                    time.perf_counter() - start)

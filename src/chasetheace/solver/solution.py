@@ -21,6 +21,10 @@ METHODS = ("auto", "lp", "dcfr", "cfr+", "pcfr+", "iid", "sampled")
 MAX_EXACT_PLAYERS = 6
 """The most players the exact tree takes (6 players: 8 M nodes, 24 M edges, a peak under 4 GB; 7
 would need about ten times more)."""
+MAX_PARTS_PLAYERS = 7
+"""The most players CFR runs on the exact tree for, evaluated in parts (:mod:`.parts`: at 7 players
+one pass over the 169 parts takes about 1,000 CPU seconds, so a solve takes about an hour on two
+workers; 8 players would take ten times that per pass, and a part alone 13 GB)."""
 AUTO_EXACT_PLAYERS = 5
 """The most players for which ``method="auto"`` uses the exact tree (5 players: 3.2 s and 0.61 GB
 measured with the compiled passes; the exact tree at 6 players: 48 s and 3.7 GB)."""
@@ -249,8 +253,12 @@ def solve(rules: Rules | None = None, players: int = 5, *, method: str = "auto",
             raise ValueError(f"method 'iid' handles 2..{MAX_IID_PLAYERS} players, not {players}: "
                              f"use method 'sampled'")
         return _from_iid(hand, iterations, tolerance, check_every, start, workers, progress, check)
+    if players > MAX_EXACT_PLAYERS and method in ("dcfr", "cfr+", "pcfr+") and players <= MAX_PARTS_PLAYERS:
+        return _from_parts(hand, method, iterations, tolerance, check_every, start, workers, progress,
+                           on_check)
     if players > MAX_EXACT_PLAYERS:
-        raise ValueError(f"the exact tree handles 2..{MAX_EXACT_PLAYERS} players, not {players}: "
+        raise ValueError(f"the exact tree handles 2..{MAX_EXACT_PLAYERS} players in one piece and "
+                         f"{MAX_PARTS_PLAYERS} in parts (methods dcfr, cfr+, pcfr+), not {players}: "
                          f"use method 'iid' or 'sampled'")
     if method in ("auto", "lp") and players == 2:
         from .lp import is_zero_sum, solve_zero_sum
@@ -396,6 +404,57 @@ def _from_cfr(hand: Hand, method: str, iterations: int, tolerance: float, check_
                    trace=record.trace)
 
 
+def _from_parts(hand: Hand, method: str, iterations: int, tolerance: float, check_every: int,
+                start: float, workers: int, progress: Callable[[str], None] | None = None,
+                on_check: Callable[[Any], None] | None = None) -> Solution:
+    """CFR on the exact tree evaluated in parts (:mod:`.parts`), started from the strategy solved
+    without card removal as CFR's first iterate. Every NashConv check is an exact best response in
+    the true game; the solution's figures are those of the last check (no refinement off the path:
+    that would take a pass per round)."""
+    import numpy as np
+
+    from .cfr import Engine, Progress, run_cfr
+    from .parts import PartsEngine
+    from .tree import Tree
+
+    if hand.pairing or hand.jerk:
+        raise ValueError("the exact tree in parts starts from the hand without card removal, which does "
+                         "not model pairing or kings_jerk")
+    if progress is not None:
+        progress("solving without card removal first, to start from")
+    model = Tree(hand, card_removal=False)
+    rough, _ = run_cfr(Engine(model, 1), iterations=max(iterations, 1000), tolerance=tolerance,
+                       check_every=check_every)
+    keys = list(model.infosets)
+    del model
+
+    def report(p: Progress) -> None:
+        if progress is not None:
+            progress(f"{method} iteration {p.iterations}: NashConv {p.nash_conv:.2e} "
+                     f"(target {tolerance:g}), {p.seconds:.0f} s")
+        if on_check is not None:
+            on_check(p)
+
+    with PartsEngine(hand, keys, workers, progress) as engine:
+        sigma, record = run_cfr(engine, iterations=iterations, tolerance=tolerance, method=method,
+                                check_every=check_every, start=start, callback=report, warm=rough,
+                                warm_iterations=WARM_ITERATIONS)
+        got = engine.last  # the pass of the last check: the average strategy returned
+    assert got is not None
+    gains = engine.gains(sigma, got.cfv)
+    on = np.flatnonzero(got.info_reach > 0)  # the situations of the true game
+
+    def per(table: Any) -> list[tuple[float, float]]:
+        return [(float(k / r), float(s / r))
+                for (k, s), r in zip(table[on].tolist(), got.info_reach[on].tolist())]
+
+    return Solution(hand.rules, hand.players, method, [keys[i] for i in on],
+                    [float(x) for x in sigma[on, 0]], [float(r) for r in got.info_reach[on]], per(got.cfv),
+                    [float(x) for x in got.losses], [float(x) for x in got.lives], float(gains.sum()),
+                    [float(g) for g in gains], iterations=record.iterations,
+                    seconds=time.perf_counter() - start, trace=record.trace, chances=per(got.cfp))
+
+
 def _from_iid(hand: Hand, iterations: int, tolerance: float, check_every: int, start: float, workers: int,
               progress: Callable[[str], None] | None, check: bool) -> Solution:
     """DCFR on the hand without card removal; then, with ``check``, the strategy measured exactly in
@@ -422,7 +481,7 @@ def _from_iid(hand: Hand, iterations: int, tolerance: float, check_every: int, s
     index = {key: i for i, key in enumerate(engine.tree.infosets)}
     keep = sigma[:, 0].tolist()
     # every situation of the true game also arises without card removal
-    result = measure(hand, lambda key: keep[index[key]], progress=progress)
+    result = measure(hand, lambda key: keep[index[key]], progress=progress, workers=workers)
     return Solution(hand.rules, hand.players, "iid", result.infosets, result.keep, result.reach,
                     result.values, result.loss_probabilities, result.expected_lives_lost,
                     result.nash_conv, result.gains, iterations=record.iterations,

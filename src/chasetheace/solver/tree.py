@@ -55,7 +55,8 @@ class TurnLevel:
 class Tree:
     """All turn nodes of a hand; see the module docstring."""
 
-    def __init__(self, hand: Hand, *, card_removal: bool = True, dealt: tuple[int, ...] = ()) -> None:
+    def __init__(self, hand: Hand, *, card_removal: bool = True, dealt: tuple[int, ...] = (),
+                 closed_dealer: bool = False) -> None:
         """``card_removal=False`` deals every card independently from the full pack (an abstraction:
         a node then keeps only the weakest earlier card instead of every card drawn, so the tree is
         about as small as the information sets). ``dealt`` keeps only the deals in which the first
@@ -63,7 +64,11 @@ class Tree:
         tree (to evaluate a strategy on a tree too large to hold at once)."""
         if not card_removal and (hand.pairing or hand.jerk):
             raise ValueError("the tree without card removal does not model pairing or kings_jerk")
+        if closed_dealer and (hand.pairing or hand.jerk or not card_removal or hand.players < 3):
+            raise ValueError("closed_dealer takes the exact tree of 3 or more players, without pairing "
+                             "or kings_jerk")
         self.hand = hand
+        self.closed_dealer = closed_dealer
         self.card_removal = card_removal
         self.dealt = dealt
         self.kinds = k = hand.kinds
@@ -156,7 +161,7 @@ class Tree:
                                given=np.full(len(col), -1, dtype=np.int8), src=np.arange(len(col))))
         root_prob = first[row, col]
         self._edges: list[dict[str, Array]] = []
-        for j in range(n):
+        for j in range(n - 1 if self.closed_dealer else n):
             level, nodes = self._finalise(j, pending[j])
             if j == 0:
                 self.reach0 = np.bincount(pending[0][0]["local"], root_prob, minlength=len(level.card))
@@ -172,10 +177,10 @@ class Tree:
         # the card leads the code, so each level's nodes come sorted by the card held (the dealer's
         # values are then computed per card on contiguous slices)
         hists = len(self._hists)
-        if self.kinds * hists * (self.kinds + 2) * self._base ** self.kinds >= 2 ** 63:
+        if self.kinds * hists * (self.kinds + 3) * self._base ** self.kinds >= 2 ** 63:
             raise ValueError("the game tree is too large to index")
         code = cat["card"].astype(np.int64) * hists + cat["hid"]
-        code = code * (self.kinds + 2) + cat["given"] + 1
+        code = code * (self.kinds + 3) + cat["given"] + 2  # given -2: see closed_dealer
         code *= int(self._base ** self.kinds)
         for i in range(self.kinds):  # column by column: a whole int64 copy of ``drawn`` is large
             code += cat["drawn"][:, i].astype(np.int64) * int(powers[i])
@@ -252,6 +257,11 @@ class Tree:
         self._drawn_last = drawn
         if j == n - 1:
             return {}
+        if self.closed_dealer and j == n - 2:  # the dealer's nodes are never built: see closed_last
+            # a node reached by a blocked swap (given -2) passes the history on unchanged, as a
+            # stopped play does
+            self._last = dict(hid=hid.astype(np.int32), drawn=drawn, stopped=stopped | (given == -2))
+            return {}
         shown = np.where(stopped, hid, self._extend(hid, "K"))
         edges: list[dict[str, Array]] = []
         # auto (blocker shown, or play stopped) and keep: the next seat's card is drawn fresh
@@ -269,6 +279,17 @@ class Tree:
             pc = chance[ok, c]
             after = drawn[idx].copy()
             after[:, c] += 1
+            if c == hand.blocker and self.closed_dealer and j + 2 == n - 1:
+                # the neighbour shows the blocker and the dealer's turn comes next: the neighbour's
+                # turn is kept as a node of its own (no decision, no token), as closed_last starts
+                # from that position's nodes
+                src = dict(hid=self._extend(hid[idx], "b"), drawn=after,
+                           card=np.full(len(idx), c, dtype=np.int8), given=np.full(len(idx), -2, dtype=np.int8),
+                           src=idx)
+                pending[j + 1].append(src)
+                edges.append(dict(parent=idx, action=np.full(len(idx), SWAP), child_level=j + 1, src=src,
+                                  prob=pc, final=card[idx], blocked=np.full(len(idx), -1)))
+                continue
             if c == hand.blocker:
                 blocked = self._extend(hid[idx], "b")
                 e = self._fresh(j + 2, idx, blocked, after, card[idx], SWAP, pc, pending)
@@ -333,7 +354,8 @@ class Tree:
             offset += len(level.card)
         self.total = offset
         self.end = offset  # the global id of the (first) end of the hand
-        self.compiled = worth(self.total)  # the compiled loops of .kernels: where numba is, for large trees
+        # (closed_dealer: the dealer's edges, about kinds per node of the last level, are the work)
+        self.compiled = worth(self.total * self.kinds if self.closed_dealer else self.total)  # the compiled loops of .kernels: where numba is, for large trees
         end_counts: list[Array] = []
         for spec in self._edges:
             for e in spec.get("list", []) if spec else []:
@@ -370,7 +392,10 @@ class Tree:
             for key, v in cat.items():
                 setattr(level, key, v[order])
             del cat, order
-        self._dealer_terminals()
+        if self.closed_dealer:
+            self._closed_tables()
+        else:
+            self._dealer_terminals()
         del self._edges
 
     def _multiset_code(self, counts: Array) -> Array:
@@ -392,23 +417,7 @@ class Tree:
         rest = (self._copies[None, :] - drawn).astype(np.int8)  # the stock the dealer draws from
         if not self.card_removal:
             rest = np.broadcast_to(self._copies[None, :], drawn.shape).astype(np.int8)
-        out_w = np.zeros((k, k, self.width))   # card, drawn -> continuation
-        out_l = np.zeros((k, k, k + 1))        # card, drawn, low -> lives lost by the dealer
-        out_p = np.zeros((k, k, k + 1))        # ... chance the dealer loses
-        for x in range(k):
-            for s in range(k):
-                kind, f = hand.dealer_draw(x, s)
-                if kind == "card":
-                    out_w[x, s] = mask[f] * end
-                    out_l[x, s] = before[f] * lives[f]
-                    out_p[x, s] = before[f]
-                elif kind == "immune":
-                    out_w[x, s] = end
-                elif kind == "dl":
-                    out_w[x, s, self.dl] = 1.0
-                    out_l[x, s] = out_p[x, s] = 1.0
-                else:
-                    out_w[x, s, self.dw] = 1.0
+        out_w, out_l, out_p = self.dealer_tables()
         stock = self._size - hand.players if self.card_removal else self._size
         lv = np.zeros(len(card))
         pl = np.zeros(len(card))
@@ -431,6 +440,81 @@ class Tree:
         # the dealer's continuation after swapping is linear in the stock left: kept in single
         # precision for the iterations, recomputed in double for reported figures (``dealer_w``)
         self._d_rest, self._d_swap32 = rest, swap32
+
+    def _closed_tables(self) -> None:
+        """``closed_dealer``: the tables :func:`.kernels.closed_last` reads instead of the dealer's
+        nodes, and the dealer's information sets (every one that some deal reaches)."""
+        hand, k = self.hand, self.kinds
+        last = self._last
+        del self._last, self._drawn_last
+        hid, stopped, card = last["hid"], last["stopped"], self.levels[-1].card.astype(np.int64)
+        rest = (self._copies[None, :] - last["drawn"]).astype(np.int8)
+        tokens = ["k", "K", "b"] + [hand.swap_token(c) for c in range(k)]  # 3 + c: swap receiving c
+        rows = len(self._hists)
+        next_hid = np.zeros((rows, len(tokens)), dtype=np.int32)
+        for h in np.unique(hid).tolist():
+            next_hid[h] = [self._hist((*self._hists[h], t)) for t in tokens]
+        stopped_h = self._stopped(np.arange(len(self._hists)))
+        auto = stopped | (card == hand.blocker)
+        shown = np.where(stopped, hid, next_hid[hid, np.where(auto, 1, 0)])
+        codes = []
+        for c in range(k):
+            if c == hand.blocker:
+                continue
+            ok = (rest[:, c] > 0) & ~stopped_h[shown]  # the dealer dealt c after a keep (or a show)
+            codes.append((shown[ok].astype(np.int64) * k + c) * (k + 1))
+            swapped = next_hid[hid, 3 + c]  # the dealer receives the card, gives c
+            ok = (rest[:, c] > 0) & ~auto & ~stopped_h[swapped]
+            codes.append((swapped[ok].astype(np.int64) * k + card[ok]) * (k + 1) + c + 1)
+        unique = np.unique(np.concatenate(codes))
+        dinfo = np.full((len(self._hists), k, k + 1), -1, dtype=np.int64)
+        for code in unique.tolist():
+            h, rem = divmod(code, k * (k + 1))
+            x, g = divmod(rem, k + 1)
+            key = (hand.players - 1, self._hists[h], x, g - 1)
+            v = self._info_index.get(key)
+            if v is None:
+                v = self._info_index[key] = len(self.infosets)
+                self.infosets.append(key)
+            dinfo[h, x, g] = v
+        out_w, out_l, out_p = self.dealer_tables()
+        stock = self._size - hand.players
+        swap_w = out_w / stock
+        base = self.mask()[:k] * self.end_row() / stock  # the dealer ends with the card drawn
+        delta = swap_w - base[None, :, :]
+        odd = np.abs(delta).max(axis=2) > 0
+        exc = np.zeros((k, k), dtype=np.int64)
+        for x in range(k):
+            exc[x, :int(odd[x].sum())] = np.flatnonzero(odd[x])
+        self.closed = dict(hid=hid, rest=rest, stopped=stopped, next_hid=next_hid, stopped_h=stopped_h,
+                           dinfo=dinfo, stock=stock, keep_w=self.mask() * self.end_row(), base=base,
+                           delta=delta, exc=exc, exc_n=odd.sum(axis=1).astype(np.int64), out_l=out_l,
+                           out_p=out_p)
+
+    def dealer_tables(self) -> tuple[Array, Array, Array]:
+        """What the dealer's draw from the stock does, whatever was dealt: ``out_w[x, s]`` the
+        continuation of a dealer holding ``x`` who draws ``s``, ``out_l[x, s, low]`` the lives it
+        then loses against the earlier seats' weakest card ``low``, ``out_p`` its chance of losing."""
+        hand, k = self.hand, self.kinds
+        mask, end, before, lives = self.mask(), self.end_row(), self.before(), self.lives()
+        out_w = np.zeros((k, k, self.width))
+        out_l = np.zeros((k, k, k + 1))
+        out_p = np.zeros((k, k, k + 1))
+        for x in range(k):
+            for s in range(k):
+                kind, f = hand.dealer_draw(x, s)
+                if kind == "card":
+                    out_w[x, s] = mask[f] * end
+                    out_l[x, s] = before[f] * lives[f]
+                    out_p[x, s] = before[f]
+                elif kind == "immune":
+                    out_w[x, s] = end
+                elif kind == "dl":
+                    out_w[x, s, self.dl] = 1.0
+                    out_l[x, s] = out_p[x, s] = 1.0
+                else:
+                    out_w[x, s, self.dw] = 1.0
+        return out_w, out_l, out_p
 
     def dealer_w(self, keep: Array, dtype: Any = np.float64, out: Array | None = None,
                  compiled: bool = False) -> Array:

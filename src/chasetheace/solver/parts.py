@@ -1,0 +1,202 @@
+"""The exact tree evaluated in parts, in worker processes: for trees too large to hold at once.
+
+From 7 players the exact tree (true card removal) has about 80 million nodes, ten times more per
+player, and does not fit in memory. The deals split it: one part per pair of strengths dealt to the
+eldest and the 2nd (169 parts with 13 strengths), each an ordinary :class:`~.tree.Tree` built with
+``dealt``. Reaches, counterfactual values, lives and losses are sums over the deals, so the parts'
+figures add up to the whole tree's exactly (a node two parts share is evaluated in both: that costs
+time, not exactness). :class:`PartsEngine` offers the part of :class:`~.cfr.Engine` that
+:func:`~.cfr.run_cfr` uses, so discounted CFR runs on the true game at 7 players, and
+:func:`~.measure.measure` uses it for exact best responses.
+
+Every pass rebuilds each part's tree (the parts together are far larger than memory), so a pass
+costs about as much as building the whole tree: at 7 players about 1,000 CPU seconds, shared by the
+``workers`` processes (each holds one part at a time: about 1.7 GB at 7 players).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass
+from multiprocessing import get_context
+from typing import Any
+
+from ..rules import Rules
+from .hand import Hand, InfoKey
+
+__all__ = ["PartResult", "PartsEngine", "PartsPasses", "evaluate_part", "parts_of"]
+
+Array = Any  # numpy arrays
+
+
+def parts_of(hand: Hand) -> list[tuple[int, int]]:
+    """The parts: every pair of strengths dealt to the eldest and the 2nd."""
+    return [(a, b) for a in range(hand.kinds) for b in range(hand.kinds)]
+
+
+@dataclass
+class PartResult:
+    """One part's figures, with its information sets as keys (they are summed by key)."""
+
+    keys: list[InfoKey]
+    cfv: Array          # (infosets, 2) counterfactual lives lost, keep and swap
+    cfp: Array          # (infosets, 2) counterfactual chance of losing, keep and swap
+    reach: Array        # chance that each information set arises (within this part)
+    lives: Array        # per position
+    losses: Array       # per position
+    nodes: int
+
+
+def evaluate_part(hand: Hand, dealt: tuple[int, ...], keep: Callable[[InfoKey], float],
+                  precise: bool = True) -> PartResult | None:
+    """Evaluate the strategy ``keep`` (probability of keeping per information set) on one part of
+    the exact tree (``None`` if the part is empty)."""
+    import numpy as np
+
+    from .cfr import Engine
+    from .tree import Tree
+
+    tree = Tree(hand, dealt=dealt, closed_dealer=closed_ok(hand))
+    if not tree.node_count:
+        return None
+    engine = Engine(tree)
+    here = np.array([keep(key) for key in tree.infosets], dtype=float)
+    passes = engine.evaluate(np.c_[here, 1 - here], table=True, precise=precise)
+    reach = engine.info_reach(passes)
+    if len(dealt) == 2:
+        # the eldest decides before the 2nd's card is dealt, so its nodes are the same in every part
+        # with its card: its share of this part is the chance of the 2nd's card (its values already
+        # are: every later draw keeps to the part)
+        copies = hand.deck.copies
+        left = copies[dealt[1]] - (dealt[0] == dealt[1])
+        eldest = np.array([key[0] == 0 for key in tree.infosets])
+        reach[eldest] *= left / (hand.deck.size - 1)
+    elif len(dealt) > 2:
+        raise ValueError("parts are given by the cards of the eldest and the 2nd at most")
+    return PartResult(list(tree.infosets), passes.cfv, passes.cfp, reach,
+                      passes.lives, passes.losses, tree.node_count)
+
+
+def closed_ok(hand: Hand) -> bool:
+    """Whether the parts are built with ``closed_dealer`` (the dealer's nodes never built: about a
+    tenth of the nodes and memory): where the rules allow it and its loop is compiled (numba)."""
+    from .kernels import available
+
+    return not (hand.pairing or hand.jerk) and hand.players >= 3 and available()
+
+
+# --- worker processes ----------------------------------------------------------------------------
+
+_WORKER: dict[str, Any] = {}
+
+
+def _init(rules: dict[str, Any], players: int, keys: list[InfoKey]) -> None:
+    _WORKER["hand"] = Hand(Rules.from_dict(rules), players)
+    _WORKER["index"] = {key: i for i, key in enumerate(keys)}
+
+
+def _task(dealt: tuple[int, ...], keep: Array, precise: bool) -> tuple[Array, PartResult] | None:
+    """In a worker: one part under the strategy ``keep`` (indexed like the engine's keys); the
+    part's information sets come back as indices into them."""
+    import numpy as np
+
+    index = _WORKER["index"]
+    result = evaluate_part(_WORKER["hand"], dealt, lambda key: float(keep[index[key]]), precise)
+    if result is None:
+        return None
+    idx = np.array([index[key] for key in result.keys], dtype=np.int64)
+    result.keys = []  # the indices say it, and cost less to send back
+    return idx, result
+
+
+@dataclass
+class PartsPasses:
+    """The summed figures of one pass over all parts (as :class:`~.cfr.Passes`, per information set)."""
+
+    cfv: Array
+    cfp: Array
+    info_reach: Array
+    lives: Array
+    losses: Array
+
+
+class PartsEngine:
+    """Evaluates strategy profiles (``sigma[infoset] = (keep, swap)``) on the exact tree in parts.
+
+    ``infosets`` fixes the rows of ``sigma`` (every information set of the true game must be among
+    them: those of the hand without card removal are, see :class:`~.tree.Tree`); ``workers``
+    processes evaluate the parts side by side (the result does not depend on it). Use it as a
+    context manager, or call :meth:`close`.
+    """
+
+    def __init__(self, hand: Hand, infosets: list[InfoKey], workers: int = 1,
+                 progress: Callable[[str], None] | None = None) -> None:
+        if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
+            raise ValueError(f"bad workers {workers!r}: an integer >= 1")
+        if hand.jerk:
+            raise ValueError("the exact tree under kings_jerk is not evaluated in parts")
+        import numpy as np
+
+        self.hand = hand
+        self.infosets = list(infosets)
+        self.n_info = len(self.infosets)
+        self.owner = np.array([key[0] for key in self.infosets], dtype=np.int64)
+        self.workers = workers
+        self.progress = progress
+        self.passes = 0
+        self.last: PartsPasses | None = None
+        self._pool = ProcessPoolExecutor(workers, mp_context=get_context("spawn"), initializer=_init,
+                                         initargs=(hand.rules.to_dict(), hand.players, self.infosets))
+
+    def __enter__(self) -> PartsEngine:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Stop the worker processes."""
+        self._pool.shutdown(cancel_futures=True)
+
+    def evaluate(self, sigma: Array, precise: bool = True, table: bool = True) -> PartsPasses:
+        """One pass over every part: the summed counterfactual values. Always in double precision
+        (``precise`` and ``table`` are accepted for the engine's interface: the loss tables always
+        come along), as CFR's checks here are the figures reported."""
+        import numpy as np
+
+        start = time.perf_counter()
+        keep = np.ascontiguousarray(np.asarray(sigma, dtype=float)[:, 0])
+        m = self.n_info
+        out = PartsPasses(np.zeros((m, 2)), np.zeros((m, 2)), np.zeros(m), np.zeros(self.hand.players),
+                          np.zeros(self.hand.players))
+        parts = parts_of(self.hand)
+        # the largest parts first (middle strengths: the fewest impossible deals), so the two
+        # workers finish together
+        top = self.hand.kinds - 1
+        parts.sort(key=lambda p: -min(p[0], top - p[0]) - min(p[1], top - p[1]))
+        futures: list[Future[tuple[Array, PartResult] | None]] = [
+            self._pool.submit(_task, dealt, keep, True) for dealt in parts]
+        for done, future in enumerate(futures, 1):
+            got = future.result()
+            if got is not None:
+                idx, part = got
+                np.add.at(out.cfv, idx, part.cfv)
+                np.add.at(out.cfp, idx, part.cfp)
+                np.add.at(out.info_reach, idx, part.reach)
+                out.lives += part.lives
+                out.losses += part.losses
+            if self.progress is not None and (done % 13 == 0 or done == len(futures)):
+                self.progress(f"pass {self.passes + 1} over the exact tree: part {done} of {len(futures)}, "
+                              f"{time.perf_counter() - start:.0f} s")
+        self.passes += 1
+        self.last = out
+        return out
+
+    def gains(self, sigma: Array, cfv: Array) -> Array:
+        """Per position, the lives a best response would save against ``sigma``."""
+        import numpy as np
+
+        here = (np.asarray(sigma) * cfv).sum(axis=1) - cfv.min(axis=1)
+        return np.bincount(self.owner, here, minlength=self.hand.players)
