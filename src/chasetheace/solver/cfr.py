@@ -189,7 +189,8 @@ class Engine:
                 cfp += np.bincount(at_info + 1, r[dec] * tree.d_pswap[dec], minlength=m)
                 life[n - 1] = r @ (pk * tree.d_lkeep + (1 - pk) * tree.d_lswap)
                 loss_[n - 1] = r @ (pk * tree.d_pkeep + (1 - pk) * tree.d_pswap)
-        return self._levels(n - 2, sigma, sig_e, reaches, w, cfvs, cfps, lives, losses, table, precise, revise)
+        return self._levels(n - 2, sigma, sig_e, reaches, w, cfvs, cfps, lives, losses, table, precise,
+                            revise)
 
     def _closed(self, sigma: Array, reach: Array, w: Array, cfv: Array, cfp: Array | None, life: Array,
                 loss: Array) -> Array:

@@ -284,7 +284,8 @@ class Tree:
                 # turn is kept as a node of its own (no decision, no token), as closed_last starts
                 # from that position's nodes
                 src = dict(hid=self._extend(hid[idx], "b"), drawn=after,
-                           card=np.full(len(idx), c, dtype=np.int8), given=np.full(len(idx), -2, dtype=np.int8),
+                           card=np.full(len(idx), c, dtype=np.int8),
+                           given=np.full(len(idx), -2, dtype=np.int8),
                            src=idx)
                 pending[j + 1].append(src)
                 edges.append(dict(parent=idx, action=np.full(len(idx), SWAP), child_level=j + 1, src=src,
@@ -354,8 +355,9 @@ class Tree:
             offset += len(level.card)
         self.total = offset
         self.end = offset  # the global id of the (first) end of the hand
-        # (closed_dealer: the dealer's edges, about kinds per node of the last level, are the work)
-        self.compiled = worth(self.total * self.kinds if self.closed_dealer else self.total)  # the compiled loops of .kernels: where numba is, for large trees
+        # the compiled loops of .kernels: where numba is, for large trees (closed_dealer: the
+        # dealer's edges, about kinds per node of the last level built, are the work)
+        self.compiled = worth(self.total * self.kinds if self.closed_dealer else self.total)
         end_counts: list[Array] = []
         for spec in self._edges:
             for e in spec.get("list", []) if spec else []:
