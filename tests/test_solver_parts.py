@@ -42,7 +42,19 @@ def test_a_pass_over_the_parts_equals_the_whole_tree() -> None:
     # the situations only the model without card removal has never arise in the true game
     others = np.setdiff1d(np.arange(len(keys)), order)
     assert not got.info_reach[others].any() and not got.cfv[others].any()
-    assert len(parts_of(hand)) == hand.kinds ** 2
+    assert len(parts_of(hand)) == hand.kinds * (hand.kinds + 1) // 2
+
+
+def test_the_pairs_cut_the_tree_building_half_as_many_nodes_as_the_prefixes() -> None:
+    hand = Hand(cta.Rules(), 5)
+    whole = Tree(hand).node_count
+    pairs = sum(Tree(hand, pair=p).node_count for p in parts_of(hand))
+    prefixes = sum(Tree(hand, dealt=(a, b)).node_count for a in range(hand.kinds) for b in range(hand.kinds))
+    # a node keys the cards drawn, not who drew them, so a node whose cards hold several pairs is
+    # built in each of their parts; the prefixes (a, b) and (b, a) build each of those twice
+    assert whole < pairs < 0.65 * prefixes  # 0.62 here
+    with pytest.raises(ValueError, match="dealt or by pair"):
+        Tree(hand, dealt=(1,), pair=(1, 2))
 
 
 def test_measure_in_workers_equals_measure_in_one_piece() -> None:
@@ -118,11 +130,12 @@ from hypothesis import strategies as st  # noqa: E402
 from test_properties import RULES  # noqa: E402
 
 
-def _both_ways(rules: cta.Rules, players: int, dealt: tuple[int, ...] = (), seed: int = 0) -> None:
+def _both_ways(rules: cta.Rules, players: int, dealt: tuple[int, ...] = (), seed: int = 0,
+               pair: tuple[int, int] | None = None) -> None:
     """Every figure of a random strategy, on the whole tree and on the closed one, agrees."""
     hand = Hand(rules, players)
-    whole = Engine(Tree(hand, dealt=dealt))
-    closed = Engine(Tree(hand, dealt=dealt, closed_dealer=True))
+    whole = Engine(Tree(hand, dealt=dealt, pair=pair))
+    closed = Engine(Tree(hand, dealt=dealt, pair=pair, closed_dealer=True))
     assert set(closed.tree.infosets) == set(whole.tree.infosets)
     assert closed.tree.node_count < whole.tree.node_count or (players == 3 and dealt)
     rng = np.random.default_rng(seed)
@@ -137,7 +150,7 @@ def _both_ways(rules: cta.Rules, players: int, dealt: tuple[int, ...] = (), seed
     assert np.allclose(a.cfv[at], b.cfv, atol=1e-12) and np.allclose(a.cfp[at], b.cfp, atol=1e-12)
     assert np.allclose(whole.info_reach(a)[at], closed.info_reach(b), atol=1e-12)
     assert np.allclose(a.lives, b.lives, atol=1e-12) and np.allclose(a.losses, b.losses, atol=1e-12)
-    if not dealt:
+    if not dealt and pair is None:
         assert sum(b.losses) >= 1 - 1e-12  # somebody loses every hand
 
 
@@ -151,6 +164,8 @@ def test_the_closed_dealer_on_larger_trees_and_parts() -> None:
     _both_ways(cta.Rules(deck=32), 4, seed=1)
     _both_ways(cta.Rules(), 4, dealt=(2, 5), seed=2)
     _both_ways(cta.Rules.preset("cuckoo"), 4, dealt=(0, 12), seed=3)
+    _both_ways(cta.Rules(), 4, pair=(3, 3), seed=4)
+    _both_ways(cta.Rules(), 5, pair=(2, 9), seed=5)
     # about a tenth of the nodes: the dealer's level was nine tenths of them
     hand = Hand(cta.Rules(), 5)
     assert Tree(hand, closed_dealer=True).node_count < Tree(hand).node_count / 9

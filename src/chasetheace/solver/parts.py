@@ -2,16 +2,17 @@
 
 From 7 players the exact tree (true card removal) has about 80 million nodes, ten times more per
 player, and does not fit in memory. The deals split it: one part per pair of strengths dealt to the
-eldest and the 2nd (169 parts with 13 strengths), each an ordinary :class:`~.tree.Tree` built with
-``dealt``. Reaches, counterfactual values, lives and losses are sums over the deals, so the parts'
-figures add up to the whole tree's exactly (a node two parts share is evaluated in both: that costs
-time, not exactness). :class:`PartsEngine` offers the part of :class:`~.cfr.Engine` that
-:func:`~.cfr.run_cfr` uses, so discounted CFR runs on the true game at 7 players, and
+eldest and the 2nd, in either order (91 parts with 13 strengths), each an ordinary
+:class:`~.tree.Tree` built with ``pair`` (and, where numba is, ``closed_dealer``). Reaches,
+counterfactual values, lives and losses are sums over the deals, so the parts' figures add up to
+the whole tree's exactly (a node two parts share is evaluated in both: that costs time, not
+exactness). :class:`PartsEngine` offers the part of :class:`~.cfr.Engine` that
+:func:`~.cfr.run_cfr` uses, so discounted CFR runs on the true game at 7 and 8 players, and
 :func:`~.measure.measure` uses it for exact best responses.
 
-Every pass rebuilds each part's tree (the parts together are far larger than memory), so a pass
-costs about as much as building the whole tree: at 7 players about 1,000 CPU seconds, shared by the
-``workers`` processes (each holds one part at a time: about 1.7 GB at 7 players).
+Every pass rebuilds each part's tree (the parts together are larger than memory), so a pass costs
+about as much as building them all, shared by the ``workers`` processes, each holding one part at
+a time (figures in :data:`.solution.MAX_PARTS_PLAYERS`).
 """
 
 from __future__ import annotations
@@ -32,8 +33,9 @@ Array = Any  # numpy arrays
 
 
 def parts_of(hand: Hand) -> list[tuple[int, int]]:
-    """The parts: every pair of strengths dealt to the eldest and the 2nd."""
-    return [(a, b) for a in range(hand.kinds) for b in range(hand.kinds)]
+    """The parts: the two strengths dealt to the eldest and the 2nd, in either order (``a <= b``: 91
+    parts with 13 strengths; see ``pair`` in :class:`~.tree.Tree`)."""
+    return [(a, b) for a in range(hand.kinds) for b in range(a, hand.kinds)]
 
 
 @dataclass
@@ -49,32 +51,33 @@ class PartResult:
     nodes: int
 
 
-def evaluate_part(hand: Hand, dealt: tuple[int, ...], keep: Callable[[InfoKey], float],
+def evaluate_part(hand: Hand, pair: tuple[int, int] | None, keep: Callable[[InfoKey], float],
                   precise: bool = True) -> PartResult | None:
-    """Evaluate the strategy ``keep`` (probability of keeping per information set) on one part of
-    the exact tree (``None`` if the part is empty)."""
+    """Evaluate the strategy ``keep`` (probability of keeping per information set) on the part of
+    the exact tree where the eldest and the 2nd hold ``pair`` (``None``: the whole tree); ``None``
+    if the part is empty."""
     import numpy as np
 
     from .cfr import Engine
     from .tree import Tree
 
-    tree = Tree(hand, dealt=dealt, closed_dealer=closed_ok(hand))
+    tree = Tree(hand, pair=pair, closed_dealer=closed_ok(hand))
     if not tree.node_count:
         return None
     engine = Engine(tree)
     here = np.array([keep(key) for key in tree.infosets], dtype=float)
     passes = engine.evaluate(np.c_[here, 1 - here], table=True, precise=precise)
     reach = engine.info_reach(passes)
-    if len(dealt) == 2:
+    if pair is not None:
         # the eldest decides before the 2nd's card is dealt, so its nodes are the same in every part
-        # with its card: its share of this part is the chance of the 2nd's card (its values already
-        # are: every later draw keeps to the part)
+        # with its card: its share of this part is the chance that the 2nd holds the pair's other
+        # card (its values already are: every later draw keeps to the part)
+        a, b = pair
         copies = hand.deck.copies
-        left = copies[dealt[1]] - (dealt[0] == dealt[1])
-        eldest = np.array([key[0] == 0 for key in tree.infosets])
-        reach[eldest] *= left / (hand.deck.size - 1)
-    elif len(dealt) > 2:
-        raise ValueError("parts are given by the cards of the eldest and the 2nd at most")
+        for i, key in enumerate(tree.infosets):
+            if key[0] == 0:
+                other = b if key[2] == a else a
+                reach[i] *= (copies[other] - (a == b)) / (hand.deck.size - 1)
     return PartResult(list(tree.infosets), passes.cfv, passes.cfp, reach,
                       passes.lives, passes.losses, tree.node_count)
 
@@ -97,7 +100,7 @@ def _init(rules: dict[str, Any], players: int, keys: list[InfoKey]) -> None:
     _WORKER["index"] = {key: i for i, key in enumerate(keys)}
 
 
-def _task(dealt: tuple[int, ...], keep: Array, precise: bool) -> tuple[Array, PartResult] | None:
+def _task(dealt: tuple[int, int], keep: Array, precise: bool) -> tuple[Array, PartResult] | None:
     """In a worker: one part under the strategy ``keep`` (indexed like the engine's keys); the
     part's information sets come back as indices into them."""
     import numpy as np

@@ -56,12 +56,20 @@ class Tree:
     """All turn nodes of a hand; see the module docstring."""
 
     def __init__(self, hand: Hand, *, card_removal: bool = True, dealt: tuple[int, ...] = (),
-                 closed_dealer: bool = False) -> None:
+                 pair: tuple[int, int] | None = None, closed_dealer: bool = False) -> None:
         """``card_removal=False`` deals every card independently from the full pack (an abstraction:
         a node then keeps only the weakest earlier card instead of every card drawn, so the tree is
         about as small as the information sets). ``dealt`` keeps only the deals in which the first
         positions are dealt these strengths: the trees of every such prefix together are the whole
-        tree (to evaluate a strategy on a tree too large to hold at once)."""
+        tree (to evaluate a strategy on a tree too large to hold at once). ``pair`` keeps the deals in
+        which the eldest and the 2nd hold these two strengths in either order: the trees of every
+        pair ``a <= b`` are the whole tree too, and share no node after the 2nd's card is dealt (the
+        node keys the cards drawn, not who drew them), where two ``dealt`` prefixes ``(a, b)`` and
+        ``(b, a)`` build the same nodes twice. ``closed_dealer`` builds the nodes up to the dealer's
+        right neighbour only: :func:`.kernels.closed_last` evaluates the last two positions from
+        them (the dealer's own nodes are about nine tenths of the tree)."""
+        if pair is not None and dealt:
+            raise ValueError("a tree is cut by dealt or by pair, not both")
         if not card_removal and (hand.pairing or hand.jerk):
             raise ValueError("the tree without card removal does not model pairing or kings_jerk")
         if closed_dealer and (hand.pairing or hand.jerk or not card_removal or hand.players < 3):
@@ -71,6 +79,7 @@ class Tree:
         self.closed_dealer = closed_dealer
         self.card_removal = card_removal
         self.dealt = dealt
+        self.pair = pair
         self.kinds = k = hand.kinds
         self.width = k + 3
         self.dl, self.dw = k + 1, k + 2
@@ -226,6 +235,15 @@ class Tree:
             prob = avail / avail.sum(axis=1, keepdims=True)
             if seat < len(self.dealt):  # a part of the tree: only this card (the chance stays the whole's)
                 prob[:, np.arange(self.kinds) != self.dealt[seat]] = 0.0
+            elif self.pair is not None and seat < 2:
+                a, b = self.pair
+                allowed = np.zeros_like(prob, dtype=bool)
+                if seat == 0:
+                    allowed[:, [a, b]] = True
+                else:  # the eldest's card is the one card drawn so far: the 2nd holds the other
+                    first = drawn.argmax(axis=1)
+                    allowed[np.arange(len(first)), np.where(first == a, b, a)] = True
+                prob[~allowed] = 0.0
             return prob
         top = self.hand.top
         unique, inverse = np.unique(hids, return_inverse=True)
