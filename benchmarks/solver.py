@@ -2,7 +2,7 @@
 
     python benchmarks/solver.py                     # 3 to 9 players, then OpenSpiel
     python benchmarks/solver.py --players 3 4       # some counts only
-    python benchmarks/solver.py --players 7 --measure-7   # 7 players measured exactly (long)
+    python benchmarks/solver.py --players 7 8 --parts   # 7 and 8 players on the exact tree in parts (long)
     python benchmarks/solver.py --openspiel-seconds 300
     python benchmarks/solver.py --players 6 --numpy --no-openspiel  # without the compiled passes
 
@@ -18,9 +18,15 @@ per hand, saying how it was measured. The passes over the exact tree are compile
   figure printed is recomputed in double precision: an exact best response.
 - ``iid`` (6 to 9 players): discounted CFR on the hand without card removal (every card dealt
   independently from the full pack) to NashConv <= 1e-4 there, then the strategy measured by an
-  exact best response on the exact tree of the true game: at 6 players in one piece, at 7 (with
-  ``--measure-7``) in 169 parts. From 8 players no exact best response is within reach (the exact
-  tree has about 800 M nodes): the NashConv printed is the one without card removal, labelled so.
+  exact best response on the exact tree of the true game: at 6 players in one piece, at 7 and 8
+  (with ``--parts``) in 91 parts in worker processes (``chasetheace.solver.parts``). From 9 players
+  no exact best response is within reach: the NashConv printed is the one without card removal,
+  labelled so.
+- ``dcfr`` at 7 and 8 players (with ``--parts``): discounted CFR on the exact tree in parts, started
+  from the ``iid`` strategy: at 7 until NashConv <= 1e-4 checked every 5 iterations, at 8 three
+  iterations and one check (each pass over the 91 parts takes about 20 minutes on two workers).
+  Every check is an exact best response in the true game. Use ``--workers 2``: the parts run in
+  that many processes, and the CPU figure adds theirs.
 Part 2 compares like with like: OpenSpiel's discounted CFR (``DCFRSolver``, the same alpha 1.5,
 beta 0, gamma 2 as ours) on the same game through the OpenSpiel adapter
 (``chasetheace.adapters.openspiel``, game ``python_chase_the_ace``) when it is importable; with
@@ -41,6 +47,7 @@ import sys
 import time
 
 import chasetheace as cta
+from chasetheace.solver import solution
 from chasetheace.solver.cfr import Engine, run_cfr
 from chasetheace.solver.hand import Deck, Hand
 from chasetheace.solver.kernels import available
@@ -51,17 +58,24 @@ SMALL = Deck((2, 2, 2, 2), (1, 5, 9, 13), 3)
 SMALL_CARDS = "Ac Ad 5c 5d 9c 9d Kc Kd"
 
 
-def child(n: int, method: str, workers: int, measure_7: bool) -> None:
+def child(n: int, method: str, workers: int, parts: bool) -> None:
     """One configuration, in its own process: print one JSON line of figures."""
     start, cpu = time.perf_counter(), time.process_time()
-    if method == "dcfr":
+    if method == "dcfr" and n >= 7:
+        solution.MAX_PARTS_PLAYERS = max(solution.MAX_PARTS_PLAYERS, n)
+        its, every = (2000, 5) if n == 7 else (3, 3)
+        sol = cta.solve(cta.Rules(), n, method="dcfr", tolerance=TARGET, iterations=its, check_every=every,
+                        workers=workers)
+        out = dict(iterations=sol.iterations, nash_conv=sol.nash_conv, measured=sol.measured,
+                   nodes=0, infosets=len(sol.infosets))
+    elif method == "dcfr":
         # as cta.solve does it (from 3 players started from the strategy without card removal); the
         # iterations run in single precision, the NashConv is recomputed in double on the whole tree
         sol = cta.solve(cta.Rules(), n, method="dcfr", tolerance=TARGET, check_every=5, workers=workers)
         out = dict(iterations=sol.iterations, nash_conv=sol.nash_conv, measured=sol.measured,
                    nodes=0, infosets=len(sol.infosets))
     else:
-        check = n <= 6 or (n == 7 and measure_7)
+        check = n <= 6 or (n in (7, 8) and parts)
         sol = cta.solve(cta.Rules(), n, method="iid", tolerance=TARGET, workers=workers, exact_check=check)
         out = dict(iterations=sol.iterations, nash_conv=sol.nash_conv, measured=sol.measured,
                    nodes=0, infosets=len(sol.infosets))
@@ -73,7 +87,7 @@ def child(n: int, method: str, workers: int, measure_7: bool) -> None:
     print(json.dumps(out))
 
 
-def part1(counts: list[int], workers: int, measure_7: bool) -> None:
+def part1(counts: list[int], workers: int, parts: bool) -> None:
     print(f"Part 1: standard rules, one hand, to NashConv <= {TARGET:g} lives; {workers} worker thread(s)")
     passes = "numpy passes (asked for)" if os.environ.get("CHASETHEACE_NUMBA") == "0" else \
         "numba installed: compiled passes on large trees" if available() else "numba missing: numpy passes"
@@ -83,16 +97,16 @@ def part1(counts: list[int], workers: int, measure_7: bool) -> None:
           f"{'NashConv':>10} {'load':>5}  measured by")
     for n in counts:
         methods = ["dcfr"] if n <= 5 else ["dcfr", "iid"] if n == 6 else ["iid"]
-        if n == 7 and measure_7:
-            methods.append("dcfr")  # CFR on the exact tree in parts (about an hour on two workers)
+        if n in (7, 8) and parts:
+            methods.append("dcfr")  # CFR on the exact tree in parts
         for method in methods:
             if n > cta.solver.solution.MAX_IID_PLAYERS and method == "iid":
                 print(f"{n:>7} {method:>6} beyond {cta.solver.solution.MAX_IID_PLAYERS} players: not run")
                 continue
             load = os.getloadavg()[0]
             cmd = [sys.executable, __file__, "--child", str(n), method, str(workers)]
-            if measure_7:
-                cmd.append("--measure-7")
+            if parts:
+                cmd.append("--parts")
             run = subprocess.run(cmd, capture_output=True, text=True, check=False)
             if run.returncode:
                 print(f"{n:>7} {method:>6} failed: {run.stderr.strip().splitlines()[-1:]}")
@@ -151,15 +165,16 @@ def part2(players: int, budget: float, vanilla: bool) -> None:
 def main() -> None:
     """Run both parts."""
     if len(sys.argv) > 1 and sys.argv[1] == "--child":
-        child(int(sys.argv[2]), sys.argv[3], int(sys.argv[4]), "--measure-7" in sys.argv)
+        child(int(sys.argv[2]), sys.argv[3], int(sys.argv[4]), "--parts" in sys.argv)
         return
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--players", type=int, nargs="*", default=[3, 4, 5, 6, 7, 8, 9])
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--numpy", action="store_true",
                         help="the numpy passes even where numba is installed (CHASETHEACE_NUMBA=0)")
-    parser.add_argument("--measure-7", action="store_true",
-                        help="measure the 7-player strategy by an exact best response (in 169 parts: long)")
+    parser.add_argument("--parts", "--measure-7", action="store_true",
+                        help="at 7 and 8 players: measure the iid strategy by an exact best response, and "
+                             "run DCFR on the exact tree, both in parts (long: use --workers 2)")
     parser.add_argument("--openspiel-players", type=int, default=3)
     parser.add_argument("--openspiel-seconds", type=float, default=600.0)
     parser.add_argument("--openspiel-vanilla", action="store_true", help="also time OpenSpiel's vanilla CFR")
@@ -167,7 +182,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.numpy:
         os.environ["CHASETHEACE_NUMBA"] = "0"  # read by the child processes
-    part1(args.players, args.workers, args.measure_7)
+    part1(args.players, args.workers, args.parts)
     if not args.no_openspiel:
         part2(args.openspiel_players, args.openspiel_seconds, args.openspiel_vanilla)
 

@@ -42,6 +42,7 @@ def test_a_pass_over_the_parts_equals_the_whole_tree() -> None:
     # the situations only the model without card removal has never arise in the true game
     others = np.setdiff1d(np.arange(len(keys)), order)
     assert not got.info_reach[others].any() and not got.cfv[others].any()
+    assert got.present[order].all() and not got.present[others].any()
     assert len(parts_of(hand)) == hand.kinds * (hand.kinds + 1) // 2
 
 
@@ -66,6 +67,10 @@ def test_measure_in_workers_equals_measure_in_one_piece() -> None:
     assert side_by_side.nash_conv == pytest.approx(one.nash_conv, abs=1e-12)
     assert side_by_side.loss_probabilities == pytest.approx(one.loss_probabilities, abs=1e-12)
     assert sorted(side_by_side.infosets) == sorted(one.infosets)
+    # a situation a pure strategy never reaches is still measured (its values 0, its reach 0)
+    pure = {key: float(p > 0.5) for key, p in table.items()}
+    assert sorted(measure(hand, pure.__getitem__, split=True, workers=2).infosets) == sorted(
+        measure(hand, pure.__getitem__, split=False).infosets)
     # the chance of each situation too: the eldest's nodes are in 13 parts each, counted once
     in_parts = measure(hand, table.__getitem__, split=True)
     for got in (side_by_side, in_parts):

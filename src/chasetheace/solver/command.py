@@ -37,7 +37,7 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of the sampled method")
     p.add_argument("--exact-check", choices=("auto", "yes", "no"), default="auto",
                    help="measure an iid or sampled strategy by an exact best response in the true game "
-                        "(auto: up to 6 players; yes: up to 7, slow)")
+                        "(auto: up to 6 players; yes: up to 8, in parts: slow)")
     p.add_argument("--workers", type=int, default=1,
                    help="threads for the exact tree's passes (processes for its parts)")
     p.add_argument("--situations", type=int, default=6, help="situations shown per position")

@@ -123,6 +123,7 @@ class PartsPasses:
     info_reach: Array
     lives: Array
     losses: Array
+    present: Array      # whether the information set arises in the true game (in some part's tree)
 
 
 class PartsEngine:
@@ -173,7 +174,7 @@ class PartsEngine:
         keep = np.ascontiguousarray(np.asarray(sigma, dtype=float)[:, 0])
         m = self.n_info
         out = PartsPasses(np.zeros((m, 2)), np.zeros((m, 2)), np.zeros(m), np.zeros(self.hand.players),
-                          np.zeros(self.hand.players))
+                          np.zeros(self.hand.players), np.zeros(m, dtype=bool))
         parts = parts_of(self.hand)
         # the largest parts first (middle strengths: the fewest impossible deals), so the two
         # workers finish together
@@ -188,6 +189,7 @@ class PartsEngine:
                 np.add.at(out.cfv, idx, part.cfv)
                 np.add.at(out.cfp, idx, part.cfp)
                 np.add.at(out.info_reach, idx, part.reach)
+                out.present[idx] = True
                 out.lives += part.lives
                 out.losses += part.losses
             if self.progress is not None and (done % 13 == 0 or done == len(futures)):

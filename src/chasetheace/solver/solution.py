@@ -31,9 +31,9 @@ measured with the compiled passes; the exact tree at 6 players: 48 s and 3.7 GB)
 EXACT_CHECK_PLAYERS = 6
 """Up to this many players a strategy that was not solved on the exact tree (methods ``iid`` and
 ``sampled``) is measured on it by default: NashConv by an exact best response in the true game.
-Up to 7 on request (``exact_check=True``: the tree is then evaluated in 13 parts, which takes a
-while); above, the figures are those of the method (sampled estimates, or exact in the game
-without card removal)."""
+Up to 8 on request (``exact_check=True``: the tree is then evaluated in 91 parts, see
+:mod:`.parts`: minutes at 7 players, about a quarter of an hour at 8 on two workers); above, the
+figures are those of the method (sampled estimates, or exact in the game without card removal)."""
 WARM_PLAYERS = 3
 """From this many players CFR on the exact tree starts from the strategy solved without card removal
 (measured, standard rules, to NashConv 1e-4 checked every 5 iterations: 5 iterations each at 3, 4
@@ -365,6 +365,20 @@ def _refine(engine: Any, sigma: Any) -> Any:
     return sigma
 
 
+def _reporter(method: str, tolerance: float, progress: Callable[[str], None] | None,
+              on_check: Callable[[Any], None] | None) -> Callable[[Any], None]:
+    """The callback of a CFR run: a progress line, and ``on_check``, at each NashConv check."""
+
+    def report(p: Any) -> None:
+        if progress is not None:
+            progress(f"{method} iteration {p.iterations}: NashConv {p.nash_conv:.2e} "
+                     f"(target {tolerance:g}), {p.seconds:.0f} s")
+        if on_check is not None:
+            on_check(p)
+
+    return report
+
+
 def _from_cfr(hand: Hand, method: str, iterations: int, tolerance: float, check_every: int,
               start: float, workers: int, progress: Callable[[str], None] | None = None,
               on_check: Callable[[Any], None] | None = None) -> Solution:
@@ -372,7 +386,7 @@ def _from_cfr(hand: Hand, method: str, iterations: int, tolerance: float, check_
     without card removal, as CFR's first iterate (see :data:`WARM_ITERATIONS`)."""
     import numpy as np
 
-    from .cfr import Engine, Progress, run_cfr
+    from .cfr import Engine, run_cfr
     from .tree import Tree
 
     warm = None
@@ -388,13 +402,7 @@ def _from_cfr(hand: Hand, method: str, iterations: int, tolerance: float, check_
     if hand.players >= WARM_PLAYERS and not (hand.pairing or hand.jerk):
         warm = np.array([rough[index[key]] for key in engine.tree.infosets])
 
-    def report(p: Progress) -> None:
-        if progress is not None:
-            progress(f"{method} iteration {p.iterations}: NashConv {p.nash_conv:.2e} "
-                     f"(target {tolerance:g}), {p.seconds:.0f} s")
-        if on_check is not None:
-            on_check(p)
-
+    report = _reporter(method, tolerance, progress, on_check)
     # the warm strategy is the first iterate only: measured at 6 players, giving it the weight of
     # 10 iterations took 30 iterations to NashConv 9.3e-5, as the first iterate 5 to 3.2e-5
     sigma, record = run_cfr(engine, iterations=iterations, tolerance=tolerance, method=method,
@@ -413,7 +421,7 @@ def _from_parts(hand: Hand, method: str, iterations: int, tolerance: float, chec
     that would take a pass per round)."""
     import numpy as np
 
-    from .cfr import Engine, Progress, run_cfr
+    from .cfr import Engine, run_cfr
     from .parts import PartsEngine
     from .tree import Tree
 
@@ -428,13 +436,7 @@ def _from_parts(hand: Hand, method: str, iterations: int, tolerance: float, chec
     keys = list(model.infosets)
     del model
 
-    def report(p: Progress) -> None:
-        if progress is not None:
-            progress(f"{method} iteration {p.iterations}: NashConv {p.nash_conv:.2e} "
-                     f"(target {tolerance:g}), {p.seconds:.0f} s")
-        if on_check is not None:
-            on_check(p)
-
+    report = _reporter(method, tolerance, progress, on_check)
     with PartsEngine(hand, keys, workers, progress) as engine:
         sigma, record = run_cfr(engine, iterations=iterations, tolerance=tolerance, method=method,
                                 check_every=check_every, start=start, callback=report, warm=rough,
@@ -442,10 +444,10 @@ def _from_parts(hand: Hand, method: str, iterations: int, tolerance: float, chec
         got = engine.last  # the pass of the last check: the average strategy returned
     assert got is not None
     gains = engine.gains(sigma, got.cfv)
-    on = np.flatnonzero(got.info_reach > 0)  # the situations of the true game
+    on = np.flatnonzero(got.present)  # the situations of the true game
 
     def per(table: Any) -> list[tuple[float, float]]:
-        return [(float(k / r), float(s / r))
+        return [(float(k / r), float(s / r)) if r > 0 else (0.0, 0.0)
                 for (k, s), r in zip(table[on].tolist(), got.info_reach[on].tolist())]
 
     return Solution(hand.rules, hand.players, method, [keys[i] for i in on],
