@@ -24,7 +24,7 @@ per hand, saying how it was measured. The passes over the exact tree are compile
   labelled so.
 - ``dcfr`` at 7 and 8 players (with ``--parts``): discounted CFR on the exact tree in parts, started
   from the ``iid`` strategy: at 7 until NashConv <= 1e-4 checked every 5 iterations, at 8 three
-  iterations and one check (each pass over the 91 parts takes about 20 minutes on two workers).
+  iterations and one check (each pass over the 91 parts took 8 to 11 minutes on two workers).
   Every check is an exact best response in the true game. Use ``--workers 2``: the parts run in
   that many processes, and the CPU figure adds theirs.
 Part 2 compares like with like: OpenSpiel's discounted CFR (``DCFRSolver``, the same alpha 1.5,

@@ -24,7 +24,7 @@ SPLIT_PLAYERS = 7
 """From this many players the exact tree is evaluated in parts (one per cards of the eldest and the 2nd)."""
 MAX_MEASURE_PLAYERS = 8
 """The most players measured exactly: one pass over the parts (see :mod:`.parts`) takes about 1.5
-minutes at 7 players and about 12 at 8 on two workers; 9 would take about ten times 8."""
+minutes at 7 players and 8 to 11 at 8 on two workers; 9 would take about ten times 8."""
 
 
 @dataclass

@@ -21,10 +21,11 @@ METHODS = ("auto", "lp", "dcfr", "cfr+", "pcfr+", "iid", "sampled")
 MAX_EXACT_PLAYERS = 6
 """The most players the exact tree takes (6 players: 8 M nodes, 24 M edges, a peak under 4 GB; 7
 would need about ten times more)."""
-MAX_PARTS_PLAYERS = 7
-"""The most players CFR runs on the exact tree for, evaluated in parts (:mod:`.parts`: at 7 players
-one pass over the 169 parts takes about 1,000 CPU seconds, so a solve takes about an hour on two
-workers; 8 players would take ten times that per pass, and a part alone 13 GB)."""
+MAX_PARTS_PLAYERS = 8
+"""The most players CFR runs on the exact tree for, evaluated in parts (:mod:`.parts`). Measured
+with two workers, standard rules: at 7 players 5 iterations to NashConv 2.6e-5 in 11.5 minutes
+(ordered parts, before the pairs), at 8 players 3 iterations to 1.8e-4 in 41 minutes (4,500 CPU
+seconds, 2.6 GB per worker). A part at 9 players is about ten times larger than at 8."""
 AUTO_EXACT_PLAYERS = 5
 """The most players for which ``method="auto"`` uses the exact tree (5 players: 3.2 s and 0.61 GB
 measured with the compiled passes; the exact tree at 6 players: 48 s and 3.7 GB)."""
@@ -32,7 +33,7 @@ EXACT_CHECK_PLAYERS = 6
 """Up to this many players a strategy that was not solved on the exact tree (methods ``iid`` and
 ``sampled``) is measured on it by default: NashConv by an exact best response in the true game.
 Up to 8 on request (``exact_check=True``: the tree is then evaluated in 91 parts, see
-:mod:`.parts`: minutes at 7 players, about a quarter of an hour at 8 on two workers); above, the
+:mod:`.parts`: minutes at 7 players, about ten at 8 on two workers); above, the
 figures are those of the method (sampled estimates, or exact in the game without card removal)."""
 WARM_PLAYERS = 3
 """From this many players CFR on the exact tree starts from the strategy solved without card removal
