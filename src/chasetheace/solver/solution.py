@@ -258,7 +258,7 @@ def solve(rules: Rules | None = None, players: int = 5, *, method: str = "auto",
         return _from_parts(hand, method, iterations, tolerance, check_every, start, workers, progress,
                            on_check)
     if players > MAX_EXACT_PLAYERS:
-        raise ValueError(f"the exact tree handles 2..{MAX_EXACT_PLAYERS} players in one piece and "
+        raise ValueError(f"the exact tree handles 2..{MAX_EXACT_PLAYERS} players in one piece and up to "
                          f"{MAX_PARTS_PLAYERS} in parts (methods dcfr, cfr+, pcfr+), not {players}: "
                          f"use method 'iid' or 'sampled'")
     if method in ("auto", "lp") and players == 2:
