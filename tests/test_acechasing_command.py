@@ -13,15 +13,11 @@ from pathlib import Path
 import pytest
 
 import chasetheace as cta
-from chasetheace.acechasing.command import (
-    card_text,
-    narrate,
-    play_ace_chasing,
-    register,
-    replay_ace_chasing,
-    simulate_ace_chasing,
-)
+from chasetheace.acechasing.render import narrate
+from chasetheace.acechasing.sim import simulate_ace_chasing
+from chasetheace.cli.acechasing import play_ace_chasing, register, replay_ace_chasing
 from chasetheace.cli.play import QuitGame
+from chasetheace.render import card_text
 from helpers import cli_run
 from test_acechasing_properties import knowable
 

@@ -1,7 +1,9 @@
 """The package's imports go one way: no cycles, and no module imports from a layer above its own.
 
 Every import counts, at the top of a module or inside a function, and under ``TYPE_CHECKING``
-too: a cycle hidden in a function is still a cycle for the reader.
+too: a cycle hidden in a function is still a cycle for the reader. Each folder (sub-package) is
+one layer as a whole: :data:`LAYERS` names top-level modules and folders only, so no file can be
+placed above the rest of its folder.
 """
 
 from __future__ import annotations
@@ -12,20 +14,33 @@ from pathlib import Path
 SRC = Path(__file__).parent.parent / "src"
 
 LAYERS: list[tuple[str, ...]] = [
-    ("seats", "errors", "cards", "sources", "files"),
+    ("seats", "errors", "cards", "sources", "files", "rates"),
     ("rules", "events"),
     ("observation", "record"),
     ("game",),
     ("session", "bots", "render"),
-    ("acechasing", "acechasing.game", "acechasing.events", "acechasing.bots", "acechasing.exchange",
-     "solver"),
+    ("kinds",),
+    ("acechasing",),
+    ("solver",),
     ("registry",),
     ("sim",),
     ("fast",),
-    ("adapters", "web", "cli", "acechasing.command", "acechasing.view", "__main__", "fast.__main__"),
+    ("adapters", "web"),
+    ("cli",),
+    ("__main__",),
 ]
-"""Lowest first; a name stands for the module or the package and everything under it. The
-package's ``__init__`` (the facade) sits above them all."""
+"""Lowest first; a name stands for the module or the folder and everything under it. The
+package's ``__init__`` (the facade) sits above them all. The games' own folders (``acechasing``)
+sit below the registry that lists them; every command-line front end lives in ``cli``, above
+everything it runs."""
+
+MOVED: dict[str, str] = {
+    "chasetheace.acechasing.command": "chasetheace.cli.acechasing",
+    "chasetheace.acechasing.view": "chasetheace.cli.ace_view",
+    "chasetheace.web.command": "chasetheace.cli.serve",
+}
+"""Old import paths of front ends that moved into ``cli``: each still answers, by forwarding
+names at run time with a DeprecationWarning (no import of ``cli`` from below)."""
 
 
 def layer_of(module: str) -> int:
@@ -127,6 +142,43 @@ def test_imports_go_down_the_layers() -> None:
 def test_every_module_has_a_layer() -> None:
     for module in modules():
         layer_of(module)
+
+
+def test_each_folder_is_one_layer() -> None:
+    assert all("." not in name for names in LAYERS for name in names)
+    folders = {name.split(".")[1] for name, (_, is_package) in modules().items()
+               if is_package and "." in name}
+    placed = {name for names in LAYERS for name in names}
+    assert folders <= placed
+
+
+def folder_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    """The import graph with each folder drawn as one node (``chasetheace.web.app`` -> ``web``)."""
+    def top(module: str) -> str:
+        parts = module.split(".")
+        return parts[1] if len(parts) > 1 else "__init__"
+
+    found: dict[str, set[str]] = {}
+    for a, deps in graph.items():
+        found.setdefault(top(a), set()).update(top(b) for b in deps if top(b) != top(a))
+    return found
+
+
+def test_folders_have_no_cycles() -> None:
+    assert cycles(folder_graph(import_graph())) == []
+
+
+def test_moved_front_ends_answer_from_their_old_paths() -> None:
+    import importlib
+    import warnings
+
+    for old, new in MOVED.items():
+        target = importlib.import_module(new)
+        name = next(n for n in target.__all__ if not n.startswith("_"))
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            assert getattr(importlib.import_module(old), name) is getattr(target, name)
+        assert any(issubclass(w.category, DeprecationWarning) and new in str(w.message) for w in caught)
 
 
 def test_the_graph_sees_relative_and_lazy_imports() -> None:

@@ -311,7 +311,7 @@ def test_a_bot_the_kernel_cannot_play_falls_back_to_the_engine_saying_so(
 
 
 def test_python_m_chasetheace_fast_runs_simulate_on_the_kernel(capsys: pytest.CaptureFixture[str]) -> None:
-    from chasetheace.fast.__main__ import main
+    from chasetheace.cli.fast import main
 
     assert main(["--hands", "2000", "--players", "3"]) == 0
     out = capsys.readouterr().out

@@ -11,8 +11,8 @@ import pytest
 
 import chasetheace as cta
 from chasetheace import cli
-from chasetheace.acechasing.command import RULES_SUMMARY, _status, parse_reply, play_ace_chasing
-from chasetheace.acechasing.view import ace_table, left_neighbour
+from chasetheace.cli.ace_view import ace_table, left_neighbour
+from chasetheace.cli.acechasing import RULES_SUMMARY, _status, parse_reply, play_ace_chasing
 
 pytest.importorskip("rich")
 
@@ -168,7 +168,7 @@ def test_once_out_watch_or_skip(monkeypatch: pytest.MonkeyPatch, capsys: pytest.
 
 
 def test_the_matadors_own_words() -> None:
-    from chasetheace.acechasing.command import narrate
+    from chasetheace.acechasing.render import narrate
 
     names = ["You", "Bob", "Cat", "Dan"]
     assert narrate({"type": "swap", "seat": 3, "neighbour": 0}, names, 0) == ["Dan: Swap with you."]

@@ -173,7 +173,7 @@ def test_solve_shows_its_progress_unless_quiet(
 
 def test_ace_chasing_simulate_checks_its_csv_before_the_run(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    import chasetheace.acechasing.command as command
+    import chasetheace.cli.acechasing as command
 
     def no_run(**kwargs: Any) -> Any:
         raise AssertionError("simulated before checking the CSV file")

@@ -305,7 +305,7 @@ def test_h_asks_for_a_hint(monkeypatch: pytest.MonkeyPatch, capsys: pytest.Captu
 @pytest.mark.parametrize("seed", range(1, 6))
 def test_ace_chasing_bets_are_judged_by_the_odds(seed: int) -> None:
     from chasetheace.acechasing.bots import knockout_chance
-    from chasetheace.solver.advice_ace import review_ace_chasing
+    from chasetheace.acechasing.review import review_ace_chasing
 
     game = cta.AceChasingGame(5, seed=seed)
     bots = [cta.make_ace_chasing_bot(s) for s in ("odds", "random", "random", "threshold:9", "odds")]

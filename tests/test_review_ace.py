@@ -21,8 +21,8 @@ from hypothesis import strategies as st
 import chasetheace as cta
 from chasetheace.acechasing import AceAction, AceChasingGame, OddsBot, Offer
 from chasetheace.acechasing.exchange import MISTAKE, ExchangeOdds, exchange_odds
+from chasetheace.acechasing.review import review_ace_chasing
 from chasetheace.cards import Card, pack
-from chasetheace.solver.advice_ace import review_ace_chasing
 from helpers import check_schema
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "review.md"

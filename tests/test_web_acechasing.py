@@ -157,7 +157,7 @@ def test_a_finished_game_is_reviewed_from_the_table_by_the_odds(server: LiveServ
     ``chase-the-ace review`` does with the record the table offers for download."""
     import httpx
 
-    from chasetheace.solver.advice_ace import review_ace_chasing
+    from chasetheace.acechasing.review import review_ace_chasing
     from helpers import check_schema
     from test_review_ace import _ace_schema
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from chasetheace.web import command
+from chasetheace.cli import serve as command
 
 
 @pytest.fixture

@@ -97,14 +97,6 @@ def INT_PAIRS(v: Any) -> tuple[tuple[int, int], ...]:
     return tuple((INT(p[0]), INT(p[1])) for p in (_pair(x) for x in _list(v)))
 
 
-def _c(card: Card | None) -> str | None:
-    return None if card is None else str(card)
-
-
-def _pairs(pairs: tuple[tuple[int, Card], ...]) -> list[list[Any]]:
-    return [[s, str(c)] for s, c in pairs]
-
-
 @dataclass(frozen=True, slots=True)
 class Event:
     """Base class of every event; ``type`` names the kind in records and observations."""

@@ -16,41 +16,27 @@ OddsBot(stake=0, threshold='9', margin=0.0)
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
-from .acechasing.bots import AceChasingBot, odds_from_text, random_from_text, threshold_from_text
+from .acechasing.kind import BOTS as ACE_CHASING_BOTS
+from .acechasing.kind import KIND as ACE_CHASING
+from .acechasing.kind import make_ace_chasing_bot
 from .bots import Bot, CountingBot, RandomBot, ThresholdBot
+from .errors import IllegalActionError
+from .game import Action, Game
+from .kinds import BotKind, GameKind, Narrate, Solutions, parse_bot_spec
+from .record import FORMAT, VERSION
+from .render import Narrator
 from .rules import Rules
 from .solver import Solution, SolvedBot
 from .solver.cache import announce_solving, solution_for
 from .solver.game_cache import game_solution_for, load_game
 from .solver.game_limits import check_game
 
-__all__ = ["BotKind", "GameKind", "GAMES", "BOTS", "ACE_CHASING_BOTS", "BOT_KINDS", "make_bot",
-           "make_ace_chasing_bot", "bot_kinds", "register_bot"]
-
-B = TypeVar("B")
-
-
-@dataclass(frozen=True)
-class BotKind(Generic[B]):
-    """A kind of bot: ``make(arg, rules, players)`` builds one from the text after the colon of a
-    spec (``threshold:8`` gives ``"8"``), the rules in force and the table size."""
-
-    make: Callable[[str, Rules, int], B]
-    help: str
-
-
-@dataclass(frozen=True)
-class GameKind:
-    """A game of the family: its command-line name, its title, its bots and the default one."""
-
-    name: str
-    title: str
-    bots: Mapping[str, BotKind[Any]]
-    default_bot: str
+__all__ = ["BotKind", "GameKind", "GAMES", "CHASE_THE_ACE", "ACE_CHASING", "BOTS", "ACE_CHASING_BOTS",
+           "BOT_KINDS", "make_bot", "make_ace_chasing_bot", "bot_kinds", "register_bot", "game_kind",
+           "kind_of_record"]
 
 
 def _no_arg(cls: Callable[[], Bot]) -> Callable[[str, Rules, int], Bot]:
@@ -97,10 +83,6 @@ def _solved_game(arg: str, rules: Rules, players: int) -> Bot:
     return GameBot(game_solution_for(rules, players, progress=say))
 
 
-def _ace(make: Callable[[str], AceChasingBot]) -> Callable[[str, Rules, int], AceChasingBot]:
-    return lambda arg, rules, players: make(arg)
-
-
 BOTS: dict[str, BotKind[Bot]] = {
     "random": BotKind(_no_arg(RandomBot), "keeps or swaps at random"),
     "threshold": BotKind(lambda arg, rules, players: ThresholdBot(arg or 8),
@@ -112,35 +94,76 @@ BOTS: dict[str, BotKind[Bot]] = {
 }
 """The bots of Chase the Ace (RULES.md part A), by kind."""
 
-ACE_CHASING_BOTS: dict[str, BotKind[AceChasingBot]] = {
-    "odds": BotKind(_ace(odds_from_text),
-                    "odds[:stake=N,threshold=RANK,margin=X] bets stake x the knockout chance, "
-                    "accepts bets good for it, swaps below RANK (defaults 10, 7, 0)"),
-    "threshold": BotKind(_ace(threshold_from_text),
-                         "threshold[:RANK] never bets, accepts bets good for it, "
-                         "swaps below RANK (default 7)"),
-    "random": BotKind(_ace(random_from_text),
-                      "random[:stake=N] random decisions, random offers in 0..N (default 10)"),
-}
-"""The bots of Ace Chasing (RULES.md part B), by kind."""
 
-GAMES: dict[str, GameKind] = {
-    "chase-the-ace": GameKind("chase-the-ace", "Chase the Ace", BOTS, "threshold:8"),
-    "ace-chasing": GameKind("ace-chasing", "Ace Chasing", ACE_CHASING_BOTS, "odds"),
-}
-"""The games, by the name the command line and records use."""
+def _parse_move(text: str) -> Action:
+    """A move as text: ``keep`` or ``swap``; IllegalActionError otherwise."""
+    if text not in ("keep", "swap"):
+        raise IllegalActionError(f"{text!r} is not a move of Chase the Ace: keep or swap")
+    return Action(text)
+
+
+def _narrator(names: Sequence[str], rules: Rules, viewer: int | None) -> Narrate:
+    return Narrator(names, rules, viewer).tell
+
+
+class _NotReady(Exception):
+    """A solution the review needs is not ready yet."""
+
+
+def _review(record: Mapping[str, Any], solutions: Solutions | None,
+            progress: Callable[..., None] | None) -> Any:
+    """The solver's review of a Chase the Ace record (one replay); None as soon as ``solutions``
+    has no solution ready for a table size it needs."""
+    from .solver.advice import review
+
+    if solutions is None:
+        return review(record, progress=progress)
+    ready: Solutions = solutions
+
+    def lookup(rules: Rules, players: int) -> Any:
+        sol = ready(rules, players)
+        if sol is None:
+            raise _NotReady
+        return sol
+
+    try:
+        return review(record, solutions=lookup)
+    except _NotReady:
+        return None
+
+
+def _seeded_record(names: Sequence[str], rules: Rules, carry: int,
+                   events: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"format": FORMAT, "version": VERSION, "rules": rules.to_dict(), "players": list(names),
+            "deck": None, "dealer": None, "carry": carry, "events": events}
+
+
+_RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K")
+
+CHASE_THE_ACE = GameKind(
+    name="chase-the-ace", title="Chase the Ace", record_format=FORMAT, record_version=VERSION,
+    bots=BOTS, stand_in_bot="counting", min_players=2, max_players=lambda rules: rules.max_players,
+    house_rules=True,
+    new_game=lambda rules, names, seed, carry: Game(rules, list(names), seed=seed, carry=carry),
+    carry_of=lambda game: int(game.pot), from_record=Game.from_record,
+    parse_move=_parse_move, move_text=lambda action: str(getattr(action, "value", action)),
+    narrator=_narrator, review=_review,
+    server_bots={"random": "keeps or swaps at random",
+                 "threshold": "threshold:RANK swaps below RANK (A, 2..9, T, J, Q, K; default 8)",
+                 "counting": "counts every card it may know"},
+    server_bot_specs=frozenset({"random", "counting", "threshold", *(f"threshold:{r}" for r in _RANKS),
+                                *(f"threshold:{n}" for n in range(1, 14))}),
+    seeded_record=_seeded_record,
+    make_bot=lambda spec, rules, players: make_bot(spec, rules, players),
+    solver=True,
+)
+"""Chase the Ace, RULES.md part A."""
+
+GAMES: dict[str, GameKind] = {kind.name: kind for kind in (CHASE_THE_ACE, ACE_CHASING)}
+"""The games, by the name the command line and the web protocol use."""
 
 BOT_KINDS = tuple(BOTS)
 """The kinds of Chase the Ace bot, in the order help lists them."""
-
-
-def _make(table: Mapping[str, BotKind[B]], spec: str, rules: Rules, players: int, what: str) -> B:
-    if not isinstance(spec, str):
-        raise ValueError(f"a bot spec is a string like 'threshold:8', not {spec!r}")
-    kind, _, arg = spec.strip().lower().partition(":")
-    if kind not in table:
-        raise ValueError(f"unknown {what}bot {spec!r}: allowed {', '.join(table)}")
-    return table[kind].make(arg, rules, players)
 
 
 def make_bot(spec: str, rules: Rules | None = None, players: int = 5) -> Bot:
@@ -153,16 +176,7 @@ def make_bot(spec: str, rules: Rules | None = None, players: int = 5) -> Bot:
     Traceback (most recent call last):
     ValueError: unknown bot 'clever': allowed random, threshold, counting, solved, solved-game
     """
-    return _make(BOTS, spec, Rules() if rules is None else rules, players, "")
-
-
-def make_ace_chasing_bot(spec: str) -> AceChasingBot:
-    """An Ace Chasing bot from a short spec: ``odds``, ``odds:stake=20,threshold=9``, ``random``, ...
-
-    >>> make_ace_chasing_bot("odds:stake=20,threshold=T")
-    OddsBot(stake=20, threshold='T', margin=0.0)
-    """
-    return _make(ACE_CHASING_BOTS, spec, Rules(), 0, "Ace Chasing ")
+    return parse_bot_spec(BOTS, spec, Rules() if rules is None else rules, players)
 
 
 def bot_kinds(game: str = "chase-the-ace") -> dict[str, str]:
@@ -179,3 +193,20 @@ def register_bot(kind: str, make: Callable[[str, Rules, int], Bot], help: str) -
     if not kind or ":" in kind or kind != kind.strip().lower():
         raise ValueError(f"bad bot kind {kind!r}: lower-case, no colon")
     BOTS[kind] = BotKind(make, help)
+
+
+def game_kind(name: str) -> GameKind:
+    """The game called ``name``; ValueError naming the games there are otherwise."""
+    kind = GAMES.get(name) if isinstance(name, str) else None
+    if kind is None:
+        raise ValueError(f"unknown game {name!r}: allowed {', '.join(GAMES)}")
+    return kind
+
+
+def kind_of_record(record: Any) -> GameKind:
+    """The game whose record ``record`` (parsed JSON) says it is; Chase the Ace when it says no
+    game of the family (its replay then names what is wrong with the record)."""
+    for kind in GAMES.values():
+        if kind.holds(record):
+            return kind
+    return CHASE_THE_ACE

@@ -84,9 +84,6 @@ class Narrator:
         name = self.who(seat) if start else self.whom(seat)
         return f"{name} {second if seat == self.viewer else third}"
 
-    def _whose(self, seat: int) -> str:
-        return "your" if seat == self.viewer else f"{self.names[seat]}'s"
-
     def _cards(self, pairs: Sequence[Sequence[Any]]) -> str:
         return ", ".join(f"{self.who(s)} {card_text(c)}" for s, c in pairs)
 

@@ -15,18 +15,18 @@ or several share them out (``workers``).
 
 from __future__ import annotations
 
-import math
 import multiprocessing
 import random
 import signal
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from .cards import rank_char
 from .game import Game
+from .rates import Z95, rate_row, wilson  # noqa: F401  (Z95: its old home)
 from .registry import make_bot
 from .rules import Rules
 from .seats import default_names, position_name
@@ -38,25 +38,6 @@ CHUNK_GAMES = 20
 """Games per chunk of work (fixed, so results do not depend on the number of workers)."""
 CHUNK_HANDS = 200
 """Hands per chunk of work when the run is counted in hands."""
-Z95 = 1.959963984540054
-
-
-def wilson(successes: float, trials: int, z: float = Z95) -> tuple[float, float]:
-    """The Wilson score interval for a proportion (95% by default); (0, 1) with no trials.
-
-    >>> lo, hi = wilson(20, 100)
-    >>> round(lo, 4), round(hi, 4)
-    (0.1334, 0.2888)
-    """
-    if trials <= 0:
-        return 0.0, 1.0
-    p = successes / trials
-    denom = 1 + z * z / trials
-    centre = (p + z * z / (2 * trials)) / denom
-    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
-
-
 @dataclass(frozen=True)
 class SimConfig:
     """What to simulate: the game, the rules, one bot spec per seat, the seed and how much.
@@ -341,19 +322,6 @@ class SimResult:
             "seconds": round(self.seconds, 3),
             "workers": self.workers,
         }
-
-
-def rate_row(head: Mapping[str, Any], k: int, n: int, *, key: str = "losses",
-             total: str = "hands") -> dict[str, Any]:
-    """A row of a rate table: ``head``, then ``k`` of ``n`` (named ``key`` and ``total``), the
-    rate and its 95% Wilson interval.
-
-    >>> rate_row({"seat": 0}, 1, 4)
-    {'seat': 0, 'hands': 4, 'losses': 1, 'rate': 0.25, 'ci95': [0.045587, 0.699358]}
-    """
-    lo, hi = wilson(k, n)
-    rate = k / n if n else 0.0
-    return {**head, total: n, key: k, "rate": round(rate, 6), "ci95": [round(lo, 6), round(hi, 6)]}
 
 
 def simulate(config: SimConfig, *, workers: int = 1,

@@ -25,19 +25,18 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from ..acechasing import command as ace_chasing_command
-from ..acechasing.game import FORMAT as ACE_CHASING_FORMAT
 from ..errors import RecordError
 from ..files import check_plot_file, check_writable, read_json_record
 from ..game import Game
-from ..registry import GAMES, bot_kinds
+from ..registry import GAMES, bot_kinds, kind_of_record
 from ..render import Narrator, explain_rules, option_rows
 from ..rules import PRESETS, Rules, preset_info, rules_from_args
 from ..solver import command as solve_command
 from ..sources import print_sources
-from ..web import command as serve_command
+from . import acechasing as ace_chasing_command
 from . import play as terminal
 from . import review as review_command
+from . import serve as serve_command
 from . import stats as stats_command
 from .pacing import DEFAULT_DELAY, parse_delay
 
@@ -61,6 +60,10 @@ SIMULATE_GAMES: dict[str, Callable[[argparse.Namespace], int]] = {
     "ace-chasing": ace_chasing_command.simulate_from_cli,
 }
 """Games whose ``simulate --game NAME`` is not :func:`chasetheace.sim.simulate` (part A's)."""
+REPLAY_GAMES: dict[str, Callable[[argparse.Namespace], int]] = {
+    "ace-chasing": ace_chasing_command.run_replay,
+}
+"""Games whose ``replay FILE`` is told by their own front end (the record's ``format`` says which)."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -331,8 +334,9 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     from .play import tell
 
     data = read_json_record(args.file)
-    if isinstance(data, dict) and data.get("format") == ACE_CHASING_FORMAT:
-        return ace_chasing_command.run_replay(args)  # an Ace Chasing record: replay it as such
+    own = REPLAY_GAMES.get(kind_of_record(data).name)
+    if own is not None:
+        return own(args)  # e.g. an Ace Chasing record: replayed and told as such
     try:
         game = Game.from_record(data)
     except RecordError as exc:

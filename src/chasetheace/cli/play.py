@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..bots import Bot
 from ..game import Action, Game
+from ..kinds import bot_specs
 from ..observation import Observation
 from ..registry import make_bot
 from ..render import Narrator, card_text, explain_rules
@@ -46,18 +47,6 @@ RULES_WORDS = {"r", "rules"}
 
 class QuitGame(Exception):
     """The person asked to leave the table."""
-
-
-def bot_specs(specs: Sequence[str] | None, count: int, default: str, *, seats: str = "seats") -> list[str]:
-    """One bot spec for each of ``count`` seats: none given -> ``default`` everywhere; one ->
-    that one everywhere; otherwise exactly one per seat (``seats`` names them in errors)."""
-    given = list(specs or [default])
-    if len(given) == 1:
-        return given * count
-    if len(given) != count:
-        raise ValueError(f"got {len(given)} --bot options for {count} {seats}: "
-                         "give one for each, or one for all")
-    return given
 
 
 def bot_names(human: str, count: int) -> list[str]:

@@ -4,7 +4,8 @@ Reads a game record (``play --save``, the web table's, ``simulate --save``) and 
 decision with the solver (:func:`chasetheace.solver.advice.review`). Solutions come from the
 cache; a first use solves, with a progress bar on stderr. An Ace Chasing record gets its bets
 judged against the odds and its keeps and swaps by the chance of being knocked out
-(:func:`chasetheace.solver.advice_ace.review_ace_chasing`).
+(:func:`chasetheace.acechasing.review.review_ace_chasing`). The record's game kind
+(:func:`chasetheace.registry.kind_of_record`) does the judging.
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ from typing import Any
 
 from ..errors import RecordError
 from ..files import read_json_record
-from ..game import Game
 from .play import solving_progress
 
 __all__ = ["register", "run"]
@@ -37,23 +37,19 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Review a record and print it; a user's mistake raises ValueError (one line, exit 2)."""
-    from ..acechasing.game import FORMAT as ACE_CHASING
-    from ..solver.advice import review
-    from ..solver.advice_ace import review_ace_chasing
+    from ..registry import kind_of_record
 
     data = read_json_record(args.file)
-    ace = isinstance(data, dict) and data.get("format") == ACE_CHASING
+    kind = kind_of_record(data)
     try:  # a bad record or seat fails before any solving
-        result: Any = review_ace_chasing(data) if ace else None
-        players = len(result.names) if ace else Game.from_record(data).players
+        players = len(kind.from_record(data).names)
     except RecordError as exc:
         raise RecordError(f"{args.file}: {exc}") from None
     seat = args.seat
     if seat is not None and not 0 <= seat < players:
         raise ValueError(f"bad seat {seat}: allowed 0..{players - 1}")
-    if result is None:
-        with solving_progress() as progress:
-            result = review(data, progress=progress)
+    with solving_progress() as progress:
+        result = kind.review(data, None, progress)
     if args.json:
         print(json.dumps(result.to_dict(seat), indent=1))
     else:

@@ -1,7 +1,9 @@
-"""``python -m chasetheace.web``: serve the web table."""
+"""``python -m chasetheace.web``: serve the web table.
 
-import sys
+The command line is a front end, so it lives in ``cli/`` (:mod:`chasetheace.cli.serve`); this
+entry point only runs that module, as ``python -m chasetheace.cli.serve`` would.
+"""
 
-from .command import main
+import runpy
 
-sys.exit(main())
+runpy.run_module("chasetheace.cli.serve", run_name="__main__", alter_sys=True)

@@ -16,7 +16,6 @@ import logging
 import multiprocessing
 import re
 import threading
-from collections.abc import Callable
 from typing import Any
 
 from ..rules import Rules
@@ -142,28 +141,19 @@ class Advisor:
         Cheap once the solutions are cached (a replay and a lookup per decision): the app still
         runs it in a thread.
         """
-        from ..acechasing.game import FORMAT as ACE_CHASING
-        from ..events import HandStarted
-        from ..game import Game
-        from ..solver.advice import review
+        from ..registry import kind_of_record
 
-        if record.get("format") == ACE_CHASING:  # judged by the odds: no solution to wait for
-            from ..solver.advice_ace import review_ace_chasing
-
-            return review_ace_chasing(record).to_dict()
-        game = Game.from_record(record)
-        sizes = {len(ev.order) for ev in game.events if isinstance(ev, HandStarted)}
-        if any(n > MAX_HINT_PLAYERS for n in sizes):
+        kind = kind_of_record(record)
+        if not kind.solver:  # judged without solutions (Ace Chasing: by the odds)
+            return dict(kind.review(record, None, None).to_dict())
+        players = record.get("players")
+        if isinstance(players, list) and len(players) > MAX_HINT_PLAYERS:
             raise ValueError(f"reviews at the web table are for games of at most {MAX_HINT_PLAYERS} "
                              "players")
-        missing = [n for n in sizes if self._solution(game.rules, n) is None]
-        if missing:
-            return None
-
-        def solutions(rules: Rules, players: int) -> Any:
-            return self._solution(rules, players)
-
-        return review(record, solutions=solutions).to_dict()
+        # one replay: the review asks for each table size's solution as it meets it, and is None
+        # (asking for it to be prepared) at the first one not ready
+        done = kind.review(record, self._solution, None)
+        return None if done is None else dict(done.to_dict())
 
     def close(self) -> None:
         """Stop the worker process (a solve under way is abandoned)."""
@@ -212,8 +202,7 @@ async def _finished_record(server: Any, table_id: str, game: str) -> tuple[int, 
     """(200, the game record) of a finished game of a table, or (404 or 409, an error)."""
     import asyncio
 
-    from ..acechasing import AceChasingGame
-    from ..game import Game
+    from ..registry import game_kind
 
     saved = await asyncio.to_thread(server.store.load_table, table_id) if _ID.fullmatch(table_id) else None
     if saved is None or not game.isdigit() or not 1 <= int(game) <= max((g.game_no for g in saved.games),
@@ -222,9 +211,7 @@ async def _finished_record(server: Any, table_id: str, game: str) -> tuple[int, 
     rules, kind = saved.options["rules"], saved.options.get("game", "chase-the-ace")
     record: dict[str, Any] = await asyncio.to_thread(server.store.game_record, table_id, int(game), rules,
                                                      kind)
-    replay: Callable[[Any], Game | AceChasingGame] = (
-        AceChasingGame.from_record if kind == "ace-chasing" else Game.from_record)
-    replayed = await asyncio.to_thread(replay, record)
+    replayed = await asyncio.to_thread(game_kind(kind).from_record, record)
     if not replayed.over:  # the record holds every card: never while the game is played
         return 409, {"error": "the game is not over yet"}
     return 200, record

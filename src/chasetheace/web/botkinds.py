@@ -24,20 +24,15 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..bots import Bot, CountingBot, RandomBot, ThresholdBot
+from ..bots import CountingBot
 from ..observation import Observation
+from ..registry import GAMES
 from ..rules import Rules
-
-ACE_CHASING = "ace-chasing"
-# Ace Chasing's bots (RULES.md part B), by the names the Ace Chasing command gives them
-_ACE_FIXED = frozenset({"odds", "random", "threshold", *(f"threshold:{r}" for r in "A23456789TJQK")})
 
 __all__ = ["WebBots", "SOLVED", "RANKS"]
 
 SOLVED = "solved"
 RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K")
-_FIXED = frozenset({"random", "counting", "threshold", *(f"threshold:{r}" for r in RANKS),
-                    *(f"threshold:{n}" for n in range(1, 14))})
 _MAX_SOLUTION_BYTES = 64 << 20
 
 
@@ -76,14 +71,11 @@ class WebBots:
                              "(*.json files from 'chase-the-ace solve --save')")
         return cls(found)
 
-    def kinds(self) -> dict[str, str]:
-        """The kinds offered, each with a line of help (sent to every client)."""
-        offered = {
-            "random": "keeps or swaps at random",
-            "threshold": "threshold:RANK swaps below RANK (A, 2..9, T, J, Q, K; default 8)",
-            "counting": "counts every card it may know",
-        }
-        if self.solutions:
+    def kinds(self, game: str = "chase-the-ace") -> dict[str, str]:
+        """The kinds offered at ``game``, each with a line of help (sent to every client)."""
+        kind = GAMES[game]
+        offered = dict(kind.server_bots)
+        if self.solutions and kind.solver:
             covered = sorted({players for _, players in self.solutions})
             offered[SOLVED] = ("plays a prepared equilibrium (for these rules and seat counts only: "
                                f"{', '.join(map(str, covered))} players)")
@@ -97,48 +89,35 @@ class WebBots:
     @staticmethod
     def ace_kinds() -> dict[str, str]:
         """The Ace Chasing bots offered, each with a line of help."""
-        return {"odds": "bets its stake times the chance the matador is knocked out; accepts bets good "
-                        "for it; swaps below 7",
-                "threshold": "threshold[:RANK] never bets, accepts bets good for it, swaps below RANK",
-                "random": "random decisions and offers"}
+        return dict(GAMES["ace-chasing"].server_bots)
 
     def check(self, kind: str, rules: Rules | None, seats: int, game: str = "chase-the-ace") -> None:
         """ValueError unless ``kind`` is offered for a table of ``seats`` under ``rules``; it
         looks only at the fixed list and the solutions already in memory."""
-        if game == ACE_CHASING:
-            if kind not in _ACE_FIXED:
-                raise ValueError(f"bot {kind[:40]!r} is not offered for Ace Chasing: allowed odds, random, "
-                                 "threshold, threshold:RANK")
+        game_kind = GAMES[game]
+        if kind in game_kind.server_bot_specs:
             return
-        if kind in _FIXED:
-            return
-        if kind == SOLVED and self.solutions:
+        if kind == SOLVED and self.solutions and game_kind.solver:
             if seats not in self.prepared(Rules() if rules is None else rules):
                 raise ValueError(f"bot 'solved' has no prepared solution for these rules with {seats} "
                                  f"players: the server offers it for {self.kinds()[SOLVED].split(': ')[-1]}")
             return
-        allowed = "random, threshold, threshold:RANK, counting" + (", solved" if self.solutions else "")
-        raise ValueError(f"bot {kind[:40]!r} is not offered here: allowed {allowed}")
+        names = [name for kind_name in game_kind.server_bots
+                 for name in ((kind_name, f"{kind_name}:RANK") if kind_name == "threshold" else (kind_name,))]
+        if self.solutions and game_kind.solver:
+            names.append(SOLVED)
+        raise ValueError(f"bot {kind[:40]!r} is not offered here: allowed {', '.join(names)}")
 
     def make(self, kind: str, rules: Rules, game: str = "chase-the-ace") -> Any:
         """A bot of an offered kind (a kind no longer offered, e.g. read back from an older
-        database, plays as ``counting``, or at Ace Chasing as ``odds``)."""
-        if game == ACE_CHASING:
-            from ..registry import make_ace_chasing_bot
-
-            return make_ace_chasing_bot(kind if kind in _ACE_FIXED else "odds")
-        return self._make(kind, rules)
-
-    def _make(self, kind: str, rules: Rules) -> Bot:
-        if kind == "random":
-            return RandomBot()
-        if kind == "threshold" or (kind.startswith("threshold:") and kind in _FIXED):
-            return ThresholdBot(kind.partition(":")[2] or 8)
-        if kind == SOLVED:
+        database, plays as the game's stand-in: ``counting``, or at Ace Chasing ``odds``)."""
+        game_kind = GAMES[game]
+        if kind == SOLVED and game_kind.solver:
             prepared = self.prepared(rules)
             if prepared:
                 return _PreparedSolved(rules, prepared)
-        return CountingBot()
+        spec = kind if kind in game_kind.server_bot_specs else game_kind.stand_in_bot
+        return game_kind.make_bot(spec, rules, 0)
 
 
 class _PreparedSolved:

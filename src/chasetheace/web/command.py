@@ -1,173 +1,20 @@
-"""The ``serve`` command: ``chase-the-ace serve`` and ``python -m chasetheace.web``."""
+"""The old home of the serve command, which now lives in :mod:`chasetheace.cli.serve` (each folder is
+one layer, and the terminal's front ends live in ``cli/``). Importing from here still works, with a
+DeprecationWarning; import from :mod:`chasetheace.cli.serve` instead."""
 
 from __future__ import annotations
 
-import argparse
-import contextlib
-import socket
-import sys
-from collections.abc import Sequence
-from dataclasses import fields
+import importlib
+import warnings
 from typing import Any
 
-from .limits import Limits
-
-_HELP = {
-    "connections_per_client": "open connections from one IP address",
-    "connections": "open connections in all",
-    "tables_per_client": "tables one IP address may open per --table-window",
-    "table_window": "seconds of --tables-per-client",
-    "spectators_per_table": "spectators at one table",
-    "public_tables": "tables shown in the public list",
-    "idle_seconds": "close a connection silent this long (0: never)",
-    "table_ttl": "delete a table nobody is at, with no move for this many seconds",
-    "absent_grace": "seconds before an absent player's turn is played for them",
-    "history_on_wire": "past events sent to a client that (re)joins",
-    "rate": "messages per second per connection",
-    "burst": "messages at once above the rate",
-    "strikes": "refused-for-rate messages before the connection is closed",
-    "queue": "messages waiting for a slow client before it is dropped",
-}
-
-__all__ = ["register", "run", "main", "build_parser"]
+_NEW = "chasetheace.cli.serve"
 
 
-def _add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-    parser.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")
-    parser.add_argument("--db", default="chase-the-ace.sqlite3",
-                        help="SQLite database file (default ./chase-the-ace.sqlite3)")
-    parser.add_argument("--bot-delay", type=float, default=0.8,
-                        help="seconds a bot waits before it plays, so people can follow (default 0.8)")
-    parser.add_argument("--log-level", default="warning", choices=["debug", "info", "warning", "error"],
-                        help="server log level (default warning)")
-    parser.add_argument("--solutions", metavar="DIR", default=None,
-                        help="offer the solved bot, from the solutions in DIR (*.json written by "
-                             "'chase-the-ace solve --save'; read once at start)")
-    parser.add_argument("--allow-origin", metavar="URL", action="append", default=[],
-                        help="a web page origin (https://host) allowed to open the WebSocket besides "
-                             "this server's own; repeat for more; '*' allows any")
-    parser.add_argument("--forwarded-allow-ips", metavar="IPS", default="127.0.0.1",
-                        help="reverse proxies whose X-Forwarded-For names the client (default 127.0.0.1)")
-    limits = parser.add_argument_group("limits (docs/deploy.md)")
-    for f in fields(Limits):
-        if f.name == "origins":
-            continue
-        default = getattr(Limits, f.name)
-        limits.add_argument("--" + f.name.replace("_", "-"), type=type(default), default=default,
-                            metavar="N", help=f"{_HELP.get(f.name, '')} (default {default:g})")
-
-
-def register(subparsers: Any) -> None:
-    """Add the ``serve`` subcommand to the CLI's subparsers."""
-    parser = subparsers.add_parser("serve", help="serve the web table (play online with friends)",
-                                   description="Serve the web table: open http://HOST:PORT/ in a browser.")
-    _add_arguments(parser)
-    parser.set_defaults(func=run)
-
-
-def build_parser() -> argparse.ArgumentParser:
-    """The parser of ``python -m chasetheace.web``."""
-    parser = argparse.ArgumentParser(prog="python -m chasetheace.web", description="Serve the web table.")
-    _add_arguments(parser)
-    return parser
-
-
-def run(args: argparse.Namespace) -> int:
-    """Serve until interrupted; a bad argument is one line on stderr and status 2."""
-    try:
-        import uvicorn  # noqa: F401  (the web extra is there)
-
-        from .app import create_app  # noqa: F401
-    except ImportError as exc:
-        print(f"chase-the-ace: error: the web extra is not installed ({exc.name}): "
-              "pip install 'chase-the-ace[web]'", file=sys.stderr)
-        return 2
-    if not 0 <= args.port <= 65535:
-        print(f"chase-the-ace: error: bad port {args.port}: allowed 0..65535", file=sys.stderr)
-        return 2
-    if args.bot_delay < 0:
-        print(f"chase-the-ace: error: bad --bot-delay {args.bot_delay}: allowed >= 0", file=sys.stderr)
-        return 2
-    try:
-        limits = Limits(**{f.name: getattr(args, f.name) for f in fields(Limits) if f.name != "origins"},
-                        origins=tuple(args.allow_origin))
-    except ValueError as exc:
-        print(f"chase-the-ace: error: {exc}", file=sys.stderr)
-        return 2
-    try:
-        from .botkinds import WebBots
-
-        bots = WebBots.from_folder(args.solutions)
-    except ImportError as exc:
-        print(f"chase-the-ace: error: --solutions needs the solve extra ({exc.name}): "
-              "pip install 'chase-the-ace[solve]'", file=sys.stderr)
-        return 2
-    except (ValueError, OSError) as exc:
-        print(f"chase-the-ace: error: {exc}", file=sys.stderr)
-        return 2
-    from .lock import DatabaseInUseError, DatabaseLock
-
-    lock = DatabaseLock(args.db)
-    try:
-        lock.acquire()
-    except DatabaseInUseError as exc:
-        print(f"chase-the-ace: error: {exc}", file=sys.stderr)
-        return 2
-    except OSError as exc:
-        print(f"chase-the-ace: error: cannot open database {args.db!r} (its lock file {lock.path!r}): "
-              f"{exc.strerror or exc}", file=sys.stderr)
-        return 2
-    try:
-        return _serve(args, limits, bots)
-    finally:
-        lock.release()
-
-
-def _serve(args: argparse.Namespace, limits: Any, bots: Any) -> int:
-    import uvicorn
-
-    from .app import create_app
-
-    try:
-        from .store import Store
-
-        Store(args.db).close()
-    except Exception as exc:  # a database that cannot be opened is a user's mistake
-        print(f"chase-the-ace: error: cannot open database {args.db!r}: {exc}", file=sys.stderr)
-        return 2
-    try:
-        sock = _listen(args.host, args.port)
-    except OSError as exc:
-        print(f"chase-the-ace: error: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}",
-              file=sys.stderr)
-        return 2
-    app = create_app(args.db, bot_delay=args.bot_delay, manage_gc=True, limits=limits, bots=bots,
-                     lock=False)
-    port = sock.getsockname()[1]
-    print(f"chase-the-ace: serving on http://{args.host}:{port}/ (database {args.db})", flush=True)
-    config = uvicorn.Config(app, log_level=args.log_level, ws_max_size=65536, ws_per_message_deflate=False,
-                            server_header=False, lifespan="on", proxy_headers=True,
-                            forwarded_allow_ips=args.forwarded_allow_ips)
-    server = uvicorn.Server(config)
-    with contextlib.suppress(KeyboardInterrupt):
-        server.run(sockets=[sock])
-    return 0 if server.started or server.should_exit else 1
-
-
-def _listen(host: str, port: int) -> socket.socket:
-    """A bound socket for the server, so a port in use is a clear error before anything starts."""
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    try:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((host, port))
-    except OSError:
-        sock.close()
-        raise
-    return sock
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of ``python -m chasetheace.web``."""
-    return run(build_parser().parse_args(argv))
+def __getattr__(name: str) -> Any:
+    module = importlib.import_module(_NEW)
+    if name.startswith("_") or not hasattr(module, name):
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    warnings.warn(f"{__name__} moved to {_NEW}: import {name} from there", DeprecationWarning,
+                  stacklevel=2)
+    return getattr(module, name)

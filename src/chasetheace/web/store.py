@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from ..events import Event
-from ..record import FORMAT, VERSION
+from ..rules import Rules
 
 __all__ = ["Store", "StoredTable", "StoredSeat", "StoredGame", "StoredAction", "SCHEMA_VERSION"]
 
@@ -198,10 +198,6 @@ class Store:
             raise
         db.execute("COMMIT")
 
-    def table_ids(self) -> list[str]:
-        """Every table's id, oldest first."""
-        return [r[0] for r in self.db.execute("SELECT id FROM tables ORDER BY created, id")]
-
     def load_table(self, table_id: str) -> StoredTable | None:
         """A table as saved, or None if there is no such table."""
         db = self.db
@@ -224,7 +220,7 @@ class Store:
     def game_record(self, table_id: str, game_no: int, rules: dict[str, Any],
                     game: str = "chase-the-ace") -> dict[str, Any]:
         """A stored game as a game record (hidden cards included: for referees only): the engine's,
-        or with ``game="ace-chasing"`` an Ace Chasing record (its first matador is seat 0)."""
+        the record of the table's ``game`` (:attr:`chasetheace.kinds.GameKind.seeded_record`)."""
         row = self.db.execute("SELECT carry, names, events FROM games WHERE table_id=? AND game_no=?",
                               (table_id, game_no)).fetchone()
         if row is None:
@@ -233,14 +229,9 @@ class Store:
         for (evs,) in self.db.execute("SELECT events FROM actions WHERE table_id=? AND game_no=? "
                                       "ORDER BY seq", (table_id, game_no)):
             events.extend(json.loads(evs))
-        if game == "ace-chasing":
-            from ..acechasing.game import FORMAT as ACE_FORMAT
-            from ..acechasing.game import VERSION as ACE_VERSION
+        from ..registry import game_kind
 
-            return {"format": ACE_FORMAT, "version": ACE_VERSION, "players": json.loads(row[1]),
-                    "deck": None, "matador": 0, "events": events}
-        return {"format": FORMAT, "version": VERSION, "rules": rules, "players": json.loads(row[1]),
-                "deck": None, "dealer": None, "carry": row[0], "events": events}
+        return game_kind(game).seeded_record(json.loads(row[1]), Rules.from_dict(rules), row[0], events)
 
 
 def _dump(value: Any) -> str:

@@ -27,20 +27,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..acechasing import AceChasingGame, Offer
-from ..errors import IllegalActionError
 from ..events import Event
-from ..game import Game
+from ..kinds import AnyGame
+from ..registry import GAMES, game_kind
 from ..rules import OPTIONS, Rules, preset_info
-from .botkinds import ACE_CHASING, WebBots
+from .botkinds import WebBots
 from .names import LookAlikeError, check_name
 from .protocol import MAX_SEATS, Create, ProtocolError
 from .store import Store, StoredTable
 
 __all__ = ["TableOptions", "Table", "Lobby", "HUMAN", "MAX_COUNT", "hash_token", "AnyGame"]
-
-AnyGame = Game | AceChasingGame
-"""A table's game: Chase the Ace (RULES.md part A) or Ace Chasing (part B)."""
 
 HUMAN = "human"
 MAX_COUNT = 99  # the largest lives or ante a web table takes (the engine has no upper bound)
@@ -73,6 +69,7 @@ class TableOptions:
         """Check every choice with the engine; ProtocolError (code ``bad_options``) names the bad one.
         A bot kind is checked against the ``offered`` list only: nothing is opened or solved."""
         try:
+            kind = game_kind(game)
             rules = Rules.preset(preset)
             for key, value in options.items():
                 if key not in OPTIONS:
@@ -81,9 +78,9 @@ class TableOptions:
                     raise ValueError(
                         f"bad value {value!r} for rule {key!r}: at most {MAX_COUNT} at a web table")
                 rules = rules.replace(**{key: value})
-            least, most = (4, MAX_SEATS) if game == ACE_CHASING else (2, min(MAX_SEATS, rules.max_players))
-            if game == ACE_CHASING and (options or preset_info(preset).name != "standard"):
-                raise ValueError("Ace Chasing has no presets or house rules here: leave them out")
+            least, most = kind.seat_limits(rules, MAX_SEATS)
+            if not kind.house_rules and (options or preset_info(preset).name != "standard"):
+                raise ValueError(f"{kind.title} has no presets or house rules here: leave them out")
             if not least <= seats <= most:
                 raise ValueError(f"bad number of seats {seats}: allowed {least}..{most}")
             if bots is not None:
@@ -95,7 +92,7 @@ class TableOptions:
     @property
     def stand_in(self) -> str:
         """The bot kind that plays for a person whose timer ran out (when ``on_timeout`` is bot)."""
-        return self.bots or ("odds" if self.game == ACE_CHASING else "counting")
+        return self.bots or GAMES[self.game].stand_in_bot
 
     def to_dict(self) -> dict[str, Any]:
         """The options as JSON (stored, and shown to every client); one shared dict: do not change it."""
@@ -188,7 +185,7 @@ class Table:
             bot = self._bots[(seat, kind)] = self.offered.make(kind, self.options.rules, self.options.game)
         rng = random.Random(f"{self.game_seed}/{len(game.events)}")
         choice = bot.choose(game.observation(seat), game.legal_actions(), rng)
-        return f"offer:{choice.amount}" if isinstance(choice, Offer) else str(choice.value)
+        return GAMES[self.options.game].move_text(choice)
 
     def default_action(self, seat: int) -> str:
         """What a person who timed out (or is away) does without a stand-in bot: keep; at Ace
@@ -287,7 +284,7 @@ class Table:
         if game is None:
             raise ProtocolError("the game has not started", "not_now")
         try:
-            events = _play(game, action, seat)
+            events = _play(game, action, seat, self.options.game)
         except ValueError as exc:  # IllegalActionError is a ValueError
             code = ("game_over" if game.over else "out_of_turn" if game.to_act != seat else "bad_action")
             raise ProtocolError(str(exc), code) from None
@@ -325,10 +322,12 @@ class Table:
                     kinds.append(self.options.bots)
         if len(names) < 2:
             raise ProtocolError("a game needs at least 2 players: invite someone or allow bots", "not_now")
-        carry = self.game.pot if isinstance(self.game, Game) else 0
+        kind = GAMES[self.options.game]
+        carry = 0 if self.game is None else kind.carry_of(self.game)
         seed = secrets.randbits(63)
-        if self.options.game == ACE_CHASING and len(names) < 4:
-            raise ProtocolError("Ace Chasing needs at least 4 players: invite more or allow bots", "not_now")
+        if len(names) < kind.min_players:
+            raise ProtocolError(f"{kind.title} needs at least {kind.min_players} players: invite more or "
+                                "allow bots", "not_now")
         game = _new(self.options, names, seed, carry)
         self.store.start_game(self.id, self.game_no + 1, seed, carry, names, kinds, game.events)
         self.game, self.game_seed, self.kinds, self.moves = game, seed, kinds, 0
@@ -345,7 +344,7 @@ class Table:
             game = _new(table.options, last.names, last.seed, last.carry)
             _check_log(saved.id, game.events, last.events)
             for i, act in enumerate(last.actions):
-                _check_log(saved.id, _play(game, act.action, act.seat), act.events)
+                _check_log(saved.id, _play(game, act.action, act.seat, table.options.game), act.events)
                 if i % YIELD_EVERY == YIELD_EVERY - 1:
                     time.sleep(0)  # the server restores in a worker thread: let the event loop run
             table.game, table.game_no, table.game_seed, table.kinds, table.moves = (
@@ -359,23 +358,13 @@ otherwise, and the event loop would wait for the thread's time slice)."""
 
 
 def _new(options: TableOptions, names: list[str], seed: int, carry: int) -> AnyGame:
-    if options.game == ACE_CHASING:
-        return AceChasingGame(names, seed=seed)
-    return Game(options.rules, names, seed=seed, carry=carry)
+    return GAMES[options.game].new_game(options.rules, names, seed, carry)
 
 
-def _play(game: AnyGame, action: str, seat: int) -> list[Event]:
-    """One stored or sent action (``offer:AMOUNT`` for an offer) played on the game."""
-    if isinstance(game, AceChasingGame):
-        kind, _, amount = action.partition(":")
-        if kind == "offer":
-            if not amount.isdigit():
-                raise IllegalActionError(f"bad offer {action!r}")
-            return game.act(Offer(int(amount)), seat)
-        return game.act(action, seat)
-    if action not in ("keep", "swap"):
-        raise IllegalActionError(f"{action!r} is not a move of Chase the Ace: keep or swap")
-    return game.act(action, seat)
+def _play(game: AnyGame, action: str, seat: int, kind: str) -> list[Event]:
+    """One stored or sent action (as its game writes moves: ``offer:AMOUNT`` for an offer) played
+    on the game."""
+    return game.act(GAMES[kind].parse_move(action), seat)
 
 
 def _check_log(table_id: str, events: list[Event], stored: list[dict[str, Any]]) -> None:

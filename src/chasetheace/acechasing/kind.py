@@ -1,0 +1,111 @@
+"""Ace Chasing as a kind of game (:class:`chasetheace.kinds.GameKind`): its bots by spec, its
+moves as text, its records and its review, for the interfaces to ask instead of branching.
+
+>>> KIND.parse_move("offer:5"), KIND.move_text(Offer(5))
+(Offer(amount=5), 'offer:5')
+>>> make_ace_chasing_bot("odds:stake=20,threshold=T")
+OddsBot(stake=20, threshold='T', margin=0.0)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from ..errors import IllegalActionError
+from ..kinds import BotKind, GameKind, Narrate, Solutions, bot_specs, parse_bot_spec
+from ..rules import Rules
+from .bots import AceChasingBot, odds_from_text, random_from_text, threshold_from_text
+from .game import FORMAT, VERSION, AceChasingGame, Offer
+from .render import narrate
+
+__all__ = ["KIND", "NAME", "BOTS", "make_ace_chasing_bot", "bot_specs", "parse_move", "move_text"]
+
+NAME = "ace-chasing"
+"""The game's name on the command line and in the web protocol (its records say :data:`FORMAT`)."""
+
+
+def _ace(make: Callable[[str], AceChasingBot]) -> Callable[[str, Rules, int], AceChasingBot]:
+    return lambda arg, rules, players: make(arg)
+
+
+BOTS: dict[str, BotKind[AceChasingBot]] = {
+    "odds": BotKind(_ace(odds_from_text),
+                    "odds[:stake=N,threshold=RANK,margin=X] bets stake x the knockout chance, "
+                    "accepts bets good for it, swaps below RANK (defaults 10, 7, 0)"),
+    "threshold": BotKind(_ace(threshold_from_text),
+                         "threshold[:RANK] never bets, accepts bets good for it, "
+                         "swaps below RANK (default 7)"),
+    "random": BotKind(_ace(random_from_text),
+                      "random[:stake=N] random decisions, random offers in 0..N (default 10)"),
+}
+"""The bots of Ace Chasing (RULES.md part B), by kind."""
+
+
+def make_ace_chasing_bot(spec: str) -> AceChasingBot:
+    """An Ace Chasing bot from a short spec: ``odds``, ``odds:stake=20,threshold=9``, ``random``, ..."""
+    return parse_bot_spec(BOTS, spec, Rules(), 0, "Ace Chasing ")
+
+
+def parse_move(text: str) -> Any:
+    """A move as the web protocol writes it: ``offer:AMOUNT`` is an :class:`Offer`; every other
+    word (``accept``, ``decline``, ``keep``, ``swap``) is the game's own and checked by it."""
+    kind, colon, amount = text.partition(":")
+    if kind == "offer":
+        if not (amount.isascii() and amount.isdigit()):
+            raise IllegalActionError(f"bad offer {text!r}")
+        return Offer(int(amount))
+    if colon:
+        raise IllegalActionError(f"{text!r} is not a move of Ace Chasing")
+    return text
+
+
+def move_text(action: Any) -> str:
+    """An action as text: ``offer:AMOUNT`` for an offer, else the action's word."""
+    if isinstance(action, Offer):
+        return f"offer:{action.amount}"
+    return str(getattr(action, "value", action))
+
+
+def _narrator(names: Sequence[str], rules: Rules, viewer: int | None) -> Narrate:
+    matador: list[int | None] = [None]
+
+    def tell(view: Mapping[str, Any]) -> list[str]:
+        if view["type"] == "round_started":
+            matador[0] = view["matador"]
+        return narrate(view, names, viewer, matador[0])
+    return tell
+
+
+def _review(record: Mapping[str, Any], solutions: Solutions | None,
+            progress: Callable[..., None] | None) -> Any:
+    from .review import review_ace_chasing  # judged by the odds: no solution to wait for
+
+    return review_ace_chasing(record)
+
+
+def _seeded_record(names: Sequence[str], rules: Rules, carry: int,
+                   events: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"format": FORMAT, "version": VERSION, "players": list(names), "deck": None, "matador": 0,
+            "events": events}
+
+
+_SERVER_SPECS = frozenset({"odds", "random", "threshold", *(f"threshold:{r}" for r in "A23456789TJQK")})
+
+KIND = GameKind(
+    name=NAME, title="Ace Chasing", record_format=FORMAT, record_version=VERSION,
+    bots=BOTS, stand_in_bot="odds", min_players=4, max_players=lambda rules: None, house_rules=False,
+    new_game=lambda rules, names, seed, carry: AceChasingGame(list(names), seed=seed),
+    carry_of=lambda game: 0, from_record=AceChasingGame.from_record,
+    parse_move=parse_move, move_text=move_text,
+    narrator=_narrator,
+    review=_review,
+    server_bots={"odds": "bets its stake times the chance the matador is knocked out; accepts bets good "
+                         "for it; swaps below 7",
+                 "random": "random decisions and offers",
+                 "threshold": "threshold[:RANK] never bets, accepts bets good for it, swaps below RANK"},
+    server_bot_specs=_SERVER_SPECS,
+    seeded_record=_seeded_record,
+    make_bot=lambda spec, rules, players: make_ace_chasing_bot(spec),
+)
+"""Ace Chasing, RULES.md part B."""

@@ -1,0 +1,116 @@
+"""Ace Chasing's simulator: bots against bots, with the statistics of RULES.md part B (the matador's
+survival, knockouts by place in the deal, wins and money by seat).
+
+>>> result = simulate_ace_chasing(players=5, bots=["odds"], games=20, seed=1)
+>>> result["games"], sum(row["wins"] for row in result["win_rate_by_seat"])
+(20, 20)
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..events import Eliminated
+from ..rates import rate_row
+from .events import BetAccepted, RoundStarted, Settled
+from .game import AceChasingGame
+from .kind import bot_specs, make_ace_chasing_bot
+
+__all__ = ["simulate_ace_chasing", "format_simulation"]
+
+
+def _place(index: int, size: int) -> str:
+    if index == size - 1:
+        return "matador"
+    return {0: "1st", 1: "2nd", 2: "3rd"}.get(index, f"{index + 1}th")
+
+
+def simulate_ace_chasing(*, players: int = 5, bots: Sequence[str] = ("odds",), games: int = 1000,
+                         seed: int = 1) -> dict[str, Any]:
+    """Bots against bots for ``games`` games; the statistics as one JSON-serialisable dict.
+
+    Seat 0 is the first matador of every game. The numbers depend only on the arguments.
+    """
+    specs = bot_specs(bots, players, "seats")
+    if isinstance(games, bool) or not isinstance(games, int) or games < 1:
+        raise ValueError(f"bad number of games {games!r}: at least 1")
+    AceChasingGame(players)  # checks the player count
+    rng = random.Random(f"ace-chasing/{seed}")
+    place_rounds: Counter[str] = Counter()
+    place_out: Counter[str] = Counter()
+    wins = [0] * players
+    money = [0] * players
+    rounds = survived = bets = staked = 0
+    start = time.perf_counter()
+    for _ in range(games):
+        game = AceChasingGame(players, rng=random.Random(rng.getrandbits(64)))
+        robots = [make_ace_chasing_bot(s) for s in specs]
+        choices = random.Random(rng.getrandbits(64))
+        while game.to_act is not None:
+            seat = game.to_act
+            game.act(robots[seat].choose(game.observation(seat), game.legal_actions(), choices))
+        order: tuple[int, ...] = ()
+        for ev in game.events:
+            if isinstance(ev, RoundStarted):
+                order = ev.order
+                rounds += 1
+            elif isinstance(ev, BetAccepted):
+                bets += 1
+                staked += ev.amount
+            elif isinstance(ev, Settled):
+                survived += ev.survived
+            elif isinstance(ev, Eliminated):
+                for i, s in enumerate(order):
+                    place = _place(i, len(order))
+                    place_rounds[place] += 1
+                    place_out[place] += s in ev.seats
+        wins[game.winners[0]] += 1
+        money = [a + b for a, b in zip(money, game.money)]
+    seconds = time.perf_counter() - start
+    places = [_place(i, players) for i in range(players - 1)] + ["matador"]
+    return {
+        "game": "ace-chasing",
+        "players": players,
+        "bots": specs,
+        "seed": seed,
+        "games": games,
+        "rounds": rounds,
+        "matador_survival": rate_row({}, survived, rounds, key="survived", total="rounds"),
+        "knocked_out_by_place": [
+            rate_row({"place": p}, place_out[p], place_rounds[p], key="out", total="rounds")
+            for p in places if place_rounds[p]],
+        "win_rate_by_seat": [
+            rate_row({"seat": s, "bot": specs[s]}, wins[s], games, key="wins", total="games")
+            for s in range(players)],
+        "money_by_seat": money,
+        "money_per_game_by_seat": [round(m / games, 4) for m in money],
+        "bets": {"standing": bets, "mean_amount": round(staked / bets, 4) if bets else 0.0},
+        "seconds": round(seconds, 3),
+        "rounds_per_second": round(rounds / seconds, 1) if seconds > 0 else 0.0,
+    }
+
+
+def format_simulation(result: Mapping[str, Any]) -> list[str]:
+    """The statistics of :func:`simulate_ace_chasing` as lines of text."""
+    def pct(row: Mapping[str, Any]) -> str:
+        lo, hi = row["ci95"]
+        return f"{100 * row['rate']:5.1f}%  (95% CI {100 * lo:.1f}% .. {100 * hi:.1f}%)"
+
+    lines = [f"Ace Chasing · {result['players']} players · seed {result['seed']}: "
+             f"{result['games']:,} games, {result['rounds']:,} rounds",
+             f"The matador survives {pct(result['matador_survival'])}",
+             "Knocked out per round, by place in the deal (1st: the matador's left):"]
+    lines += [f"  {row['place']:>8}  {row['out']:>7,} / {row['rounds']:<7,} {pct(row)}"
+              for row in result["knocked_out_by_place"]]
+    lines.append("Games won and money per game, by seat (seat 0 is the first matador):")
+    lines += [f"  seat {row['seat']:>2} {row['bot']:<24} {pct(row)}  money {m:+.2f}"
+              for row, m in zip(result["win_rate_by_seat"], result["money_per_game_by_seat"])]
+    lines.append(f"Bets that stood: {result['bets']['standing']:,}, "
+                 f"mean amount {result['bets']['mean_amount']:.2f}")
+    lines.append(f"{result['rounds']:,} rounds in {result['seconds']:.2f} s: "
+                 f"{result['rounds_per_second']:,.0f} rounds per second.")
+    return lines

@@ -1,0 +1,158 @@
+"""What a game of the family is to the rest of the package: a :class:`GameKind`.
+
+Everything that differs from one game to another sits on its kind: how to start one and read its
+record back, how a move is written as text (``"keep"``, ``"offer:5"``), how many seats it takes,
+whether house rules apply, its bots, how its events are told and how a finished game is reviewed.
+The web table and the terminal ask the kind instead of asking which game it is, so adding a game
+means one folder that builds its kind and one line in :data:`chasetheace.registry.GAMES`.
+
+This module only declares the shapes; the games fill them in (Chase the Ace in
+:mod:`chasetheace.registry`, Ace Chasing in :mod:`chasetheace.acechasing.kind`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Generic, Protocol, TypeVar
+
+from .events import Event
+from .rules import Rules
+
+__all__ = ["BotKind", "GameKind", "AnyGame", "Narrate", "Solutions", "parse_bot_spec", "bot_specs"]
+
+B = TypeVar("B")
+
+Solutions = Callable[[Rules, int], Any]
+"""``solutions(rules, players)``: a solution of the hand for these rules and table size, or None
+while it is not ready (the web table prepares them in a worker)."""
+
+Narrate = Callable[[Mapping[str, Any]], list[str]]
+"""``tell(view)``: one event as a seat sees it (a dict of the observation's history, or of a
+whole record), in words; a narrator follows the game, so it is told every event in order."""
+
+
+class AnyGame(Protocol):
+    """What every game's state machine offers the interfaces (both games have it)."""
+
+    @property
+    def names(self) -> Sequence[str]: ...
+
+    @property
+    def events(self) -> list[Event]: ...
+
+    @property
+    def over(self) -> bool: ...
+
+    @property
+    def to_act(self) -> int | None: ...
+
+    def act(self, action: Any, seat: int | None = None) -> list[Event]: ...
+
+    def legal_actions(self) -> list[Any]: ...
+
+    def observation(self, seat: int | None) -> Any: ...
+
+    def record(self) -> dict[str, Any]: ...
+
+
+@dataclass(frozen=True)
+class BotKind(Generic[B]):
+    """A kind of bot: ``make(arg, rules, players)`` builds one from the text after the colon of a
+    spec (``threshold:8`` gives ``"8"``), the rules in force and the table size."""
+
+    make: Callable[[str, Rules, int], B]
+    help: str
+
+
+def parse_bot_spec(table: Mapping[str, BotKind[B]], spec: str, rules: Rules, players: int,
+                   what: str = "") -> B:
+    """The bot of ``table`` that ``spec`` (``kind`` or ``kind:arg``) names; ValueError naming the
+    spec and the kinds allowed otherwise."""
+    if not isinstance(spec, str):
+        raise ValueError(f"a bot spec is a string like 'threshold:8', not {spec!r}")
+    kind, _, arg = spec.strip().lower().partition(":")
+    if kind not in table:
+        raise ValueError(f"unknown {what}bot {spec!r}: allowed {', '.join(table)}")
+    return table[kind].make(arg, rules, players)
+
+
+def bot_specs(specs: Sequence[str] | None, count: int, default: str, *, seats: str = "seats") -> list[str]:
+    """One bot spec for each of ``count`` seats: none given -> ``default`` everywhere; one ->
+    that one everywhere; otherwise exactly one per seat (``seats`` names them in errors)."""
+    given = list(specs or [default])
+    if len(given) == 1:
+        return given * count
+    if len(given) != count:
+        raise ValueError(f"got {len(given)} --bot options for {count} {seats}: "
+                         "give one for each, or one for all")
+    return given
+
+
+@dataclass(frozen=True, repr=False)
+class GameKind:
+    """A game of the family, with everything that differs from the other games.
+
+    ``name`` is the command line's and the web protocol's name for it (``"ace-chasing"``);
+    ``record_format`` is the ``format`` field of its records (``"chase-the-ace/ace-chasing"``):
+    two different things.
+    """
+
+    name: str
+    title: str
+    record_format: str
+    record_version: int
+    bots: Mapping[str, BotKind[Any]]
+    stand_in_bot: str
+    """The bot that plays for an absent person (a web player whose timer ran out)."""
+    min_players: int
+    max_players: Callable[[Rules], int | None]
+    """The most players the rules allow (None: no limit of the game's own)."""
+    house_rules: bool
+    """Whether presets and rule options apply (Ace Chasing is played by one set of rules)."""
+    new_game: Callable[[Rules, Sequence[str], int, int], AnyGame]
+    """``new_game(rules, names, seed, carry)``: a game, dealt from ``seed``; ``carry`` is a pot
+    carried from the previous game (0 for a game without one)."""
+    carry_of: Callable[[Any], int]
+    """The pot a finished game hands to the next one (0 for a game without one)."""
+    from_record: Callable[[Any], AnyGame]
+    """The game a record holds, replayed and checked (RecordError if it is not valid)."""
+    parse_move: Callable[[str], Any]
+    """A move written as text (as the web protocol and the web store write it) as the action the
+    game takes; IllegalActionError naming it if it is no move of this game."""
+    move_text: Callable[[Any], str]
+    """An action of the game as text: the inverse of :attr:`parse_move`."""
+    narrator: Callable[[Sequence[str], Rules, int | None], Narrate]
+    """``narrator(names, rules, viewer)``: a narrator for a game seen by ``viewer`` (None: a
+    spectator, or a replay of a whole record with every card)."""
+    review: Callable[[Mapping[str, Any], Solutions | None, Callable[..., None] | None], Any]
+    """``review(record, solutions, progress)``: the review of a finished game (an object with
+    ``to_dict`` and ``text``); RecordError if the record is not valid. With ``solutions`` None
+    the solver's cache is used (solving on first use, told to ``progress``); it returns None when
+    ``solutions`` has none ready yet."""
+    server_bots: Mapping[str, str]
+    """The bot kinds a server may offer any client, each with its line of help: they open no
+    file and start no solver."""
+    server_bot_specs: frozenset[str]
+    """Every spec of :attr:`server_bots` a client may send (``threshold:9`` and the like)."""
+    seeded_record: Callable[[Sequence[str], Rules, int, list[dict[str, Any]]], dict[str, Any]]
+    """``seeded_record(names, rules, carry, events)``: the record of a game started from a seed
+    (its deck not stored: the events hold every card), as the web store keeps them."""
+    make_bot: Callable[[str, Rules, int], Any]
+    """``make_bot(spec, rules, players)``: a bot of this game from a spec such as ``odds`` or
+    ``threshold:8``; ValueError naming a bad spec."""
+    solver: bool = False
+    """Whether the solver covers this game: hints, a prepared solved bot and reviews by the
+    equilibrium (they need solutions of the hand)."""
+
+    def __repr__(self) -> str:
+        return f"GameKind({self.name!r})"
+
+    def seat_limits(self, rules: Rules, most: int) -> tuple[int, int]:
+        """(least, most) players at a table that seats at most ``most``."""
+        limit = self.max_players(rules)
+        return self.min_players, most if limit is None else min(most, limit)
+
+    def holds(self, record: Any) -> bool:
+        """Whether ``record`` (parsed JSON) says it is a record of this game."""
+        return isinstance(record, Mapping) and record.get("format") == self.record_format
