@@ -16,6 +16,21 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from .cards import Card, pack, parse_rank, rank_char
+from .events import (
+    Blocked,
+    CollectedSeen,
+    DealerDrewBlocker,
+    DealerExchangeSeen,
+    DealerSameRank,
+    DealtSeen,
+    HandStarted,
+    KingJerk,
+    ShowBlocker,
+    Showdown,
+    ShuffleSeen,
+    SwapSeen,
+    read_view,
+)
 from .game import Action
 from .observation import Observation
 from .rules import STRENGTH, Rules
@@ -141,58 +156,55 @@ class _Tracker:
             if text is not None:
                 self.held[s] = Card.parse(text)
 
-    def _apply(self, ev: Mapping[str, Any]) -> None:
-        kind = ev["type"]
-        if kind == "shuffle":
-            self.after_shuffle = True
-            return
-        if kind == "hand_started":
-            if self.after_shuffle:
-                self.stock = [None] * len(self.pack)
-            self.order = list(ev["order"])
-            self.held, self.rank_at, self.set_aside, self.pending = {}, {}, None, None
-        elif kind == "dealt":
-            k = ev["count"]
-            for seat, card in zip(self.order, self.stock[:k]):
+    def _apply(self, view: Mapping[str, Any]) -> None:
+        match read_view(view):
+            case ShuffleSeen():
+                self.after_shuffle = True
+                return
+            case HandStarted(order=order):
+                if self.after_shuffle:
+                    self.stock = [None] * len(self.pack)
+                self.order = list(order)
+                self.held, self.rank_at, self.set_aside, self.pending = {}, {}, None, None
+            case DealtSeen(count=k, cards=cards):
+                for seat, card in zip(self.order, self.stock[:k]):
+                    self.held[seat] = card
+                del self.stock[:k]
+                for seat, card in cards:
+                    self.held[seat] = card
+            case KingJerk(seat=seat, card=card) | ShowBlocker(seat=seat, card=card):
                 self.held[seat] = card
-            del self.stock[:k]
-            for seat, text in ev["cards"]:
-                self.held[seat] = Card.parse(text)
-        elif kind in ("king_jerk", "show_blocker"):
-            self.held[ev["seat"]] = Card.parse(ev["card"])
-        elif kind == "blocked":
-            self.held[ev["neighbour"]] = Card.parse(ev["card"])
-        elif kind == "swap":
-            a, b = ev["seat"], ev["neighbour"]
-            self.held[a], self.held[b] = self.held.get(b), self.held.get(a)
-            self.rank_at[a], self.rank_at[b] = self.rank_at.pop(b, 0), self.rank_at.pop(a, 0)
-            if "given" in ev:
-                mine, theirs = Card.parse(ev["given"]), Card.parse(ev["received"])
-                self.held[a], self.held[b] = theirs, mine
-            if ev["announced"]:
-                self.rank_at[a] = ev["announced"]
-        elif kind == "dealer_exchange":
-            pos, d = ev["position"], ev["seat"]
-            drawn = Card.parse(ev["drawn"]) if "drawn" in ev else self.stock[pos]
-            self.pending = (pos, self.held.get(d))
-            del self.stock[pos]
-            self.set_aside = self.held.get(d)
-            self.held[d] = drawn
-        elif kind == "dealer_drew_blocker" and ev["rule"] == "void" and self.pending:
-            pos, original = self.pending
-            self.stock.insert(pos, Card.parse(ev["card"]))
-            self.held[ev["seat"]], self.set_aside = original, None
-        elif kind in ("dealer_same_rank",):
-            self.set_aside = Card.parse(ev["given"])
-            self.held[ev["seat"]] = Card.parse(ev["drawn"])
-        elif kind == "showdown":
-            for seat, text in ev["cards"]:
-                self.held[seat] = Card.parse(text)
-        elif kind == "collected":
-            ours = [self.held.get(s) for s in self.order] + (
-                [self.set_aside] if len(ev["cards"]) > len(self.order) else [])
-            for text, guess in zip(ev["cards"], ours):
-                self.stock.append(Card.parse(text) if text is not None else guess)
+            case Blocked(neighbour=neighbour, card=card):
+                self.held[neighbour] = card
+            case SwapSeen(seat=a, neighbour=b, announced=announced, given=given, received=received):
+                self.held[a], self.held[b] = self.held.get(b), self.held.get(a)
+                self.rank_at[a], self.rank_at[b] = self.rank_at.pop(b, 0), self.rank_at.pop(a, 0)
+                if given is not None:
+                    self.held[a], self.held[b] = received, given
+                if announced:
+                    self.rank_at[a] = announced
+            case DealerExchangeSeen(seat=d, position=pos, drawn=drawn):
+                self.pending = (pos, self.held.get(d))
+                if drawn is None:
+                    drawn = self.stock[pos]
+                del self.stock[pos]
+                self.set_aside = self.held.get(d)
+                self.held[d] = drawn
+            case DealerDrewBlocker(seat=seat, card=card, rule="void") if self.pending:
+                pos, original = self.pending
+                self.stock.insert(pos, card)
+                self.held[seat], self.set_aside = original, None
+            case DealerSameRank(seat=seat, given=given, drawn=drawn):
+                self.set_aside = given
+                self.held[seat] = drawn
+            case Showdown(cards=cards):
+                for seat, card in cards:
+                    self.held[seat] = card
+            case CollectedSeen(cards=collected):
+                ours = [self.held.get(s) for s in self.order] + (
+                    [self.set_aside] if len(collected) > len(self.order) else [])
+                for known, guess in zip(collected, ours):
+                    self.stock.append(known if known is not None else guess)
         self.after_shuffle = False
 
     # --- the decision ---------------------------------------------------------------------

@@ -66,6 +66,9 @@ class Card:
         """Read a card such as ``"Th"``, ``"10h"`` or ``"as"``; raise ValueError otherwise."""
         if isinstance(text, Card):
             return text
+        card = _BY_TEXT.get(text) if type(text) is str else None
+        if card is not None:  # the usual case: a card as the engine writes it
+            return card
         if not isinstance(text, str):
             raise ValueError(f"a card is written like 'Th' or 'As', not {text!r}")
         t = text.strip()
@@ -101,6 +104,7 @@ class Card:
 
 
 CARDS: tuple[Card, ...] = tuple(Card._make(i) for i in range(52))
+_BY_TEXT: dict[str, Card] = {str(c): c for c in CARDS}
 
 
 def pack(size: int = 52) -> list[Card]:

@@ -19,6 +19,8 @@ __all__ = [
     "Keep", "Swap", "Blocked", "ShowBlocker", "DealerExchange", "DealerDrewBlocker",
     "DealerSameRank", "Showdown", "LivesLost", "FinalTie", "CutDraw", "Eliminated", "Collected",
     "GameOver", "EVENT_TYPES", "event_from_dict", "read_as",
+    "ShuffleSeen", "DealtSeen", "SwapSeen", "DealerExchangeSeen", "CollectedSeen", "VIEW_TYPES", "View",
+    "read_view",
 ]
 
 Seat = int | None  # None: a spectator, who sees what every player sees
@@ -77,6 +79,16 @@ def CARD(v: Any) -> Card:
     return Card.parse(v)
 
 
+def OPTIONAL_CARD(v: Any) -> Card | None:
+    """A card, or null for a card not seen."""
+    return None if v is None else CARD(v)
+
+
+def OPTIONAL_CARDS(v: Any) -> tuple[Card | None, ...]:
+    """A list of cards, null for each card not seen."""
+    return tuple(OPTIONAL_CARD(x) for x in _list(v))
+
+
 def CARDS(v: Any) -> tuple[Card, ...]:
     """A list of cards."""
     return tuple(Card.parse(x) for x in _list(v))
@@ -117,6 +129,16 @@ class Event:
         """
         return self.to_dict()
 
+    def seen(self, seat: Seat) -> Event:
+        """What ``seat`` sees of this event, typed: :meth:`view` as :func:`read_view` reads it
+        back. By default an event is wholly public: the event itself."""
+        return self
+
+    def revealed(self) -> Event:
+        """This event as a view that shows everything (a replay of a whole record): the same
+        class as :func:`read_view` gives for this event's views. By default, the event itself."""
+        return self
+
 
 _FIELD_NAMES: dict[type, tuple[str, ...]] = {}
 
@@ -145,6 +167,12 @@ class Shuffle(Event):
 
     def view(self, seat: Seat) -> dict[str, Any]:
         return {"type": self.type, "count": len(self.cards)}
+
+    def seen(self, seat: Seat) -> Event:
+        return ShuffleSeen(len(self.cards))
+
+    def revealed(self) -> Event:
+        return ShuffleSeen(len(self.cards))
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,6 +222,12 @@ class Dealt(Event):
         own = [[s, str(c)] for s, c in self.cards if s == seat]
         return {"type": self.type, "count": len(self.cards), "cards": own}
 
+    def seen(self, seat: Seat) -> Event:
+        return DealtSeen(len(self.cards), tuple((s, c) for s, c in self.cards if s == seat))
+
+    def revealed(self) -> Event:
+        return DealtSeen(len(self.cards), self.cards)
+
 
 @dataclass(frozen=True, slots=True)
 class KingJerk(Event):
@@ -235,6 +269,14 @@ class Swap(Event):
             out["given"], out["received"] = str(self.given), str(self.received)
         return out
 
+    def seen(self, seat: Seat) -> Event:
+        if seat is not None and seat in (self.seat, self.neighbour):
+            return self.revealed()
+        return SwapSeen(self.seat, self.neighbour, self.announced)
+
+    def revealed(self) -> Event:
+        return SwapSeen(self.seat, self.neighbour, self.announced, self.given, self.received)
+
 
 @dataclass(frozen=True, slots=True)
 class Blocked(Event):
@@ -273,6 +315,14 @@ class DealerExchange(Event):
         if seat == self.seat:
             out["given"], out["drawn"] = str(self.given), str(self.drawn)
         return out
+
+    def seen(self, seat: Seat) -> Event:
+        if seat == self.seat:
+            return self.revealed()
+        return DealerExchangeSeen(self.seat, self.position)
+
+    def revealed(self) -> Event:
+        return DealerExchangeSeen(self.seat, self.position, self.given, self.drawn)
 
 
 @dataclass(frozen=True, slots=True)
@@ -355,6 +405,13 @@ class Collected(Event):
                  for c, k in zip(self.cards, self.knowers)]
         return {"type": self.type, "cards": shown}
 
+    def seen(self, seat: Seat) -> Event:
+        return CollectedSeen(tuple(c if (seat is not None and k >> seat & 1) or k == -1 else None
+                                   for c, k in zip(self.cards, self.knowers)))
+
+    def revealed(self) -> Event:
+        return CollectedSeen(self.cards)
+
 
 @dataclass(frozen=True, slots=True)
 class GameOver(Event):
@@ -373,6 +430,111 @@ EVENT_TYPES: dict[str, type[Event]] = {
 }
 
 
+# --- what a seat sees of the events that hide something: read back from views -------------------
+
+@dataclass(frozen=True, slots=True)
+class ShuffleSeen(Event):
+    """A shuffle as a player sees it: how many cards, never their order."""
+
+    type: ClassVar[str] = "shuffle"
+    count: int = read_as(INT)
+
+
+@dataclass(frozen=True, slots=True)
+class DealtSeen(Event):
+    """A deal as a seat sees it: how many cards went out, and the cards it may see (its own)."""
+
+    type: ClassVar[str] = "dealt"
+    count: int = read_as(INT)
+    cards: tuple[tuple[int, Card], ...] = read_as(SEAT_CARDS)
+
+
+@dataclass(frozen=True, slots=True)
+class SwapSeen(Event):
+    """A swap as a seat sees it: ``given`` and ``received`` only for the two who swapped."""
+
+    type: ClassVar[str] = "swap"
+    seat: int = read_as(INT)
+    neighbour: int = read_as(INT)
+    announced: int | None = read_as(OPTIONAL_INT, default=None)
+    given: Card | None = read_as(OPTIONAL_CARD, default=None)
+    received: Card | None = read_as(OPTIONAL_CARD, default=None)
+
+
+@dataclass(frozen=True, slots=True)
+class DealerExchangeSeen(Event):
+    """The dealer's exchange with the stock as a seat sees it: the cards only for the dealer."""
+
+    type: ClassVar[str] = "dealer_exchange"
+    seat: int = read_as(INT)
+    position: int = read_as(INT)
+    given: Card | None = read_as(OPTIONAL_CARD, default=None)
+    drawn: Card | None = read_as(OPTIONAL_CARD, default=None)
+
+
+@dataclass(frozen=True, slots=True)
+class CollectedSeen(Event):
+    """Cards put under the stock as a seat sees them: None for each card it did not know."""
+
+    type: ClassVar[str] = "collected"
+    cards: tuple[Card | None, ...] = read_as(OPTIONAL_CARDS)
+
+
+VIEW_TYPES: dict[str, type[Event]] = {
+    **EVENT_TYPES,
+    **{cls.type: cls for cls in (ShuffleSeen, DealtSeen, SwapSeen, DealerExchangeSeen, CollectedSeen)},
+}
+"""The classes that a seat's views (``Event.view``) read back as: the event's own class where the
+view is the whole event, else its ``...Seen`` class."""
+
+
+class View(dict[str, Any]):
+    """One event as a seat sees it: the dict of an observation's history (JSON, as before), with
+    its typed form (:meth:`Event.seen`) attached by the log that wrote it, so a consumer reads it
+    with :func:`read_view` at no cost."""
+
+    __slots__ = ("seen",)
+
+    def __init__(self, data: Mapping[str, Any], seen: Event) -> None:
+        super().__init__(data)
+        self.seen = seen
+
+
+def read_view(view: Mapping[str, Any], types: Mapping[str, type[Event]] = VIEW_TYPES,
+              full: Mapping[str, type[Event]] = EVENT_TYPES) -> Event:
+    """A typed event from one dict of an observation's history (``Event.view``), or from a whole
+    event of a record (``Event.to_dict``, read as :meth:`Event.revealed`); ValueError says what
+    is wrong. Consumers match on the classes it gives, never on the dict's strings.
+
+    >>> read_view({"type": "swap", "seat": 0, "neighbour": 1, "announced": None})
+    SwapSeen(seat=0, neighbour=1, announced=None, given=None, received=None)
+    """
+    if type(view) is View:  # written by an event log: its typed form is already there
+        return view.seen
+    try:
+        return event_from_dict(view, types)
+    except ValueError:
+        if not isinstance(view, Mapping) or view.get("type") not in full:
+            raise
+        return event_from_dict(view, full).revealed()
+
+
+_Schema = tuple[frozenset[str], tuple[tuple[str, Reader, bool], ...]]
+_SCHEMAS: dict[type, _Schema] = {}
+
+
+def _schema(cls: type[Event]) -> _Schema:
+    """The keys a class's dict may hold, and each field's name, reader and whether it may be left
+    out (worked out once per class: reading events is on the bots' hot path)."""
+    found = _SCHEMAS.get(cls)
+    if found is None:
+        fields = dataclasses.fields(cls)
+        found = _SCHEMAS[cls] = (
+            frozenset(f.name for f in fields) | {"type"},
+            tuple((f.name, f.metadata["read"], f.default is not dataclasses.MISSING) for f in fields))
+    return found
+
+
 def event_from_dict(data: Mapping[str, Any], types: Mapping[str, type[Event]] = EVENT_TYPES) -> Event:
     """Read an event written by :meth:`Event.to_dict`; ValueError says what is wrong.
 
@@ -384,18 +546,18 @@ def event_from_dict(data: Mapping[str, Any], types: Mapping[str, type[Event]] = 
     if not isinstance(kind, str) or kind not in types:
         raise ValueError(f"unknown event type {kind!r}")
     cls = types[kind]
-    fields = {f.name: f for f in dataclasses.fields(cls)}
-    extra = set(data) - set(fields) - {"type"}
-    if extra:
-        raise ValueError(f"{kind} event has unknown fields: {', '.join(sorted(extra))}")
+    allowed, fields = _schema(cls)
+    if not allowed.issuperset(data):
+        extra = set(data) - allowed
+        raise ValueError(f"{kind} event has unknown fields: {', '.join(sorted(map(str, extra)))}")
     values: dict[str, Any] = {}
-    for name, f in fields.items():
+    for name, read, optional in fields:
         if name not in data:
-            if f.default is not dataclasses.MISSING:
+            if optional:
                 continue
             raise ValueError(f"{kind} event lacks the field {name!r}")
         try:
-            values[name] = f.metadata["read"](data[name])
+            values[name] = read(data[name])
         except (ValueError, TypeError, IndexError) as exc:
             raise ValueError(f"{kind} event, field {name!r}: {exc}") from None
     return cls(**values)

@@ -22,7 +22,7 @@ from typing import Any, Protocol, TypeVar
 
 from .cards import Card
 from .errors import IllegalActionError, RecordError
-from .events import EVENT_TYPES, Event, Pick, Shuffle, event_from_dict
+from .events import EVENT_TYPES, Event, Pick, Shuffle, View, event_from_dict
 
 __all__ = [
     "FORMAT", "VERSION", "EventLog", "Chance", "LiveChance", "ScriptedChance", "check_header",
@@ -103,10 +103,10 @@ class EventLog:
         events, shared = self.events, self._shared
         for i in range(len(shared), len(events)):
             ev = events[i]
-            shared.append(ev.to_dict() if type(ev).view is Event.view else None)
+            shared.append(View(ev.to_dict(), ev) if type(ev).view is Event.view else None)
         for i in range(len(view), len(events)):
             public = shared[i]
-            view.append(public if public is not None else events[i].view(seat))
+            view.append(public if public is not None else View(events[i].view(seat), events[i].seen(seat)))
         return view
 
 

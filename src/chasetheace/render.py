@@ -24,6 +24,28 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .cards import RANK_NAMES, Card
+from .events import (
+    Blocked,
+    CutDraw,
+    DealerChosen,
+    DealerDraw,
+    DealerDrewBlocker,
+    DealerExchangeSeen,
+    DealerSameRank,
+    DealtSeen,
+    Eliminated,
+    Event,
+    FinalTie,
+    GameOver,
+    HandStarted,
+    Keep,
+    KingJerk,
+    LivesLost,
+    ShowBlocker,
+    Showdown,
+    SwapSeen,
+    read_view,
+)
 from .rules import OPTIONS, STRENGTH, Rules
 
 __all__ = ["Narrator", "card_text", "rank_word", "explain_rules", "lives_text",
@@ -84,147 +106,156 @@ class Narrator:
         name = self.who(seat) if start else self.whom(seat)
         return f"{name} {second if seat == self.viewer else third}"
 
-    def _cards(self, pairs: Sequence[Sequence[Any]]) -> str:
+    def _cards(self, pairs: Sequence[tuple[int, Card]]) -> str:
         return ", ".join(f"{self.who(s)} {card_text(c)}" for s, c in pairs)
 
     # --- the events ------------------------------------------------------------------------
 
     def tell(self, event: Mapping[str, Any]) -> list[str]:
-        """The lines that tell ``event`` (none for events a player would not remark on)."""
-        handler = getattr(self, "_" + str(event.get("type")), None)
-        if handler is None:
-            return []
-        lines: list[str] = handler(event)
-        return lines
+        """The lines that tell ``event``, one dict of a seat's history (or of a whole record),
+        read as a typed event (:func:`chasetheace.events.read_view`)."""
+        return self.tell_event(read_view(event))
 
-    def _dealer_draw(self, ev: Mapping[str, Any]) -> list[str]:
-        return [f"Cards drawn for the deal: {self._cards(ev['draws'])}."]
+    def tell_event(self, ev: Event) -> list[str]:
+        """The lines that tell a typed event (none for events a player would not remark on)."""
+        match ev:
+            case DealerDraw(draws=draws):
+                return [f"Cards drawn for the deal: {self._cards(draws)}."]
+            case DealerChosen(dealer=dealer, method=method):
+                how = {"random": "chosen at random", "high-card": "the strongest card drawn",
+                       "first-jack": "the first jack"}.get(method, method)
+                return [f"{self._verb(dealer, 'deals', 'deal')} first ({how})."]
+            case HandStarted():
+                return self._hand_started(ev)
+            case DealtSeen(count=count, cards=cards):
+                if len(cards) == count and len(cards) > 1:
+                    return [f"Dealt: {self._cards(cards)}."]
+                return [f"{self._verb(s, 'is', 'are')} dealt {card_text(c)}." for s, c in cards]
+            case KingJerk():
+                return self._king_jerk(ev)
+            case Keep(seat=seat):
+                return [f"{self.who(seat)}: Stand."]
+            case SwapSeen():
+                return self._swap(ev)
+            case Blocked(seat=a, neighbour=b, card=card):
+                return [f"{self.who(a)}: Change! {self._verb(b, 'shows', 'show')} "
+                        f"{card_text(card)}: blocked."]
+            case ShowBlocker(seat=seat, card=card):
+                return [f"{self.who(seat)}: {rank_word(card.rank)}! "
+                        f"({self._verb(seat, 'shows', 'show')} {card_text(card)}.)"]
+            case DealerExchangeSeen():
+                return self._dealer_exchange(ev)
+            case DealerDrewBlocker():
+                return self._dealer_drew_blocker(ev)
+            case DealerSameRank():
+                return self._dealer_same_rank(ev)
+            case Showdown():
+                return self._showdown(ev)
+            case LivesLost():
+                return self._lives_lost(ev)
+            case FinalTie():
+                return self._final_tie(ev)
+            case CutDraw(draws=draws):
+                return [f"Cut for the pot: {self._cards(draws)}."]
+            case Eliminated(seats=seats):
+                return [f"{self._verb(s, 'is', 'are')} out." for s in seats]
+            case GameOver():
+                return self._game_over(ev)
+        return []  # shuffles, picks, cards collected: nothing a player remarks on
 
-    def _dealer_chosen(self, ev: Mapping[str, Any]) -> list[str]:
-        how = {"random": "chosen at random", "high-card": "the strongest card drawn",
-               "first-jack": "the first jack"}.get(ev["method"], ev["method"])
-        return [f"{self._verb(ev['dealer'], 'deals', 'deal')} first ({how})."]
-
-    def _hand_started(self, ev: Mapping[str, Any]) -> list[str]:
-        self.dealer, self.order = ev["dealer"], list(ev["order"])
+    def _hand_started(self, ev: HandStarted) -> list[str]:
+        self.dealer, self.order = ev.dealer, list(ev.order)
         eldest = self.order[0]
-        return [f"Hand {ev['hand']}: {self._verb(ev['dealer'], 'deals', 'deal')}, "
+        return [f"Hand {ev.hand}: {self._verb(ev.dealer, 'deals', 'deal')}, "
                 f"{self._verb(eldest, 'is', 'are', start=False)} eldest."]
 
-    def _dealt(self, ev: Mapping[str, Any]) -> list[str]:
-        cards = ev["cards"]
-        if len(cards) == ev.get("count", len(cards)) and len(cards) > 1:
-            return [f"Dealt: {self._cards(cards)}."]
-        return [f"{self._verb(s, 'is', 'are')} dealt {card_text(c)}." for s, c in cards]
-
-    def _king_jerk(self, ev: Mapping[str, Any]) -> list[str]:
-        seat = ev["seat"]
-        if ev["took"]:
+    def _king_jerk(self, ev: KingJerk) -> list[str]:
+        seat = ev.seat
+        if ev.took:
             self.lives[seat] += 1
-            return [f"{self._verb(seat, 'shows', 'show')} {card_text(ev['card'])} and "
+            return [f"{self._verb(seat, 'shows', 'show')} {card_text(ev.card)} and "
                     f"{'take' if seat == self.viewer else 'takes'} a chip from the kitty (Kings Jerk)."]
-        return [f"{self._verb(seat, 'shows', 'show')} {card_text(ev['card'])}; the kitty is empty."]
+        return [f"{self._verb(seat, 'shows', 'show')} {card_text(ev.card)}; the kitty is empty."]
 
-    def _keep(self, ev: Mapping[str, Any]) -> list[str]:
-        return [f"{self.who(ev['seat'])}: Stand."]
-
-    def _swap(self, ev: Mapping[str, Any]) -> list[str]:
-        a, b = ev["seat"], ev["neighbour"]
+    def _swap(self, ev: SwapSeen) -> list[str]:
+        a, b = ev.seat, ev.neighbour
         line = f"{self.who(a)}: Change! "
-        if "given" in ev and self.viewer in (a, b):
+        if ev.given is not None and self.viewer in (a, b):
             me, other = (a, b) if self.viewer == a else (b, a)
-            gave, got = (ev["given"], ev["received"]) if me == a else (ev["received"], ev["given"])
+            gave, got = (ev.given, ev.received) if me == a else (ev.received, ev.given)
             line += (f"You give {card_text(gave)} to {self.names[other]} "
                      f"and get {card_text(got)}.")
-        elif "given" in ev:
-            line += (f"{self.names[a]} gives {card_text(ev['given'])} to {self.names[b]} "
-                     f"for {card_text(ev['received'])}.")
+        elif ev.given is not None:
+            line += (f"{self.names[a]} gives {card_text(ev.given)} to {self.names[b]} "
+                     f"for {card_text(ev.received)}.")
         else:
             line += f"{self.who(a)} and {self.whom(b)} swap cards."
         lines = [line]
-        if ev.get("announced"):
-            lines.append(f"{self.who(b)}: \"{rank_word(ev['announced'], article=True)}!\"")
+        if ev.announced:
+            lines.append(f"{self.who(b)}: \"{rank_word(ev.announced, article=True)}!\"")
         return lines
 
-    def _blocked(self, ev: Mapping[str, Any]) -> list[str]:
-        a, b = ev["seat"], ev["neighbour"]
-        return [f"{self.who(a)}: Change! {self._verb(b, 'shows', 'show')} "
-                f"{card_text(ev['card'])}: blocked."]
-
-    def _show_blocker(self, ev: Mapping[str, Any]) -> list[str]:
-        card = Card.parse(ev["card"])
-        return [f"{self.who(ev['seat'])}: {rank_word(card.rank)}! "
-                f"({self._verb(ev['seat'], 'shows', 'show')} {card_text(card)}.)"]
-
-    def _dealer_exchange(self, ev: Mapping[str, Any]) -> list[str]:
-        d = ev["seat"]
+    def _dealer_exchange(self, ev: DealerExchangeSeen) -> list[str]:
+        d = ev.seat
         cut = self.rules.dealer_exchange == "cut"
         how = ("cut" if cut else "take the top card of") if d == self.viewer else (
             "cuts" if cut else "takes the top card of")
-        if "drawn" not in ev:  # another player's draw: what everyone at the table sees
+        if ev.drawn is None:  # another player's draw: what everyone at the table sees
             take = "cuts a new one from" if cut else "takes the top card of"
             return [f"{self.who(d)}: Change! {self.who(d)} sets a card aside face down and {take} "
                     "the stock."]
         s = "" if d == self.viewer else "s"
         return [f"{self.who(d)}: Change! {self.who(d)} {how} the stock: "
-                f"give{s} up {card_text(ev['given'])}, draw{s} {card_text(ev['drawn'])}."]
+                f"give{s} up {card_text(ev.given)}, draw{s} {card_text(ev.drawn)}."]
 
-    def _dealer_drew_blocker(self, ev: Mapping[str, Any]) -> list[str]:
-        d, card = ev["seat"], card_text(ev["card"])
-        if ev["rule"] == "void":
+    def _dealer_drew_blocker(self, ev: DealerDrewBlocker) -> list[str]:
+        d, card = ev.seat, card_text(ev.card)
+        if ev.rule == "void":
             return [f"{self._verb(d, 'draws', 'draw')} {card}: it is shown and put back, and "
                     f"{self.whom(d)} {'keep' if d == self.viewer else 'keeps'} the old card."]
         return [f"{self._verb(d, 'draws', 'draw')} {card}: the dealer alone loses this hand."]
 
-    def _dealer_same_rank(self, ev: Mapping[str, Any]) -> list[str]:
-        d = ev["seat"]
-        head = (f"{self._verb(d, 'draws', 'draw')} {card_text(ev['drawn'])} for "
-                f"{card_text(ev['given'])}, the same rank: ")
-        if ev["rule"] == "dealer-wins":
+    def _dealer_same_rank(self, ev: DealerSameRank) -> list[str]:
+        d = ev.seat
+        head = (f"{self._verb(d, 'draws', 'draw')} {card_text(ev.drawn)} for "
+                f"{card_text(ev.given)}, the same rank: ")
+        if ev.rule == "dealer-wins":
             return [head + "every other player loses a life."]
         return [head + f"{self.whom(d)} cannot lose this hand."]
 
-    def _showdown(self, ev: Mapping[str, Any]) -> list[str]:
-        losers = list(ev["losers"])
-        lines = [f"Showdown: {self._cards(ev['cards'])}."]
-        held = {s: c for s, c in ev["cards"]}
-        low = ", ".join(f"{self.who(s)} ({card_text(held[s])})" for s in losers)
+    def _showdown(self, ev: Showdown) -> list[str]:
+        lines = [f"Showdown: {self._cards(ev.cards)}."]
+        held = dict(ev.cards)
+        low = ", ".join(f"{self.who(s)} ({card_text(held[s])})" for s in ev.losers)
         lines.append(f"Lowest: {low}.")
         return lines
 
-    def _lives_lost(self, ev: Mapping[str, Any]) -> list[str]:
+    def _lives_lost(self, ev: LivesLost) -> list[str]:
         lines = []
-        self._last_payments = [(s, p) for s, p in ev["payments"]]
-        for seat, paid in ev["payments"]:
+        self._last_payments = list(ev.payments)
+        for seat, paid in ev.payments:
             self.lives[seat] -= paid
             what = "a life" if paid == 1 else lives_text(paid)
             verb = "lose" if seat == self.viewer else "loses"
             lines.append(f"{self.who(seat)} {verb} {what}: {lives_text(self.lives[seat])} left.")
         return lines
 
-    def _final_tie(self, ev: Mapping[str, Any]) -> list[str]:
-        seats = ev["seats"]
-        who = " and ".join(self.who(s) for s in seats)
+    def _final_tie(self, ev: FinalTie) -> list[str]:
+        who = " and ".join(self.who(s) for s in ev.seats)
         outcome = {
             "replay": "the losses are cancelled and play goes on",
             "split": "they share the pot",
             "cut": "they cut cards for the pot",
             "no-winner": "nobody wins; the pot carries over",
-        }.get(ev["rule"], ev["rule"])
-        if ev["rule"] == "replay":
+        }.get(ev.rule, ev.rule)
+        if ev.rule == "replay":
             for seat, paid in self._last_payments:
                 self.lives[seat] += paid
         return [f"{who} lost the last lives at once: {outcome}."]
 
-    def _cut_draw(self, ev: Mapping[str, Any]) -> list[str]:
-        return [f"Cut for the pot: {self._cards(ev['draws'])}."]
-
-    def _eliminated(self, ev: Mapping[str, Any]) -> list[str]:
-        return [f"{self._verb(s, 'is', 'are')} out." for s in ev["seats"]]
-
-    def _game_over(self, ev: Mapping[str, Any]) -> list[str]:
-        winners = list(ev["winners"])
-        paid = dict((s, a) for s, a in ev["payouts"])
+    def _game_over(self, ev: GameOver) -> list[str]:
+        winners = list(ev.winners)
+        paid = dict(ev.payouts)
         if not winners:
             return ["The game ends with no winner; the pot carries over."]
         if len(winners) == 1:

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from .cards import rank_char
+from .events import Dealt, Event, GameOver, HandStarted, LivesLost
 from .game import Game
 from .rates import Z95, rate_row, wilson  # noqa: F401  (Z95: its old home)
 from .registry import make_bot
@@ -138,35 +139,34 @@ class _HandReader:
     def full(self) -> bool:
         return self.limit is not None and self.tally.hands >= self.limit
 
-    def read(self, events: Sequence[Any]) -> None:
+    def read(self, events: Sequence[Event]) -> None:
         tally = self.tally
         for i in range(self.seen, len(events)):
             if self.full:
                 break
-            ev = events[i]
-            kind = ev.type
-            if kind == "hand_started":
-                self.order, self.dealt = list(ev.order), {}
-            elif kind == "dealt":
-                self.dealt = {s: c.rank for s, c in ev.cards}
-            elif kind == "lives_lost":
-                losers = {s for s, _ in ev.payments}
-                size = len(self.order)
-                for place, seat in enumerate(self.order):
-                    lost = seat in losers
-                    tally.position_hands[size, place] += 1
-                    tally.position_losses[size, place] += lost
-                    rank = self.dealt.get(seat)
-                    if rank is not None:
-                        tally.rank_hands[rank] += 1
-                        tally.rank_losses[rank] += lost
-                tally.hands += 1
-            elif kind == "game_over":
-                tally.games += 1
-                if len(ev.winners) == 1:
-                    tally.wins[ev.winners[0]] += 1
-                else:
-                    tally.no_sole_winner += 1
+            match events[i]:
+                case HandStarted(order=order):
+                    self.order, self.dealt = list(order), {}
+                case Dealt(cards=cards):
+                    self.dealt = {s: c.rank for s, c in cards}
+                case LivesLost(payments=payments):
+                    losers = {s for s, _ in payments}
+                    size = len(self.order)
+                    for place, seat in enumerate(self.order):
+                        lost = seat in losers
+                        tally.position_hands[size, place] += 1
+                        tally.position_losses[size, place] += lost
+                        rank = self.dealt.get(seat)
+                        if rank is not None:
+                            tally.rank_hands[rank] += 1
+                            tally.rank_losses[rank] += lost
+                    tally.hands += 1
+                case GameOver(winners=winners):
+                    tally.games += 1
+                    if len(winners) == 1:
+                        tally.wins[winners[0]] += 1
+                    else:
+                        tally.no_sole_winner += 1
         self.seen = len(events)
 
 
