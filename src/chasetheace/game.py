@@ -327,7 +327,7 @@ class Game:
             return "swap"
         if isinstance(ev, DealerExchange) and ev.seat == seat == dealer:
             return "swap"
-        if ev.type == "pick" and seat == dealer:
+        if isinstance(ev, Pick) and seat == dealer:
             return "swap"  # the cut comes before the dealer's exchange
         return None
 

@@ -26,20 +26,24 @@ from ..events import (
     INTS,
     SEAT_CARDS,
     Dealt,
+    DealtSeen,
     Eliminated,
     Event,
     GameOver,
     Keep,
     Shuffle,
+    ShuffleSeen,
     Swap,
+    SwapSeen,
     event_from_dict,
     read_as,
 )
+from ..events import read_view as read_any_view
 from ..record import load_events
 
 __all__ = [
     "RoundStarted", "Offered", "BetAccepted", "BetDeclined", "BettingClosed", "Shown", "Settled",
-    "ACE_CHASING_EVENTS", "read_event", "read_events",
+    "ACE_CHASING_EVENTS", "ACE_CHASING_VIEWS", "read_event", "read_events", "read_view",
 ]
 
 
@@ -116,6 +120,17 @@ ACE_CHASING_EVENTS: dict[str, type[Event]] = {
         Shuffle, RoundStarted, Dealt, Offered, BetAccepted, BetDeclined, BettingClosed, Keep, Swap,
         Shown, Settled, Eliminated, GameOver)
 }
+
+
+ACE_CHASING_VIEWS: dict[str, type[Event]] = {
+    **ACE_CHASING_EVENTS, **{cls.type: cls for cls in (ShuffleSeen, DealtSeen, SwapSeen)}}
+"""The classes a seat's views of an Ace Chasing game read back as."""
+
+
+def read_view(view: Any) -> Event:
+    """One dict of a seat's history of an Ace Chasing game (or of a whole record) as a typed
+    event (:func:`chasetheace.events.read_view`); ValueError says what is wrong."""
+    return read_any_view(view, ACE_CHASING_VIEWS, ACE_CHASING_EVENTS)
 
 
 def read_event(data: Any) -> Event:

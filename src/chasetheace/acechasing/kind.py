@@ -16,6 +16,7 @@ from ..errors import IllegalActionError
 from ..kinds import BotKind, GameKind, Narrate, Solutions, bot_specs, parse_bot_spec
 from ..rules import Rules
 from .bots import AceChasingBot, odds_from_text, random_from_text, threshold_from_text
+from .events import RoundStarted, read_view
 from .game import FORMAT, VERSION, AceChasingGame, Offer
 from .render import narrate
 
@@ -71,8 +72,9 @@ def _narrator(names: Sequence[str], rules: Rules, viewer: int | None) -> Narrate
     matador: list[int | None] = [None]
 
     def tell(view: Mapping[str, Any]) -> list[str]:
-        if view["type"] == "round_started":
-            matador[0] = view["matador"]
+        ev = read_view(view)
+        if isinstance(ev, RoundStarted):
+            matador[0] = ev.matador
         return narrate(view, names, viewer, matador[0])
     return tell
 

@@ -1,6 +1,6 @@
 """Ace Chasing in words: each event as a seat sees it (the game's narrator).
 
->>> narrate({"type": "round_started", "round": 1, "matador": 1}, ["Ann", "Bob"], 0)
+>>> narrate({"type": "round_started", "round": 1, "matador": 1, "order": [0, 1]}, ["Ann", "Bob"], 0)
 ['Round 1: Bob is the matador.']
 """
 
@@ -9,7 +9,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..cards import Card
+from ..events import DealtSeen, Eliminated, GameOver, Keep, SwapSeen
 from ..render import card_text
+from .events import BetAccepted, BetDeclined, BettingClosed, Offered, RoundStarted, Settled, Shown, read_view
 
 __all__ = ["narrate"]
 
@@ -29,61 +32,58 @@ def narrate(view: Mapping[str, Any], names: Sequence[str], viewer: int | None = 
     def whom(seat: int) -> str:
         return "you" if seat == viewer else names[seat]
 
-    def shown(pairs: Sequence[Sequence[Any]]) -> str:
+    def shown(pairs: Sequence[tuple[int, Card]]) -> str:
         return ", ".join(f"{who(s)} show{'' if s == viewer else 's'} {card_text(c)}" for s, c in pairs)
 
-    kind = view["type"]
-    if kind == "round_started":
-        m = view["matador"]
-        return [f"Round {view['round']}: {who(m)} {'are' if m == viewer else 'is'} the matador."]
-    if kind == "dealt":
-        if viewer is None and view["cards"]:  # a whole record, told after the game
-            return ["Dealt: " + ", ".join(f"{who(s)} {card_text(c)}" for s, c in view["cards"]) + "."]
-        return [f"You are dealt {card_text(c)}." for s, c in view["cards"] if s == viewer]
-    if kind == "offered":
-        s, amount = view["seat"], view["amount"]
-        if amount:
-            return [f"{who(s)} offer{'' if s == viewer else 's'} to bet {amount} that the matador "
-                    "is knocked out."]
-        return [f"{who(s)} {'bet' if s == viewer else 'bets'} nothing." if view["number"] == 1
-                else f"{who(s)} withdraw{'' if s == viewer else 's'}."]
-    if kind in ("bet_accepted", "bet_declined"):
-        verdict = "accepted" if kind == "bet_accepted" else "declined"
-        by = "You" if viewer is not None and viewer == matador else "The matador"
-        return [f"{by} {verdict} {who(view['seat'])}'s offer of {view['amount']}."
-                .replace("You's", "your")]
-    if kind == "betting_closed":
-        bets = ", ".join(f"{who(s)} {a}" for s, a in view["bets"]) or "none"
-        return [f"The betting is closed. Bets standing: {bets}."]
-    if kind == "keep":
-        return [f"{who(view['seat'])}: Keep."]
-    if kind == "swap":
-        line = f"{who(view['seat'])}: Swap with {whom(view['neighbour'])}."
-        if "given" in view and viewer in (view["seat"], view["neighbour"]):
-            mine = view["seat"] == viewer
-            gave, got = (view["given"], view["received"]) if mine else (view["received"], view["given"])
-            line += f" You gave {card_text(gave)} and got {card_text(got)}."
-        elif "given" in view:
-            line += f" ({card_text(view['given'])} for {card_text(view['received'])})"
-        return [line]
-    if kind == "shown":
-        head = {1: "The matador", 2: "Lower than the matador", 3: "Of a face-up ace's suit"}
-        if view["step"] == 1:
-            s, c = view["cards"][0]
-            if s == viewer:
-                return [f"You, the matador, show {card_text(c)}."]
-            return [f"{head[1]}, {who(s)}, shows {card_text(c)}."]
-        return [f"{head[view['step']]}: {shown(view['cards'])}."]
-    if kind == "settled":
-        m, es = view["matador"], "" if view["matador"] == viewer else "s"
-        total = sum(abs(a) for s, a in view["payments"] if s != m)
-        if view["survived"]:
-            return [f"{who(m)} survive{es}" + (f" and collect{es} {total}." if total else ".")]
-        return [f"Nobody else showed: {who(m)} {'are' if es == '' else 'is'} knocked out"
-                + (f" and pay{es} {total}." if total else ".")]
-    if kind == "eliminated":
-        out = [who(s) for s in sorted(view["seats"], key=lambda s: s != viewer)]  # "You and Bob"
-        return [f"{' and '.join(out)} {'are' if len(out) > 1 or out == ['You'] else 'is'} out."]
-    if kind == "game_over":
-        return [f"{who(s)} win{'' if s == viewer else 's'} the game." for s in view["winners"]]
+    match read_view(view):
+        case RoundStarted(round=number, matador=m):
+            return [f"Round {number}: {who(m)} {'are' if m == viewer else 'is'} the matador."]
+        case DealtSeen(cards=cards):
+            if viewer is None and cards:  # a whole record, told after the game
+                return ["Dealt: " + ", ".join(f"{who(s)} {card_text(c)}" for s, c in cards) + "."]
+            return [f"You are dealt {card_text(c)}." for s, c in cards if s == viewer]
+        case Offered(seat=s, amount=amount, number=number):
+            if amount:
+                return [f"{who(s)} offer{'' if s == viewer else 's'} to bet {amount} that the matador "
+                        "is knocked out."]
+            return [f"{who(s)} {'bet' if s == viewer else 'bets'} nothing." if number == 1
+                    else f"{who(s)} withdraw{'' if s == viewer else 's'}."]
+        case BetAccepted(seat=s, amount=amount) | BetDeclined(seat=s, amount=amount) as ev:
+            verdict = "accepted" if isinstance(ev, BetAccepted) else "declined"
+            by = "You" if viewer is not None and viewer == matador else "The matador"
+            return [f"{by} {verdict} {who(s)}'s offer of {amount}.".replace("You's", "your")]
+        case BettingClosed(bets=bets):
+            standing = ", ".join(f"{who(s)} {a}" for s, a in bets) or "none"
+            return [f"The betting is closed. Bets standing: {standing}."]
+        case Keep(seat=s):
+            return [f"{who(s)}: Keep."]
+        case SwapSeen(seat=a, neighbour=b, given=given, received=received):
+            line = f"{who(a)}: Swap with {whom(b)}."
+            if given is not None and viewer in (a, b):
+                mine = a == viewer
+                gave, got = (given, received) if mine else (received, given)
+                line += f" You gave {card_text(gave)} and got {card_text(got)}."
+            elif given is not None:
+                line += f" ({card_text(given)} for {card_text(received)})"
+            return [line]
+        case Shown(step=step, cards=cards):
+            head = {1: "The matador", 2: "Lower than the matador", 3: "Of a face-up ace's suit"}
+            if step == 1:
+                s, c = cards[0]
+                if s == viewer:
+                    return [f"You, the matador, show {card_text(c)}."]
+                return [f"{head[1]}, {who(s)}, shows {card_text(c)}."]
+            return [f"{head[step]}: {shown(cards)}."]
+        case Settled(matador=m, survived=survived, payments=payments):
+            es = "" if m == viewer else "s"
+            total = sum(abs(a) for s, a in payments if s != m)
+            if survived:
+                return [f"{who(m)} survive{es}" + (f" and collect{es} {total}." if total else ".")]
+            return [f"Nobody else showed: {who(m)} {'are' if es == '' else 'is'} knocked out"
+                    + (f" and pay{es} {total}." if total else ".")]
+        case Eliminated(seats=seats):
+            out = [who(s) for s in sorted(seats, key=lambda s: s != viewer)]  # "You and Bob"
+            return [f"{' and '.join(out)} {'are' if len(out) > 1 or out == ['You'] else 'is'} out."]
+        case GameOver(winners=winners):
+            return [f"{who(s)} win{'' if s == viewer else 's'} the game." for s in winners]
     return []  # a shuffle: nothing to say

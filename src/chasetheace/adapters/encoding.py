@@ -29,12 +29,30 @@ True
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
 
-from ..cards import pack
+from ..cards import Card, pack
+from ..events import (
+    Blocked,
+    DealerDrewBlocker,
+    DealerExchangeSeen,
+    DealerSameRank,
+    DealtSeen,
+    Eliminated,
+    Event,
+    FinalTie,
+    HandStarted,
+    Keep,
+    KingJerk,
+    LivesLost,
+    ShowBlocker,
+    Showdown,
+    SwapSeen,
+    read_view,
+)
 from ..observation import Observation
 from ..rules import Rules
 
@@ -52,11 +70,11 @@ def hand_events(obs: Observation, hand: int | None = None) -> list[Mapping[str, 
     history: Sequence[Mapping[str, Any]] = obs["history"]
     end = len(history)
     for i in range(len(history) - 1, -1, -1):  # from the end: the hand asked for is usually recent
-        ev = history[i]
-        if ev["type"] == "hand_started":
-            if ev["hand"] == want:
+        ev = read_view(history[i])
+        if isinstance(ev, HandStarted):
+            if ev.hand == want:
                 return list(history[i:end])
-            if ev["hand"] > want:
+            if ev.hand > want:
                 end = i
             else:
                 break
@@ -124,9 +142,9 @@ class Encoder:
         self._outcome(events, outcome)
         return out
 
-    def _card(self, block: npt.NDArray[np.float32], at: int, card: str | None) -> None:
+    def _card(self, block: npt.NDArray[np.float32], at: int, card: Card | str | None) -> None:
         if card is not None:
-            block[at + self.index[card]] = 1.0
+            block[at + self.index[str(card)]] = 1.0
 
     def _state(self, obs: Observation, block: npt.NDArray[np.float32]) -> None:
         n, d = self.players, len(self.pack)
@@ -153,53 +171,51 @@ class Encoder:
                  block: npt.NDArray[np.float32]) -> None:
         n, d, size = self.players, len(self.pack), self.event_size
         slot = 0
-        for ev in events:
-            kind = ev["type"]
-            if kind == "dealt":
-                for s, card in ev["cards"]:
+        for view in events:
+            ev = read_view(view)
+            if isinstance(ev, DealtSeen):
+                for s, card in ev.cards:
                     if s == seat:
                         self._card(block, 0, card)
                 continue
-            if kind not in TURN_KINDS:
+            turn = _turn(ev)
+            if turn is None:
                 continue
             at = d + slot * size
             slot += 1
-            block[at + TURN_KINDS.index(kind)] = 1.0
+            block[at + TURN_KINDS.index(ev.type)] = 1.0
             at += len(TURN_KINDS)
-            block[at + ev["seat"]] = 1.0
-            if "neighbour" in ev:
-                block[at + n + ev["neighbour"]] = 1.0
+            block[at + turn.seat] = 1.0
+            if turn.neighbour is not None:
+                block[at + n + turn.neighbour] = 1.0
             at += 2 * n
-            first, second = _event_cards(ev)
-            self._card(block, at, first)
-            self._card(block, at + d, second)
+            self._card(block, at, turn.first)
+            self._card(block, at + d, turn.second)
             at += 2 * d
-            announced = ev.get("announced")
-            if announced in (1, 2):
-                block[at + announced - 1] = 1.0
-            if "position" in ev:
-                block[at + 2] = ev["position"] / d
+            if turn.announced in (1, 2):
+                block[at + turn.announced - 1] = 1.0
+            if turn.position is not None:
+                block[at + 2] = turn.position / d
 
     def _outcome(self, events: Sequence[Mapping[str, Any]], block: npt.NDArray[np.float32]) -> None:
         n, d = self.players, len(self.pack)
-        for ev in events:
-            kind = ev["type"]
-            if kind == "showdown":
-                for s, card in ev["cards"]:
-                    self._card(block, s * d, card)
-                for s in ev["losers"]:
-                    block[n * d + s] = 1.0
-            elif kind == "lives_lost":
-                for s, paid in ev["payments"]:
-                    block[n * d + n + s] = paid / 2
-            elif kind == "eliminated":
-                for s in ev["seats"]:
-                    block[n * d + 2 * n + s] = 1.0
-            elif kind == "final_tie":
-                block[n * d + 3 * n] = 1.0
-            elif kind in ("dealer_drew_blocker", "dealer_same_rank") and ev["rule"] in (
-                    "dealer-loses", "dealer-wins"):
-                block[n * d + 3 * n + 1] = 1.0  # the hand ended with no showdown
+        for view in events:
+            match read_view(view):
+                case Showdown(cards=cards, losers=losers):
+                    for s, card in cards:
+                        self._card(block, s * d, card)
+                    for s in losers:
+                        block[n * d + s] = 1.0
+                case LivesLost(payments=payments):
+                    for s, paid in payments:
+                        block[n * d + n + s] = paid / 2
+                case Eliminated(seats=seats):
+                    for s in seats:
+                        block[n * d + 2 * n + s] = 1.0
+                case FinalTie():
+                    block[n * d + 3 * n] = 1.0
+                case DealerDrewBlocker(rule="dealer-loses") | DealerSameRank(rule="dealer-wins"):
+                    block[n * d + 3 * n + 1] = 1.0  # the hand ended with no showdown
 
     # --- text ---------------------------------------------------------------------------------
 
@@ -220,52 +236,76 @@ class Encoder:
         else:
             parts.append(f"hand {hand if hand is not None else obs['hand']} over")
         shown = [describe(ev, obs["seat"]) for ev in events] if history else [
-            describe(ev, obs["seat"]) for ev in events if ev["type"] in _OUTCOME_KINDS]
+            describe(ev, obs["seat"]) for ev in events
+            if isinstance(read_view(ev), Showdown | LivesLost | Eliminated | FinalTie)]
         parts.extend(s for s in shown if s)
         return " | ".join(parts)
 
 
-_OUTCOME_KINDS = ("showdown", "lives_lost", "eliminated", "final_tie")
+class _Turn(NamedTuple):
+    """What the ``history`` block records of one turn: who, with whom, the cards it showed or
+    moved (as the seat saw them), the rank announced and where the dealer cut."""
+
+    seat: int
+    neighbour: int | None = None
+    first: Card | None = None
+    second: Card | None = None
+    announced: int | None = None
+    position: int | None = None
 
 
-def _event_cards(ev: Mapping[str, Any]) -> tuple[str | None, str | None]:
-    kind = ev["type"]
-    if kind == "swap" or kind == "dealer_exchange":
-        return ev.get("given"), ev.get("received", ev.get("drawn"))
-    if kind == "dealer_same_rank":
-        return ev["given"], ev["drawn"]
-    return ev.get("card"), None
+def _turn(ev: Event) -> _Turn | None:
+    """The turn an event records, or None for an event that is no turn (:data:`TURN_KINDS`)."""
+    match ev:
+        case KingJerk(seat=seat, card=card) | ShowBlocker(seat=seat, card=card):
+            return _Turn(seat, first=card)
+        case Keep(seat=seat):
+            return _Turn(seat)
+        case SwapSeen(seat=seat, neighbour=neighbour, given=given, received=received, announced=announced):
+            return _Turn(seat, neighbour, given, received, announced)
+        case Blocked(seat=seat, neighbour=neighbour, card=card):
+            return _Turn(seat, neighbour, card)
+        case DealerExchangeSeen(seat=seat, position=position, given=given, drawn=drawn):
+            return _Turn(seat, first=given, second=drawn, position=position)
+        case DealerDrewBlocker(seat=seat, card=card):
+            return _Turn(seat, first=card)
+        case DealerSameRank(seat=seat, given=given, drawn=drawn):
+            return _Turn(seat, first=given, second=drawn)
+    return None
 
 
-def describe(ev: Mapping[str, Any], seat: int | None) -> str:
+def describe(view: Mapping[str, Any], seat: int | None) -> str:
     """One event of a seat's view in a few words ('' for bookkeeping events)."""
-    kind = ev["type"]
-    if kind == "dealt":
-        own = [card for s, card in ev["cards"] if s == seat]
-        return f"dealt {own[0]}" if own else "dealt"
-    if kind in ("keep", "show_blocker", "king_jerk"):
-        card = f" {ev['card']}" if "card" in ev else ""
-        return f"p{ev['seat']} {kind.replace('_', ' ')}{card}"
-    if kind == "swap":
-        seen = f" gave {ev['given']} got {ev['received']}" if "given" in ev else ""
-        said = f" announced {ev['announced']}" if ev["announced"] else ""
-        return f"p{ev['seat']} swap p{ev['neighbour']}{seen}{said}"
-    if kind == "blocked":
-        return f"p{ev['seat']} blocked by p{ev['neighbour']} {ev['card']}"
-    if kind == "dealer_exchange":
-        seen = f" gave {ev['given']} drew {ev['drawn']}" if "given" in ev else ""
-        return f"p{ev['seat']} cut {ev['position']}{seen}"
-    if kind == "dealer_drew_blocker":
-        return f"p{ev['seat']} drew blocker {ev['card']} ({ev['rule']})"
-    if kind == "dealer_same_rank":
-        return f"p{ev['seat']} drew same rank {ev['given']} {ev['drawn']} ({ev['rule']})"
-    if kind == "showdown":
-        cards = " ".join(f"p{s}:{c}" for s, c in ev["cards"])
-        return f"showdown {cards} losers {' '.join(f'p{s}' for s in ev['losers'])}"
-    if kind == "lives_lost":
-        return "paid " + " ".join(f"p{s}:{paid}" for s, paid in ev["payments"])
-    if kind == "eliminated":
-        return "out " + " ".join(f"p{s}" for s in ev["seats"])
-    if kind == "final_tie":
-        return f"final tie {ev['rule']}"
+    match read_view(view):
+        case DealtSeen(cards=cards):
+            own = [card for s, card in cards if s == seat]
+            return f"dealt {own[0]}" if own else "dealt"
+        case Keep(seat=who):
+            return f"p{who} keep"
+        case ShowBlocker(seat=who, card=card):
+            return f"p{who} show blocker {card}"
+        case KingJerk(seat=who, card=card):
+            return f"p{who} king jerk {card}"
+        case SwapSeen(seat=who, neighbour=nb, given=given, received=received, announced=announced):
+            seen = f" gave {given} got {received}" if given is not None else ""
+            said = f" announced {announced}" if announced else ""
+            return f"p{who} swap p{nb}{seen}{said}"
+        case Blocked(seat=who, neighbour=nb, card=card):
+            return f"p{who} blocked by p{nb} {card}"
+        case DealerExchangeSeen(seat=who, position=position, given=given, drawn=drawn):
+            seen = f" gave {given} drew {drawn}" if given is not None else ""
+            return f"p{who} cut {position}{seen}"
+        case DealerDrewBlocker(seat=who, card=card, rule=rule):
+            return f"p{who} drew blocker {card} ({rule})"
+        case DealerSameRank(seat=who, given=given, drawn=drawn, rule=rule):
+            return f"p{who} drew same rank {given} {drawn} ({rule})"
+        case Showdown(cards=cards, losers=losers):
+            shown = " ".join(f"p{s}:{c}" for s, c in cards)
+            return f"showdown {shown} losers {' '.join(f'p{s}' for s in losers)}"
+        case LivesLost(payments=payments):
+            return "paid " + " ".join(f"p{s}:{paid}" for s, paid in payments)
+        case Eliminated(seats=seats):
+            return "out " + " ".join(f"p{s}" for s in seats)
+        case FinalTie(rule=rule):
+            return f"final tie {rule}"
     return ""

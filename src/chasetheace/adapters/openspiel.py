@@ -43,6 +43,18 @@ from open_spiel.python import policy as policy_lib
 
 from ..bots import Bot
 from ..cards import Card, pack
+from ..events import (
+    Blocked,
+    DealerDrewBlocker,
+    DealerExchangeSeen,
+    DealerSameRank,
+    DealtSeen,
+    KingJerk,
+    ShowBlocker,
+    Showdown,
+    SwapSeen,
+    read_view,
+)
 from ..game import Action, Game
 from ..observation import Observation
 from ..registry import make_bot
@@ -376,36 +388,31 @@ class ChaseTheAceState(pyspiel.State):  # type: ignore[misc]
         slot = {s: k for k, s in enumerate(self._order())}
         fixed: dict[int, Card] = {}
         before_draw = None
-        for ev in hand_events(obs, 1):
-            kind = ev["type"]
-            if kind == "dealt":
-                for s, c in ev["cards"]:
-                    fixed[slot[s]] = Card.parse(c)
-            elif kind in ("king_jerk", "show_blocker"):
-                fixed[slot[ev["seat"]]] = Card.parse(ev["card"])
-            elif kind == "blocked":
-                fixed[slot[ev["neighbour"]]] = Card.parse(ev["card"])
-            elif kind == "swap":
-                a, b = ev["seat"], ev["neighbour"]
-                if "given" in ev:
-                    fixed[slot[a]], fixed[slot[b]] = Card.parse(ev["given"]), Card.parse(ev["received"])
-                slot[a], slot[b] = slot[b], slot[a]
-            elif kind == "dealer_exchange":
-                d = ev["seat"]
-                if "drawn" in ev:
-                    fixed[slot[d]], fixed[n] = Card.parse(ev["given"]), Card.parse(ev["drawn"])
-                before_draw, slot[d] = slot[d], n
-            elif kind == "dealer_drew_blocker":
-                fixed[n] = Card.parse(ev["card"])
-                if ev["rule"] == "void" and before_draw is not None:
-                    slot[ev["seat"]] = before_draw
-            elif kind == "dealer_same_rank":
-                fixed[n] = Card.parse(ev["drawn"])
-                if before_draw is not None:
-                    fixed[before_draw] = Card.parse(ev["given"])
-            elif kind == "showdown":
-                for s, c in ev["cards"]:
-                    fixed[slot[s]] = Card.parse(c)
+        for view in hand_events(obs, 1):
+            match read_view(view):
+                case DealtSeen(cards=cards) | Showdown(cards=cards):
+                    for s, c in cards:
+                        fixed[slot[s]] = c
+                case KingJerk(seat=seat, card=card) | ShowBlocker(seat=seat, card=card):
+                    fixed[slot[seat]] = card
+                case Blocked(neighbour=neighbour, card=card):
+                    fixed[slot[neighbour]] = card
+                case SwapSeen(seat=a, neighbour=b, given=given, received=received):
+                    if given is not None and received is not None:
+                        fixed[slot[a]], fixed[slot[b]] = given, received
+                    slot[a], slot[b] = slot[b], slot[a]
+                case DealerExchangeSeen(seat=d, given=given, drawn=drawn):
+                    if given is not None and drawn is not None:
+                        fixed[slot[d]], fixed[n] = given, drawn
+                    before_draw, slot[d] = slot[d], n
+                case DealerDrewBlocker(seat=seat, card=card, rule=rule):
+                    fixed[n] = card
+                    if rule == "void" and before_draw is not None:
+                        slot[seat] = before_draw
+                case DealerSameRank(given=given, drawn=drawn):
+                    fixed[n] = drawn
+                    if before_draw is not None:
+                        fixed[before_draw] = given
         return fixed
 
     def _order(self) -> list[int]:
@@ -428,7 +435,7 @@ class ChaseTheAceState(pyspiel.State):  # type: ignore[misc]
         """Whether the dealer has asked to swap with the stock (a public fact)."""
         obs = self.observation_for(None)
         return self.drawing or (obs is not None and any(
-            ev["type"] == "dealer_exchange" for ev in hand_events(obs, 1)))
+            isinstance(read_view(ev), DealerExchangeSeen) for ev in hand_events(obs, 1)))
 
     def _replay(self, cards: list[Card]) -> ChaseTheAceState | None:
         """This state's decisions on another deal (None if they do not fit it)."""

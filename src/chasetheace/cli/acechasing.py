@@ -28,12 +28,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..acechasing.bots import AceChasingBot
+from ..acechasing.events import RoundStarted, read_view
 from ..acechasing.game import MAX_OFFERS, AceAction, AceChasingGame, Offer
 from ..acechasing.kind import BOTS as ACE_CHASING_BOTS
 from ..acechasing.kind import make_ace_chasing_bot
 from ..acechasing.render import narrate
 from ..acechasing.sim import format_simulation, simulate_ace_chasing
 from ..errors import RecordError
+from ..events import Eliminated, GameOver
 from ..files import check_writable, read_json_record
 from ..record import FORMAT as GAME_FORMAT
 from ..render import card_text
@@ -142,8 +144,9 @@ def play_ace_chasing(*, players: int = 5, name: str = "You", bots: Sequence[str]
         for index, view in enumerate(batch):
             if pace is not None and _paced(batch, index, names, say, pace):
                 continue
-            if view["type"] == "round_started":
-                matador_now = view["matador"]
+            ev = read_view(view)
+            if isinstance(ev, RoundStarted):
+                matador_now = ev.matador
             for line in narrate(view, names, 0, matador_now):
                 say(line)
         told = len(obs["history"])
@@ -176,12 +179,13 @@ def _paced(batch: Sequence[Mapping[str, Any]], index: int, names: Sequence[str],
            say: Callable[[str], None], pace: Pace) -> bool:
     """Pace the telling of ``batch[index]``; True if it is not to be told (skipping to the end)."""
     view = batch[index]
-    if view["type"] == "round_started":
+    ev = read_view(view)
+    if isinstance(ev, RoundStarted):
         pace.hand_started()
     if pace.skipping:
-        return bool(view["type"] != "game_over")
-    if view["type"] == "eliminated" and 0 in view["seats"] and \
-            not any(later["type"] == "game_over" for later in batch[index:]):
+        return not isinstance(ev, GameOver)
+    if isinstance(ev, Eliminated) and 0 in ev.seats and \
+            not any(isinstance(read_view(later), GameOver) for later in batch[index:]):
         for line in narrate(view, names, 0):
             say(line)
         if not pace.out():

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..bots import Bot
+from ..events import Eliminated, GameOver, HandStarted, read_view
 from ..game import Action, Game
 from ..kinds import bot_specs
 from ..observation import Observation
@@ -238,11 +239,12 @@ def tell(console: Console, narrator: Narrator, events: Sequence[Mapping[str, Any
     watch or skip when the person is out, and, skipping, say only how the game ends."""
     from rich.text import Text
 
-    for index, ev in enumerate(events):
+    for index, view in enumerate(events):
         if pace is not None and _paced(console, narrator, events, index, pace):
             continue
-        lines = narrator.tell(ev)
-        if ev["type"] == "hand_started":
+        ev = read_view(view)
+        lines = narrator.tell_event(ev)
+        if isinstance(ev, HandStarted):
             console.rule(Text(lines[0].rstrip("."), style="bold"), style="dim")
             continue
         for line in lines:
@@ -252,14 +254,14 @@ def tell(console: Console, narrator: Narrator, events: Sequence[Mapping[str, Any
 def _paced(console: Console, narrator: Narrator, events: Sequence[Mapping[str, Any]], index: int,
            pace: Pace) -> bool:
     """Pace the telling of ``events[index]``; True if it is not to be told (skipping)."""
-    ev = events[index]
-    if ev["type"] == "hand_started":
+    ev = read_view(events[index])
+    if isinstance(ev, HandStarted):
         pace.hand_started()
     if pace.skipping:
-        return bool(ev["type"] != "game_over")
-    if ev["type"] == "eliminated" and narrator.viewer in ev["seats"] and \
-            not any(later["type"] == "game_over" for later in events[index:]):
-        for line in narrator.tell(ev):
+        return not isinstance(ev, GameOver)
+    if isinstance(ev, Eliminated) and narrator.viewer in ev.seats and \
+            not any(isinstance(read_view(later), GameOver) for later in events[index:]):
+        for line in narrator.tell_event(ev):
             console.print("  " + line, markup=False)
         if not pace.out():
             console.print("[dim]Skipping to the end of the game.[/dim]")
