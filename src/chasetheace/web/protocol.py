@@ -21,6 +21,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..registry import GAMES as GAME_KINDS
+
 __all__ = [
     "VERSION", "MAX_MESSAGE_BYTES", "MAX_NAME", "MAX_SEATS", "MIN_TIMER", "MAX_TIMER", "TIMEOUT_MOVES",
     "GAMES", "ACTIONS", "MAX_BET",
@@ -35,7 +37,7 @@ MAX_NAME = 24
 MAX_SEATS = 12
 MIN_TIMER, MAX_TIMER = 5, 600
 TIMEOUT_MOVES = ("keep", "bot")
-GAMES = ("chase-the-ace", "ace-chasing")  # RULES.md part A, and part B (the matador game, with bets)
+GAMES = tuple(GAME_KINDS)  # RULES.md part A, and part B (the matador game, with bets): the registry's
 ACTIONS = ("keep", "swap", "offer", "accept", "decline")
 MAX_BET = 1_000_000
 _MAX_ID = 64
