@@ -65,6 +65,8 @@ def of(game: cta.Game, kind: str, hand: int = 1) -> list[Any]:
 
 
 CARD = re.compile(r"\b[A2-9TJQK][cdhs]\b")
+SCREENSHOTS = pytest.StashKey[list[str]]()
+"""Where the browser tests left their screenshots: tests/conftest.py prints these lines at the end."""
 
 
 def known_cards(events: Iterable[Event], seat: int | None) -> set[str]:
@@ -89,8 +91,9 @@ def known_cards(events: Iterable[Event], seat: int | None) -> set[str]:
     return known
 
 
-SCHEMA_TYPES = {"object": dict, "array": list, "string": str, "integer": int, "number": (int, float),
-                "boolean": bool, "null": type(None)}
+SCHEMA_TYPES: dict[str, type | tuple[type, ...]] = {
+    "object": dict, "array": list, "string": str, "integer": int, "number": (int, float), "boolean": bool,
+    "null": type(None)}
 
 
 def check_schema(value: Any, schema: dict[str, Any], where: str = "$") -> None:

@@ -9,12 +9,12 @@ import json
 import re
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 import chasetheace as cta
 from chasetheace.acechasing.command import (
-    card_text,
     narrate,
     play_ace_chasing,
     register,
@@ -22,6 +22,7 @@ from chasetheace.acechasing.command import (
     simulate_ace_chasing,
 )
 from chasetheace.cli.play import QuitGame
+from chasetheace.render import card_text
 from helpers import cli_run
 from test_acechasing_properties import knowable
 
@@ -95,7 +96,7 @@ def test_narration_says_only_what_the_view_holds() -> None:
     assert "You: Swap with Cat. You gave 9♣ and got A♥." in mine
 
 
-def stable(result: dict[str, object]) -> dict[str, object]:
+def stable(result: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in result.items() if k not in ("seconds", "rounds_per_second")}
 
 
@@ -105,11 +106,11 @@ def test_simulate_is_deterministic_and_adds_up() -> None:
     assert stable(a) == stable(b)
     assert stable(a) != stable(simulate_ace_chasing(players=6, bots=["odds", "random"] * 3, games=30,
                                                     seed=6))
-    assert sum(row["wins"] for row in a["win_rate_by_seat"]) == 30  # type: ignore[attr-defined]
-    assert sum(a["money_by_seat"]) == 0  # type: ignore[arg-type]
-    assert a["matador_survival"]["rounds"] == a["rounds"]  # type: ignore[index]
-    matador = next(r for r in a["knocked_out_by_place"] if r["place"] == "matador")  # type: ignore[attr-defined]
-    assert matador["out"] == a["rounds"] - a["matador_survival"]["survived"]  # type: ignore[index,operator]
+    assert sum(row["wins"] for row in a["win_rate_by_seat"]) == 30
+    assert sum(a["money_by_seat"]) == 0
+    assert a["matador_survival"]["rounds"] == a["rounds"]
+    matador = next(r for r in a["knocked_out_by_place"] if r["place"] == "matador")
+    assert matador["out"] == a["rounds"] - a["matador_survival"]["survived"]
     json.dumps(a)
 
 

@@ -103,7 +103,8 @@ def test_gymnasium_registration_and_an_episode() -> None:
     assert not truncated and steps >= 1
     lives = info["lives"][0]
     assert total == pytest.approx(lives - 3 + (1.0 if info["winners"] == [0] else 0.0))
-    assert "seat 0" in env.render()
+    text = env.render()
+    assert isinstance(text, str) and "seat 0" in text
 
 
 def test_gymnasium_is_deterministic_from_the_seed() -> None:
@@ -130,4 +131,5 @@ def test_gymnasium_bad_options_get_one_clear_error() -> None:
     env.reset(seed=0)
     with pytest.raises(ValueError, match="bad action 7"):
         env.step(7)
+    assert isinstance(env.observation_space, gym.spaces.Box)
     assert np.all(env.observation_space.low == 0.0)

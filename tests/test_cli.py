@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import json
 import re
 import subprocess
@@ -96,8 +95,10 @@ def test_a_game_left_midway_is_saved_so_far(monkeypatch: pytest.MonkeyPatch,
     assert status == 0 and "it stops in hand" in out and "with You to act" in out
 
 
-class _CtrlC(io.StringIO):
-    def readline(self, size: int | None = -1) -> str:
+class _CtrlC:
+    """A standard input on which the player presses Ctrl-C (``input()`` reads by ``readline``)."""
+
+    def readline(self, size: int = -1, /) -> str:
         raise KeyboardInterrupt
 
 

@@ -56,12 +56,12 @@ def test_to_bottom_history_shows_the_order_of_cards_under_the_stock() -> None:
 
 
 def test_threshold_bot() -> None:
-    obs = {"rules": cta.Rules().to_dict(), "card": "7h"}
+    obs = stacked("7h 2c 3d").observation(0)  # seat 0 holds the 7h
     rng = random.Random(0)
     both = [cta.Action.KEEP, cta.Action.SWAP]
     assert cta.ThresholdBot(8).choose(obs, both, rng) is cta.Action.SWAP
     assert cta.ThresholdBot("7").choose(obs, both, rng) is cta.Action.KEEP
-    obs = {"rules": cta.Rules(ranking="ace-high").to_dict(), "card": "Ah"}
+    obs = stacked("Ah 2c 3d", ranking="ace-high").observation(0)
     assert cta.ThresholdBot("K").choose(obs, both, rng) is cta.Action.KEEP
 
 

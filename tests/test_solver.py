@@ -129,7 +129,7 @@ def test_pairing_is_solved_and_matches_the_engine(changes: dict[str, object]) ->
     for pos, p in enumerate(sol.loss_probabilities):
         sd = (p * (1 - p) / hands) ** 0.5
         assert abs(counts[pos] / hands - p) < 4.5 * sd
-    assert bot.fallbacks == 0  # type: ignore[attr-defined]
+    assert bot.fallbacks == 0
 
 
 def test_kings_jerk_is_solved_and_the_bot_reads_the_shown_kings() -> None:

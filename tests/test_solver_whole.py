@@ -69,19 +69,19 @@ def _brute_state(rules: cta.Rules, state: tuple[int, int], sol: GameSolution,
     value = [Fraction(0), Fraction(0)]
     cfv: dict[InfoKey, list[Fraction]] = {}
 
-    def leaf(path: tuple[tuple[InfoKey, int], ...], chance: object, lives: list[object]) -> None:
-        u = payoff([int(x) for x in lives])  # type: ignore[call-overload]
+    def leaf(path: tuple[tuple[InfoKey, int], ...], chance: brute.Number, lives: list[brute.Number]) -> None:
+        u = payoff([int(x) for x in lives])
         sig = [Fraction(1)] * len(path)
         for i, (key, action) in enumerate(path):
             p = keep(key)
             sig[i] = p if action == 0 else 1 - p
-        reach = Fraction(chance)  # type: ignore[arg-type]
+        reach = Fraction(chance)
         for s in sig:
             reach *= s
         for pos in range(2):
             value[pos] += reach * u[pos]
         for i, (key, action) in enumerate(path):
-            others = Fraction(chance)  # type: ignore[arg-type]
+            others = Fraction(chance)
             for j, s in enumerate(sig):
                 if j != i:
                     others *= s

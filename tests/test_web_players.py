@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 pytest.importorskip("uvicorn")
-from webtools import Client, LiveServer, create, join, play_to_end
+from webtools import Client, LiveServer, create, game_on, join, play_to_end
 
 
 @pytest.fixture
@@ -36,7 +36,7 @@ def play_until_seat_had_a_turn(server: LiveServer, table: str, clients: list[Cli
         if game_no > 1:
             clients[0].send({"type": "rematch"})
             for c in clients:
-                c.until(lambda m, n=game_no: m["type"] == "state" and m["table"]["game_no"] == n)
+                c.until(game_on(game_no))
         play_to_end(clients, limit=30)
         if actors_at(server, table, seat):
             return

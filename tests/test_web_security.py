@@ -28,7 +28,7 @@ from chasetheace.web.lock import DatabaseInUseError, DatabaseLock
 from chasetheace.web.names import check_name, skeleton
 from chasetheace.web.protocol import ProtocolError
 from chasetheace.web.tables import TableOptions
-from webtools import TEST_LIMITS, LiveServer, create, join, play_to_end
+from webtools import TEST_LIMITS, LiveServer, create, game_on, join, play_to_end
 
 
 def live(tmp_path: Path, **limits: Any) -> LiveServer:
@@ -164,7 +164,7 @@ def test_the_solved_bot_comes_only_from_prepared_solutions(tmp_path: Path) -> No
             if s.count("SELECT COUNT(*) FROM actions WHERE actor='bot'") > 0:
                 break
             ann.send({"type": "rematch"})
-            ann.until(lambda m, n=game_no: m["type"] == "state" and m["table"]["game_no"] == n)
+            ann.until(game_on(game_no))
         assert s.count("SELECT COUNT(*) FROM actions WHERE actor='bot'") > 0
         ann.close()
     finally:

@@ -29,7 +29,6 @@ from chasetheace.web.botkinds import WebBots  # noqa: E402
 from chasetheace.web.limits import Limits  # noqa: E402
 
 CARD = re.compile(r'"([A2-9TJQK][cdhs])"')
-SCREENSHOTS = pytest.StashKey[list[str]]()  # where the browser test left its screenshots
 # the tests' server: one client (127.0.0.1) opens many tables and connections
 TEST_LIMITS = Limits(connections_per_client=1000, tables_per_client=100_000, absent_grace=0.05)
 
@@ -214,6 +213,11 @@ def join(client: Client, table: str, name: str) -> dict[str, Any]:
     assert msg["type"] == "joined", msg
     client.until(lambda m: m["type"] == "state")
     return msg
+
+
+def game_on(number: int) -> Callable[[dict[str, Any]], bool]:
+    """For :meth:`Client.until`: the table's state once its game ``number`` is on."""
+    return lambda m: m["type"] == "state" and m["table"]["game_no"] == number
 
 
 def play_to_end(clients: list[Client], choose: Callable[[Client], str] | None = None,

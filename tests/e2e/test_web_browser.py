@@ -33,7 +33,7 @@ def artifacts(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureR
     folder.mkdir(parents=True, exist_ok=True)
     yield folder
     shots = sorted(p.name for p in folder.glob("*.png"))
-    from webtools import SCREENSHOTS  # tests/e2e/conftest.py prints these lines at the end
+    from helpers import SCREENSHOTS  # tests/conftest.py prints these lines at the end
 
     request.config.stash.setdefault(SCREENSHOTS, []).append(
         f"browser test screenshots in {folder}: {', '.join(shots)}")
