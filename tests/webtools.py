@@ -215,6 +215,15 @@ def join(client: Client, table: str, name: str) -> dict[str, Any]:
     return msg
 
 
+def wait_until(condition: Callable[[], object], what: str, timeout: float = 10.0) -> None:
+    """Poll ``condition`` until it holds; an AssertionError saying ``what`` was awaited after
+    ``timeout`` seconds (a generous deadline: a slow machine waits longer, it does not fail)."""
+    end = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < end, f"timed out waiting until {what}"
+        time.sleep(0.01)
+
+
 def game_on(number: int) -> Callable[[dict[str, Any]], bool]:
     """For :meth:`Client.until`: the table's state once its game ``number`` is on."""
     return lambda m: m["type"] == "state" and m["table"]["game_no"] == number
