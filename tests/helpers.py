@@ -65,6 +65,8 @@ def of(game: cta.Game, kind: str, hand: int = 1) -> list[Any]:
 
 
 CARD = re.compile(r"\b[A2-9TJQK][cdhs]\b")
+TEST_TOOL = "{} is a test tool, in the dev extra (pip install -e '.[dev]'; make test installs it)"
+"""The reason a test skips without one of the dev extra's tools: ``TEST_TOOL.format("httpx")``."""
 SCREENSHOTS = pytest.StashKey[list[str]]()
 """Where the browser tests left their screenshots: tests/conftest.py prints these lines at the end."""
 

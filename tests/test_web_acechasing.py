@@ -155,10 +155,12 @@ def test_an_absent_players_bets_and_exchanges_are_played_for_them(server: LiveSe
 def test_a_finished_game_is_reviewed_from_the_table_by_the_odds(server: LiveServer) -> None:
     """The review page of an Ace Chasing table judges its bets and its keeps and swaps, as
     ``chase-the-ace review`` does with the record the table offers for download."""
+    from helpers import TEST_TOOL, check_schema
+
+    pytest.importorskip("httpx", reason=TEST_TOOL.format("httpx"))
     import httpx
 
     from chasetheace.solver.advice_ace import review_ace_chasing
-    from helpers import check_schema
     from test_review_ace import _ace_schema
 
     ann, bob = server.client(), server.client()

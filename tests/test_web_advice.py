@@ -10,9 +10,12 @@ from typing import Any
 
 import pytest
 
+from helpers import TEST_TOOL
+
 pytest.importorskip("starlette")
 pytest.importorskip("numpy")
 pytest.importorskip("scipy")
+pytest.importorskip("httpx", reason=TEST_TOOL.format("httpx"))
 
 import httpx
 

@@ -14,12 +14,15 @@ from pathlib import Path
 
 import pytest
 
-httpx = pytest.importorskip("httpx")
-pytest.importorskip("uvicorn")
+from helpers import TEST_TOOL
 
-import chasetheace as cta  # noqa: E402
-from chasetheace.web.store import Store  # noqa: E402
-from webtools import Client, create, join, play_to_end  # noqa: E402
+pytest.importorskip("uvicorn")
+pytest.importorskip("httpx", reason=TEST_TOOL.format("httpx"))
+import httpx
+
+import chasetheace as cta
+from chasetheace.web.store import Store
+from webtools import Client, create, join, play_to_end
 
 
 class Process:

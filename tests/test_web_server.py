@@ -9,16 +9,19 @@ from typing import Any
 
 import pytest
 
-httpx = pytest.importorskip("httpx")
-pytest.importorskip("uvicorn")
-from hypothesis import HealthCheck, given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
-from websockets.exceptions import ConnectionClosed  # noqa: E402
+from helpers import TEST_TOOL
 
-import chasetheace as cta  # noqa: E402
-from chasetheace.web.protocol import MAX_MESSAGE_BYTES  # noqa: E402
-from chasetheace.web.store import Store  # noqa: E402
-from webtools import CARD, Client, LiveServer, create, join, known_cards, play_to_end  # noqa: E402
+pytest.importorskip("uvicorn")
+pytest.importorskip("httpx", reason=TEST_TOOL.format("httpx"))
+import httpx
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from websockets.exceptions import ConnectionClosed
+
+import chasetheace as cta
+from chasetheace.web.protocol import MAX_MESSAGE_BYTES
+from chasetheace.web.store import Store
+from webtools import CARD, Client, LiveServer, create, join, known_cards, play_to_end
 
 
 @pytest.fixture(scope="module")

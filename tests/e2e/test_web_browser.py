@@ -15,8 +15,10 @@ from typing import Any
 
 import pytest
 
+from helpers import TEST_TOOL
+
 pytest.importorskip("uvicorn")
-pytest.importorskip("playwright.sync_api")
+pytest.importorskip("playwright.sync_api", reason=TEST_TOOL.format("Playwright"))
 
 CHROMIUM = next((p for p in ("/usr/bin/chromium", shutil.which("chromium")) if p and os.path.exists(p)), None)
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed "
