@@ -21,6 +21,7 @@ from chasetheace.events import (
     DealerSameRank,
     Dealt,
     Event,
+    HandStarted,
     KingJerk,
     ShowBlocker,
     Showdown,
@@ -52,8 +53,8 @@ def hand_events(game: cta.Game, hand: int) -> list[cta.Event]:
     out: list[cta.Event] = []
     current = 0
     for e in game.events:
-        if e.type == "hand_started":
-            current = e.hand  # type: ignore[attr-defined]
+        if isinstance(e, HandStarted):
+            current = e.hand
         if current == hand:
             out.append(e)
     return out

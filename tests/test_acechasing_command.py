@@ -8,6 +8,7 @@ import itertools
 import json
 import re
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +30,7 @@ from test_acechasing_properties import knowable
 CARD = re.compile(r"(?:10|[AKQJ2-9])[♣♦♥♠]")
 
 
-def scripted(replies: list[str]) -> tuple[list[str], list[str], object]:
+def scripted(replies: list[str]) -> tuple[list[str], list[str], Callable[[str], str]]:
     """Replies given in turn (cycled), and the prompts and lines printed, for play_ace_chasing."""
     feed = itertools.cycle(replies)
     prompts: list[str] = []
@@ -44,7 +45,7 @@ def scripted(replies: list[str]) -> tuple[list[str], list[str], object]:
 def test_a_whole_game_with_every_kind_of_reply(tmp_path: Path) -> None:
     save = tmp_path / "game.json"
     prompts, lines, ask = scripted(["7", "a", "s", "maybe", "d", "n", "k", "0", "yes", "keep"])
-    game = play_ace_chasing(players=5, seed=4, bots=["odds"], save=str(save), ask=ask,  # type: ignore[arg-type]
+    game = play_ace_chasing(players=5, seed=4, bots=["odds"], save=str(save), ask=ask,
                             say=lines.append)
     assert game.over
     again = cta.AceChasingGame.from_record(json.loads(save.read_text()))
@@ -62,7 +63,7 @@ def test_leaving_the_table_keeps_the_record(tmp_path: Path) -> None:
     save = tmp_path / "game.json"
     _, lines, ask = scripted(["q"])
     with pytest.raises(QuitGame):
-        play_ace_chasing(players=4, seed=1, matador=1, save=str(save), ask=ask, say=lines.append)  # type: ignore[arg-type]
+        play_ace_chasing(players=4, seed=1, matador=1, save=str(save), ask=ask, say=lines.append)
     game = cta.AceChasingGame.from_record(json.loads(save.read_text()))
     assert game.to_act == 0 and not game.over
 
@@ -119,9 +120,9 @@ def test_simulate_is_deterministic_and_adds_up() -> None:
     ({"players": 60}, "bad number of players 60"),
     ({"bots": ["odds:stake=x"]}, "bad stake 'x'"),
 ])
-def test_simulate_rejects_bad_arguments(kwargs: dict[str, object], words: str) -> None:
+def test_simulate_rejects_bad_arguments(kwargs: dict[str, Any], words: str) -> None:
     with pytest.raises(ValueError, match=words):
-        simulate_ace_chasing(**kwargs)  # type: ignore[arg-type]
+        simulate_ace_chasing(**kwargs)
 
 
 def parser() -> argparse.ArgumentParser:
@@ -158,7 +159,7 @@ def test_the_plug_in_plays(capsys: pytest.CaptureFixture[str], monkeypatch: pyte
 def test_replay_tells_a_saved_game_and_checks_it(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     save = tmp_path / "g.json"
     _, _, ask = scripted(["2", "d", "k"])
-    game = play_ace_chasing(players=4, seed=7, save=str(save), ask=ask, say=lambda line: None)  # type: ignore[arg-type]
+    game = play_ace_chasing(players=4, seed=7, save=str(save), ask=ask, say=lambda line: None)
     args = parser().parse_args(["ace-chasing", "replay", str(save)])
     assert args.func(args) == 0
     out = capsys.readouterr().out

@@ -12,6 +12,7 @@ pytest.importorskip("gymnasium")
 import gymnasium as gym
 import numpy as np
 from gymnasium.utils.env_checker import check_env
+from pettingzoo import AECEnv
 from pettingzoo.test import api_test, seed_test
 
 from chasetheace.adapters import chase_the_ace_v0
@@ -30,15 +31,15 @@ def test_pettingzoo_api_and_seed_tests(options: dict[str, object]) -> None:
         seed_test(lambda: pz_env(**options), num_cycles=200)
 
 
-def _run_pz(env: object, seed: int) -> tuple[dict[str, float], list[str]]:
-    env.reset(seed=seed)  # type: ignore[attr-defined]
+def _run_pz(env: AECEnv, seed: int) -> tuple[dict[str, float], list[str]]:
+    env.reset(seed=seed)
     totals: dict[str, float] = {}
     order: list[str] = []
-    for agent in env.agent_iter():  # type: ignore[attr-defined]
-        obs, reward, term, trunc, _ = env.last()  # type: ignore[attr-defined]
+    for agent in env.agent_iter():
+        obs, reward, term, trunc, _ = env.last()
         totals[agent] = totals.get(agent, 0.0) + reward
         order.append(agent)
-        env.step(None if term or trunc else int(obs["action_mask"].argmax()))  # type: ignore[attr-defined]
+        env.step(None if term or trunc else int(obs["action_mask"].argmax()))
     return totals, order
 
 

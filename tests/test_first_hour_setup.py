@@ -26,7 +26,7 @@ ROOT = Path(__file__).parent.parent
 # and does nothing, except what the Makefile needs back: `-c CODE` runs in the real Python, and
 # `-m venv DIR` makes a venv of stand-ins (its python and its chase-the-ace).
 FAKE_PYTHON = """#!{python}
-import json, os, shutil, stat, sys
+import json, os, shutil, sys
 args = sys.argv[1:]
 with open(os.environ["FAKE_LOG"], "a") as log:
     log.write(json.dumps([sys.argv[0], *args]) + "\\n")
@@ -61,8 +61,9 @@ class Make:
         env.pop("FAKE_OLD_PIP", None)
         if old_pip:
             env["FAKE_OLD_PIP"] = "1"
-        subprocess.run(["make", "--silent", "-C", str(ROOT), target, f"PYTHON={self.python}",
-                        f"VENV={self.venv}", *options], env=env, capture_output=True, check=True)
+        done = subprocess.run(["make", "--silent", "-C", str(ROOT), target, f"PYTHON={self.python}",
+                               f"VENV={self.venv}", *options], env=env, capture_output=True, text=True)
+        assert done.returncode == 0, done.stdout + done.stderr
         return [json.loads(line) for line in self.log.read_text().splitlines()]
 
     def installs(self, calls: list[list[str]]) -> list[tuple[str, str]]:

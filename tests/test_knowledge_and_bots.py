@@ -7,6 +7,7 @@ from collections import Counter
 from typing import Any
 
 import chasetheace as cta
+from chasetheace.events import HandStarted, LivesLost
 from helpers import stacked
 
 
@@ -106,10 +107,10 @@ def _loss_rate(rules: cta.Rules, kinds: list[str], games: int, seed: int) -> dic
         game = cta.Game(rules, len(kinds), seed=rng.randrange(2**32))
         cta.play_game(game, [cta.make_bot(k, rules, len(kinds)) for k in kinds], seed=i)
         for e in game.events:
-            if e.type == "hand_started":
-                played.update(kinds[s] for s in e.order)  # type: ignore[attr-defined]
-            if e.type == "lives_lost":
-                lost.update(kinds[s] for s, _ in e.payments)  # type: ignore[attr-defined]
+            if isinstance(e, HandStarted):
+                played.update(kinds[s] for s in e.order)
+            if isinstance(e, LivesLost):
+                lost.update(kinds[s] for s, _ in e.payments)
     return {k: lost[k] / played[k] for k in played}
 
 

@@ -11,9 +11,7 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 import chasetheace as cta
-from chasetheace.events import (
-    Showdown,
-)
+from chasetheace.events import DealerSameRank, Showdown
 from helpers import known_cards
 
 CARD = re.compile(r'"([AKQJT2-9][cdhs])"')
@@ -89,8 +87,8 @@ def test_random_games_keep_every_invariant(rules: cta.Rules, players: int, seed:
     for e in game.events:
         if e.type == "hand_started":
             immune = None
-        if e.type == "dealer_same_rank" and e.rule == "dealer-immune":  # type: ignore[attr-defined]
-            immune = e.seat  # type: ignore[attr-defined]
+        if isinstance(e, DealerSameRank) and e.rule == "dealer-immune":
+            immune = e.seat
         if isinstance(e, Showdown):
             shown = [(s, c) for s, c in e.cards if s != immune]
             assert set(e.losers) == reference_losers(rules, shown)

@@ -15,7 +15,7 @@ import numpy.typing as npt
 from chasetheace import Rules
 from chasetheace.solver import brute
 from chasetheace.solver.cfr import Engine, run_cfr
-from chasetheace.solver.hand import Deck, Hand
+from chasetheace.solver.hand import Deck, Hand, InfoKey
 from chasetheace.solver.tree import Tree
 
 SMALL = Deck((2, 2, 2, 2), (1, 5, 9, 13), 3)          # A 5 9 K, two of each; the king blocks
@@ -71,8 +71,8 @@ def test_cfr_reaches_tolerance_checked_by_brute_force_best_response(changes: dic
     assert progress.nash_conv <= 1e-6
     index = {key: i for i, key in enumerate(engine.tree.infosets)}
 
-    def strategy(key: object) -> float:
-        return float(sigma[index[key], 0])  # type: ignore[index]
+    def strategy(key: InfoKey) -> float:
+        return float(sigma[index[key], 0])
 
     ev = brute.evaluate(hand, strategy, exact=False)
     gains = ev.gain(strategy)

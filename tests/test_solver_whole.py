@@ -9,6 +9,7 @@ players, exact values of the strategy and exact best responses.
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Any
 
 import pytest
 from hypothesis import assume, given, settings
@@ -145,10 +146,10 @@ def test_paths_chances_add_up() -> None:
     ({"players": 5, "lives": 4}, "1..3 lives at 5 players"),
     ({"rules": cta.Rules(pairing=True), "players": 5}, "2..4 under pairing"),
     ({"rules": cta.Rules(last_chance=True)}, "last_chance")])
-def test_bad_input_is_one_clear_error(kwargs: dict[str, object], message: str) -> None:
-    args: dict[str, object] = {"rules": cta.Rules(), "players": 2, "lives": 1, **kwargs}
+def test_bad_input_is_one_clear_error(kwargs: dict[str, Any], message: str) -> None:
+    args: dict[str, Any] = {"rules": cta.Rules(), "players": 2, "lives": 1, **kwargs}
     with pytest.raises(ValueError, match=message):
-        solve_game(**args)  # type: ignore[arg-type]
+        solve_game(**args)
 
 
 def test_situation_reach_matches_the_one_hand_tree() -> None:
@@ -242,10 +243,10 @@ def test_the_merged_hand_equals_every_path_of_play_at_4_players() -> None:
     "dealer_same_rank": st.sampled_from(["none", "dealer-wins", "dealer-immune"]),
     "announce_low": st.booleans(), "ranking": st.sampled_from(["king-high", "ace-high", "reverse"])}),
     st.integers(2, 3), st.integers(0, 2 ** 16))
-def test_the_merged_hand_equals_every_path_of_play_under_any_rules(options: dict[str, object], players: int,
+def test_the_merged_hand_equals_every_path_of_play_under_any_rules(options: dict[str, Any], players: int,
                                                                   seed: int) -> None:
     try:
-        rules = cta.Rules(deck=32, **options)  # type: ignore[arg-type]
+        rules = cta.Rules(deck=32, **options)
     except ValueError:
         assume(False)  # a combination the rules refuse
         return

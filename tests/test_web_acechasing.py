@@ -46,13 +46,11 @@ def play(clients: list[Client], limit: float = 60.0) -> None:
         assert time.monotonic() < end, "the game did not finish in time"
         for c in clients:
             c.pump(0.002)
-            if c.my_turn():
-                marker = (c.state["table"]["game_no"], c.events_seen)  # type: ignore[index]
-                if c.acted != marker:
-                    c.acted = marker
-                    msg = person(c)
-                    if msg is not None:
-                        c.send(msg)
+            if c.my_turn() and c.acted != c.marker:
+                c.acted = c.marker
+                msg = person(c)
+                if msg is not None:
+                    c.send(msg)
 
 
 def test_a_whole_game_with_bets_and_every_state_is_the_engines_view(server: LiveServer) -> None:

@@ -22,7 +22,7 @@ import httpx
 import chasetheace as cta
 from chasetheace.solver import cache
 from chasetheace.solver.advice import hint
-from chasetheace.web.protocol import ProtocolError, parse_message
+from chasetheace.web.protocol import Create, ProtocolError, parse_message
 from test_review import _check, _schema
 from webtools import Client, LiveServer, create, join, play_to_end
 
@@ -70,8 +70,10 @@ def _my_turn(clients: list[Client]) -> Client:
 
 
 def test_the_house_rule_is_off_by_default_and_checked() -> None:
-    assert parse_message('{"type": "create", "name": "Ann"}').hints is False  # type: ignore[union-attr]
-    assert parse_message('{"type": "create", "name": "Ann", "hints": true}').hints is True  # type: ignore[union-attr]
+    plain, hinted = (parse_message('{"type": "create", "name": "Ann"}'),
+                     parse_message('{"type": "create", "name": "Ann", "hints": true}'))
+    assert isinstance(plain, Create) and plain.hints is False
+    assert isinstance(hinted, Create) and hinted.hints is True
     with pytest.raises(ProtocolError, match="'hints' must be true or false"):
         parse_message('{"type": "create", "name": "Ann", "hints": "yes"}')
     assert type(parse_message('{"type": "hint"}')).__name__ == "HintRequest"

@@ -192,6 +192,18 @@ class Client:
     def events_seen(self) -> int:
         return self.base + len(self.history)
 
+    @property
+    def table_info(self) -> dict[str, Any]:
+        """The table part of the latest state (one must have come)."""
+        assert self.state is not None, "no state has come yet"
+        table: dict[str, Any] = self.state["table"]
+        return table
+
+    @property
+    def marker(self) -> tuple[int, int]:
+        """Where this client is: the table's game number and the events seen (one move at each)."""
+        return (self.state["table"]["game_no"] if self.state else 0, self.events_seen)
+
     def my_turn(self) -> bool:
         game = self.game
         return game is not None and game["to_act"] == self.seat and bool(game["legal"])
@@ -242,12 +254,9 @@ def play_to_end(clients: list[Client], choose: Callable[[Client], str] | None = 
             return
         assert time.monotonic() < end, "the game did not finish in time"
         for c in clients:
-            game = c.game
-            if c.my_turn() and game is not None:
-                marker = (c.state["table"]["game_no"] if c.state else 0, c.events_seen)
-                if c.acted != marker:
-                    c.acted = marker
-                    c.send({"type": "act", "action": (choose or threshold)(c)})
+            if c.my_turn() and c.acted != c.marker:
+                c.acted = c.marker
+                c.send({"type": "act", "action": (choose or threshold)(c)})
 
 
 def threshold(client: Client) -> str:
