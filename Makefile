@@ -48,7 +48,7 @@ test: $(VENV)/.everything
 
 lint: $(VENV)/.everything
 	$(PY) -m ruff check src tests benchmarks examples
-	$(PY) -m mypy src
+	$(PY) -m mypy src tests
 
 bench: $(VENV)/.everything
 	$(PY) benchmarks/engine.py

@@ -5,9 +5,12 @@ import sys
 import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, settings
 
-sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).parent))  # the helpers below, and each test's `from helpers import`
+
+from helpers import SCREENSHOTS
 
 for _name, _examples in (("ci", 60), ("dev", 30), ("long", 1000)):
     settings.register_profile(_name, max_examples=_examples, deadline=None,
@@ -16,3 +19,9 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 # `play` keeps your stats in your data directory: never the real one from the tests
 os.environ["CHASE_THE_ACE_STATS"] = str(Path(tempfile.mkdtemp(prefix="cta-stats-")) / "stats.sqlite3")
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
+    """Print where the browser tests (tests/e2e) left their screenshots (the test artifacts)."""
+    for line in config.stash.get(SCREENSHOTS, []):
+        terminalreporter.write_line(line)

@@ -21,6 +21,7 @@ from chasetheace.events import (
     DealerSameRank,
     Dealt,
     Event,
+    HandStarted,
     KingJerk,
     ShowBlocker,
     Showdown,
@@ -52,8 +53,8 @@ def hand_events(game: cta.Game, hand: int) -> list[cta.Event]:
     out: list[cta.Event] = []
     current = 0
     for e in game.events:
-        if e.type == "hand_started":
-            current = e.hand  # type: ignore[attr-defined]
+        if isinstance(e, HandStarted):
+            current = e.hand
         if current == hand:
             out.append(e)
     return out
@@ -65,6 +66,10 @@ def of(game: cta.Game, kind: str, hand: int = 1) -> list[Any]:
 
 
 CARD = re.compile(r"\b[A2-9TJQK][cdhs]\b")
+TEST_TOOL = "{} is a test tool, in the dev extra (pip install -e '.[dev]'; make test installs it)"
+"""The reason a test skips without one of the dev extra's tools: ``TEST_TOOL.format("httpx")``."""
+SCREENSHOTS = pytest.StashKey[list[str]]()
+"""Where the browser tests left their screenshots: tests/conftest.py prints these lines at the end."""
 
 
 def known_cards(events: Iterable[Event], seat: int | None) -> set[str]:
@@ -89,8 +94,9 @@ def known_cards(events: Iterable[Event], seat: int | None) -> set[str]:
     return known
 
 
-SCHEMA_TYPES = {"object": dict, "array": list, "string": str, "integer": int, "number": (int, float),
-                "boolean": bool, "null": type(None)}
+SCHEMA_TYPES: dict[str, type | tuple[type, ...]] = {
+    "object": dict, "array": list, "string": str, "integer": int, "number": (int, float), "boolean": bool,
+    "null": type(None)}
 
 
 def check_schema(value: Any, schema: dict[str, Any], where: str = "$") -> None:

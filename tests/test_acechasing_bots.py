@@ -87,7 +87,7 @@ def test_the_random_bot_makes_legal_choices() -> None:
     bot = cta.RandomAceChasingBot(stake=3)
     rng = random.Random(8)
     while not game.over:
-        action = bot.choose(game.observation(game.to_act), game.legal_actions(), rng)  # type: ignore[arg-type]
+        action = bot.choose(game.observation(game.to_act), game.legal_actions(), rng)
         assert game.can_act(action)
         game.act(action)
 

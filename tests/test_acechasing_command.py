@@ -8,7 +8,9 @@ import itertools
 import json
 import re
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -24,7 +26,7 @@ from test_acechasing_properties import knowable
 CARD = re.compile(r"(?:10|[AKQJ2-9])[♣♦♥♠]")
 
 
-def scripted(replies: list[str]) -> tuple[list[str], list[str], object]:
+def scripted(replies: list[str]) -> tuple[list[str], list[str], Callable[[str], str]]:
     """Replies given in turn (cycled), and the prompts and lines printed, for play_ace_chasing."""
     feed = itertools.cycle(replies)
     prompts: list[str] = []
@@ -39,7 +41,7 @@ def scripted(replies: list[str]) -> tuple[list[str], list[str], object]:
 def test_a_whole_game_with_every_kind_of_reply(tmp_path: Path) -> None:
     save = tmp_path / "game.json"
     prompts, lines, ask = scripted(["7", "a", "s", "maybe", "d", "n", "k", "0", "yes", "keep"])
-    game = play_ace_chasing(players=5, seed=4, bots=["odds"], save=str(save), ask=ask,  # type: ignore[arg-type]
+    game = play_ace_chasing(players=5, seed=4, bots=["odds"], save=str(save), ask=ask,
                             say=lines.append)
     assert game.over
     again = cta.AceChasingGame.from_record(json.loads(save.read_text()))
@@ -57,7 +59,7 @@ def test_leaving_the_table_keeps_the_record(tmp_path: Path) -> None:
     save = tmp_path / "game.json"
     _, lines, ask = scripted(["q"])
     with pytest.raises(QuitGame):
-        play_ace_chasing(players=4, seed=1, matador=1, save=str(save), ask=ask, say=lines.append)  # type: ignore[arg-type]
+        play_ace_chasing(players=4, seed=1, matador=1, save=str(save), ask=ask, say=lines.append)
     game = cta.AceChasingGame.from_record(json.loads(save.read_text()))
     assert game.to_act == 0 and not game.over
 
@@ -91,7 +93,7 @@ def test_narration_says_only_what_the_view_holds() -> None:
     assert "You: Swap with Cat. You gave 9♣ and got A♥." in mine
 
 
-def stable(result: dict[str, object]) -> dict[str, object]:
+def stable(result: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in result.items() if k not in ("seconds", "rounds_per_second")}
 
 
@@ -101,11 +103,11 @@ def test_simulate_is_deterministic_and_adds_up() -> None:
     assert stable(a) == stable(b)
     assert stable(a) != stable(simulate_ace_chasing(players=6, bots=["odds", "random"] * 3, games=30,
                                                     seed=6))
-    assert sum(row["wins"] for row in a["win_rate_by_seat"]) == 30  # type: ignore[attr-defined]
-    assert sum(a["money_by_seat"]) == 0  # type: ignore[arg-type]
-    assert a["matador_survival"]["rounds"] == a["rounds"]  # type: ignore[index]
-    matador = next(r for r in a["knocked_out_by_place"] if r["place"] == "matador")  # type: ignore[attr-defined]
-    assert matador["out"] == a["rounds"] - a["matador_survival"]["survived"]  # type: ignore[index,operator]
+    assert sum(row["wins"] for row in a["win_rate_by_seat"]) == 30
+    assert sum(a["money_by_seat"]) == 0
+    assert a["matador_survival"]["rounds"] == a["rounds"]
+    matador = next(r for r in a["knocked_out_by_place"] if r["place"] == "matador")
+    assert matador["out"] == a["rounds"] - a["matador_survival"]["survived"]
     json.dumps(a)
 
 
@@ -114,9 +116,9 @@ def test_simulate_is_deterministic_and_adds_up() -> None:
     ({"players": 60}, "bad number of players 60"),
     ({"bots": ["odds:stake=x"]}, "bad stake 'x'"),
 ])
-def test_simulate_rejects_bad_arguments(kwargs: dict[str, object], words: str) -> None:
+def test_simulate_rejects_bad_arguments(kwargs: dict[str, Any], words: str) -> None:
     with pytest.raises(ValueError, match=words):
-        simulate_ace_chasing(**kwargs)  # type: ignore[arg-type]
+        simulate_ace_chasing(**kwargs)
 
 
 def parser() -> argparse.ArgumentParser:
@@ -153,7 +155,7 @@ def test_the_plug_in_plays(capsys: pytest.CaptureFixture[str], monkeypatch: pyte
 def test_replay_tells_a_saved_game_and_checks_it(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     save = tmp_path / "g.json"
     _, _, ask = scripted(["2", "d", "k"])
-    game = play_ace_chasing(players=4, seed=7, save=str(save), ask=ask, say=lambda line: None)  # type: ignore[arg-type]
+    game = play_ace_chasing(players=4, seed=7, save=str(save), ask=ask, say=lambda line: None)
     args = parser().parse_args(["ace-chasing", "replay", str(save)])
     assert args.func(args) == 0
     out = capsys.readouterr().out

@@ -12,6 +12,7 @@ pytest.importorskip("gymnasium")
 import gymnasium as gym
 import numpy as np
 from gymnasium.utils.env_checker import check_env
+from pettingzoo import AECEnv
 from pettingzoo.test import api_test, seed_test
 
 from chasetheace.adapters import chase_the_ace_v0
@@ -30,15 +31,15 @@ def test_pettingzoo_api_and_seed_tests(options: dict[str, object]) -> None:
         seed_test(lambda: pz_env(**options), num_cycles=200)
 
 
-def _run_pz(env: object, seed: int) -> tuple[dict[str, float], list[str]]:
-    env.reset(seed=seed)  # type: ignore[attr-defined]
+def _run_pz(env: AECEnv, seed: int) -> tuple[dict[str, float], list[str]]:
+    env.reset(seed=seed)
     totals: dict[str, float] = {}
     order: list[str] = []
-    for agent in env.agent_iter():  # type: ignore[attr-defined]
-        obs, reward, term, trunc, _ = env.last()  # type: ignore[attr-defined]
+    for agent in env.agent_iter():
+        obs, reward, term, trunc, _ = env.last()
         totals[agent] = totals.get(agent, 0.0) + reward
         order.append(agent)
-        env.step(None if term or trunc else int(obs["action_mask"].argmax()))  # type: ignore[attr-defined]
+        env.step(None if term or trunc else int(obs["action_mask"].argmax()))
     return totals, order
 
 
@@ -103,7 +104,8 @@ def test_gymnasium_registration_and_an_episode() -> None:
     assert not truncated and steps >= 1
     lives = info["lives"][0]
     assert total == pytest.approx(lives - 3 + (1.0 if info["winners"] == [0] else 0.0))
-    assert "seat 0" in env.render()
+    text = env.render()
+    assert isinstance(text, str) and "seat 0" in text
 
 
 def test_gymnasium_is_deterministic_from_the_seed() -> None:
@@ -130,4 +132,5 @@ def test_gymnasium_bad_options_get_one_clear_error() -> None:
     env.reset(seed=0)
     with pytest.raises(ValueError, match="bad action 7"):
         env.step(7)
+    assert isinstance(env.observation_space, gym.spaces.Box)
     assert np.all(env.observation_space.low == 0.0)

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import io
+import argparse
 import json
 import re
 import subprocess
 import sys
 import types
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -96,8 +97,10 @@ def test_a_game_left_midway_is_saved_so_far(monkeypatch: pytest.MonkeyPatch,
     assert status == 0 and "it stops in hand" in out and "with You to act" in out
 
 
-class _CtrlC(io.StringIO):
-    def readline(self, size: int | None = -1) -> str:
+class _CtrlC:
+    """A standard input on which the player presses Ctrl-C (``input()`` reads by ``readline``)."""
+
+    def readline(self, size: int = -1, /) -> str:
         raise KeyboardInterrupt
 
 
@@ -322,12 +325,12 @@ def test_command_modules_add_subcommands(monkeypatch: pytest.MonkeyPatch,
                                          capsys: pytest.CaptureFixture[str]) -> None:
     plugin = types.ModuleType("fake_plugin_command")
 
-    def register(subparsers: object) -> None:
-        parser = subparsers.add_parser("hello", help="say hello")  # type: ignore[attr-defined]
+    def register(subparsers: Any) -> None:  # as the package's command modules declare it
+        parser = subparsers.add_parser("hello", help="say hello")
         cli_main.add_rules_arguments(parser)
 
-        def hello(args: object) -> int:
-            rules = rules_from_args(args.preset, args.rule)  # type: ignore[attr-defined]
+        def hello(args: argparse.Namespace) -> int:
+            rules = rules_from_args(args.preset, args.rule)
             print(f"hello, {rules.lives} lives")
             if rules.lives == 9:
                 raise ValueError("nine lives is too many")
@@ -335,7 +338,7 @@ def test_command_modules_add_subcommands(monkeypatch: pytest.MonkeyPatch,
 
         parser.set_defaults(func=hello)
 
-    plugin.register = register  # type: ignore[attr-defined]
+    vars(plugin).update(register=register)
     monkeypatch.setattr(cli_main, "COMMANDS", (*cli_main.COMMANDS, plugin))
     status, out, _ = run(monkeypatch, capsys, ["hello", "--preset", "hoffmann-1891"])
     assert status == 0 and out == "hello, 4 lives\n"

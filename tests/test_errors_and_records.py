@@ -85,7 +85,8 @@ def test_cards_read_and_write_symmetrically() -> None:
 def _record() -> dict[str, Any]:
     game = cta.Game(cta.Rules(), players=4, seed=11)
     cta.play_game(game, [cta.ThresholdBot(8)] * 4, seed=2)
-    return json.loads(json.dumps(game.record()))
+    record: dict[str, Any] = json.loads(json.dumps(game.record()))  # as a file would give it back
+    return record
 
 
 def _index_of(record: dict[str, Any], kind: str) -> int:

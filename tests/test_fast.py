@@ -30,7 +30,8 @@ def engine_outcomes(game: cta.Game) -> list[Outcome]:
     """Per hand, read from the engine's events: dealer, payments, then lives, kitty, who is in."""
     lives, kitty, alive = [game.rules.lives] * game.players, 0, [True] * game.players
     out: list[Outcome] = []
-    dealer, payments = -1, ()
+    dealer = -1
+    payments: tuple[tuple[int, int], ...] = ()
     for ev in [*game.events, HandStarted(0, 0, ())]:
         if isinstance(ev, HandStarted | GameOver) and dealer >= 0:
             out.append((dealer, tuple(sorted(payments)), tuple(lives), kitty, tuple(alive)))

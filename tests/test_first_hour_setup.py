@@ -3,6 +3,8 @@ citations, and `rules` at 80 columns."""
 
 from __future__ import annotations
 
+import json
+import os
 import re
 import shutil
 import subprocess
@@ -20,36 +22,100 @@ from chasetheace.sources import SOURCES, cited
 ROOT = Path(__file__).parent.parent
 
 
-def make_dry_run(target: str, tmp_path: Path, *extra: str) -> str:
-    if shutil.which("make") is None:
-        pytest.skip("make is not installed")
-    argv = ["make", "-n", "--no-print-directory", "-C", str(ROOT), target, f"VENV={tmp_path / 'venv'}"]
-    out = subprocess.run([*argv, *extra], capture_output=True, text=True, check=True)
-    return out.stdout
+# A stand-in for Python (the one `make` is given, and the venv's): it writes down how it was called
+# and does nothing, except what the Makefile needs back: `-c CODE` runs in the real Python, and
+# `-m venv DIR` makes a venv of stand-ins (its python and its chase-the-ace).
+FAKE_PYTHON = """#!{python}
+import json, os, shutil, sys
+args = sys.argv[1:]
+with open(os.environ["FAKE_LOG"], "a") as log:
+    log.write(json.dumps([sys.argv[0], *args]) + "\\n")
+if args[:1] == ["-c"]:
+    os.execv({python!r}, [{python!r}, *args])
+if args[:2] == ["-m", "venv"]:
+    bin = os.path.join(args[-1], "bin")
+    os.makedirs(bin)
+    for name in ("python", "chase-the-ace"):
+        shutil.copy(__file__, os.path.join(bin, name))
+if os.environ.get("FAKE_OLD_PIP") and "--python" in args:
+    sys.exit(2)  # a pip older than 22.3: no --python option
+"""
 
 
-def test_make_play_installs_only_the_cli_extra_and_passes_args(tmp_path: Path) -> None:
-    text = make_dry_run("play", tmp_path, "ARGS=--preset cuckoo --players 6")
-    installs = [line for line in text.splitlines() if " install " in line]
-    assert len(installs) == 1 and installs[0].count("-e '.[cli]'") == 2  # the host's pip, or the venv's
-    assert "[cli," not in text and "tomllib" not in text
-    assert text.splitlines()[-1].endswith("/venv/bin/chase-the-ace play --preset cuckoo --players 6")
-    assert f"touch {tmp_path / 'venv'}/.play" in text
+class Make:
+    """`make TARGET` run for real in the repository, with stand-ins for Python: what it ran."""
+
+    def __init__(self, tmp_path: Path) -> None:
+        if shutil.which("make") is None:
+            pytest.skip("make is not installed")
+        self.python = tmp_path / "python3"
+        self.python.write_text(FAKE_PYTHON.format(python=sys.executable))
+        self.python.chmod(0o755)
+        self.venv = tmp_path / "venv"
+        self.log = tmp_path / "calls.jsonl"
+
+    def __call__(self, target: str, *options: str, old_pip: bool = False) -> list[list[str]]:
+        """Run ``make target``; each program it ran (a path) with its arguments, in order."""
+        self.log.write_text("")
+        env = {**os.environ, "FAKE_LOG": str(self.log)}
+        env.pop("FAKE_OLD_PIP", None)
+        if old_pip:
+            env["FAKE_OLD_PIP"] = "1"
+        done = subprocess.run(["make", "--silent", "-C", str(ROOT), target, f"PYTHON={self.python}",
+                               f"VENV={self.venv}", *options], env=env, capture_output=True, text=True)
+        assert done.returncode == 0, done.stdout + done.stderr
+        return [json.loads(line) for line in self.log.read_text().splitlines()]
+
+    def installs(self, calls: list[list[str]]) -> list[tuple[str, str]]:
+        """Each `pip install -e SPEC`: into which Python, and the spec (``.[extras]``)."""
+        found = []
+        for call in calls:
+            if call[1:3] == ["-m", "pip"] and "install" in call and "-e" in call:
+                into = call[call.index("--python") + 1] if "--python" in call else call[0]
+                found.append((into, call[call.index("-e") + 1]))
+        return found
 
 
-def test_make_test_installs_every_extra_with_its_own_stamp(tmp_path: Path) -> None:
-    text = make_dry_run("test", tmp_path)
-    install = next(line for line in text.splitlines() if "pip install" in line and " -e " in line)
-    expression = re.search(r"\$\((.*)\)\]", install)
-    assert expression is not None
-    code = expression.group(1).split(" -c ", 1)[1].strip("'")
-    extras = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
-                            check=True).stdout.strip().split(",")
+def test_make_play_installs_only_the_cli_extra_once_and_plays_with_args(tmp_path: Path) -> None:
+    make = Make(tmp_path)
+    py, play = str(make.venv / "bin" / "python"), str(make.venv / "bin" / "chase-the-ace")
+    calls = make("play", "ARGS=--preset cuckoo --players 6")
+    assert [str(make.python), "-m", "venv", "--without-pip", str(make.venv)] in calls  # no pip of its own
+    assert make.installs(calls) == [(py, ".[cli]")]  # the host's pip installs into the venv
+    assert calls[-1] == [play, "play", "--preset", "cuckoo", "--players", "6"]
+    assert (make.venv / ".play").exists()
+    again = make("play")
+    assert make.installs(again) == [] and again == [[play, "play"]]  # set up once
+    # a pip older than 22.3 cannot install into another Python: the venv gets its own pip
+    (make.venv / ".play").unlink()
+    calls = make("play", old_pip=True)
+    assert make.installs(calls) == [(py, ".[cli]"), (py, ".[cli]")]  # the host's pip failed, then its own
+    assert calls[-1] == [play, "play"]
+
+
+def test_make_serve_adds_the_web_extra(tmp_path: Path) -> None:
+    make = Make(tmp_path)
+    py = str(make.venv / "bin" / "python")
+    calls = make("serve", "ARGS=--port 8001")
+    assert make.installs(calls) == [(py, ".[cli,web]")]
+    assert calls[-1] == [py, "-m", "chasetheace.web", "--port", "8001"]
+    assert (make.venv / ".serve").exists()
+
+
+def test_make_test_installs_every_extra_then_runs_pytest(tmp_path: Path) -> None:
+    make = Make(tmp_path)
+    py = str(make.venv / "bin" / "python")
+    calls = make("test", "ARGS=-x tests/test_smoke.py")
     declared = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
-    assert sorted(extras) == sorted(declared) and {"dev", "all", "cli"} <= set(extras)
-    assert f"touch {tmp_path / 'venv'}/.everything" in text and ".play" not in text
-    serve = make_dry_run("serve", tmp_path)
-    assert "-e '.[cli,web]'" in serve and f"touch {tmp_path / 'venv'}/.serve" in serve
+    ((into, spec),) = make.installs(calls)
+    assert into == py and spec.startswith(".[") and spec.endswith("]")
+    assert sorted(spec[2:-1].split(",")) == sorted(declared) and {"dev", "all", "cli"} <= set(declared)
+    assert calls[-1] == [py, "-m", "pytest", "-x", "tests/test_smoke.py"]
+    assert (make.venv / ".everything").exists() and not (make.venv / ".play").exists()
+    lint = make("lint")
+    assert make.installs(lint) == []  # the same set-up
+    assert [py, "-m", "ruff", "check", "src", "tests", "benchmarks", "examples"] in lint
+    assert [py, "-m", "mypy", "src", "tests"] in lint  # the tests are type-checked as the code is
 
 
 def test_playing_needs_only_rich_and_platformdirs() -> None:

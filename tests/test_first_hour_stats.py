@@ -9,6 +9,7 @@ import pytest
 
 import chasetheace as cta
 from chasetheace.cli.stats import ENV_VAR, StatsStore, default_path, stats_path
+from chasetheace.events import FinalTie, HandStarted
 from helpers import cli_run as run
 
 pytest.importorskip("rich")
@@ -33,7 +34,7 @@ def test_the_store_counts_games_wins_and_lives_by_position() -> None:
     lost = sum(row["lives_lost"] for row in s.by_position)
     assert lost == sum(2 - g.lives[0] for g in games) + (2 - games[0].lives[0])
     assert sum(row["hands"] for row in s.by_position) == sum(
-        sum(1 for e in g.events if e.type == "hand_started" and 0 in e.order) for g in [*games, games[0]])
+        sum(1 for e in g.events if isinstance(e, HandStarted) and 0 in e.order) for g in [*games, games[0]])
     assert s.by_position[0]["position"] == "eldest"
     assert [row["position"] for row in s.by_position][-1] == "dealer"
     assert {row["bots"]: row["games"] for row in s.by_bots} == {"threshold:8 x2": 6, "counting, random": 1}
@@ -47,7 +48,7 @@ def test_lives_lost_agree_with_the_lives_left_even_after_a_replayed_final_tie() 
         store.add(game, you=0, bots=["threshold:8"] * 2, preset="standard")
         lost = sum(row["lives_lost"] for row in store.summary().by_position)
         assert lost == 1 - game.lives[0], seed
-        replayed += any(e.type == "final_tie" and 0 in e.seats for e in game.events)
+        replayed += any(isinstance(e, FinalTie) and 0 in e.seats for e in game.events)
     assert replayed  # the case is met
 
 

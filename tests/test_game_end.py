@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 import chasetheace as cta
+from chasetheace.events import DealerChosen, DealerDraw
 from helpers import of, stacked
 
 
-def _tie(final_tie: str, **options: object) -> cta.Game:
+def _tie(final_tie: str, **options: Any) -> cta.Game:
     g = stacked("3c 3d 9h", players=2, lives=1, final_tie=final_tie, **options)
     g.act("keep")
     g.act("keep")
@@ -102,14 +105,14 @@ def test_last_chance_final_tie() -> None:
 @pytest.mark.parametrize("method", ["random", "high-card", "first-jack"])
 def test_first_dealer(method: str) -> None:
     g = cta.Game(cta.Rules(first_dealer=method), players=6, seed=3)
-    (chosen,) = [e for e in g.events if e.type == "dealer_chosen"]
+    (chosen,) = [e for e in g.events if isinstance(e, DealerChosen)]
     assert chosen.method == method and g.dealer == chosen.dealer
     if method == "high-card":
-        draws = [e for e in g.events if e.type == "dealer_draw"][-1].draws
+        draws = [e for e in g.events if isinstance(e, DealerDraw)][-1].draws
         best = max(g.rules.strength(c) for _, c in draws)
         assert [s for s, c in draws if g.rules.strength(c) == best] == [g.dealer]
     if method == "first-jack":
-        (draw,) = [e for e in g.events if e.type == "dealer_draw"]
+        (draw,) = [e for e in g.events if isinstance(e, DealerDraw)]
         assert draw.draws[-1][1].rank == 11 and draw.draws[-1][0] == g.dealer
         assert all(c.rank != 11 for _, c in draw.draws[:-1])
 

@@ -7,6 +7,7 @@ from collections import Counter
 from typing import Any
 
 import chasetheace as cta
+from chasetheace.events import HandStarted, LivesLost
 from helpers import stacked
 
 
@@ -56,12 +57,12 @@ def test_to_bottom_history_shows_the_order_of_cards_under_the_stock() -> None:
 
 
 def test_threshold_bot() -> None:
-    obs = {"rules": cta.Rules().to_dict(), "card": "7h"}
+    obs = stacked("7h 2c 3d").observation(0)  # seat 0 holds the 7h
     rng = random.Random(0)
     both = [cta.Action.KEEP, cta.Action.SWAP]
     assert cta.ThresholdBot(8).choose(obs, both, rng) is cta.Action.SWAP
     assert cta.ThresholdBot("7").choose(obs, both, rng) is cta.Action.KEEP
-    obs = {"rules": cta.Rules(ranking="ace-high").to_dict(), "card": "Ah"}
+    obs = stacked("Ah 2c 3d", ranking="ace-high").observation(0)
     assert cta.ThresholdBot("K").choose(obs, both, rng) is cta.Action.KEEP
 
 
@@ -106,10 +107,10 @@ def _loss_rate(rules: cta.Rules, kinds: list[str], games: int, seed: int) -> dic
         game = cta.Game(rules, len(kinds), seed=rng.randrange(2**32))
         cta.play_game(game, [cta.make_bot(k, rules, len(kinds)) for k in kinds], seed=i)
         for e in game.events:
-            if e.type == "hand_started":
-                played.update(kinds[s] for s in e.order)  # type: ignore[attr-defined]
-            if e.type == "lives_lost":
-                lost.update(kinds[s] for s, _ in e.payments)  # type: ignore[attr-defined]
+            if isinstance(e, HandStarted):
+                played.update(kinds[s] for s in e.order)
+            if isinstance(e, LivesLost):
+                lost.update(kinds[s] for s, _ in e.payments)
     return {k: lost[k] / played[k] for k in played}
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import random
 from fractions import Fraction
+from typing import Any
 
 import pytest
 
@@ -12,6 +13,7 @@ pytest.importorskip("numpy")
 pytest.importorskip("scipy")
 
 import chasetheace as cta
+from chasetheace.events import KingJerk, LivesLost
 from chasetheace.solver import Solution, SolvedBot, brute, cached_solve
 from chasetheace.solver.bot import SolvedBot as BotModuleSolvedBot
 from chasetheace.solver.command import main
@@ -65,8 +67,8 @@ def _one_hand(sol: Solution, bot: cta.Bot, seed: int) -> list[int]:
         seat = game.to_act
         game.act(bot.choose(game.observation(seat), game.legal_actions(), rng))
     for ev in reversed(game.events):
-        if ev.type == "lives_lost":
-            return [order.index(s) for s, _ in ev.payments]  # type: ignore[attr-defined]
+        if isinstance(ev, LivesLost):
+            return [order.index(s) for s, _ in ev.payments]
     raise AssertionError("the first hand did not end")
 
 
@@ -91,7 +93,8 @@ def test_action_probabilities_read_only_the_observation(three: Solution) -> None
             seat = game.to_act
             obs = game.observation(seat)
             key = infoset_of(obs, deck)
-            assert key[2] == deck.strength_of_rank(game.card(seat).rank)  # type: ignore[union-attr]
+            card = game.card(seat)
+            assert card is not None and key[2] == deck.strength_of_rank(card.rank)
             probs = three.action_probabilities(obs)
             assert probs["keep"] + probs["swap"] == pytest.approx(1)
             checked += key[3] >= 0
@@ -129,7 +132,7 @@ def test_pairing_is_solved_and_matches_the_engine(changes: dict[str, object]) ->
     for pos, p in enumerate(sol.loss_probabilities):
         sd = (p * (1 - p) / hands) ** 0.5
         assert abs(counts[pos] / hands - p) < 4.5 * sd
-    assert bot.fallbacks == 0  # type: ignore[attr-defined]
+    assert bot.fallbacks == 0
 
 
 def test_kings_jerk_is_solved_and_the_bot_reads_the_shown_kings() -> None:
@@ -140,7 +143,7 @@ def test_kings_jerk_is_solved_and_the_bot_reads_the_shown_kings() -> None:
     jerked = 0
     for seed in range(200):
         game = cta.Game(sol.rules, players=3, seed=seed)
-        shown = [ev.seat for ev in game.events if ev.type == "king_jerk"]  # type: ignore[attr-defined]
+        shown = [ev.seat for ev in game.events if isinstance(ev, KingJerk)]
         order = list(game.observation(None)["order"])
         while game.hand == 1 and game.to_act is not None:
             seat = game.to_act
@@ -159,10 +162,10 @@ def test_kings_jerk_is_solved_and_the_bot_reads_the_shown_kings() -> None:
     ({"method": "lp", "players": 3}, "two players"),
     ({"iterations": 0}, "iterations"),
 ])
-def test_bad_input_is_one_clear_error(kwargs: dict[str, object], message: str) -> None:
-    args: dict[str, object] = {"rules": cta.Rules(), "players": 3, **kwargs}
+def test_bad_input_is_one_clear_error(kwargs: dict[str, Any], message: str) -> None:
+    args: dict[str, Any] = {"rules": cta.Rules(), "players": 3, **kwargs}
     with pytest.raises(ValueError, match=message):
-        cta.solve(**args)  # type: ignore[arg-type]
+        cta.solve(**args)
 
 
 def test_command_prints_the_strategy(capsys: pytest.CaptureFixture[str], tmp_path: object) -> None:

@@ -6,14 +6,17 @@ import random
 
 import pytest
 
-np = pytest.importorskip("numpy")
+pytest.importorskip("numpy")
 pytest.importorskip("scipy")
 
-from chasetheace import Rules  # noqa: E402
-from chasetheace.solver import brute  # noqa: E402
-from chasetheace.solver.cfr import Engine, run_cfr  # noqa: E402
-from chasetheace.solver.hand import Deck, Hand  # noqa: E402
-from chasetheace.solver.tree import Tree  # noqa: E402
+import numpy as np
+import numpy.typing as npt
+
+from chasetheace import Rules
+from chasetheace.solver import brute
+from chasetheace.solver.cfr import Engine, run_cfr
+from chasetheace.solver.hand import Deck, Hand, InfoKey
+from chasetheace.solver.tree import Tree
 
 SMALL = Deck((2, 2, 2, 2), (1, 5, 9, 13), 3)          # A 5 9 K, two of each; the king blocks
 SMALL_NO_BLOCKER = Deck((2, 2, 2, 2), (1, 2, 9, 13), None)  # A 2 9 K, every swap goes through
@@ -34,10 +37,11 @@ VARIANTS = [
 ]
 
 
-def _random_profile(tree: Tree, seed: int) -> np.ndarray:
+def _random_profile(tree: Tree, seed: int) -> npt.NDArray[np.float64]:
     rng = random.Random(seed)
     keep = np.array([rng.random() for _ in tree.infosets])
-    return np.c_[keep, 1 - keep]
+    profile: npt.NDArray[np.float64] = np.c_[keep, 1 - keep]  # each infoset's keep and swap
+    return profile
 
 
 @pytest.mark.parametrize("changes", VARIANTS)
@@ -67,8 +71,8 @@ def test_cfr_reaches_tolerance_checked_by_brute_force_best_response(changes: dic
     assert progress.nash_conv <= 1e-6
     index = {key: i for i, key in enumerate(engine.tree.infosets)}
 
-    def strategy(key: object) -> float:
-        return float(sigma[index[key], 0])  # type: ignore[index]
+    def strategy(key: InfoKey) -> float:
+        return float(sigma[index[key], 0])
 
     ev = brute.evaluate(hand, strategy, exact=False)
     gains = ev.gain(strategy)
@@ -153,7 +157,7 @@ def test_revising_in_one_pass_equals_a_pass_per_position() -> None:
     fast = start.copy()
     seen = []
 
-    def revise(position: int, reach: np.ndarray, cfv: np.ndarray) -> bool:
+    def revise(position: int, reach: npt.NDArray[np.float64], cfv: npt.NDArray[np.float64]) -> bool:
         seen.append(position)
         mine = engine.owner == position
         keep = cfv[mine, 0] <= cfv[mine, 1]

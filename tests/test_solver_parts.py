@@ -2,24 +2,30 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pytest
 
-np = pytest.importorskip("numpy")
+pytest.importorskip("numpy")
 pytest.importorskip("scipy")
 
-import chasetheace as cta  # noqa: E402
-from chasetheace.solver.cfr import Engine, run_cfr  # noqa: E402
-from chasetheace.solver.hand import Hand  # noqa: E402
-from chasetheace.solver.measure import measure  # noqa: E402
-from chasetheace.solver.parts import PartsEngine, parts_of  # noqa: E402
-from chasetheace.solver.solution import MAX_PARTS_PLAYERS, _from_parts  # noqa: E402
-from chasetheace.solver.tree import Tree  # noqa: E402
+import numpy as np
+import numpy.typing as npt
+
+import chasetheace as cta
+from chasetheace.solver.cfr import Engine, run_cfr
+from chasetheace.solver.hand import Hand
+from chasetheace.solver.measure import measure
+from chasetheace.solver.parts import PartsEngine, parts_of
+from chasetheace.solver.solution import MAX_PARTS_PLAYERS, _from_parts
+from chasetheace.solver.tree import Tree
 
 
-def _random_sigma(keys: list[object], seed: int) -> object:
+def _random_sigma(keys: Sequence[object], seed: int) -> npt.NDArray[np.float64]:
     rng = np.random.default_rng(seed)
     keep = rng.random(len(keys))
-    return np.c_[keep, 1 - keep]
+    sigma: npt.NDArray[np.float64] = np.c_[keep, 1 - keep]  # each infoset's keep and swap
+    return sigma
 
 
 def test_a_pass_over_the_parts_equals_the_whole_tree() -> None:

@@ -9,6 +9,7 @@ players, exact values of the strategy and exact best responses.
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Any
 
 import pytest
 from hypothesis import assume, given, settings
@@ -69,19 +70,19 @@ def _brute_state(rules: cta.Rules, state: tuple[int, int], sol: GameSolution,
     value = [Fraction(0), Fraction(0)]
     cfv: dict[InfoKey, list[Fraction]] = {}
 
-    def leaf(path: tuple[tuple[InfoKey, int], ...], chance: object, lives: list[object]) -> None:
-        u = payoff([int(x) for x in lives])  # type: ignore[call-overload]
+    def leaf(path: tuple[tuple[InfoKey, int], ...], chance: brute.Number, lives: list[brute.Number]) -> None:
+        u = payoff([int(x) for x in lives])
         sig = [Fraction(1)] * len(path)
         for i, (key, action) in enumerate(path):
             p = keep(key)
             sig[i] = p if action == 0 else 1 - p
-        reach = Fraction(chance)  # type: ignore[arg-type]
+        reach = Fraction(chance)
         for s in sig:
             reach *= s
         for pos in range(2):
             value[pos] += reach * u[pos]
         for i, (key, action) in enumerate(path):
-            others = Fraction(chance)  # type: ignore[arg-type]
+            others = Fraction(chance)
             for j, s in enumerate(sig):
                 if j != i:
                     others *= s
@@ -145,10 +146,10 @@ def test_paths_chances_add_up() -> None:
     ({"players": 5, "lives": 4}, "1..3 lives at 5 players"),
     ({"rules": cta.Rules(pairing=True), "players": 5}, "2..4 under pairing"),
     ({"rules": cta.Rules(last_chance=True)}, "last_chance")])
-def test_bad_input_is_one_clear_error(kwargs: dict[str, object], message: str) -> None:
-    args: dict[str, object] = {"rules": cta.Rules(), "players": 2, "lives": 1, **kwargs}
+def test_bad_input_is_one_clear_error(kwargs: dict[str, Any], message: str) -> None:
+    args: dict[str, Any] = {"rules": cta.Rules(), "players": 2, "lives": 1, **kwargs}
     with pytest.raises(ValueError, match=message):
-        solve_game(**args)  # type: ignore[arg-type]
+        solve_game(**args)
 
 
 def test_situation_reach_matches_the_one_hand_tree() -> None:
@@ -242,10 +243,10 @@ def test_the_merged_hand_equals_every_path_of_play_at_4_players() -> None:
     "dealer_same_rank": st.sampled_from(["none", "dealer-wins", "dealer-immune"]),
     "announce_low": st.booleans(), "ranking": st.sampled_from(["king-high", "ace-high", "reverse"])}),
     st.integers(2, 3), st.integers(0, 2 ** 16))
-def test_the_merged_hand_equals_every_path_of_play_under_any_rules(options: dict[str, object], players: int,
+def test_the_merged_hand_equals_every_path_of_play_under_any_rules(options: dict[str, Any], players: int,
                                                                   seed: int) -> None:
     try:
-        rules = cta.Rules(deck=32, **options)  # type: ignore[arg-type]
+        rules = cta.Rules(deck=32, **options)
     except ValueError:
         assume(False)  # a combination the rules refuse
         return

@@ -10,16 +10,19 @@ from typing import Any
 
 import pytest
 
+from helpers import TEST_TOOL
+
 pytest.importorskip("starlette")
 pytest.importorskip("numpy")
 pytest.importorskip("scipy")
+pytest.importorskip("httpx", reason=TEST_TOOL.format("httpx"))
 
 import httpx
 
 import chasetheace as cta
 from chasetheace.solver import cache
 from chasetheace.solver.advice import hint
-from chasetheace.web.protocol import ProtocolError, parse_message
+from chasetheace.web.protocol import Create, ProtocolError, parse_message
 from test_review import _check, _schema
 from webtools import Client, LiveServer, create, join, play_to_end
 
@@ -67,8 +70,10 @@ def _my_turn(clients: list[Client]) -> Client:
 
 
 def test_the_house_rule_is_off_by_default_and_checked() -> None:
-    assert parse_message('{"type": "create", "name": "Ann"}').hints is False  # type: ignore[union-attr]
-    assert parse_message('{"type": "create", "name": "Ann", "hints": true}').hints is True  # type: ignore[union-attr]
+    plain, hinted = (parse_message('{"type": "create", "name": "Ann"}'),
+                     parse_message('{"type": "create", "name": "Ann", "hints": true}'))
+    assert isinstance(plain, Create) and plain.hints is False
+    assert isinstance(hinted, Create) and hinted.hints is True
     with pytest.raises(ProtocolError, match="'hints' must be true or false"):
         parse_message('{"type": "create", "name": "Ann", "hints": "yes"}')
     assert type(parse_message('{"type": "hint"}')).__name__ == "HintRequest"
@@ -119,7 +124,8 @@ def test_a_missing_solution_is_prepared_off_the_loop(server: LiveServer, clients
     assert "Solver:" in msg["text"]
 
 
-def test_a_finished_game_is_reviewed_from_the_table(server: LiveServer, clients: list[Client]) -> None:
+def test_a_finished_game_is_reviewed_from_the_table(server: LiveServer, clients: list[Client],
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     table_id, people = _table(server, clients, 1, hints=True)
     with httpx.Client(base_url=server.url) as http:
         assert http.get(f"/api/review/{table_id}/1").status_code == 409  # not over yet
@@ -137,10 +143,15 @@ def test_a_finished_game_is_reviewed_from_the_table(server: LiveServer, clients:
         human = next(s for s in data["summary"] if s["seat"] == 0)
         assert human["decisions"] > 0
         assert {d["action"] for d in data["decisions"] if d["seat"] == 0} == {"keep"}
-        advisor = server.app.state.server.advisor
+        advisor = server.core.advisor
         worked: list[int] = []
         review = advisor.review
-        advisor.review = lambda rec: worked.append(1) or review(rec)
+
+        def counted(record: dict[str, Any]) -> dict[str, Any] | None:
+            worked.append(1)
+            return review(record)
+
+        monkeypatch.setattr(advisor, "review", counted)
         for _ in range(3):  # asking again does no work again: a finished game's review is kept
             assert http.get(f"/api/review/{table_id}/1").json() == data
         assert worked == []

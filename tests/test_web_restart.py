@@ -14,12 +14,15 @@ from pathlib import Path
 
 import pytest
 
-httpx = pytest.importorskip("httpx")
-pytest.importorskip("uvicorn")
+from helpers import TEST_TOOL
 
-import chasetheace as cta  # noqa: E402
-from chasetheace.web.store import Store  # noqa: E402
-from webtools import Client, create, join, play_to_end  # noqa: E402
+pytest.importorskip("uvicorn")
+pytest.importorskip("httpx", reason=TEST_TOOL.format("httpx"))
+import httpx
+
+import chasetheace as cta
+from chasetheace.web.store import Store
+from webtools import Client, create, join, play_to_end
 
 
 class Process:
@@ -86,11 +89,11 @@ def test_a_killed_server_restores_every_table_exactly(tmp_path: Path, started: l
     ann.send({"type": "start"})
     # play a few turns: kill while a person is to act, mid-hand
     acted, deadline = 0, time.monotonic() + 30
-    while acted < 3 or not (ann.my_turn() or bob.my_turn()) or ann.game["hand"] < 2:  # type: ignore[index]
+    while acted < 3 or not (ann.my_turn() or bob.my_turn()) or ann.game is None or ann.game["hand"] < 2:
         for c in (ann, bob):
             c.pump(0.01)
-            if c.my_turn() and c.acted != (c.state["table"]["game_no"], c.events_seen):  # type: ignore[index]
-                c.acted = (c.state["table"]["game_no"], c.events_seen)  # type: ignore[index]
+            if c.my_turn() and c.acted != c.marker:
+                c.acted = c.marker
                 c.send({"type": "act", "action": "swap"})
                 acted += 1
         assert time.monotonic() < deadline
@@ -98,7 +101,7 @@ def test_a_killed_server_restores_every_table_exactly(tmp_path: Path, started: l
     ann.wait_for(lambda c: c.game is not None and (c.game["over"] or c.game["to_act"] in (0, 1)))
     bob.wait_for(lambda c: c.events_seen == ann.events_seen)
     before = {c.seat: (c.game, list(c.history)) for c in (ann, bob)}
-    assert not ann.game["over"] and ann.game["to_act"] in (0, 1)  # type: ignore[index]
+    assert ann.game is not None and not ann.game["over"] and ann.game["to_act"] in (0, 1)
     first.kill()
 
     second = Process(db)
@@ -109,7 +112,7 @@ def test_a_killed_server_restores_every_table_exactly(tmp_path: Path, started: l
         assert new.seat == old.seat
         assert new.game == game and new.history == history  # the very same state, mid-hand
     play_to_end([ann2, bob2])
-    record = Store(str(db)).game_record(table, 1, ann2.state["table"]["options"]["rules"])  # type: ignore[index]
+    record = Store(str(db)).game_record(table, 1, ann2.table_info["options"]["rules"])
     assert cta.Game.from_record(record).over
 
 

@@ -3,22 +3,25 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-httpx = pytest.importorskip("httpx")
-pytest.importorskip("uvicorn")
-from hypothesis import HealthCheck, given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
-from websockets.exceptions import ConnectionClosed  # noqa: E402
+from helpers import TEST_TOOL
 
-import chasetheace as cta  # noqa: E402
-from chasetheace.web.protocol import MAX_MESSAGE_BYTES  # noqa: E402
-from chasetheace.web.store import Store  # noqa: E402
-from webtools import CARD, Client, LiveServer, create, join, known_cards, play_to_end  # noqa: E402
+pytest.importorskip("uvicorn")
+pytest.importorskip("httpx", reason=TEST_TOOL.format("httpx"))
+import httpx
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from websockets.exceptions import ConnectionClosed
+
+import chasetheace as cta
+from chasetheace.web.protocol import MAX_MESSAGE_BYTES
+from chasetheace.web.store import Store
+from webtools import CARD, Client, LiveServer, create, join, known_cards, play_to_end
 
 
 @pytest.fixture(scope="module")
@@ -69,7 +72,7 @@ def test_no_client_ever_receives_a_card_it_may_not_know(server: LiveServer, clie
     watcher = connect(server, clients)[0]
     watcher.request({"type": "watch", "table": table}, "joined")
     play_to_end([*people, watcher])
-    record = Store(server.db).game_record(table, 1, people[0].state["table"]["options"]["rules"])  # type: ignore[index]
+    record = Store(server.db).game_record(table, 1, people[0].table_info["options"]["rules"])
     events = record["events"]
     game = cta.Game.from_record(record)  # the stored log is a valid game, replayed by the engine
     assert game.over
@@ -150,7 +153,7 @@ def test_the_page_and_health_are_served_with_a_strict_policy(server: LiveServer)
 # --- bad input: each refused with one clear error, nothing changes ---------------------------------
 
 def assert_refused(c: Client, message: dict[str, Any] | str | bytes, code: str,
-                   watchers: list[Client] = ()) -> dict[str, Any]:  # type: ignore[assignment]
+                   watchers: Sequence[Client] = ()) -> dict[str, Any]:
     """Send a bad message: exactly one error comes back and no client hears of any change."""
     c.quiet()  # everything sent before is in (a ping's pong comes after it)
     for w in watchers:
@@ -290,7 +293,8 @@ def test_the_store_uses_wal_and_never_holds_a_token(server: LiveServer, clients:
     store = Store(server.db)
     assert store.journal_mode == "wal"
     dump = "\n".join(store.db.iterdump())
-    assert ann.token not in dump and bob.token not in dump  # type: ignore[operator]
+    assert ann.token is not None and bob.token is not None
+    assert ann.token not in dump and bob.token not in dump
 
 
 _JUNK = st.one_of(

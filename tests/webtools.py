@@ -29,7 +29,6 @@ from chasetheace.web.botkinds import WebBots  # noqa: E402
 from chasetheace.web.limits import Limits  # noqa: E402
 
 CARD = re.compile(r'"([A2-9TJQK][cdhs])"')
-SCREENSHOTS = pytest.StashKey[list[str]]()  # where the browser test left its screenshots
 # the tests' server: one client (127.0.0.1) opens many tables and connections
 TEST_LIMITS = Limits(connections_per_client=1000, tables_per_client=100_000, absent_grace=0.05)
 
@@ -193,6 +192,18 @@ class Client:
     def events_seen(self) -> int:
         return self.base + len(self.history)
 
+    @property
+    def table_info(self) -> dict[str, Any]:
+        """The table part of the latest state (one must have come)."""
+        assert self.state is not None, "no state has come yet"
+        table: dict[str, Any] = self.state["table"]
+        return table
+
+    @property
+    def marker(self) -> tuple[int, int]:
+        """Where this client is: the table's game number and the events seen (one move at each)."""
+        return (self.state["table"]["game_no"] if self.state else 0, self.events_seen)
+
     def my_turn(self) -> bool:
         game = self.game
         return game is not None and game["to_act"] == self.seat and bool(game["legal"])
@@ -216,6 +227,20 @@ def join(client: Client, table: str, name: str) -> dict[str, Any]:
     return msg
 
 
+def wait_until(condition: Callable[[], object], what: str, timeout: float = 10.0) -> None:
+    """Poll ``condition`` until it holds; an AssertionError saying ``what`` was awaited after
+    ``timeout`` seconds (a generous deadline: a slow machine waits longer, it does not fail)."""
+    end = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < end, f"timed out waiting until {what}"
+        time.sleep(0.01)
+
+
+def game_on(number: int) -> Callable[[dict[str, Any]], bool]:
+    """For :meth:`Client.until`: the table's state once its game ``number`` is on."""
+    return lambda m: m["type"] == "state" and m["table"]["game_no"] == number
+
+
 def play_to_end(clients: list[Client], choose: Callable[[Client], str] | None = None,
                 limit: float = 60.0, stop: Callable[[], bool] | None = None) -> None:
     """Every client plays its turns (threshold 8 by default) until every client sees the game over."""
@@ -229,12 +254,9 @@ def play_to_end(clients: list[Client], choose: Callable[[Client], str] | None = 
             return
         assert time.monotonic() < end, "the game did not finish in time"
         for c in clients:
-            game = c.game
-            if c.my_turn() and game is not None:
-                marker = (c.state["table"]["game_no"] if c.state else 0, c.events_seen)
-                if c.acted != marker:
-                    c.acted = marker
-                    c.send({"type": "act", "action": (choose or threshold)(c)})
+            if c.my_turn() and c.acted != c.marker:
+                c.acted = c.marker
+                c.send({"type": "act", "action": (choose or threshold)(c)})
 
 
 def threshold(client: Client) -> str:

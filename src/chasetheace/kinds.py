@@ -39,6 +39,9 @@ class AnyGame(Protocol):
     def names(self) -> Sequence[str]: ...
 
     @property
+    def players(self) -> int: ...
+
+    @property
     def events(self) -> list[Event]: ...
 
     @property

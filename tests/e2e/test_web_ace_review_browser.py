@@ -11,8 +11,10 @@ from typing import Any
 
 import pytest
 
+from helpers import TEST_TOOL
+
 pytest.importorskip("uvicorn")
-pytest.importorskip("playwright.sync_api")
+pytest.importorskip("playwright.sync_api", reason=TEST_TOOL.format("Playwright"))
 
 from test_web_browser import (
     CHROMIUM,

@@ -15,8 +15,10 @@ from typing import Any
 
 import pytest
 
+from helpers import TEST_TOOL
+
 pytest.importorskip("uvicorn")
-pytest.importorskip("playwright.sync_api")
+pytest.importorskip("playwright.sync_api", reason=TEST_TOOL.format("Playwright"))
 
 CHROMIUM = next((p for p in ("/usr/bin/chromium", shutil.which("chromium")) if p and os.path.exists(p)), None)
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed "
@@ -33,7 +35,7 @@ def artifacts(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureR
     folder.mkdir(parents=True, exist_ok=True)
     yield folder
     shots = sorted(p.name for p in folder.glob("*.png"))
-    from webtools import SCREENSHOTS  # tests/e2e/conftest.py prints these lines at the end
+    from helpers import SCREENSHOTS  # tests/conftest.py prints these lines at the end
 
     request.config.stash.setdefault(SCREENSHOTS, []).append(
         f"browser test screenshots in {folder}: {', '.join(shots)}")

@@ -10,9 +10,11 @@ from typing import Any
 
 import pytest
 
+from helpers import TEST_TOOL
+
 pytest.importorskip("numpy")
 pytest.importorskip("scipy")
-pytest.importorskip("playwright")
+pytest.importorskip("playwright.sync_api", reason=TEST_TOOL.format("Playwright"))
 
 from test_web_browser import (
     CHROMIUM,
