@@ -29,8 +29,8 @@ import tempfile
 import time
 
 import chasetheace as cta
-from chasetheace.solver import cache
-from chasetheace.solver.advice import review
+from chasetheace.solver.solutions import cache
+from chasetheace.solver.uses.advice import review
 
 HANDS = 20
 PLAYERS = 5
@@ -59,7 +59,7 @@ def ace_chasing(players: int, bot: str, seed: int, repeat: int = 5) -> None:
     """Time the review of one Ace Chasing game (the best of ``repeat`` runs) and print it."""
     from chasetheace.acechasing.bots import _chance
     from chasetheace.acechasing.exchange import _first
-    from chasetheace.solver.advice_ace import review_ace_chasing
+    from chasetheace.solver.uses.advice_ace import review_ace_chasing
 
     game = cta.AceChasingGame(players, seed=seed)
     cta.play_ace_chasing_game(game, [cta.make_ace_chasing_bot(bot) for _ in range(players)], seed=seed)

@@ -8,12 +8,13 @@ np = pytest.importorskip("numpy")
 pytest.importorskip("scipy")
 
 import chasetheace as cta  # noqa: E402
-from chasetheace.solver.cfr import Engine, run_cfr  # noqa: E402
-from chasetheace.solver.hand import Hand  # noqa: E402
-from chasetheace.solver.measure import measure  # noqa: E402
-from chasetheace.solver.parts import PartsEngine, parts_of  # noqa: E402
-from chasetheace.solver.solution import MAX_PARTS_PLAYERS, _from_parts  # noqa: E402
-from chasetheace.solver.tree import Tree  # noqa: E402
+from chasetheace.solver.methods.cfr import Engine, run_cfr  # noqa: E402
+from chasetheace.solver.methods.measure import measure  # noqa: E402
+from chasetheace.solver.methods.parts import PartsEngine, parts_of  # noqa: E402
+from chasetheace.solver.model.hand import Hand  # noqa: E402
+from chasetheace.solver.model.tree import Tree  # noqa: E402
+from chasetheace.solver.solutions.choice import MAX_PARTS_PLAYERS  # noqa: E402
+from chasetheace.solver.solutions.solving import _from_parts  # noqa: E402
 
 
 def _random_sigma(keys: list[object], seed: int) -> object:

@@ -11,7 +11,7 @@ pytest.importorskip("scipy")
 
 import chasetheace as cta
 from chasetheace.solver.command import StatusLine, main
-from chasetheace.solver.solution import caveats
+from chasetheace.solver.solutions.solution import caveats
 
 
 def test_to_bottom_is_said_to_be_unmodelled(capsys: pytest.CaptureFixture[str]) -> None:

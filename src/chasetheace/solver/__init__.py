@@ -16,20 +16,22 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ..rules import Rules
-from .bot import SolvedBot, cached_solve
-from .hand import Deck, Hand
-from .solution import AUTO_EXACT_PLAYERS, MAX_EXACT_PLAYERS, METHODS, Solution, solve
+from .model.hand import Deck, Hand
+from .solutions.choice import AUTO_EXACT_PLAYERS, MAX_EXACT_PLAYERS, METHODS
+from .solutions.solution import Solution
+from .solutions.solving import solve
+from .uses.bot import SolvedBot, cached_solve
 
 if TYPE_CHECKING:
-    from .whole import GameSolution
+    from .methods.whole_game import GameSolution
 
 
 def solve_game(rules: Rules | None = None, players: int = 3, *, lives: int | None = None,
                tolerance: float = 1e-5, iterations: int = 5000,
                progress: Callable[[str], None] | None = None) -> GameSolution:
     """An equilibrium of the whole game with lives (2 to 5 players, up to 4 lives, 3 at 5 players): see
-    :func:`chasetheace.solver.whole.solve_game` (imported here on first use: it needs numpy)."""
-    from .whole import solve_game as solve_whole
+    :func:`chasetheace.solver.methods.whole_game.solve_game` (imported here on first use: it needs numpy)."""
+    from .methods.whole_game import solve_game as solve_whole
 
     return solve_whole(rules, players, lives=lives, tolerance=tolerance, iterations=iterations,
                        progress=progress)

@@ -15,7 +15,13 @@ from typing import Any, TextIO
 
 from ..files import check_plot_file, check_writable
 from ..rules import rules_from_args
-from .solution import AUTO_EXACT_PLAYERS, AUTO_IID_PLAYERS, MAX_EXACT_PLAYERS, MAX_PARTS_PLAYERS, METHODS
+from .solutions.choice import (
+    AUTO_EXACT_PLAYERS,
+    AUTO_IID_PLAYERS,
+    MAX_EXACT_PLAYERS,
+    MAX_PARTS_PLAYERS,
+    METHODS,
+)
 
 __all__ = ["StatusLine", "register", "run", "main"]
 
@@ -88,8 +94,8 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Solve and print; a user's mistake is one line on stderr and exit status 2."""
-    from .explain import render_text
-    from .solution import solve
+    from .solutions.solving import solve
+    from .uses.explain import render_text
 
     try:
         rules = rules_from_args(args.preset, args.rule)
@@ -106,7 +112,7 @@ def run(args: argparse.Namespace) -> int:
         finally:
             status.close()
         if args.plot:
-            from .plot import plot_solution
+            from .uses.plot import plot_solution
 
             plot_solution(sol, args.plot)
         if args.save:

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from .hand import Hand, InfoKey
+from ..model.hand import Hand, InfoKey
 
 __all__ = ["SampledSolver", "Estimate"]
 
@@ -327,10 +327,6 @@ class SampledSolver:
                 tokens.append("J" + "".join("1" if jerk >> i & 1 else "0" for i in range(self.n)))
             out.append((t, tuple(reversed(tokens)), x, p))
         return out
-
-    def visits(self) -> Array:
-        """How often each information set was met in training (iteration-weighted)."""
-        return self.avg[:len(self.keys)].sum(axis=1)
 
 
 def _deviation_gain(pick: float, value: float, keep: float) -> float:

@@ -1,6 +1,6 @@
 """One hand as a merged tree whose ends say who loses: the whole game's hand for 5 players.
 
-:class:`~chasetheace.solver.whole.HandPaths` lists every path of play of a hand (150 M at 5
+:class:`~chasetheace.solver.methods.whole_game.HandPaths` lists every path of play of a hand (150 M at 5
 players). Here paths whose futures are equal are merged, as in :mod:`.tree`: cards are drawn the
 first time anybody may see them (true card removal), and a turn node is keyed by the public
 history, the multiset of cards drawn, the actor's card and the card it gave. One more thing joins
@@ -34,7 +34,7 @@ _NORMAL, _DL, _DW = 0, 1, 2
 
 class OutcomeTree(Tree):
     """The turn nodes of a hand, keyed so that their futures and outcomes are equal; see the
-    module docstring. Shares :class:`~chasetheace.solver.tree.Tree`'s dealing and histories (the
+    module docstring. Shares :class:`~chasetheace.solver.model.tree.Tree`'s dealing and histories (the
     same information sets, in the same words); its own levels and passes."""
 
     def __init__(self, hand: Hand) -> None:

@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from multiprocessing import get_context
 from typing import Any
 
-from ..rules import Rules
-from .hand import Hand, InfoKey
+from ...rules import Rules
+from ..model.hand import Hand, InfoKey
 
 __all__ = ["PartResult", "PartsEngine", "PartsPasses", "evaluate_part", "parts_of"]
 
@@ -58,8 +58,8 @@ def evaluate_part(hand: Hand, pair: tuple[int, int] | None, keep: Callable[[Info
     if the part is empty."""
     import numpy as np
 
+    from ..model.tree import Tree
     from .cfr import Engine
-    from .tree import Tree
 
     tree = Tree(hand, pair=pair, closed_dealer=closed_ok(hand))
     if not tree.node_count:
@@ -85,7 +85,7 @@ def evaluate_part(hand: Hand, pair: tuple[int, int] | None, keep: Callable[[Info
 def closed_ok(hand: Hand) -> bool:
     """Whether the parts are built with ``closed_dealer`` (the dealer's nodes never built: about a
     tenth of the nodes and memory): where the rules allow it and its loop is compiled (numba)."""
-    from .kernels import available
+    from ..model.kernels import available
 
     return not (hand.pairing or hand.jerk) and hand.players >= 3 and available()
 
