@@ -30,7 +30,7 @@ from .solution import Solution
 from .solving import solve
 
 __all__ = ["CACHE_ENV", "SAMPLED_SECONDS", "SOLVER_VERSION", "Progress", "announce_solving", "cache_folder",
-           "cache_path", "cached", "is_cached", "solution_for"]
+           "cache_path", "cached", "is_cached", "rules_key", "save_json", "solution_for"]
 
 SOLVER_VERSION = 3
 """Bumped whenever a solution's content changes (2: per-situation chances of losing; 3: warm-started
@@ -68,14 +68,15 @@ def cache_folder(folder: str | os.PathLike[str] | None = None) -> Path:
     return Path(platformdirs.user_cache_dir("chase-the-ace")) / "solutions"
 
 
-def _rules_key(rules: Rules) -> str:
+def rules_key(rules: Rules) -> str:
+    """The rules as one text, equal for equal rules: the key of a cache in memory and on disk."""
     return json.dumps(rules.to_dict(), sort_keys=True)
 
 
 def cache_path(rules: Rules, players: int, method: str = "auto", tolerance: float = 1e-4,
                folder: str | os.PathLike[str] | None = None) -> Path:
     """The file that holds (or will hold) the solution for ``rules`` and ``players``."""
-    text = json.dumps([_rules_key(rules), players, method, tolerance, SOLVER_VERSION])
+    text = json.dumps([rules_key(rules), players, method, tolerance, SOLVER_VERSION])
     digest = hashlib.sha256(text.encode()).hexdigest()[:20]
     return cache_folder(folder) / f"v{SOLVER_VERSION}-{players}p-{digest}.json"
 
@@ -83,7 +84,7 @@ def cache_path(rules: Rules, players: int, method: str = "auto", tolerance: floa
 def cached(rules: Rules, players: int, method: str = "auto", tolerance: float = 1e-4,
            folder: str | os.PathLike[str] | None = None) -> Solution | None:
     """The solution if it is in memory or on disk already (never solves); None otherwise."""
-    key = (_rules_key(rules), players, method, tolerance)
+    key = (rules_key(rules), players, method, tolerance)
     sol = _MEMORY.get(key)
     if sol is not None:
         return sol
@@ -101,7 +102,7 @@ def cached(rules: Rules, players: int, method: str = "auto", tolerance: float = 
 def is_cached(rules: Rules, players: int, method: str = "auto", tolerance: float = 1e-4,
               folder: str | os.PathLike[str] | None = None) -> bool:
     """Whether the solution is in memory or has a file in the cache (without reading it)."""
-    return ((_rules_key(rules), players, method, tolerance) in _MEMORY
+    return ((rules_key(rules), players, method, tolerance) in _MEMORY
             or cache_path(rules, players, method, tolerance, folder).is_file())
 
 
@@ -120,8 +121,8 @@ def solution_for(rules: Rules, players: int, *, method: str = "auto", tolerance:
         if sol is not None:
             return sol
         sol = _solve(rules, players, method, tolerance, progress)
-        _MEMORY[(_rules_key(rules), players, method, tolerance)] = sol
-        _save(sol, cache_path(rules, players, method, tolerance, folder))
+        _MEMORY[(rules_key(rules), players, method, tolerance)] = sol
+        save_json(sol, cache_path(rules, players, method, tolerance, folder))
         return sol
 
 
@@ -156,11 +157,13 @@ def _cfr_progress(progress: Progress, tolerance: float) -> Callable[[Any], None]
     return report
 
 
-class _Saveable(Protocol):
+class Saveable(Protocol):
+    """What :func:`save_json` writes: anything with a ``to_dict``."""
+
     def to_dict(self) -> dict[str, Any]: ...
 
 
-def _save(sol: _Saveable, path: Path) -> None:
+def save_json(sol: Saveable, path: Path) -> None:
     """Write atomically (a reader never sees half a file); a failure to write is not an error."""
     with contextlib.suppress(OSError):
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from ...rules import Rules
 from ..methods.game_limits import check_game
-from .cache import _rules_key, _save, cache_folder
+from .cache import cache_folder, rules_key, save_json
 
 if TYPE_CHECKING:
     from ..methods.whole_game import GameSolution
@@ -35,7 +35,7 @@ _LOCK = threading.Lock()
 def game_cache_path(rules: Rules, players: int, lives: int, tolerance: float = 1e-5,
                     folder: str | os.PathLike[str] | None = None) -> Path:
     """The file that holds (or will hold) the whole-game solution for this table."""
-    text = json.dumps([_rules_key(rules), players, lives, tolerance, GAME_VERSION])
+    text = json.dumps([rules_key(rules), players, lives, tolerance, GAME_VERSION])
     digest = hashlib.sha256(text.encode()).hexdigest()[:20]
     return cache_folder(folder) / f"game-v{GAME_VERSION}-{players}p-{lives}l-{digest}.json"
 
@@ -60,7 +60,7 @@ def game_solution_for(rules: Rules, players: int, lives: int | None = None, *, t
     lives = rules.lives if lives is None and isinstance(rules, Rules) else lives
     check_game(rules, players, lives)
     assert isinstance(lives, int)
-    key = (_rules_key(rules), players, lives, tolerance)
+    key = (rules_key(rules), players, lives, tolerance)
     path = game_cache_path(rules, players, lives, tolerance, folder)
     with _LOCK:
         sol = _MEMORY.get(key) or _read(path, rules, players, lives)
@@ -72,7 +72,7 @@ def game_solution_for(rules: Rules, players: int, lives: int | None = None, *, t
                          f"(once: the solution is then cached)")
             sol = solve_game(rules, players, lives=lives, tolerance=tolerance, progress=progress)
             sol.paths.clear()  # a bot needs only the strategies; the hands' models are large
-            _save(sol, path)
+            save_json(sol, path)
         _MEMORY[key] = sol
         return sol
 
