@@ -28,8 +28,9 @@ __all__ = ["StatusLine", "register", "run", "main"]
 
 def _add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--players", type=int, default=5,
-                   help=f"seats at the table (auto: exact up to {AUTO_EXACT_PLAYERS}, iid up to "
-                        f"{AUTO_IID_PLAYERS}, sampled above; --method dcfr solves up to {MAX_EXACT_PLAYERS} "
+                   help=f"seats at the table (auto: exact up to {AUTO_EXACT_PLAYERS}, at "
+                        f"{AUTO_EXACT_PLAYERS} without pairing or kings_jerk; iid up to {AUTO_IID_PLAYERS}, "
+                        f"sampled above; --method dcfr solves up to {MAX_EXACT_PLAYERS} "
                         f"on the exact tree, {MAX_PARTS_PLAYERS} on it in parts: about an hour)")
     p.add_argument("--preset", default="standard", help="a preset of RULES.md A5 (default standard)")
     p.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE",

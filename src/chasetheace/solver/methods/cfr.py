@@ -43,8 +43,8 @@ class Engine:
     """Evaluates strategy profiles (``sigma[infoset] = (keep, swap)``) on a :class:`Tree`."""
 
     def __init__(self, tree: Tree, workers: int = 1, compiled: bool | None = None) -> None:
-        """``compiled``: run the passes with the compiled loops of :mod:`.kernels` (needs
-        numba; default: as the tree was built, see :func:`.kernels.worth`), else with numpy."""
+        """``compiled``: run the passes with the compiled loops of :mod:`..model.kernels` (needs
+        numba; default: as the tree was built, see :func:`..model.kernels.worth`), else with numpy."""
         if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
             raise ValueError(f"bad workers {workers!r}: an integer >= 1")
         if compiled:
@@ -194,7 +194,7 @@ class Engine:
 
     def _closed(self, sigma: Array, reach: Array, w: Array, cfv: Array, cfp: Array | None, life: Array,
                 loss: Array) -> Array:
-        """The last two positions of a ``closed_dealer`` tree (:func:`.kernels.closed_last`): fills
+        """The last two positions of a ``closed_dealer`` tree (:func:`..model.kernels.closed_last`): fills
         the continuations of the dealer's right neighbour's nodes; returns the dealer's information
         sets' reach (no node carries it)."""
         tree, hand = self.tree, self.tree.hand

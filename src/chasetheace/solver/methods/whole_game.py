@@ -1,6 +1,6 @@
 """The whole game: a run of hands with lives, won by the last player in.
 
-Each hand is one decision per seat, as in :mod:`.tree`, but a seat no longer minimises the lives it
+Each hand is one decision per seat, as in :mod:`..model.tree`, but a seat no longer minimises the lives it
 expects to lose: it maximises its chance of winning the game (with ``final_tie = split`` or ``cut``,
 a shared win counts as its share). Who loses how many lives in a hand moves the game to another
 *lives state*; the value of that state (each player's chance of winning from there, solved first)

@@ -249,7 +249,7 @@ def _from_cfr(hand: Hand, method: str, iterations: int, tolerance: float, check_
 def _from_parts(hand: Hand, method: str, iterations: int, tolerance: float, check_every: int,
                 start: float, workers: int, progress: Callable[[str], None] | None = None,
                 on_check: Callable[[Any], None] | None = None) -> Solution:
-    """CFR on the exact tree evaluated in parts (:mod:`.parts`), started from the strategy solved
+    """CFR on the exact tree evaluated in parts (:mod:`..methods.parts`), started from the strategy solved
     without card removal as CFR's first iterate. Every NashConv check is an exact best response in
     the true game; the solution's figures are those of the last check (no refinement off the path:
     that would take a pass per round)."""
