@@ -34,7 +34,7 @@ import numpy as np
 from ...rules import Rules
 from ..model.hand import Deck, Hand, InfoKey, deck_of
 from .game_limits import MAX_GAME_LIVES, MAX_GAME_PLAYERS, MAX_PAIRING_PLAYERS, check_game
-from .sampled import SampledSolver, _State
+from .sampled import HandBatch, SampledSolver
 
 __all__ = ["MAX_GAME_PLAYERS", "MAX_GAME_LIVES", "MAX_PAIRING_PLAYERS", "Difference", "GameBot",
            "GameSolution", "HandModel", "HandPaths", "StateSolution", "check_game", "differences",
@@ -89,12 +89,12 @@ class HandPaths:
         jerk = np.zeros(len(cards), dtype=np.int64)
         if hand.jerk:
             jerk = (seats == hand.top).astype(np.int64) @ (1 << np.arange(n, dtype=np.int64))
-        state = _State(seats, cards[:, n].copy(), jerk)
+        state = HandBatch(seats, cards[:, n].copy(), jerk)
         info = np.full((len(cards), n), -1, dtype=np.int32)
         act = np.zeros((len(cards), n), dtype=np.int8)
         for t in range(n):
             rows = machine.deciding(t, state)
-            ids = machine._ids(t, state, rows, grow=True)
+            ids = machine.infoset_ids(t, state, rows, grow=True)
             rest = np.setdiff1d(np.arange(len(prob)), rows)
             parts, infos, acts, probs = [state.take(rest)], [info[rest]], [act[rest]], [prob[rest]]
             for a, keep in ((0, True), (1, False)):
@@ -106,7 +106,7 @@ class HandPaths:
                 infos.append(i)
                 acts.append(c)
                 probs.append(prob[rows])
-            state = _concat(parts)
+            state = HandBatch.concat(parts)
             info, act, prob = np.concatenate(infos), np.concatenate(acts), np.concatenate(probs)
         lives, _ = machine.showdown(state)
         self.outcomes, self.outcome = np.unique(lives.astype(np.int8), axis=0, return_inverse=True)
@@ -182,13 +182,6 @@ def _all_deals(copies: Sequence[int], count: int) -> tuple[Array, Array]:
         used = used[row]
         used[np.arange(len(col)), col] += 1
     return cards, prob
-
-
-def _concat(states: list[_State]) -> _State:
-    out = _State.__new__(_State)
-    for name in ("cards", "stock", "jerk", "hist", "given", "done", "stopped", "special"):
-        setattr(out, name, np.concatenate([getattr(s, name) for s in states]))
-    return out
 
 
 # --- the lives states -------------------------------------------------------------------------------
