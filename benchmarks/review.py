@@ -29,8 +29,8 @@ import tempfile
 import time
 
 import chasetheace as cta
-from chasetheace.solver import cache
-from chasetheace.solver.advice import review
+from chasetheace.solver.solutions import cache
+from chasetheace.solver.uses.advice import review
 
 HANDS = 20
 PLAYERS = 5

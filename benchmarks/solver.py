@@ -19,7 +19,7 @@ per hand, saying how it was measured. The passes over the exact tree are compile
 - ``iid`` (6 to 9 players): discounted CFR on the hand without card removal (every card dealt
   independently from the full pack) to NashConv <= 1e-4 there, then the strategy measured by an
   exact best response on the exact tree of the true game: at 6 players in one piece, at 7 and 8
-  (with ``--parts``) in 91 parts in worker processes (``chasetheace.solver.parts``). From 9 players
+  (with ``--parts``) in 91 parts in worker processes (``chasetheace.solver.methods.parts``). From 9 players
   no exact best response is within reach: the NashConv printed is the one without card removal,
   labelled so.
 - ``dcfr`` at 7 and 8 players (with ``--parts``): discounted CFR on the exact tree in parts, started
@@ -47,11 +47,11 @@ import sys
 import time
 
 import chasetheace as cta
-from chasetheace.solver import solution
-from chasetheace.solver.cfr import Engine, run_cfr
-from chasetheace.solver.hand import Deck, Hand
-from chasetheace.solver.kernels import available
-from chasetheace.solver.tree import Tree
+from chasetheace.solver.methods.cfr import Engine, run_cfr
+from chasetheace.solver.model.hand import Deck, Hand
+from chasetheace.solver.model.kernels import available
+from chasetheace.solver.model.tree import Tree
+from chasetheace.solver.solutions import choice, solving
 
 TARGET = 1e-4
 SMALL = Deck((2, 2, 2, 2), (1, 5, 9, 13), 3)
@@ -62,7 +62,7 @@ def child(n: int, method: str, workers: int, parts: bool) -> None:
     """One configuration, in its own process: print one JSON line of figures."""
     start, cpu = time.perf_counter(), time.process_time()
     if method == "dcfr" and n >= 7:
-        solution.MAX_PARTS_PLAYERS = max(solution.MAX_PARTS_PLAYERS, n)
+        solving.MAX_PARTS_PLAYERS = max(solving.MAX_PARTS_PLAYERS, n)  # solve() reads its own name
         its, every = (2000, 5) if n == 7 else (3, 3)
         sol = cta.solve(cta.Rules(), n, method="dcfr", tolerance=TARGET, iterations=its, check_every=every,
                         workers=workers)
@@ -100,8 +100,8 @@ def part1(counts: list[int], workers: int, parts: bool) -> None:
         if n in (7, 8) and parts:
             methods.append("dcfr")  # CFR on the exact tree in parts
         for method in methods:
-            if n > cta.solver.solution.MAX_IID_PLAYERS and method == "iid":
-                print(f"{n:>7} {method:>6} beyond {cta.solver.solution.MAX_IID_PLAYERS} players: not run")
+            if n > choice.MAX_IID_PLAYERS and method == "iid":
+                print(f"{n:>7} {method:>6} beyond {choice.MAX_IID_PLAYERS} players: not run")
                 continue
             load = os.getloadavg()[0]
             cmd = [sys.executable, __file__, "--child", str(n), method, str(workers)]

@@ -9,8 +9,8 @@ figure is the one to compare on a busy machine), its peak memory (resident set),
 states it solved, the CFR iterations run over all of them, and the largest exact NashConv of a
 state's hand (in chance of winning the game; the target is 1e-5). ``--hands`` prints the size of
 one hand's model per player count: the merged tree that remembers who holds the weakest card
-(:class:`chasetheace.solver.whole_tree.OutcomeTree`) and, up to 4 players, the list of every path
-of play it replaced (:class:`chasetheace.solver.whole.HandPaths`), each with the time and peak
+(:class:`chasetheace.solver.model.outcome_tree.OutcomeTree`) and, up to 4 players, the list of every path
+of play it replaced (:class:`chasetheace.solver.methods.whole_game.HandPaths`), each with the time and peak
 memory to build it and the time of one pass (values of every information set).
 
 Measured on the shared 2-core machine (CPU seconds; wall clock was up to 15 times longer there):
@@ -36,10 +36,10 @@ import time
 import numpy as np
 
 import chasetheace as cta
-from chasetheace.solver.game_limits import max_lives
-from chasetheace.solver.hand import Hand
-from chasetheace.solver.whole import HandPaths, solve_game
-from chasetheace.solver.whole_tree import OutcomeTree
+from chasetheace.solver.methods.game_limits import max_lives
+from chasetheace.solver.methods.whole_game import HandPaths, solve_game
+from chasetheace.solver.model.hand import Hand
+from chasetheace.solver.model.outcome_tree import OutcomeTree
 
 DEFAULT = [(2, 1), (3, 1), (4, 1), (5, 1), (2, 2), (3, 2), (4, 2), (5, 2), (2, 3), (3, 3), (4, 3),
            (2, 4), (3, 4), (4, 4)]

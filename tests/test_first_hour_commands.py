@@ -157,7 +157,7 @@ def test_solve_shows_its_progress_unless_quiet(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     pytest.importorskip("scipy")
     import chasetheace.solver.solution as solution
-    from chasetheace.solver.command import StatusLine
+    from chasetheace.cli.solve import StatusLine
 
     given: list[Any] = []
 

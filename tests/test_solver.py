@@ -13,12 +13,12 @@ pytest.importorskip("numpy")
 pytest.importorskip("scipy")
 
 import chasetheace as cta
+from chasetheace.cli.solve import main
 from chasetheace.events import KingJerk, LivesLost
-from chasetheace.solver import Solution, SolvedBot, brute, cached_solve
-from chasetheace.solver.bot import SolvedBot as BotModuleSolvedBot
-from chasetheace.solver.command import main
-from chasetheace.solver.hand import Hand
-from chasetheace.solver.solution import infoset_of
+from chasetheace.solver import Solution, SolvedBot, cached_solve
+from chasetheace.solver.model import brute
+from chasetheace.solver.model.hand import Hand, infoset_of
+from chasetheace.solver.uses.bot import SolvedBot as BotModuleSolvedBot
 
 
 @pytest.fixture(scope="module")
@@ -197,7 +197,7 @@ def test_bot_lives_in_its_own_module_and_is_re_exported() -> None:
 
 
 def test_advice_says_always_swap_where_no_keepable_card_is_held(three: Solution) -> None:
-    from chasetheace.solver.explain import rules_of_thumb
+    from chasetheace.solver.uses.explain import rules_of_thumb
 
     rules = {(r.position, r.history, r.given): r for r in rules_of_thumb(three)}
     seven = three.deck.strength_of_rank(7)

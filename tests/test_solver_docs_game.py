@@ -10,8 +10,8 @@ pytest.importorskip("numpy")
 pytest.importorskip("scipy")
 
 import chasetheace as cta
-from chasetheace.solver.docs_game import END, HEADING, duel, keep_from, write_game_section
-from chasetheace.solver.game_cache import game_solution_for
+from chasetheace.solver.guide.docs_game import END, HEADING, duel, keep_from, write_game_section
+from chasetheace.solver.solutions.game_cache import game_solution_for
 
 
 def test_keep_from_counts_the_weak_cards_swapped() -> None:

@@ -17,8 +17,8 @@ pytest.importorskip("scipy")
 
 import chasetheace as cta
 from chasetheace import cli
-from chasetheace.solver import game_cache
-from chasetheace.solver.whole import GameBot, GameSolution, solve_game
+from chasetheace.solver.methods.whole_game import GameBot, GameSolution, solve_game
+from chasetheace.solver.solutions import game_cache
 
 RULES = cta.Rules(deck=32, lives=2)  # the piquet pack: quick to solve
 
@@ -39,7 +39,7 @@ def test_the_kind_is_registered_and_plays_whole_games(tmp_path: Path,
     path = game_cache.game_cache_path(RULES, 3, 2, folder=tmp_path)
     assert path.is_file()
     monkeypatch.setattr(game_cache, "_MEMORY", {})
-    monkeypatch.setattr("chasetheace.solver.whole.solve_game", _no_solving)
+    monkeypatch.setattr("chasetheace.solver.methods.whole_game.solve_game", _no_solving)
     again = cta.make_bot("solved-game", RULES, 3)
     assert isinstance(again, GameBot)
     assert {s: v.keep.tolist() for s, v in again.solution.states.items()} == \

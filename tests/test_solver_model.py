@@ -13,10 +13,10 @@ import numpy as np
 import numpy.typing as npt
 
 from chasetheace import Rules
-from chasetheace.solver import brute
-from chasetheace.solver.cfr import Engine, run_cfr
-from chasetheace.solver.hand import Deck, Hand, InfoKey
-from chasetheace.solver.tree import Tree
+from chasetheace.solver.methods.cfr import Engine, run_cfr
+from chasetheace.solver.model import brute
+from chasetheace.solver.model.hand import Deck, Hand, InfoKey
+from chasetheace.solver.model.tree import Tree
 
 SMALL = Deck((2, 2, 2, 2), (1, 5, 9, 13), 3)          # A 5 9 K, two of each; the king blocks
 SMALL_NO_BLOCKER = Deck((2, 2, 2, 2), (1, 2, 9, 13), None)  # A 2 9 K, every swap goes through
@@ -171,7 +171,7 @@ def test_revising_in_one_pass_equals_a_pass_per_position() -> None:
 
 
 def test_compiled_passes_without_numba_are_one_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    from chasetheace.solver import kernels
+    from chasetheace.solver.model import kernels
 
     monkeypatch.setenv("CHASETHEACE_NUMBA", "0")
     monkeypatch.setattr(kernels, "_LOOPS", [])
@@ -186,7 +186,7 @@ def test_compiled_passes_without_numba_are_one_clear_error(monkeypatch: pytest.M
 
 
 def test_values_taken_in_blocks_equal_the_whole(monkeypatch: pytest.MonkeyPatch) -> None:
-    from chasetheace.solver import cfr
+    from chasetheace.solver.methods import cfr
 
     tree = Tree(Hand(Rules(), 4, SMALL))
     whole = Engine(tree)
@@ -207,14 +207,14 @@ def test_the_numpy_passes_can_be_asked_for() -> None:
 
     src = str(Path(__file__).resolve().parents[1] / "src")
     env = {**os.environ, "CHASETHEACE_NUMBA": "0", "PYTHONPATH": src}
-    code = "from chasetheace.solver import kernels; print(kernels.available(), kernels.worth(10 ** 9))"
+    code = "from chasetheace.solver.model import kernels; print(kernels.available(), kernels.worth(10 ** 9))"
     run = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
     assert run.stdout.split() == ["False", "False"]
 
 
 def test_small_trees_use_the_numpy_passes_and_do_not_load_numba() -> None:
     pytest.importorskip("numba")
-    from chasetheace.solver import kernels
+    from chasetheace.solver.model import kernels
 
     small, large = Tree(Hand(Rules(), 3)), Tree(Hand(Rules(), 4))
     assert small.total < kernels.MIN_NODES <= large.total
@@ -225,7 +225,7 @@ def test_small_trees_use_the_numpy_passes_and_do_not_load_numba() -> None:
 
 def test_a_large_tree_built_compiled_equals_the_numpy_one(monkeypatch: pytest.MonkeyPatch) -> None:
     pytest.importorskip("numba")
-    from chasetheace.solver import kernels
+    from chasetheace.solver.model import kernels
 
     hand = Hand(Rules(), 4)
     compiled = Tree(hand)

@@ -13,12 +13,13 @@ import numpy as np
 import numpy.typing as npt
 
 import chasetheace as cta
-from chasetheace.solver.cfr import Engine, run_cfr
-from chasetheace.solver.hand import Hand
-from chasetheace.solver.measure import measure
-from chasetheace.solver.parts import PartsEngine, parts_of
-from chasetheace.solver.solution import MAX_PARTS_PLAYERS, _from_parts
-from chasetheace.solver.tree import Tree
+from chasetheace.solver.methods.cfr import Engine, run_cfr
+from chasetheace.solver.methods.measure import measure
+from chasetheace.solver.methods.parts import PartsEngine, parts_of
+from chasetheace.solver.model.hand import Hand
+from chasetheace.solver.model.tree import Tree
+from chasetheace.solver.solutions.choice import MAX_PARTS_PLAYERS
+from chasetheace.solver.solutions.solving import _from_parts
 
 
 def _random_sigma(keys: Sequence[object], seed: int) -> npt.NDArray[np.float64]:

@@ -10,8 +10,8 @@ pytest.importorskip("numpy")
 pytest.importorskip("scipy")
 
 import chasetheace as cta
-from chasetheace.solver.command import StatusLine, main
-from chasetheace.solver.solution import caveats
+from chasetheace.cli.solve import StatusLine, main
+from chasetheace.solver.solutions.solution import caveats
 
 
 def test_to_bottom_is_said_to_be_unmodelled(capsys: pytest.CaptureFixture[str]) -> None:

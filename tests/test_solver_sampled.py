@@ -9,15 +9,15 @@ pytest.importorskip("scipy")
 
 import chasetheace as cta  # noqa: E402
 from chasetheace.solver import SolvedBot  # noqa: E402
-from chasetheace.solver.cfr import Engine  # noqa: E402
-from chasetheace.solver.hand import Hand  # noqa: E402
-from chasetheace.solver.tree import Tree  # noqa: E402
+from chasetheace.solver.methods.cfr import Engine  # noqa: E402
+from chasetheace.solver.model.hand import Hand  # noqa: E402
+from chasetheace.solver.model.tree import Tree  # noqa: E402
 
 
 @pytest.mark.parametrize("changes", [{}, {"pairing": True}, {"kings_jerk": True},
                                      {"pairing": True, "kings_jerk": True, "blocker": "none"}])
 def test_sampled_estimates_bracket_the_exact_nash_conv(changes: dict[str, object]) -> None:
-    from chasetheace.solver.sampled import SampledSolver
+    from chasetheace.solver.methods.sampled import SampledSolver
 
     rules = cta.Rules().replace(**changes)
     solver = SampledSolver(Hand(rules, 3), seed=3)
@@ -72,7 +72,7 @@ def test_sampled_is_deterministic_given_the_seed() -> None:
 
 @pytest.mark.parametrize("changes", [{"pairing": True}, {"ties": "latest-loses"}])
 def test_sampled_showdown_agrees_with_the_rules(changes: dict[str, object]) -> None:
-    from chasetheace.solver.sampled import SampledSolver
+    from chasetheace.solver.methods.sampled import SampledSolver
 
     hand = Hand(cta.Rules(deck=32).replace(**changes), 7)
     solver = SampledSolver(hand, seed=5)

@@ -2,7 +2,7 @@
 
 Checked against the one-hand solver (one life each, where winning the game is not losing the hand)
 and against a brute-force backward induction over lives states written here independently: every
-deal and path of play of :mod:`chasetheace.solver.brute`, the next states worked out by hand for two
+deal and path of play of :mod:`chasetheace.solver.model.brute`, the next states worked out by hand for two
 players, exact values of the strategy and exact best responses.
 """
 
@@ -19,9 +19,9 @@ np = pytest.importorskip("numpy")
 pytest.importorskip("scipy")
 
 import chasetheace as cta  # noqa: E402
-from chasetheace.solver import brute  # noqa: E402
-from chasetheace.solver.hand import Hand, InfoKey  # noqa: E402
-from chasetheace.solver.whole import GameSolution, HandPaths, next_state, solve_game  # noqa: E402
+from chasetheace.solver.methods.whole_game import GameSolution, HandPaths, next_state, solve_game  # noqa: E402
+from chasetheace.solver.model import brute  # noqa: E402
+from chasetheace.solver.model.hand import Hand, InfoKey  # noqa: E402
 
 
 def test_one_life_two_players_is_the_one_hand_solution() -> None:
@@ -34,7 +34,7 @@ def test_one_life_two_players_is_the_one_hand_solution() -> None:
     # and the one-hand equilibrium is an equilibrium of the one-life game
     paths = game.paths[2]
     keep = np.array([hand.keep_probability(key) for key in paths.infosets])
-    from chasetheace.solver.whole import _nash_conv, _payoffs
+    from chasetheace.solver.methods.whole_game import _nash_conv, _payoffs
 
     payoff = _payoffs(rules, (1, 1), paths, {}, {})
     cfv, value = paths.cfv(keep, paths.utilities(payoff))
@@ -120,7 +120,7 @@ def test_next_state_passes_the_deal_and_knocks_out() -> None:
 
 
 def test_replay_values_are_a_fixed_point() -> None:
-    from chasetheace.solver.whole import _payoffs
+    from chasetheace.solver.methods.whole_game import _payoffs
 
     rules = cta.Rules(deck=32)  # ties all-lose, final_tie replay: a tie at one life each is replayed
     sol = solve_game(rules, 2, lives=1, tolerance=1e-7, iterations=5000)
@@ -153,7 +153,7 @@ def test_bad_input_is_one_clear_error(kwargs: dict[str, Any], message: str) -> N
 
 
 def test_situation_reach_matches_the_one_hand_tree() -> None:
-    from chasetheace.solver.whole import situation_reach
+    from chasetheace.solver.methods.whole_game import situation_reach
 
     rules = cta.Rules(final_tie="no-winner")
     hand = cta.solve(rules, 2)
@@ -167,7 +167,7 @@ def test_situation_reach_matches_the_one_hand_tree() -> None:
 def test_game_bot_plays_whole_games() -> None:
     import random
 
-    from chasetheace.solver.whole import GameBot, differences
+    from chasetheace.solver.methods.whole_game import GameBot, differences
 
     rules = cta.Rules(deck=32, lives=2)
     sol = solve_game(rules, 2)
@@ -181,7 +181,7 @@ def test_game_bot_plays_whole_games() -> None:
 
 
 def test_hero_win_is_exact_and_symmetric_when_everybody_plays_alike() -> None:
-    from chasetheace.solver.whole import hero_win
+    from chasetheace.solver.methods.whole_game import hero_win
 
     rules = cta.Rules(deck=32, final_tie="split")
     sol = solve_game(rules, 3, lives=1)
@@ -196,7 +196,7 @@ def test_hero_win_is_exact_and_symmetric_when_everybody_plays_alike() -> None:
 def _same_as_paths(rules: cta.Rules, players: int, seed: int) -> None:
     """A random strategy and random payoffs per outcome: both models give the same counterfactual
     values, the same payoffs and the same chances of each situation."""
-    from chasetheace.solver.whole_tree import OutcomeTree
+    from chasetheace.solver.model.outcome_tree import OutcomeTree
 
     hand = Hand(rules, players)
     paths, tree = HandPaths(hand), OutcomeTree(hand)
@@ -259,7 +259,7 @@ def test_five_players_are_solved_and_the_engine_agrees() -> None:
     as often as the solution says (within 4.5 standard errors)."""
     import random
 
-    from chasetheace.solver.whole import GameBot
+    from chasetheace.solver.methods.whole_game import GameBot
 
     rules = cta.Rules(deck=32, final_tie="split", lives=1)
     sol = solve_game(rules, 5, lives=1)

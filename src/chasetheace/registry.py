@@ -30,9 +30,9 @@ from .record import FORMAT, VERSION
 from .render import Narrator
 from .rules import Rules
 from .solver import Solution, SolvedBot
-from .solver.cache import announce_solving, solution_for
-from .solver.game_cache import game_solution_for, load_game
-from .solver.game_limits import check_game
+from .solver.methods.game_limits import check_game
+from .solver.solutions.cache import announce_solving, solution_for
+from .solver.solutions.game_cache import game_solution_for, load_game
 
 __all__ = ["BotKind", "GameKind", "GAMES", "CHASE_THE_ACE", "ACE_CHASING", "BOTS", "ACE_CHASING_BOTS",
            "BOT_KINDS", "make_bot", "make_ace_chasing_bot", "bot_kinds", "register_bot", "game_kind",
@@ -68,7 +68,7 @@ def _solved_game(arg: str, rules: Rules, players: int) -> Bot:
     except ImportError:
         raise ValueError("the solved-game bot needs numpy and scipy: "
                          "pip install 'chase-the-ace[solve]'") from None
-    from .solver.whole import GameBot
+    from .solver.methods.whole_game import GameBot
 
     if arg:
         sol = load_game(arg)
@@ -114,7 +114,7 @@ def _review(record: Mapping[str, Any], solutions: Solutions | None,
             progress: Callable[..., None] | None) -> Any:
     """The solver's review of a Chase the Ace record (one replay); None as soon as ``solutions``
     has no solution ready for a table size it needs."""
-    from .solver.advice import review
+    from .solver.uses.advice import review
 
     if solutions is None:
         return review(record, progress=progress)

@@ -31,12 +31,12 @@ from ..game import Game
 from ..registry import GAMES, bot_kinds, kind_of_record
 from ..render import Narrator, explain_rules, option_rows
 from ..rules import PRESETS, Rules, preset_info, rules_from_args
-from ..solver import command as solve_command
 from ..sources import print_sources
 from . import acechasing as ace_chasing_command
 from . import play as terminal
 from . import review as review_command
 from . import serve as serve_command
+from . import solve as solve_command
 from . import stats as stats_command
 from .pacing import DEFAULT_DELAY, parse_delay
 

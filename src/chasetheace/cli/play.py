@@ -25,7 +25,7 @@ from ..render import Narrator, card_text, explain_rules
 from ..rules import Rules, preset_info
 from ..seats import DEFAULT_NAMES
 from ..session import Session
-from ..solver.cache import Progress
+from ..solver.solutions.cache import Progress
 from .console import make_console
 from .pacing import DEFAULT_DELAY, NEXT_HAND_PROMPT, Pace
 from .stats import keep_game, open_stats
@@ -188,7 +188,7 @@ def solving_progress() -> Iterator[Progress]:
 def hint_line(obs: Observation) -> str:
     """The solver's hint for the seat of ``obs`` (from that observation alone), as one line;
     solving first, with a progress bar, if the solution is not cached yet."""
-    from ..solver.advice import hint_for
+    from ..solver.uses.advice import hint_for
 
     try:
         with solving_progress() as progress:

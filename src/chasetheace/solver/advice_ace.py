@@ -1,6 +1,10 @@
-"""Ace Chasing's review now lives beside its game: :mod:`chasetheace.acechasing.review` (this old
-path keeps working)."""
+"""The old path of :mod:`chasetheace.acechasing.review`: Ace Chasing's review lives beside its game
+(it is judged by the odds, without the solver). The very same module, kept for imports from
+before; new code imports the new path."""
 
-from ..acechasing.review import MISTAKE, AceDecision, AceReview, judge_exchange, review_ace_chasing
+import sys
 
-__all__ = ["AceDecision", "AceReview", "judge_exchange", "review_ace_chasing", "MISTAKE"]
+from ..acechasing import review as _moved
+from ..acechasing.review import *  # noqa: F403
+
+sys.modules[__name__] = _moved

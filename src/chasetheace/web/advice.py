@@ -3,7 +3,7 @@
 Nothing here ever solves on the event loop. A hint or a review uses only solutions already in the
 cache (:func:`chasetheace.solver.cache.cached`); a missing one is prepared by :class:`Advisor` in
 one worker process at a time (the exact solver, up to
-:data:`~chasetheace.solver.solution.AUTO_EXACT_PLAYERS` players; larger tables get no hints), and
+:data:`~chasetheace.solver.uses.advice.MAX_HINT_PLAYERS` players; larger tables get no hints), and
 the client is told to ask again. A table with hints asks for its solutions as soon as it opens.
 Without the ``solve`` extra, hints and reviews answer that they are not available.
 """
@@ -19,13 +19,13 @@ import threading
 from typing import Any
 
 from ..rules import Rules
+from ..solver.uses.advice import MAX_HINT_PLAYERS  # the exact tree's seconds; more would take minutes
 from .protocol import VERSION, ProtocolError
 
 __all__ = ["Advisor", "prepare", "hint_request", "review_endpoint", "record_endpoint"]
 
 _ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 log = logging.getLogger("chasetheace.web")
-MAX_HINT_PLAYERS = 5  # AUTO_EXACT_PLAYERS: more would need the sampled method's minutes per table
 MAX_KEPT_REVIEWS = 64
 """Reviews of finished games kept in memory (the oldest is let go first)."""
 MAX_QUEUED_SOLVES = 4
@@ -35,7 +35,7 @@ answer ``hint_not_ready`` until the queue has room), so clients cannot pile up s
 
 def prepare(rules_dict: dict[str, Any], counts: list[int], folder: str | None) -> None:
     """In a worker process: solve and cache the solutions for each player count (largest first)."""
-    from ..solver.cache import solution_for
+    from ..solver.solutions.cache import solution_for
 
     rules = Rules.from_dict(rules_dict)
     for n in counts:
@@ -69,7 +69,7 @@ class Advisor:
 
     def _solution(self, rules: Rules, players: int) -> Any:
         """The cached solution, or None after asking for it to be prepared."""
-        from ..solver.cache import cached
+        from ..solver.solutions.cache import cached
 
         sol = cached(rules, players, folder=self.folder)
         if sol is None:
@@ -80,7 +80,7 @@ class Advisor:
         """Solve (in the worker process) every count from ``players`` down to 2 not cached yet."""
         if not self.available or players > MAX_HINT_PLAYERS:
             return
-        from ..solver.cache import is_cached
+        from ..solver.solutions.cache import is_cached
 
         key = (json.dumps(rules.to_dict(), sort_keys=True), players)
         with self._lock:  # reviews ask from a thread
@@ -119,7 +119,7 @@ class Advisor:
 
     def hint(self, observation: dict[str, Any]) -> dict[str, Any]:
         """The ``hint`` message for the seat of ``observation`` (its own view, nothing else)."""
-        from ..solver.advice import hint
+        from ..solver.uses.advice import hint
 
         players = len(observation["order"])
         if players > MAX_HINT_PLAYERS:

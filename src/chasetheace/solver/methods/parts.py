@@ -3,7 +3,7 @@
 From 7 players the exact tree (true card removal) has about 80 million nodes, ten times more per
 player, and does not fit in memory. The deals split it: one part per pair of strengths dealt to the
 eldest and the 2nd, in either order (91 parts with 13 strengths), each an ordinary
-:class:`~.tree.Tree` built with ``pair`` (and, where numba is, ``closed_dealer``). Reaches,
+:class:`~..model.tree.Tree` built with ``pair`` (and, where numba is, ``closed_dealer``). Reaches,
 counterfactual values, lives and losses are sums over the deals, so the parts' figures add up to
 the whole tree's exactly (a node two parts share is evaluated in both: that costs time, not
 exactness). :class:`PartsEngine` offers the part of :class:`~.cfr.Engine` that
@@ -12,7 +12,7 @@ exactness). :class:`PartsEngine` offers the part of :class:`~.cfr.Engine` that
 
 Every pass rebuilds each part's tree (the parts together are larger than memory), so a pass costs
 about as much as building them all, shared by the ``workers`` processes, each holding one part at
-a time (figures in :data:`.solution.MAX_PARTS_PLAYERS`).
+a time (figures in :data:`..solutions.choice.MAX_PARTS_PLAYERS`).
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from multiprocessing import get_context
 from typing import Any
 
-from ..rules import Rules
-from .hand import Hand, InfoKey
+from ...rules import Rules
+from ..model.hand import Hand, InfoKey
 
 __all__ = ["PartResult", "PartsEngine", "PartsPasses", "evaluate_part", "parts_of"]
 
@@ -34,7 +34,7 @@ Array = Any  # numpy arrays
 
 def parts_of(hand: Hand) -> list[tuple[int, int]]:
     """The parts: the two strengths dealt to the eldest and the 2nd, in either order (``a <= b``: 91
-    parts with 13 strengths; see ``pair`` in :class:`~.tree.Tree`)."""
+    parts with 13 strengths; see ``pair`` in :class:`~..model.tree.Tree`)."""
     return [(a, b) for a in range(hand.kinds) for b in range(a, hand.kinds)]
 
 
@@ -58,8 +58,8 @@ def evaluate_part(hand: Hand, pair: tuple[int, int] | None, keep: Callable[[Info
     if the part is empty."""
     import numpy as np
 
+    from ..model.tree import Tree
     from .cfr import Engine
-    from .tree import Tree
 
     tree = Tree(hand, pair=pair, closed_dealer=closed_ok(hand))
     if not tree.node_count:
@@ -85,7 +85,7 @@ def evaluate_part(hand: Hand, pair: tuple[int, int] | None, keep: Callable[[Info
 def closed_ok(hand: Hand) -> bool:
     """Whether the parts are built with ``closed_dealer`` (the dealer's nodes never built: about a
     tenth of the nodes and memory): where the rules allow it and its loop is compiled (numba)."""
-    from .kernels import available
+    from ..model.kernels import available
 
     return not (hand.pairing or hand.jerk) and hand.players >= 3 and available()
 
@@ -130,7 +130,7 @@ class PartsEngine:
     """Evaluates strategy profiles (``sigma[infoset] = (keep, swap)``) on the exact tree in parts.
 
     ``infosets`` fixes the rows of ``sigma`` (every information set of the true game must be among
-    them: those of the hand without card removal are, see :class:`~.tree.Tree`); ``workers``
+    them: those of the hand without card removal are, see :class:`~..model.tree.Tree`); ``workers``
     processes evaluate the parts side by side (the result does not depend on it). Use it as a
     context manager, or call :meth:`close`.
     """

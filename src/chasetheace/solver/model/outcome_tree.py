@@ -1,6 +1,6 @@
 """One hand as a merged tree whose ends say who loses: the whole game's hand for 5 players.
 
-:class:`~chasetheace.solver.whole.HandPaths` lists every path of play of a hand (150 M at 5
+:class:`~chasetheace.solver.methods.whole_game.HandPaths` lists every path of play of a hand (150 M at 5
 players). Here paths whose futures are equal are merged, as in :mod:`.tree`: cards are drawn the
 first time anybody may see them (true card removal), and a turn node is keyed by the public
 history, the multiset of cards drawn, the actor's card and the card it gave. One more thing joins
@@ -18,37 +18,33 @@ sparse products. Pairing (where a loss depends on every card held) is not modell
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 from scipy.sparse import csr_matrix
 
+from .dealing import Array, Dealing
 from .hand import Hand
-from .tree import Tree
 
 __all__ = ["OutcomeTree"]
 
-Array = Any
 _NORMAL, _DL, _DW = 0, 1, 2
 
 
-class OutcomeTree(Tree):
+class OutcomeTree(Dealing):
     """The turn nodes of a hand, keyed so that their futures and outcomes are equal; see the
-    module docstring. Shares :class:`~chasetheace.solver.tree.Tree`'s dealing and histories (the
-    same information sets, in the same words); its own levels and passes."""
+    module docstring. Deals as :class:`~.tree.Tree` does and names the same information sets in
+    the same words (:class:`~.dealing.Dealing`); its own nodes, ends and passes."""
 
     def __init__(self, hand: Hand) -> None:
         if hand.pairing:
             raise ValueError("the whole game's merged hand does not model pairing")
         super().__init__(hand)
+        self._build()
+        self._prepare()
 
     # --- construction -------------------------------------------------------------------------
 
     def _build(self) -> None:
-        hand, k, n = self.hand, self.kinds, self.hand.players
-        copies = np.array(hand.deck.copies, dtype=np.int64)
-        self._copies, self._size = copies, hand.deck.size
-        self._base = int(copies.max()) + 1
+        k, n = self.kinds, self.hand.players
         self._pending: list[list[dict[str, Array]]] = [[] for _ in range(n)]
         self._out: list[list[dict[str, Array]]] = [[] for _ in range(n)]
         self.nodes: list[dict[str, Array]] = []

@@ -23,7 +23,8 @@ from typing import Any
 
 import numpy as np
 
-from .hand import Hand, InfoKey
+from .dealing import Array, Dealing
+from .hand import Hand
 from .kernels import loops, worth
 
 __all__ = ["Tree", "TurnLevel"]
@@ -32,7 +33,6 @@ KEEP, SWAP, AUTO = 0, 1, 2
 COMPACT = {"parent": np.int32, "child": np.int32, "action": np.int8, "final": np.int8, "blocked": np.int8,
            "prob": np.float64}
 """The edge arrays' types: a 6-player tree has tens of millions of edges."""
-Array = Any  # numpy arrays (numpy's own stubs are not required by the core package)
 
 
 @dataclass
@@ -52,7 +52,7 @@ class TurnLevel:
     blocked: Array = None
 
 
-class Tree:
+class Tree(Dealing):
     """All turn nodes of a hand; see the module docstring."""
 
     def __init__(self, hand: Hand, *, card_removal: bool = True, dealt: tuple[int, ...] = (),
@@ -75,18 +75,11 @@ class Tree:
         if closed_dealer and (hand.pairing or hand.jerk or not card_removal or hand.players < 3):
             raise ValueError("closed_dealer takes the exact tree of 3 or more players, without pairing "
                              "or kings_jerk")
-        self.hand = hand
+        super().__init__(hand, card_removal=card_removal, dealt=dealt, pair=pair)
         self.closed_dealer = closed_dealer
-        self.card_removal = card_removal
-        self.dealt = dealt
-        self.pair = pair
-        self.kinds = k = hand.kinds
+        k = self.kinds
         self.width = k + 3
         self.dl, self.dw = k + 1, k + 2
-        self.infosets: list[InfoKey] = []
-        self._info_index: dict[InfoKey, int] = {}
-        self._hists: list[tuple[str, ...]] = [()]
-        self._hist_index: dict[tuple[str, ...], int] = {(): 0}
         self.levels: list[TurnLevel] = []
         self._build()
         self._prepare()
@@ -130,37 +123,10 @@ class Tree:
         """Lives a loser holding each strength pays."""
         return np.array([self.hand.lives(f) for f in range(self.kinds)], dtype=float)
 
-    def _hist(self, hist: tuple[str, ...]) -> int:
-        i = self._hist_index.get(hist)
-        if i is None:
-            i = self._hist_index[hist] = len(self._hists)
-            self._hists.append(hist)
-        return i
-
-    def _extend(self, hids: Array, token: str) -> Array:
-        """The history ids after appending ``token``."""
-        unique, inverse = np.unique(hids, return_inverse=True)
-        mapped = np.array([self._hist((*self._hists[h], token)) for h in unique.tolist()], dtype=np.int32)
-        return mapped[inverse] if len(hids) else np.zeros(0, dtype=np.int32)
-
     # --- construction -------------------------------------------------------------------------
 
-    def _starts(self) -> tuple[Array, Array]:
-        """The histories a hand starts from and their chances: one empty history, or with
-        ``kings_jerk`` the public pattern of who showed the top rank."""
-        hand = self.hand
-        if not hand.jerk:
-            return np.zeros(1, dtype=np.int32), np.ones(1)
-        patterns = hand.jerk_patterns()
-        hids = np.array([self._hist((hand.jerk_token([hand.top if b else 0 for b in pattern]),))
-                         for pattern, _ in patterns], dtype=np.int32)
-        return hids, np.array([float(p) for _, p in patterns])
-
     def _build(self) -> None:
-        hand, k, n = self.hand, self.kinds, self.hand.players
-        copies = np.array(hand.deck.copies, dtype=np.int64)
-        self._copies, self._size = copies, hand.deck.size
-        self._base = int(copies.max()) + 1
+        k, n = self.kinds, self.hand.players
         pending: list[list[dict[str, Array]]] = [[] for _ in range(n + 1)]
         eye = np.eye(k, dtype=np.int8)  # drawn counts are small: int8 keeps big levels compact
         hids, weight = self._starts()
@@ -221,46 +187,6 @@ class Tree:
         any_ = has.any(axis=1)
         out[rows[any_], has.argmax(axis=1)[any_]] += 1
         return out
-
-    def _draw(self, seat: int, hids: Array, drawn: Array) -> Array:
-        """``P[r, c]``: the chance that ``seat``'s card is ``c``, after the cards ``drawn[r]``.
-
-        Under kings_jerk the history says whether the seat was dealt the top rank: then it holds one;
-        otherwise its card is drawn from what is left of the other ranks.
-        """
-        avail = (self._copies[None, :] - drawn).astype(float)
-        if not self.card_removal:
-            avail = np.broadcast_to(self._copies[None, :].astype(float), drawn.shape)
-        if not self.hand.jerk:
-            prob = avail / avail.sum(axis=1, keepdims=True)
-            if seat < len(self.dealt):  # a part of the tree: only this card (the chance stays the whole's)
-                prob[:, np.arange(self.kinds) != self.dealt[seat]] = 0.0
-            elif self.pair is not None and seat < 2:
-                a, b = self.pair
-                allowed = np.zeros_like(prob, dtype=bool)
-                if seat == 0:
-                    allowed[:, [a, b]] = True
-                else:  # the eldest's card is the one card drawn so far: the 2nd holds the other
-                    first = drawn.argmax(axis=1)
-                    allowed[np.arange(len(first)), np.where(first == a, b, a)] = True
-                prob[~allowed] = 0.0
-            return prob
-        top = self.hand.top
-        unique, inverse = np.unique(hids, return_inverse=True)
-        jerked = np.array([self._hists[h][0][1 + seat] == "1" for h in unique.tolist()],
-                          dtype=bool)[inverse.reshape(-1)] if len(hids) else np.zeros(0, dtype=bool)
-        avail[:, top] = 0.0
-        total = avail.sum(axis=1, keepdims=True)
-        prob = np.divide(avail, total, out=np.zeros_like(avail), where=total > 0)
-        prob[jerked] = 0.0
-        prob[jerked, top] = 1.0
-        return prob
-
-    def _stopped(self, hids: Array) -> Array:
-        if not self.hand.stops:
-            return np.zeros(len(hids), dtype=bool)
-        table = np.array([any(t in ("K", "b") for t in h) for h in self._hists])
-        return table[hids]
 
     def _expand(self, j: int, nodes: dict[str, Array],
                 pending: list[list[dict[str, Array]]]) -> dict[str, Array]:
@@ -349,21 +275,6 @@ class Tree:
         return dict(parent=parent, action=np.full(len(parent), action), child_level=j, src=src,
                     prob=np.concatenate(probs), final=np.concatenate(finals),
                     blocked=np.full(len(parent), -1))
-
-    def _infoset_ids(self, j: int, hid: Array, card: Array, given: Array) -> Array:
-        if not len(hid):
-            return np.zeros(0, dtype=np.int64)
-        code = (hid.astype(np.int64) * (self.kinds + 1) + card) * (self.kinds + 2) + given + 1
-        _, first, inverse = np.unique(code, return_index=True, return_inverse=True)
-        ids = []
-        for i in first.tolist():
-            info = (j, self._hists[int(hid[i])], int(card[i]), int(given[i]))
-            v = self._info_index.get(info)
-            if v is None:
-                v = self._info_index[info] = len(self.infosets)
-                self.infosets.append(info)
-            ids.append(v)
-        return np.array(ids, dtype=np.int64)[inverse]
 
     def _prepare(self) -> None:
         """Global ids, edges sorted by parent and action, and the dealer's terminal values."""

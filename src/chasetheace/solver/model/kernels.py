@@ -1,6 +1,6 @@
 """Compiled loops for the exact tree's passes, used when numba (extra ``[fast]``) is installed.
 
-The numpy passes of :mod:`.cfr` sum the forward flows with ``bincount``, and for the backward
+The numpy passes of :mod:`..methods.cfr` sum the forward flows with ``bincount``, and for the backward
 pass gather every edge's child continuation into a temporary array, scale it and sum it per node
 with a sparse product: several passes over arrays of tens of millions of rows at 6 players. The
 loops here do each in one pass without temporaries. Without numba the solver uses the numpy

@@ -18,8 +18,8 @@ from typing import Any, Protocol
 import numpy as np
 from scipy.sparse import csr_matrix
 
-from . import kernels
-from .tree import AUTO, Tree, TurnLevel
+from ..model import kernels
+from ..model.tree import AUTO, Tree, TurnLevel
 
 __all__ = ["Engine", "Progress", "run_cfr"]
 
@@ -43,8 +43,8 @@ class Engine:
     """Evaluates strategy profiles (``sigma[infoset] = (keep, swap)``) on a :class:`Tree`."""
 
     def __init__(self, tree: Tree, workers: int = 1, compiled: bool | None = None) -> None:
-        """``compiled``: run the passes with the compiled loops of :mod:`.kernels` (needs
-        numba; default: as the tree was built, see :func:`.kernels.worth`), else with numpy."""
+        """``compiled``: run the passes with the compiled loops of :mod:`..model.kernels` (needs
+        numba; default: as the tree was built, see :func:`..model.kernels.worth`), else with numpy."""
         if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
             raise ValueError(f"bad workers {workers!r}: an integer >= 1")
         if compiled:
@@ -194,7 +194,7 @@ class Engine:
 
     def _closed(self, sigma: Array, reach: Array, w: Array, cfv: Array, cfp: Array | None, life: Array,
                 loss: Array) -> Array:
-        """The last two positions of a ``closed_dealer`` tree (:func:`.kernels.closed_last`): fills
+        """The last two positions of a ``closed_dealer`` tree (:func:`..model.kernels.closed_last`): fills
         the continuations of the dealer's right neighbour's nodes; returns the dealer's information
         sets' reach (no node carries it)."""
         tree, hand = self.tree, self.tree.hand
@@ -392,16 +392,14 @@ class Evaluator(Protocol):
 
 def run_cfr(engine: Evaluator, *, iterations: int = 1000, tolerance: float = 1e-4, method: str = "dcfr",
             check_every: int = 10, start: float | None = None,
-            callback: Callable[[Progress], None] | None = None, warm: Array | None = None,
-            warm_iterations: int = 10) -> tuple[Array, Progress]:
+            callback: Callable[[Progress], None] | None = None,
+            warm: Array | None = None) -> tuple[Array, Progress]:
     """Iterate CFR+ (``"cfr+"``), predictive CFR+ (``"pcfr+"``) or discounted CFR (``"dcfr"``, alpha 1.5,
     beta 0, gamma 2) until the exact NashConv of the average strategy is at most ``tolerance``.
 
-    ``warm`` (a strategy, e.g. solved on a smaller model) starts the run as if it had been played
-    for ``warm_iterations`` iterations: the regrets favour its actions by the gaps it meets here,
-    and the average holds it with that weight (the iterations counted in the progress record
-    include those ``warm_iterations``); with ``warm_iterations=0`` it is only the first iterate
-    (the regrets start at zero). Returns the average strategy and the progress record.
+    ``warm`` (a strategy, e.g. solved on a smaller model) is CFR's first iterate instead of the
+    uniform strategy (the regrets start at zero). Returns the average strategy and the progress
+    record.
     """
     if method not in ("cfr+", "dcfr", "pcfr+"):
         raise ValueError(f"unknown method {method!r}: allowed cfr+, dcfr, pcfr+")
@@ -409,22 +407,10 @@ def run_cfr(engine: Evaluator, *, iterations: int = 1000, tolerance: float = 1e-
     m = engine.n_info
     regret = np.zeros((m, 2))
     avg = np.zeros((m, 2))
-    sigma = np.full((m, 2), 0.5)
+    sigma = np.full((m, 2), 0.5) if warm is None else np.asarray(warm, dtype=float)
     progress = Progress()
     alpha, beta, gamma = 1.5, 0.0, 2.0
-    first = 1
-    if warm is not None and not warm_iterations:  # the first iterate only
-        sigma = np.asarray(warm, dtype=float)
-    elif warm is not None:
-        sigma = np.asarray(warm, dtype=float)
-        cfv = engine.evaluate(sigma, precise=False).cfv
-        gap = np.abs(cfv[:, 0] - cfv[:, 1])[:, None]
-        regret = sigma * gap * warm_iterations
-        weights = sum(t ** gamma for t in range(1, warm_iterations + 1))
-        avg = sigma * (weights if method == "dcfr" else warm_iterations)
-        first = warm_iterations + 1
-        iterations += warm_iterations
-    for t in range(first, iterations + 1):
+    for t in range(1, iterations + 1):
         cfv = engine.evaluate(sigma, precise=False).cfv
         value = (sigma * cfv).sum(axis=1, keepdims=True)
         inst = value - cfv  # regret of not having played the action (we minimise lives lost)

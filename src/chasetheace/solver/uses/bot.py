@@ -6,10 +6,11 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..game import Action
-from ..rules import Rules
-from .cache import solution_for
-from .solution import Solution, infoset_of
+from ...game import Action
+from ...rules import Rules
+from ..model.hand import infoset_of
+from ..solutions.cache import solution_for
+from ..solutions.solution import Solution
 
 __all__ = ["SolvedBot", "cached_solve"]
 
@@ -62,6 +63,6 @@ class SolvedBot:
 
 
 def cached_solve(rules: Rules, players: int, method: str = "auto", tolerance: float = 1e-4) -> Solution:
-    """:func:`~chasetheace.solver.solution.solve`, remembered in memory and in the cache folder
-    (:func:`chasetheace.solver.cache.solution_for`)."""
+    """:func:`~chasetheace.solver.solutions.solution.solve`, remembered in memory and in the cache folder
+    (:func:`chasetheace.solver.solutions.cache.solution_for`)."""
     return solution_for(rules, players, method=method, tolerance=tolerance)

@@ -5,13 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ..rules import PRESETS
-from ..seats import position_name
-from .hand import Deck
-from .words import rank_name, rules_text, situation
+from ...rules import PRESETS
+from ...seats import position_name
+from ..model.hand import Deck
+from ..model.words import rank_name, rules_text, situation
 
 if TYPE_CHECKING:
-    from .solution import Solution
+    from ..solutions.solution import Solution
 
 __all__ = ["Rule", "nash_conv_text", "rules_of_thumb", "hardest_cards", "render_text"]
 

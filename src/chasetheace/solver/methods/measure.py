@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from .hand import Hand, InfoKey
+from ..model.hand import Hand, InfoKey
 
 __all__ = ["Measure", "SPLIT_PLAYERS", "MAX_MEASURE_PLAYERS", "measure"]
 
@@ -61,7 +61,7 @@ def measure(hand: Hand, keep: Callable[[InfoKey], float], *, split: bool | None 
     if split and hand.jerk:
         raise ValueError("the exact tree under kings_jerk is not evaluated in parts")
     if split and workers > 1 and not hand.pairing:
-        from .tree import Tree
+        from ..model.tree import Tree
 
         keys = Tree(hand, card_removal=False).infosets  # every situation of the true game is among them
         probs = [keep(key) for key in keys]

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from . import brute
-from .hand import Hand, InfoKey
+from ..model import brute
+from ..model.hand import Hand, InfoKey
 
 __all__ = ["ZeroSumSolution", "solve_zero_sum", "is_zero_sum"]
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..seats import position_name
-from .words import rank_name
+from ...seats import position_name
+from ..model.words import rank_name
 
 if TYPE_CHECKING:
-    from .solution import Solution
+    from ..solutions.solution import Solution
 
 __all__ = ["plot_game_gain", "plot_game_shifts", "plot_solution"]
 

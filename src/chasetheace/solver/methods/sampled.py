@@ -25,9 +25,9 @@ from typing import Any
 
 import numpy as np
 
-from .hand import Hand, InfoKey
+from ..model.hand import Hand, InfoKey
 
-__all__ = ["SampledSolver", "Estimate"]
+__all__ = ["Estimate", "HandBatch", "SampledSolver"]
 
 TOKENS = {"k": 1, "s": 2, "b": 3, "K": 4, "sA": 5, "s2": 6}  # 3 bits each in a history code
 Array = Any
@@ -47,7 +47,7 @@ class Estimate:
     lives_error: list[float]
 
 
-class _State:
+class HandBatch:
     """A batch of hands in progress."""
 
     def __init__(self, cards: Array, stock: Array, jerk: Array) -> None:
@@ -61,8 +61,16 @@ class _State:
         self.stopped = np.zeros(b, dtype=bool)
         self.special = np.zeros(b, dtype=np.int64)  # 0 normal, 1 dealer alone loses, 2 others lose, 3 immune
 
-    def take(self, rows: Array) -> _State:
-        out = _State.__new__(_State)
+    @staticmethod
+    def concat(batches: list[HandBatch]) -> HandBatch:
+        """The hands of several batches, one after another."""
+        out = HandBatch.__new__(HandBatch)
+        for name in ("cards", "stock", "jerk", "hist", "given", "done", "stopped", "special"):
+            setattr(out, name, np.concatenate([getattr(s, name) for s in batches]))
+        return out
+
+    def take(self, rows: Array) -> HandBatch:
+        out = HandBatch.__new__(HandBatch)
         for name in ("cards", "stock", "jerk", "hist", "given", "done", "stopped", "special"):
             setattr(out, name, getattr(self, name)[rows].copy())
         return out
@@ -99,7 +107,9 @@ class SampledSolver:
 
     # --- information sets ---------------------------------------------------------------------
 
-    def _ids(self, t: int, state: _State, rows: Array, grow: bool) -> Array:
+    def infoset_ids(self, t: int, state: HandBatch, rows: Array, grow: bool) -> Array:
+        """The information sets of position ``t`` in the hands ``rows`` of ``state`` (``grow``: number
+        the ones not met before; else they are -1)."""
         hist, x, p = state.hist[rows], state.cards[rows, t], state.given[rows]
         keys = np.stack([hist, (state.jerk[rows] * 64 + x) * 64 + p + 1], axis=1)
         unique, inverse = np.unique(keys, axis=0, return_inverse=True)
@@ -133,7 +143,7 @@ class SampledSolver:
 
     # --- playing --------------------------------------------------------------------------------
 
-    def deal(self, batch: int) -> _State:
+    def deal(self, batch: int) -> HandBatch:
         """``batch`` random hands."""
         order = np.argsort(self.rng.random((batch, len(self.pack))), axis=1)[:, :self.n + 1]
         cards = self.pack[order]
@@ -141,9 +151,9 @@ class SampledSolver:
         jerk = np.zeros(batch, dtype=np.int64)
         if self.hand.jerk:
             jerk = (seats == self.hand.top).astype(np.int64) @ (1 << np.arange(self.n, dtype=np.int64))
-        return _State(seats, cards[:, self.n].copy(), jerk)
+        return HandBatch(seats, cards[:, self.n].copy(), jerk)
 
-    def deciding(self, t: int, state: _State) -> Array:
+    def deciding(self, t: int, state: HandBatch) -> Array:
         """Rows where seat ``t`` has a decision now; shows blockers first."""
         hand = self.hand
         active = ~state.done[:, t] & ~state.stopped
@@ -155,7 +165,7 @@ class SampledSolver:
                 state.stopped[show] = True
         return np.flatnonzero(active & ~show)
 
-    def act(self, t: int, state: _State, rows: Array, keep: Array) -> None:
+    def act(self, t: int, state: HandBatch, rows: Array, keep: Array) -> None:
         """Seat ``t`` keeps (``keep`` True) or swaps in ``rows``."""
         hand, n = self.hand, self.n
         state.done[rows, t] = True
@@ -180,16 +190,16 @@ class SampledSolver:
         state.cards[x_rows, t] = theirs
         state.given[x_rows] = theirs
 
-    def finish(self, t: int, state: _State, average: bool) -> Array:
+    def finish(self, t: int, state: HandBatch, average: bool) -> Array:
         """Play seats ``t``.. on-policy to the end; lives lost per row and seat."""
         for u in range(t, self.n):
             rows = self.deciding(u, state)
             if len(rows):
-                p = self.sigma(self._ids(u, state, rows, grow=False), average)
+                p = self.sigma(self.infoset_ids(u, state, rows, grow=False), average)
                 self.act(u, state, rows, self.rng.random(len(rows)) < p)
         return self.showdown(state)[0]
 
-    def showdown(self, state: _State) -> tuple[Array, Array]:
+    def showdown(self, state: HandBatch) -> tuple[Array, Array]:
         """(lives lost, lost) per row and seat."""
         n, d = self.n, self.n - 1
         cards = state.cards.astype(float)
@@ -219,7 +229,7 @@ class SampledSolver:
 
     # --- learning and measuring ----------------------------------------------------------------
 
-    def _both(self, t: int, state: _State, rows: Array, average: bool) -> tuple[Array, Array]:
+    def _both(self, t: int, state: HandBatch, rows: Array, average: bool) -> tuple[Array, Array]:
         """Lives seat ``t`` loses after keeping / swapping in ``rows`` (rest of the hand sampled)."""
         out = []
         for keep in (True, False):
@@ -240,7 +250,7 @@ class SampledSolver:
                 rows = self.deciding(t, state)
                 if not len(rows):
                     continue
-                ids = self._ids(t, state, rows, grow=True)
+                ids = self.infoset_ids(t, state, rows, grow=True)
                 p = self.sigma(ids, average=False)
                 v_keep, v_swap = self._both(t, state, rows, average=False)
                 value = p * v_keep + (1 - p) * v_swap
@@ -274,7 +284,7 @@ class SampledSolver:
                 rows = self.deciding(t, state)
                 if not len(rows):
                     continue
-                ids = self._ids(t, state, rows, grow=True)
+                ids = self.infoset_ids(t, state, rows, grow=True)
                 p = self.sigma(ids, average=True)
                 v_keep, v_swap = self._both(t, state, rows, average=True)
                 diff = v_keep - v_swap
@@ -327,10 +337,6 @@ class SampledSolver:
                 tokens.append("J" + "".join("1" if jerk >> i & 1 else "0" for i in range(self.n)))
             out.append((t, tuple(reversed(tokens)), x, p))
         return out
-
-    def visits(self) -> Array:
-        """How often each information set was met in training (iteration-weighted)."""
-        return self.avg[:len(self.keys)].sum(axis=1)
 
 
 def _deviation_gain(pick: float, value: float, keep: float) -> float:

@@ -2,7 +2,7 @@
 
 This is the reference the fast solver is checked against (on small packs, and for two players on
 the full pack, where it is also what the linear program is built from). It shares nothing with the
-fast tree but the rules of :class:`~chasetheace.solver.hand.Hand`: it deals all cards up front and
+fast tree but the rules of :class:`~chasetheace.solver.model.hand.Hand`: it deals all cards up front and
 plays the hand out seat by seat.
 """
 

@@ -1,0 +1,177 @@
+"""Solutions on disk: solved once per (rules, players, solver version), shared by every command.
+
+``play --hints``, ``review``, ``serve`` and ``simulate --bot solved`` all ask :func:`solution_for`,
+which looks in memory, then in the cache folder, and only then solves (and saves). The folder is
+the user's cache directory (``platformdirs``), or :data:`CACHE_ENV` when that variable is set
+(tests point it at a temporary folder), or the ``folder`` argument.
+
+Up to :data:`~chasetheace.solver.solutions.choice.QUICK_EXACT_PLAYERS` players (5) the solution is
+exact (DCFR on the exact tree, NashConv at most ``tolerance``); beyond that it is a strategy to play,
+not measured exactly (``solve(method="auto", exact_check=False)``: ``iid`` up to 9 players without
+pairing or kings_jerk, else the sampled method's best in :data:`SAMPLED_SECONDS`), and its NashConv
+says how far from an equilibrium it may be.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import tempfile
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Protocol
+
+from ...rules import Rules
+from .choice import QUICK_EXACT_PLAYERS
+from .solution import Solution
+from .solving import solve
+
+__all__ = ["CACHE_ENV", "SAMPLED_SECONDS", "SOLVER_VERSION", "Progress", "announce_solving", "cache_folder",
+           "cache_path", "cached", "is_cached", "rules_key", "save_json", "solution_for"]
+
+SOLVER_VERSION = 3
+"""Bumped whenever a solution's content changes (2: per-situation chances of losing; 3: warm-started
+from the solution without card removal at 3 players and more); older files are not read."""
+CACHE_ENV = "CHASE_THE_ACE_CACHE"
+"""An environment variable naming the folder of cached solutions (instead of the user's cache)."""
+SAMPLED_SECONDS = 30.0
+"""How long the sampled method trains (for more than :data:`~.choice.QUICK_EXACT_PLAYERS` players)."""
+
+Progress = Callable[[str, float], None]
+"""``progress(text, fraction)``: what the solver is doing, and about how much of it is done (0..1)."""
+
+_MEMORY: dict[tuple[str, int, str, float], Solution] = {}
+_LOCK = threading.Lock()
+
+
+def announce_solving(text: str, fraction: float) -> None:
+    """A :data:`Progress` that says on stderr when a first solve starts (once: the solution is
+    then cached); its steps are not shown."""
+    import sys
+
+    if text.startswith("solv"):
+        print(f"chase-the-ace: {text}", file=sys.stderr, flush=True)
+
+
+def cache_folder(folder: str | os.PathLike[str] | None = None) -> Path:
+    """Where solutions are kept: ``folder``, else ``$CHASE_THE_ACE_CACHE``, else the user's cache."""
+    if folder is not None:
+        return Path(folder)
+    env = os.environ.get(CACHE_ENV)
+    if env:
+        return Path(env)
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("chase-the-ace")) / "solutions"
+
+
+def rules_key(rules: Rules) -> str:
+    """The rules as one text, equal for equal rules: the key of a cache in memory and on disk."""
+    return json.dumps(rules.to_dict(), sort_keys=True)
+
+
+def cache_path(rules: Rules, players: int, method: str = "auto", tolerance: float = 1e-4,
+               folder: str | os.PathLike[str] | None = None) -> Path:
+    """The file that holds (or will hold) the solution for ``rules`` and ``players``."""
+    text = json.dumps([rules_key(rules), players, method, tolerance, SOLVER_VERSION])
+    digest = hashlib.sha256(text.encode()).hexdigest()[:20]
+    return cache_folder(folder) / f"v{SOLVER_VERSION}-{players}p-{digest}.json"
+
+
+def cached(rules: Rules, players: int, method: str = "auto", tolerance: float = 1e-4,
+           folder: str | os.PathLike[str] | None = None) -> Solution | None:
+    """The solution if it is in memory or on disk already (never solves); None otherwise."""
+    key = (rules_key(rules), players, method, tolerance)
+    sol = _MEMORY.get(key)
+    if sol is not None:
+        return sol
+    path = cache_path(rules, players, method, tolerance, folder)
+    try:
+        sol = Solution.load(str(path))
+    except (OSError, ValueError, json.JSONDecodeError):
+        return None  # absent, or unreadable: solving again replaces it
+    if sol.rules != rules or sol.players != players:
+        return None
+    _MEMORY[key] = sol
+    return sol
+
+
+def is_cached(rules: Rules, players: int, method: str = "auto", tolerance: float = 1e-4,
+              folder: str | os.PathLike[str] | None = None) -> bool:
+    """Whether the solution is in memory or has a file in the cache (without reading it)."""
+    return ((rules_key(rules), players, method, tolerance) in _MEMORY
+            or cache_path(rules, players, method, tolerance, folder).is_file())
+
+
+def solution_for(rules: Rules, players: int, *, method: str = "auto", tolerance: float = 1e-4,
+                 folder: str | os.PathLike[str] | None = None, progress: Progress | None = None) -> Solution:
+    """The solution for ``rules`` and ``players``: from memory, from disk, or solved now and saved.
+
+    ``progress`` hears about a solve (never about a cache hit). A folder that cannot be written
+    only costs the saving: the solution is still returned.
+    """
+    sol = cached(rules, players, method, tolerance, folder)
+    if sol is not None:
+        return sol
+    with _LOCK:  # one solve at a time: two threads asking for the same solution wait for one
+        sol = cached(rules, players, method, tolerance, folder)
+        if sol is not None:
+            return sol
+        sol = _solve(rules, players, method, tolerance, progress)
+        _MEMORY[(rules_key(rules), players, method, tolerance)] = sol
+        save_json(sol, cache_path(rules, players, method, tolerance, folder))
+        return sol
+
+
+def _solve(rules: Rules, players: int, method: str, tolerance: float, progress: Progress | None) -> Solution:
+    exact = method != "sampled" and (method != "auto" or players <= QUICK_EXACT_PLAYERS)
+    if progress is not None:
+        how = "exactly" if exact else "approximately (a strategy to play, not measured exactly)"
+        progress(f"solving {players} players {how} (once: the solution is then cached)", 0.0)
+    callback = None if progress is None else _cfr_progress(progress, tolerance)
+    # beyond the exact tree's default a bot needs the strategy, not its exact measurement
+    sol = solve(rules, players, method=method, tolerance=tolerance, time_limit=SAMPLED_SECONDS,
+                exact_check=None if exact else False, on_check=callback)
+    if progress is not None:
+        progress(f"solved {players} players in {sol.seconds:.1f} s (NashConv {sol.nash_conv:.1e})", 1.0)
+    return sol
+
+
+def _cfr_progress(progress: Progress, tolerance: float) -> Callable[[Any], None]:
+    """A CFR callback that reports how far the NashConv has come down towards ``tolerance``
+    (on a log scale: each tenfold fall is an equal step)."""
+    import math
+
+    first: list[float] = []
+
+    def report(p: Any) -> None:
+        nc = max(float(p.nash_conv), tolerance)
+        if not first:
+            first.append(max(nc, tolerance * 10))
+        done = math.log(first[0] / nc) / math.log(first[0] / tolerance) if first[0] > tolerance else 1.0
+        progress(f"iteration {p.iterations}, NashConv {p.nash_conv:.1e}", min(1.0, max(0.0, done)))
+
+    return report
+
+
+class Saveable(Protocol):
+    """What :func:`save_json` writes: anything with a ``to_dict``."""
+
+    def to_dict(self) -> dict[str, Any]: ...
+
+
+def save_json(sol: Saveable, path: Path) -> None:
+    """Write atomically (a reader never sees half a file); a failure to write is not an error."""
+    with contextlib.suppress(OSError):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".solving-", suffix=".json")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                json.dump(sol.to_dict(), f)
+            os.replace(tmp, path)
+        except OSError:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)

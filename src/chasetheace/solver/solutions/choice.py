@@ -1,0 +1,101 @@
+"""Which method solves a hand of ``players`` seats: each method's limits, and the one table that
+``solve(method="auto")`` reads (:data:`AUTO`). The limits the rest of the package quotes (the
+command's help, the solution cache, hints) are derived from that table, never copied.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..methods.lp import is_zero_sum
+from ..model.hand import Hand
+
+__all__ = ["AUTO", "AUTO_EXACT_PLAYERS", "AUTO_IID_PLAYERS", "CFR_METHODS", "EXACT_CHECK_PLAYERS", "Choice",
+           "MAX_EXACT_PLAYERS", "MAX_IID_PLAYERS", "MAX_PARTS_PLAYERS", "METHODS", "QUICK_EXACT_PLAYERS",
+           "WARM_PLAYERS", "auto_choice"]
+
+METHODS = ("auto", "lp", "dcfr", "cfr+", "pcfr+", "iid", "sampled")
+CFR_METHODS = ("dcfr", "cfr+", "pcfr+")
+"""The methods that run CFR on the exact tree (in one piece, or in parts)."""
+
+# --- what each method takes ---------------------------------------------------------------------
+
+MAX_EXACT_PLAYERS = 6
+"""The most players the exact tree takes in one piece (6 players: 8 M nodes, 24 M edges, a peak
+under 4 GB; 7 would need about ten times more)."""
+MAX_PARTS_PLAYERS = 8
+"""The most players CFR runs on the exact tree for, evaluated in parts (:mod:`..methods.parts`).
+Measured with two workers, standard rules: at 7 players 5 iterations to NashConv 2.6e-5 in 11.5
+minutes (ordered parts, before the pairs), at 8 players 3 iterations to 1.8e-4 in 41 minutes (4,500
+CPU seconds, 2.6 GB per worker). A part at 9 players is about ten times larger than at 8."""
+MAX_IID_PLAYERS = 9
+"""The most players for method ``iid`` (the hand without card removal: 9 players, 4 M nodes)."""
+EXACT_CHECK_PLAYERS = 6
+"""Up to this many players a strategy that was not solved on the exact tree (methods ``iid`` and
+``sampled``) is measured on it by default: NashConv by an exact best response in the true game.
+Up to 8 on request (``exact_check=True``: the tree is then evaluated in 91 parts, see
+:mod:`..methods.parts`: minutes at 7 players, about ten at 8 on two workers); above, the
+figures are those of the method (sampled estimates, or exact in the game without card removal)."""
+WARM_PLAYERS = 3
+"""From this many players CFR on the exact tree starts from the strategy solved without card removal,
+as CFR's first iterate (measured, standard rules, to NashConv 1e-4 checked every 5 iterations: 5
+iterations each at 3, 4 and 5 players, to 9.8e-6, 8.6e-6 and 2.2e-6, where from the uniform strategy
+it took 30, 35 and 40 iterations to 8.5e-5, 8.9e-5 and 9.4e-5; at 6 players 5 iterations to 3.2e-5;
+giving the warm strategy the weight of 10 iterations instead took 30 iterations to 9.3e-5 there)."""
+
+
+# --- method="auto" --------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Choice:
+    """One row of :data:`AUTO`: for these player counts, where the conditions hold, this method."""
+
+    players: range
+    method: str
+    note: str
+    zero_sum: bool = False   # only two-player hands with exactly one life lost (the LP's hands)
+    iid: bool = False        # only without pairing and kings_jerk (the hand without card removal)
+    exact: bool = False      # only when the strategy is to be measured exactly (exact_check not False)
+
+    def applies(self, hand: Hand, exact_check: bool | None) -> bool:
+        """Whether this row decides for ``hand`` (and the caller's ``exact_check``)."""
+        return (hand.players in self.players
+                and (not self.zero_sum or is_zero_sum(hand))
+                and (not self.iid or not (hand.pairing or hand.jerk))
+                and (not self.exact or exact_check is not False))
+
+
+AUTO: tuple[Choice, ...] = (
+    Choice(range(2, 3), "lp", "the exact sequence-form LP (Le Her: exactly one life lost per hand)",
+           zero_sum=True),
+    Choice(range(2, 6), "dcfr", "the exact tree, any rules: seconds (5 players: 3.2 s and 0.61 GB)"),
+    Choice(range(6, 7), "dcfr", "the exact tree, started from the strategy without card removal "
+                                "(48 s and 3.7 GB), when the strategy is to be measured exactly",
+           iid=True, exact=True),
+    Choice(range(6, MAX_IID_PLAYERS + 1), "iid", "DCFR without card removal, measured exactly in the "
+                                                 "true game up to 6 players", iid=True),
+    Choice(range(6, 52), "sampled", "the sampled method: pairing or kings_jerk from 6 players, and any "
+                                    "rules above 9 (the largest pack deals 51 seats)"),
+)
+"""What ``solve(method="auto")`` runs: the first row whose player counts hold ``players`` and whose
+conditions the hand meets."""
+
+
+def auto_choice(hand: Hand, exact_check: bool | None = None) -> Choice:
+    """The row of :data:`AUTO` that ``method="auto"`` follows for ``hand``."""
+    for row in AUTO:
+        if row.applies(hand, exact_check):
+            return row
+    raise ValueError(f"no method for {hand.players} players")  # pragma: no cover - AUTO covers 2..51
+
+
+AUTO_EXACT_PLAYERS = max(row.players[-1] for row in AUTO if row.method in ("lp", *CFR_METHODS))
+"""The most players ``method="auto"`` solves on the exact tree (6: at 6 players only without
+pairing and kings_jerk, and unless ``exact_check=False``)."""
+QUICK_EXACT_PLAYERS = max(row.players[-1] for row in AUTO
+                          if row.method in CFR_METHODS and not (row.iid or row.exact))
+"""The most players ``method="auto"`` solves on the exact tree whatever the rules and ``exact_check``
+(5: seconds). The solution cache measures exactly up to here, and the web table gives hints up to
+here (:data:`~chasetheace.solver.uses.advice.MAX_HINT_PLAYERS`)."""
+AUTO_IID_PLAYERS = max(row.players[-1] for row in AUTO if row.method == "iid")
+"""``method="auto"`` uses ``iid`` from 6 players up to this many (9), the sampled method above."""

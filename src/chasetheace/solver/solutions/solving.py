@@ -1,0 +1,385 @@
+"""``solve()``: an equilibrium of one hand by the method that :mod:`.choice` picks or the caller
+names, as a :class:`~.solution.Solution`."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any
+
+from ...rules import Rules
+from ..methods.measure import MAX_MEASURE_PLAYERS
+from ..model.hand import Hand, infoset_of
+from .choice import (
+    AUTO_EXACT_PLAYERS,
+    AUTO_IID_PLAYERS,
+    CFR_METHODS,
+    EXACT_CHECK_PLAYERS,
+    MAX_EXACT_PLAYERS,
+    MAX_IID_PLAYERS,
+    MAX_PARTS_PLAYERS,
+    METHODS,
+    QUICK_EXACT_PLAYERS,
+    WARM_PLAYERS,
+    auto_choice,
+)
+from .solution import Solution, caveats
+
+if TYPE_CHECKING:
+    from ..methods.measure import Measure
+
+__all__ = ["solve",
+           # handed on for the old path chasetheace.solver.solution (this module under that name)
+           "AUTO_EXACT_PLAYERS", "AUTO_IID_PLAYERS", "EXACT_CHECK_PLAYERS", "MAX_EXACT_PLAYERS",
+           "MAX_IID_PLAYERS", "MAX_PARTS_PLAYERS", "METHODS", "QUICK_EXACT_PLAYERS", "Solution", "caveats",
+           "infoset_of"]
+
+
+def solve(rules: Rules | None = None, players: int = 5, *, method: str = "auto", iterations: int = 2000,
+          tolerance: float = 1e-4, workers: int = 1, check_every: int = 10,
+          time_limit: float | None = None, seed: int = 0, exact_check: bool | None = None,
+          progress: Callable[[str], None] | None = None,
+          on_check: Callable[[Any], None] | None = None) -> Solution:
+    """An equilibrium of one hand with ``players`` seats under ``rules``.
+
+    ``method``: ``"lp"`` (two players, exactly one loser: the exact sequence-form LP), ``"dcfr"``
+    (discounted CFR), ``"cfr+"`` or ``"pcfr+"`` (predictive CFR+) on the exact tree (up to
+    :data:`~.choice.MAX_EXACT_PLAYERS` players in one piece, up to :data:`~.choice.MAX_PARTS_PLAYERS`
+    in parts), run until the exact NashConv is at most ``tolerance`` or for ``iterations``;
+    ``"iid"`` (DCFR on the hand without card removal, then measured in the true game);
+    ``"sampled"`` (mini-batch external-sampling MCCFR, ``iterations`` batches of 2000 hands or
+    ``time_limit`` seconds (default 60), seeded by ``seed``; its NashConv is estimated from 20,000
+    fresh hands, with ``nash_conv_error``). ``"auto"`` follows the table :data:`~.choice.AUTO`: the
+    LP where it applies, the exact tree up to 5 players, and at 6 without pairing or kings_jerk
+    unless ``exact_check=False``; else ``iid`` up to 9 players without pairing or kings_jerk, else
+    the sampled method. ``exact_check``: whether a strategy not solved on the exact tree is
+    measured on it (default up to :data:`~.choice.EXACT_CHECK_PLAYERS` players). ``workers``
+    threads share the exact tree's passes (the result does not depend on it); ``time_limit``
+    applies to the sampled method only. ``progress``, if given, is called with a one-line status
+    text as the work goes on (the command prints it on stderr); ``on_check`` with the CFR methods'
+    :class:`~chasetheace.solver.methods.cfr.Progress` at each NashConv check (the solution cache
+    draws its progress bar from it).
+    """
+    rules = Rules() if rules is None else rules
+    if not isinstance(rules, Rules):
+        raise ValueError(f"rules must be a Rules, not {type(rules).__name__}")
+    if method not in METHODS:
+        raise ValueError(f"unknown method {method!r}: allowed {', '.join(METHODS)}")
+    if not isinstance(iterations, int) or isinstance(iterations, bool) or iterations < 1:
+        raise ValueError(f"bad iterations {iterations!r}: an integer >= 1")
+    if not isinstance(tolerance, int | float) or tolerance < 0:
+        raise ValueError(f"bad tolerance {tolerance!r}: a number >= 0")
+    if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
+        raise ValueError(f"bad workers {workers!r}: an integer >= 1")
+    hand = Hand(rules, players)
+    start = time.perf_counter()
+    if exact_check and players > MAX_MEASURE_PLAYERS:
+        raise ValueError(f"an exact best response is measured for up to {MAX_MEASURE_PLAYERS} players, "
+                         f"not {players}")
+    check = players <= EXACT_CHECK_PLAYERS if exact_check is None else exact_check
+    run = auto_choice(hand, exact_check).method if method == "auto" else method
+    if run == "sampled":
+        limit = 60.0 if time_limit is None else time_limit
+        return _from_sampled(hand, iterations, limit, seed, start, progress, check)
+    if run == "iid":
+        if hand.pairing or hand.jerk:
+            raise ValueError("method 'iid' does not model pairing or kings_jerk: use 'dcfr' or 'sampled'")
+        if players > MAX_IID_PLAYERS:
+            raise ValueError(f"method 'iid' handles 2..{MAX_IID_PLAYERS} players, not {players}: "
+                             f"use method 'sampled'")
+        return _from_iid(hand, iterations, tolerance, check_every, start, workers, progress, check)
+    if run in CFR_METHODS and MAX_EXACT_PLAYERS < players <= MAX_PARTS_PLAYERS:
+        return _from_parts(hand, run, iterations, tolerance, check_every, start, workers, progress, on_check)
+    if players > MAX_EXACT_PLAYERS:
+        raise ValueError(f"the exact tree handles 2..{MAX_EXACT_PLAYERS} players in one piece and up to "
+                         f"{MAX_PARTS_PLAYERS} in parts (methods dcfr, cfr+, pcfr+), not {players}: "
+                         f"use method 'iid' or 'sampled'")
+    if run == "lp":
+        from ..methods.lp import is_zero_sum, solve_zero_sum
+
+        if players != 2:
+            raise ValueError("method 'lp' needs two players")
+        if not is_zero_sum(hand):
+            raise ValueError("method 'lp' needs two players and exactly one life lost per hand "
+                             "(ties not all-lose, no ace_pays_double), e.g. the le-her preset")
+        return _from_lp(hand, solve_zero_sum(hand), start)
+    return _from_cfr(hand, run, iterations, tolerance, check_every, start, workers, progress, on_check)
+
+
+def _engine(hand: Hand, workers: int = 1, progress: Callable[[str], None] | None = None) -> Any:
+    from ..methods.cfr import Engine
+    from ..model.tree import Tree
+
+    if progress is not None:
+        progress(f"building the exact game tree of {hand.players} players")
+    tree = Tree(hand)
+    if progress is not None:
+        progress(f"tree built: {tree.node_count:,} nodes, {len(tree.infosets):,} information sets")
+    return Engine(tree, workers)
+
+
+PURE = 1e-3
+"""An action the strategy takes with less chance than this is taken as never taken, for beliefs:
+CFR's average strategy keeps a trace of every action it ever tried."""
+TREMBLE = 1e-6
+"""The beliefs behind the per-situation values: every action is taken with at least this chance
+(halved), so a situation the equilibrium never reaches still has well-defined beliefs."""
+OFF_PATH = 0.01
+"""A situation is off the equilibrium's path when its reach is below this share of its reach
+with trembles; there the strategy is replaced by the best reply to the trembling beliefs."""
+
+
+REFINE_ROUNDS = 4
+
+
+def _tables(hand: Hand, engine: Any, sigma: Any, method: str, start: float, refine: bool = True,
+            **extra: Any) -> Solution:
+    if refine:
+        sigma = _refine(engine, sigma)
+    passes, shaky = engine.evaluate_beliefs(sigma, [None, _tremble(sigma)], table=True)
+    reach = engine.info_reach(passes)
+    gains = engine.gains(sigma, passes.cfv)
+    belief = engine.info_reach(shaky)
+    values = [(float(k / r), float(s / r)) if r > 0 else (0.0, 0.0)
+              for (k, s), r in zip(shaky.cfv.tolist(), belief.tolist())]
+    chances = [(float(k / r), float(s / r)) if r > 0 else (0.0, 0.0)
+               for (k, s), r in zip(shaky.cfp.tolist(), belief.tolist())]
+    return Solution(rules=hand.rules, players=hand.players, method=method,
+                    infosets=list(engine.tree.infosets), keep=[float(x) for x in sigma[:, 0]],
+                    reach=[float(r) for r in reach], values=values,
+                    loss_probabilities=[float(x) for x in passes.losses],
+                    expected_lives_lost=[float(x) for x in passes.lives], nash_conv=float(gains.sum()),
+                    gains=[float(g) for g in gains], seconds=time.perf_counter() - start, chances=chances,
+                    **extra)
+
+
+def _pure(sigma: Any) -> Any:
+    """``sigma`` without the traces of actions it (almost) never takes."""
+    import numpy as np
+
+    out = np.where(sigma < PURE, 0.0, sigma)
+    return out / out.sum(axis=1, keepdims=True)
+
+
+def _tremble(sigma: Any) -> Any:
+    return (1 - TREMBLE) * _pure(sigma) + TREMBLE / 2
+
+
+def _refine(engine: Any, sigma: Any) -> Any:
+    """Off the equilibrium's path (after a play it never makes), CFR's average strategy is noise
+    (its regrets there are weighted by a reach near 0). From the dealer back to the eldest, play
+    the best reply to the trembling beliefs there instead, so that later seats' play after a
+    deviation is sensible (a review judges a deviation by it). Situations on the path keep the
+    equilibrium."""
+    import numpy as np
+
+    sigma = sigma.copy()
+    on_path = engine.info_reach(engine.reach(_pure(sigma)))
+    for _ in range(REFINE_ROUNDS):  # beliefs depend on earlier seats' replies: again until settled
+        changed = False
+
+        def revise(position: int, reach: Any, cfv: Any) -> bool:
+            # one pass does what a pass per position did: a position's reach depends only on the
+            # earlier seats (not yet revised in this round), its values on the later (revised)
+            nonlocal changed
+            belief = engine.info_reach(reach)
+            off = np.flatnonzero((engine.owner == position) & (on_path < OFF_PATH * belief))
+            if not len(off):
+                return False
+            keep = cfv[off, 0] <= cfv[off, 1]
+            changed = changed or bool(np.any(sigma[off, 0] != keep))
+            moved = bool(np.any(sigma[off, 0] != keep) or np.any(sigma[off, 1] != ~keep))
+            sigma[off, 0] = keep
+            sigma[off, 1] = ~keep
+            return moved
+
+        engine.evaluate(sigma, precise=False, reach_sigma=_tremble(sigma), revise=revise)
+        if not changed:
+            break
+    return sigma
+
+
+def _reporter(method: str, tolerance: float, progress: Callable[[str], None] | None,
+              on_check: Callable[[Any], None] | None) -> Callable[[Any], None]:
+    """The callback of a CFR run: a progress line, and ``on_check``, at each NashConv check."""
+
+    def report(p: Any) -> None:
+        if progress is not None:
+            progress(f"{method} iteration {p.iterations}: NashConv {p.nash_conv:.2e} "
+                     f"(target {tolerance:g}), {p.seconds:.0f} s")
+        if on_check is not None:
+            on_check(p)
+
+    return report
+
+
+def _from_cfr(hand: Hand, method: str, iterations: int, tolerance: float, check_every: int,
+              start: float, workers: int, progress: Callable[[str], None] | None = None,
+              on_check: Callable[[Any], None] | None = None) -> Solution:
+    """CFR on the exact tree; from :data:`~.choice.WARM_PLAYERS` players it starts from the strategy
+    solved without card removal, as CFR's first iterate."""
+    import numpy as np
+
+    from ..methods.cfr import Engine, run_cfr
+    from ..model.tree import Tree
+
+    warm = None
+    if hand.players >= WARM_PLAYERS and not (hand.pairing or hand.jerk):
+        if progress is not None:
+            progress("solving without card removal first, to start from")
+        model = Tree(hand, card_removal=False)
+        rough, _ = run_cfr(Engine(model, workers), iterations=iterations, tolerance=tolerance,
+                           check_every=check_every)
+        index = {key: i for i, key in enumerate(model.infosets)}
+        del model
+    engine = _engine(hand, workers, progress)
+    if hand.players >= WARM_PLAYERS and not (hand.pairing or hand.jerk):
+        warm = np.array([rough[index[key]] for key in engine.tree.infosets])
+
+    report = _reporter(method, tolerance, progress, on_check)
+    # the warm strategy is the first iterate only: measured at 6 players, giving it the weight of
+    # 10 iterations took 30 iterations to NashConv 9.3e-5, as the first iterate 5 to 3.2e-5
+    sigma, record = run_cfr(engine, iterations=iterations, tolerance=tolerance, method=method,
+                            check_every=check_every, start=start, callback=report, warm=warm)
+    return _tables(hand, engine, sigma, method, start, iterations=record.iterations,
+                   trace=record.trace)
+
+
+def _from_parts(hand: Hand, method: str, iterations: int, tolerance: float, check_every: int,
+                start: float, workers: int, progress: Callable[[str], None] | None = None,
+                on_check: Callable[[Any], None] | None = None) -> Solution:
+    """CFR on the exact tree evaluated in parts (:mod:`..methods.parts`), started from the strategy solved
+    without card removal as CFR's first iterate. Every NashConv check is an exact best response in
+    the true game; the solution's figures are those of the last check (no refinement off the path:
+    that would take a pass per round)."""
+    import numpy as np
+
+    from ..methods.cfr import Engine, run_cfr
+    from ..methods.parts import PartsEngine
+    from ..model.tree import Tree
+
+    if hand.pairing or hand.jerk:
+        raise ValueError("the exact tree in parts starts from the hand without card removal, which does "
+                         "not model pairing or kings_jerk")
+    if progress is not None:
+        progress("solving without card removal first, to start from")
+    model = Tree(hand, card_removal=False)
+    rough, _ = run_cfr(Engine(model, 1), iterations=max(iterations, 1000), tolerance=tolerance,
+                       check_every=check_every)
+    keys = list(model.infosets)
+    del model
+
+    report = _reporter(method, tolerance, progress, on_check)
+    with PartsEngine(hand, keys, workers, progress) as engine:
+        sigma, record = run_cfr(engine, iterations=iterations, tolerance=tolerance, method=method,
+                                check_every=check_every, start=start, callback=report, warm=rough)
+        got = engine.last  # the pass of the last check: the average strategy returned
+    assert got is not None
+    gains = engine.gains(sigma, got.cfv)
+    on = np.flatnonzero(got.present)  # the situations of the true game
+
+    def per(table: Any) -> list[tuple[float, float]]:
+        return [(float(k / r), float(s / r)) if r > 0 else (0.0, 0.0)
+                for (k, s), r in zip(table[on].tolist(), got.info_reach[on].tolist())]
+
+    return Solution(rules=hand.rules, players=hand.players, method=method, infosets=[keys[i] for i in on],
+                    keep=[float(x) for x in sigma[on, 0]], reach=[float(r) for r in got.info_reach[on]],
+                    values=per(got.cfv), loss_probabilities=[float(x) for x in got.losses],
+                    expected_lives_lost=[float(x) for x in got.lives], nash_conv=float(gains.sum()),
+                    gains=[float(g) for g in gains], iterations=record.iterations,
+                    seconds=time.perf_counter() - start, trace=record.trace, chances=per(got.cfp))
+
+
+def _from_iid(hand: Hand, iterations: int, tolerance: float, check_every: int, start: float, workers: int,
+              progress: Callable[[str], None] | None, check: bool) -> Solution:
+    """DCFR on the hand without card removal; then, with ``check``, the strategy measured exactly in
+    the true game (an exact best response on the exact tree)."""
+    from ..methods.cfr import Engine, Progress, run_cfr
+    from ..model.tree import Tree
+
+    if progress is not None:
+        progress(f"building the tree of {hand.players} players without card removal")
+    engine = Engine(Tree(hand, card_removal=False), workers)
+
+    def report(p: Progress) -> None:
+        if progress is not None:
+            progress(f"iid iteration {p.iterations}: NashConv without card removal {p.nash_conv:.2e} "
+                     f"(target {tolerance:g}), {p.seconds:.0f} s")
+
+    sigma, record = run_cfr(engine, iterations=iterations, tolerance=tolerance, check_every=check_every,
+                            start=start, callback=report)
+    if not check:
+        return _tables(hand, engine, sigma, "iid", start, iterations=record.iterations, trace=record.trace,
+                       measured="abstract")
+    from ..methods.measure import measure
+
+    index = {key: i for i, key in enumerate(engine.tree.infosets)}
+    keep = sigma[:, 0].tolist()
+    # every situation of the true game also arises without card removal
+    result = measure(hand, lambda key: keep[index[key]], progress=progress, workers=workers)
+    return _measured(hand, "iid", result, iterations=record.iterations, seconds=time.perf_counter() - start,
+                     trace=record.trace)
+
+
+def _from_sampled(hand: Hand, batches: int, time_limit: float | None, seed: int, start: float,
+                  progress: Callable[[str], None] | None = None, check: bool = True) -> Solution:
+    """Train the sampled method; measure its strategy exactly on the exact tree where that fits
+    (up to :data:`~.choice.EXACT_CHECK_PLAYERS` players), else by the sampled estimates."""
+    import numpy as np
+
+    from ..methods.sampled import SampledSolver
+
+    solver = SampledSolver(hand, seed=seed)
+    def report(done: int, seconds: float) -> None:
+        if progress is not None:
+            limit = "" if time_limit is None else f" of {time_limit:.0f}"
+            progress(f"sampled batch {done} of at most {batches}: {seconds:.0f}{limit} s")
+
+    done = solver.train(batches, seconds=time_limit, callback=report)
+    if progress is not None:
+        progress("measuring the strategy")
+    keys = solver.infosets()
+    keep = [float(x) for x in solver.sigma(np.arange(len(keys)), average=True)]
+    if check:
+        from ..methods.measure import measure
+
+        # the strategy alone, to play it (``played_keep``) where the training never met a situation
+        sampled = Solution(rules=hand.rules, players=hand.players, method="sampled", infosets=keys, keep=keep,
+                           reach=[0.0] * len(keys), values=[(0.0, 0.0)] * len(keys), loss_probabilities=[],
+                           expected_lives_lost=[], nash_conv=float("nan"), gains=[])
+        result = measure(hand, sampled.played_keep, progress=progress)
+        return _measured(hand, "sampled", result, iterations=done, seconds=time.perf_counter() - start)
+    est = solver.estimate(20_000)
+    met = [solver.met.get(i, (0.0, 0.0, 0.0)) for i in range(len(keys))]
+    return Solution(rules=hand.rules, players=hand.players, method="sampled", infosets=keys, keep=keep,
+                    reach=[m[0] for m in met], values=[(m[1], m[2]) for m in met],
+                    loss_probabilities=est.losses, expected_lives_lost=est.lives, nash_conv=est.nash_conv,
+                    gains=[], iterations=done,
+                    seconds=time.perf_counter() - start, nash_conv_error=est.nash_conv_error,
+                    loss_errors=est.losses_error, nash_conv_low=est.nash_conv_low, measured="sampled")
+
+
+def _measured(hand: Hand, method: str, result: Measure, **extra: Any) -> Solution:
+    """The solution of a strategy measured on the exact tree (``result``: from
+    :func:`~chasetheace.solver.methods.measure.measure`)."""
+    return Solution(rules=hand.rules, players=hand.players, method=method, infosets=result.infosets,
+                    keep=result.keep, reach=result.reach, values=result.values,
+                    loss_probabilities=result.loss_probabilities,
+                    expected_lives_lost=result.expected_lives_lost, nash_conv=result.nash_conv,
+                    gains=result.gains, **extra)
+
+
+def _from_lp(hand: Hand, lp: Any, start: float) -> Solution:
+    import numpy as np
+
+    engine = _engine(hand)
+    index = {key: i for i, key in enumerate(lp.infosets)}
+    keep = np.array([float(lp.keep[index[key]]) for key in engine.tree.infosets])
+    sigma = np.c_[keep, 1 - keep]
+    exact = [Fraction(lp.keep[index[key]]) for key in engine.tree.infosets] if lp.exact else None
+    sol = _tables(hand, engine, sigma, "lp", start, refine=False,
+                  value=lp.value if lp.exact else None, exact_keep=exact)
+    if lp.exact:
+        sol.nash_conv, sol.gains = 0.0, [0.0] * hand.players
+    return sol

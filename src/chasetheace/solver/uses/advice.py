@@ -1,0 +1,320 @@
+"""The solver at the table: a hint for the decision in front of a seat, and a review of a game.
+
+A :func:`hint` reads one seat's observation (``game.observation(seat)``) and nothing else: the
+seat's card, the public history of this hand and the card it gave away. It answers with the
+chance of losing this hand if the seat keeps and if it swaps, given what the seat knows and that
+the others play the equilibrium, and the solver's call. A :func:`review` replays a game record and
+asks the same of every decision, then prices each choice: its expected lives lost against the best
+choice's (the *cost*). ``docs/review.md`` describes the review's JSON.
+
+>>> import chasetheace as cta
+>>> from chasetheace.solver import solve
+>>> sol = solve(cta.Rules(), players=3)
+>>> game = cta.Game(cta.Rules(), players=3, stack=["Ac", "Kd", "5h"], dealer=2)
+>>> h = hint(game.observation(0), sol)     # the eldest holds the lowest card: keeping it loses
+>>> h.call, round(h.lose_if_keep, 3), h.lose_if_swap < 0.5
+('swap', 1.0, True)
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ...render import card_text
+from ...rules import Rules
+from ...seats import position_name
+from ..model.hand import infoset_of
+from ..model.words import situation
+from ..solutions.choice import QUICK_EXACT_PLAYERS
+from ..solutions.solution import Solution
+
+if TYPE_CHECKING:
+    from ..solutions.cache import Progress
+
+APPROXIMATE = ("sampled", "iid")
+"""Methods whose strategy is not an equilibrium of the true game to the solver's tolerance (the
+sampled method; ``iid``, solved without card removal): hints from them say how good they are."""
+
+__all__ = ["MISTAKE", "REVIEW_FORMAT", "REVIEW_VERSION", "Decision", "Hint", "PlayerSummary", "Review",
+           "MAX_HINT_PLAYERS", "hint", "hint_for", "review"]
+
+MAX_HINT_PLAYERS = QUICK_EXACT_PLAYERS
+"""The most players a table solves for hints and reviews when it opens: where ``method="auto"``
+takes seconds (the exact tree), not the minute of 6 players or the sampled method's."""
+MISTAKE = 1e-3
+"""A choice that costs more than this many expected lives against the best one is a mistake.
+(The solutions are equilibria to a NashConv of 1e-4 lives: smaller gaps are the solver's noise.)"""
+MIXED = 0.01  # a keep probability within this of 0 or 1 is said as "always"
+REVIEW_FORMAT = "chase-the-ace/review"
+REVIEW_VERSION = 1
+
+
+@dataclass(frozen=True)
+class Hint:
+    """What the solver says of one decision, from the deciding seat's view alone.
+
+    ``lose_if_keep`` / ``lose_if_swap``: the chance of losing this hand; ``lives_if_*``: the
+    expected lives lost (they differ only when a loser can pay more than one life). ``call`` is
+    ``"keep"``, ``"swap"`` or ``"either"`` (the two are within :data:`MISTAKE` lives).
+    """
+
+    seat: int
+    players: int
+    position: int
+    card: str
+    knew: str
+    keep_probability: float
+    lose_if_keep: float
+    lose_if_swap: float
+    lives_if_keep: float
+    lives_if_swap: float
+    call: str
+    method: str
+    nash_conv: float
+    dealer: bool = False
+
+    @property
+    def best(self) -> str:
+        """The choice with fewer expected lives lost (``keep`` on a tie)."""
+        return "keep" if self.lives_if_keep <= self.lives_if_swap else "swap"
+
+    def cost(self, action: str) -> float:
+        """The expected lives ``action`` gives away against the best choice (0 for the best)."""
+        chosen = self.lives_if_keep if action == "keep" else self.lives_if_swap
+        return max(0.0, chosen - min(self.lives_if_keep, self.lives_if_swap))
+
+    def text(self) -> str:
+        """The hint in a player's words, on one line."""
+        swap = "draw" if self.dealer else "swap"
+        lives = ""
+        if not (math.isclose(self.lives_if_keep, self.lose_if_keep, abs_tol=1e-9)
+                and math.isclose(self.lives_if_swap, self.lose_if_swap, abs_tol=1e-9)):
+            lives = f" (expected lives lost {self.lives_if_keep:.3f} and {self.lives_if_swap:.3f})"
+        call = {"keep": "keep", "swap": swap, "either": "either: it hardly matters"}[self.call]
+        approx = "" if self.method not in APPROXIMATE else f", approximate: NashConv {self.nash_conv:.1e}"
+        return (f"{position_name(self.position, self.players)} of {self.players} holding "
+                f"{card_text(self.card)} ({self.knew}). Keep: you lose this hand {self.lose_if_keep:.1%}; "
+                f"{swap}: {self.lose_if_swap:.1%}{lives}. Solver: {call}{approx}.")
+
+    def to_dict(self) -> dict[str, Any]:
+        """The hint as JSON-ready data."""
+        return {**asdict(self), "position_name": position_name(self.position, self.players),
+                "best": self.best}
+
+
+def hint(observation: Mapping[str, Any], solution: Solution) -> Hint:
+    """The solver's view of the decision of ``observation``'s seat (``game.observation(seat)``).
+
+    Only what the seat may know is read. ValueError if the observation is not a seat's own view
+    during a hand, or the solution is for another number of players.
+    """
+    deck = solution.deck
+    key = infoset_of(observation, deck, kings_jerk=solution.rules.kings_jerk)
+    players = len(observation["order"])
+    if players != solution.players:
+        raise ValueError(f"this solution is for {solution.players} players, the hand has {players}")
+    i = solution.index_of(key)
+    if i is None:
+        raise ValueError(f"the solution has no figures for this situation: {situation(key, deck, players)}")
+    lives_keep, lives_swap = solution.values[i]
+    if solution.chances is not None:
+        lose_keep, lose_swap = solution.chances[i]
+    elif not solution.rules.ace_pays_double:  # one life per loser: the chance is the expected lives
+        lose_keep, lose_swap = lives_keep, lives_swap
+    else:
+        lose_keep = lose_swap = float("nan")
+    if abs(lives_keep - lives_swap) <= MISTAKE:
+        call = "either"
+    else:
+        call = "keep" if lives_keep < lives_swap else "swap"
+    return Hint(seat=observation["seat"], players=players, position=key[0], card=observation["card"],
+                knew=situation(key, deck, players), keep_probability=solution.keep[i],
+                lose_if_keep=lose_keep, lose_if_swap=lose_swap, lives_if_keep=lives_keep,
+                lives_if_swap=lives_swap, call=call, method=solution.method,
+                nash_conv=solution.nash_conv, dealer=key[0] == players - 1)
+
+
+def _rules_of(observation: Mapping[str, Any]) -> Rules:
+    return Rules.from_dict(observation["rules"])
+
+
+def hint_for(observation: Mapping[str, Any], *, folder: str | None = None,
+             progress: Progress | None = None) -> Hint:
+    """:func:`hint` with the solution for the observation's rules and players in the hand, from the
+    cache (solved and cached on first use: ``progress`` hears about it)."""
+    from ..solutions.cache import solution_for
+
+    rules = _rules_of(observation)
+    return hint(observation, solution_for(rules, len(observation["order"]), folder=folder, progress=progress))
+
+
+# --- reviews ----------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Decision:
+    """One decision of a game: who, what they knew, what they did, and what the solver says."""
+
+    index: int            # the decision's number in the game, from 0
+    hand: int
+    seat: int
+    name: str
+    action: str
+    hint: Hint
+    cost: float           # expected lives given away against the best choice
+
+    @property
+    def mistake(self) -> bool:
+        """Whether the choice gave away more than :data:`MISTAKE` lives."""
+        return self.cost > MISTAKE
+
+    def to_dict(self) -> dict[str, Any]:
+        """The decision as in ``docs/review.md``."""
+        h = self.hint
+        return {"index": self.index, "hand": self.hand, "seat": self.seat, "name": self.name,
+                "players": h.players, "position": position_name(h.position, h.players), "card": h.card,
+                "knew": h.knew, "action": self.action, "call": h.call, "best": h.best,
+                "keep_probability": round(h.keep_probability, 6),
+                "lose_if_keep": _num(h.lose_if_keep), "lose_if_swap": _num(h.lose_if_swap),
+                "lives_if_keep": _num(h.lives_if_keep), "lives_if_swap": _num(h.lives_if_swap),
+                "cost": round(self.cost, 6), "mistake": self.mistake}
+
+
+def _num(x: float) -> float | None:
+    return None if x != x else round(x, 6)
+
+
+@dataclass(frozen=True)
+class PlayerSummary:
+    """One player's decisions in sum, like a chess engine's accuracy."""
+
+    seat: int
+    name: str
+    decisions: int
+    mistakes: int
+    lives_given_away: float   # the sum of the mistakes' costs
+    accuracy: float           # the share of decisions that were not mistakes, in percent
+
+    def to_dict(self) -> dict[str, Any]:
+        """The summary as in ``docs/review.md``."""
+        return {"seat": self.seat, "name": self.name, "decisions": self.decisions,
+                "mistakes": self.mistakes, "lives_given_away": round(self.lives_given_away, 6),
+                "accuracy": round(self.accuracy, 2)}
+
+
+@dataclass
+class Review:
+    """Every decision of a game, judged; see :func:`review`."""
+
+    game: str
+    names: list[str]
+    rules: dict[str, Any]
+    decisions: list[Decision]
+    solutions: dict[int, dict[str, Any]] = field(default_factory=dict)
+    complete: bool = True     # False: the record stops before the game's end
+    unjudged: int = 0         # decisions in situations an approximate solution never met
+
+    def summary(self) -> list[PlayerSummary]:
+        """Per seat: decisions, mistakes, lives given away, accuracy."""
+        out = []
+        for seat, name in enumerate(self.names):
+            mine = [d for d in self.decisions if d.seat == seat]
+            bad = [d for d in mine if d.mistake]
+            accuracy = 100.0 * (len(mine) - len(bad)) / len(mine) if mine else 100.0
+            out.append(PlayerSummary(seat, name, len(mine), len(bad), sum(d.cost for d in bad), accuracy))
+        return out
+
+    def for_seat(self, seat: int) -> Review:
+        """The review of one seat's decisions only (ValueError for a seat not in the game)."""
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < len(self.names):
+            raise ValueError(f"bad seat {seat!r}: allowed 0..{len(self.names) - 1}")
+        return Review(self.game, self.names, self.rules, [d for d in self.decisions if d.seat == seat],
+                      self.solutions, self.complete, self.unjudged)
+
+    def to_dict(self, seat: int | None = None) -> dict[str, Any]:
+        """The review as JSON-ready data (``docs/review.md``); ``seat`` keeps one player's part."""
+        summary = self.summary()
+        if seat is not None:
+            summary = [s for s in summary if s.seat == seat]
+        return {"format": REVIEW_FORMAT, "version": REVIEW_VERSION, "game": self.game,
+                "players": list(self.names), "rules": self.rules, "complete": self.complete,
+                "mistake_threshold": MISTAKE, "unjudged": self.unjudged,
+                "solutions": [{"players": n, **info} for n, info in sorted(self.solutions.items())],
+                "decisions": [d.to_dict() for d in self.decisions if seat is None or d.seat == seat],
+                "summary": [s.to_dict() for s in summary]}
+
+    def text(self, seat: int | None = None) -> str:
+        """The review for people: each decision, then the summary per player."""
+        lines = []
+        for n, info in sorted(self.solutions.items()):
+            exact = "exact" if info["method"] not in APPROXIMATE else f"{info['method']} (approximate)"
+            lines.append(f"{n} players: {exact} solution, NashConv {info['nash_conv']:.1e} lives")
+        hand = None
+        for d in self.decisions:
+            if seat is not None and d.seat != seat:
+                continue
+            if d.hand != hand:
+                hand = d.hand
+                lines.append(f"Hand {hand}")
+            verdict = (f"MISTAKE, gives away {d.cost:.3f} lives" if d.mistake else
+                       "best" if d.hint.call != "either" else "fine (close call)")
+            lines.append(f"  {d.name}: {d.action} - {verdict}. {d.hint.text()}")
+        if not self.complete:
+            lines.append("(the record stops before the end of the game)")
+        if self.unjudged:
+            lines.append(f"({self.unjudged} decisions in situations the approximate solution never met "
+                         "are not judged)")
+        lines.append("")
+        lines.append("player        decisions  mistakes  lives given away  accuracy")
+        for s in self.summary():
+            if seat is None or s.seat == seat:
+                lines.append(f"{s.name[:12]:12}  {s.decisions:9}  {s.mistakes:8}  {s.lives_given_away:16.3f}"
+                             f"  {s.accuracy:7.1f}%")
+        return "\n".join(lines)
+
+
+Solutions = Callable[[Rules, int], Solution]
+
+
+def review(record: Mapping[str, Any], *, solutions: Solutions | None = None, folder: str | None = None,
+           progress: Progress | None = None) -> Review:
+    """Judge every decision of a Chase the Ace game record (``Game.record()``, ``play --save``,
+    the web table's, ``simulate --save``): each seat's view at its decision, its choice, the
+    solver's call and the cost of the choice.
+
+    ``solutions(rules, players)`` supplies solutions (default: the cache, solving on first use).
+    RecordError if the record is not valid.
+    """
+    from ...game import Game
+    from ..solutions.cache import solution_for
+
+    if solutions is None:
+        def solutions(rules: Rules, players: int) -> Solution:
+            return solution_for(rules, players, folder=folder, progress=progress)
+
+    decisions: list[Decision] = []
+    unjudged: list[int] = []
+    used: dict[int, Solution] = {}
+
+    def visit(game: Any, action: str) -> None:
+        seat = game.to_act
+        obs = game.observation(seat)
+        players = len(obs["order"])
+        sol = used.get(players)
+        if sol is None:
+            sol = used[players] = solutions(game.rules, players)
+        try:
+            h = hint(obs, sol)
+        except ValueError:  # a situation the sampled method never met: no figures to judge by
+            unjudged.append(seat)
+            return
+        decisions.append(Decision(len(decisions), obs["hand"], seat, game.names[seat], action, h,
+                                  h.cost(action)))
+
+    game = Game.from_record(record, visit=visit)
+    info = {n: {"method": s.method, "nash_conv": s.nash_conv, "exact": s.method != "sampled"}
+            for n, s in used.items()}
+    return Review("chase-the-ace", list(game.names), game.rules.to_dict(), decisions, info,
+                  complete=game.over, unjudged=len(unjudged))
