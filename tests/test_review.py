@@ -212,6 +212,7 @@ def test_a_solution_is_solved_once_then_read_from_disk(tmp_path: Path,
     from chasetheace.solver import cache
 
     rules = cta.Rules.preset("le-her")
+    monkeypatch.setattr(cache, "_MEMORY", {})  # nothing solved by earlier tests in this process
     heard: list[tuple[str, float]] = []
     sol = solution_for(rules, 2, folder=tmp_path, progress=lambda t, f: heard.append((t, f)))
     path = cache_path(rules, 2, folder=tmp_path)

@@ -16,6 +16,7 @@ from fractions import Fraction
 from typing import Any
 
 from ...cards import PIQUET_RANKS, Card, rank_char
+from ...events import Blocked, HandStarted, Keep, KingJerk, ShowBlocker, SwapSeen, read_view
 from ...rules import Rules
 
 __all__ = ["Deck", "Hand", "InfoKey", "deck_of", "infoset_of"]
@@ -162,28 +163,30 @@ def infoset_of(observation: Mapping[str, Any], deck: Deck, *, kings_jerk: bool =
     card = observation.get("card")
     if seat is None or card is None:
         raise ValueError("the observation must be a seat's own view during a hand")
-    history = observation["history"]
-    start = max((i for i, ev in enumerate(history) if ev.get("type") == "hand_started"), default=-1)
+    seen = [read_view(view) for view in observation["history"]]
+    start = max((i for i, ev in enumerate(seen) if isinstance(ev, HandStarted)), default=-1)
     if start < 0:
         raise ValueError("the observation has no hand in progress")
-    order = list(history[start]["order"])
+    started = seen[start]
+    assert isinstance(started, HandStarted)
+    order = list(started.order)
     tokens: list[str] = []
     jerked = ["0"] * len(order)
     given = -1
-    for ev in history[start + 1:]:
-        kind = ev.get("type")
-        if kind == "king_jerk":
-            jerked[order.index(ev["seat"])] = "1"
-        elif kind == "keep":
-            tokens.append("k")
-        elif kind == "swap":
-            tokens.append("s" if ev.get("announced") is None else "s" + rank_char(ev["announced"]))
-            if ev.get("neighbour") == seat:
-                given = deck.strength_of_rank(Card.parse(ev["received"]).rank)
-        elif kind == "blocked":
-            tokens.append("b")
-        elif kind == "show_blocker":
-            tokens.append("K")
+    for ev in seen[start + 1:]:
+        match ev:
+            case KingJerk(seat=who):
+                jerked[order.index(who)] = "1"
+            case Keep():
+                tokens.append("k")
+            case SwapSeen(neighbour=neighbour, announced=announced, received=received):
+                tokens.append("s" if announced is None else "s" + rank_char(announced))
+                if neighbour == seat and received is not None:
+                    given = deck.strength_of_rank(received.rank)
+            case Blocked():
+                tokens.append("b")
+            case ShowBlocker():
+                tokens.append("K")
     if kings_jerk:
         tokens.insert(0, "J" + "".join(jerked))
     return order.index(seat), tuple(tokens), deck.strength_of_rank(Card.parse(card).rank), given
