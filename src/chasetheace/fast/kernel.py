@@ -293,15 +293,32 @@ def _event(evs: np.ndarray, st: np.ndarray, kind: int, seat: int, neighbour: int
 
 
 @jit(inline=True)
-def _shown(policies: PolicyArrays, table: Table, mode: Mode, kind: int, seat: int, neighbour: int,
-           card: int) -> None:  # pragma: no cover - compiled
-    """A card is shown to all (turn event ``kind`` of ``seat``): ``seat``'s own, or, when there is
-    a ``neighbour``, the neighbour's. The counting seats learn it, the record marks it public."""
+def _bots_follow(policies: PolicyArrays, table: Table, mode: Mode, node: int, token: int, kind: int,
+                 seat: int, neighbour: int, first: int, second: int,
+                 announced: int) -> int:  # pragma: no cover - compiled
+    """What the bots (and the record) take from a turn event (E_* ``kind``: ``seat`` keeps, swaps
+    ``first`` for its ``neighbour``'s ``second``, shows ``first``, or is blocked by the neighbour's
+    ``first``): the solver's trie steps by ``token``, the counting seats learn the cards shown or
+    follow the swap, and the record marks who has seen which card and writes the event. Returns
+    the trie's next node."""
+    ws, n = table.ws, mode.n
+    shown = kind in (E_SHOW_BLOCKER, E_BLOCKED, E_KING_JERK)
     if mode.use_count:
-        _learn(table.ws, mode.n, policies.kind, neighbour if neighbour >= 0 else seat, card)
+        if shown:
+            _learn(ws, n, policies.kind, neighbour if neighbour >= 0 else seat, first)
+        elif kind == E_SWAP:
+            _learn_swap(ws, n, policies.kind, seat, neighbour, first, second, announced)
     if mode.rec:
-        table.ws[W_SEEN, card] = PUBLIC
-        _event(table.evs, table.st, kind, seat, neighbour, card, -1, 0, -1)
+        seen = ws[W_SEEN]
+        if shown:
+            seen[first] = PUBLIC
+        elif kind == E_SWAP:
+            if seen[first] != PUBLIC:
+                seen[first] |= 1 << neighbour
+            if seen[second] != PUBLIC:
+                seen[second] |= 1 << seat
+        _event(table.evs, table.st, kind, seat, neighbour, first, second, announced, -1)
+    return _step(node, token, policies.child)
 
 
 # --- the steps of a game -------------------------------------------------------------------------
@@ -447,7 +464,7 @@ def _kings_jerk(rules: RuleArrays, policies: PolicyArrays, table: Table, mode: M
                 st[S_KITTY] -= 1
                 ws[W_LIVES, s] += 1
             jmask |= 1 << i
-            _shown(policies, table, mode, E_KING_JERK, s, -1, hands[s])
+            _bots_follow(policies, table, mode, -1, T_SHOWN, E_KING_JERK, s, -1, hands[s], -1, 0)
     return jmask
 
 
@@ -460,10 +477,9 @@ def _turns(rules: RuleArrays, policies: PolicyArrays, given: Given, table: Table
     ``mode.pause``, at a decision the caller has not given yet), the number of losers when the
     dealer's exchange decided the hand, or -1: on to the showdown."""
     R, SSTR, ws, st = rules.vector, rules.solver_strength, table.ws, table.st
-    n, blocker, child = mode.n, R[R_BLOCKER], policies.child
+    n, blocker = mode.n, R[R_BLOCKER]
     alive, hands, done, order, given_to = ws[W_ALIVE], ws[W_HANDS], ws[W_DONE], ws[W_ORDER], ws[W_GIVEN]
     k, t, node, dealer = st[S_K], st[S_T], st[S_NODE], st[S_DEALER]
-    seen = ws[W_SEEN]
     while t < k:
         s = order[t]
         if done[s]:
@@ -472,8 +488,7 @@ def _turns(rules: RuleArrays, policies: PolicyArrays, given: Given, table: Table
         card = hands[s]
         if _rank(card) == blocker:
             done[s] = 1
-            node = _step(node, T_SHOWN, child)
-            _shown(policies, table, mode, E_SHOW_BLOCKER, s, -1, card)
+            node = _bots_follow(policies, table, mode, node, T_SHOWN, E_SHOW_BLOCKER, s, -1, card, -1, 0)
             if R[R_KSP]:
                 t = k
             continue
@@ -490,16 +505,13 @@ def _turns(rules: RuleArrays, policies: PolicyArrays, given: Given, table: Table
             st[S_T], st[S_NODE] = k, node
             return _dealer(rules, policies, given, table, mode, s, card, keep)
         if keep:
-            node = _step(node, T_KEEP, child)
-            if mode.rec:
-                _event(table.evs, st, E_KEEP, s, -1, -1, -1, 0, -1)
+            node = _bots_follow(policies, table, mode, node, T_KEEP, E_KEEP, s, -1, -1, -1, 0)
             continue
         nb = _left(s, n, alive)
         theirs = hands[nb]
         if _rank(theirs) == blocker:
             done[nb] = 1
-            node = _step(node, T_BLOCKED, child)
-            _shown(policies, table, mode, E_BLOCKED, s, nb, theirs)
+            node = _bots_follow(policies, table, mode, node, T_BLOCKED, E_BLOCKED, s, nb, theirs, -1, 0)
             if R[R_KSP]:
                 t = k
             continue
@@ -507,15 +519,8 @@ def _turns(rules: RuleArrays, policies: PolicyArrays, given: Given, table: Table
         hands[s] = theirs
         given_to[nb] = SSTR[_rank(theirs)]
         announced = _rank(theirs) if R[R_ANN] and _rank(theirs) <= 2 else 0
-        node = _step(node, T_SWAP if announced == 0 else T_SWAP_A if announced == 1 else T_SWAP_2, child)
-        if mode.use_count:
-            _learn_swap(ws, n, policies.kind, s, nb, card, theirs, announced)
-        if mode.rec:
-            if seen[card] != PUBLIC:
-                seen[card] |= 1 << nb
-            if seen[theirs] != PUBLIC:
-                seen[theirs] |= 1 << s
-            _event(table.evs, st, E_SWAP, s, nb, card, theirs, announced, -1)
+        token = T_SWAP if announced == 0 else T_SWAP_A if announced == 1 else T_SWAP_2
+        node = _bots_follow(policies, table, mode, node, token, E_SWAP, s, nb, card, theirs, announced)
     st[S_T], st[S_NODE] = t, node
     return -1
 
