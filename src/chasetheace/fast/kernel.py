@@ -323,7 +323,7 @@ def _bots_follow(policies: PolicyArrays, table: Table, mode: Mode, node: int, to
 
 # --- the steps of a game -------------------------------------------------------------------------
 
-@jit(inline=True)
+@jit()
 def _mode(rules: RuleArrays, policies: PolicyArrays, pause: bool,
           rec: bool) -> Mode:  # pragma: no cover - compiled
     """How this call plays, from the policies and the caller's flags."""
@@ -339,7 +339,7 @@ def _mode(rules: RuleArrays, policies: PolicyArrays, pause: bool,
     return Mode(n, use_table, use_count, follow_stock, rec, pause)
 
 
-@jit(inline=True)
+@jit()
 def _new_game(rules: RuleArrays, policies: PolicyArrays, given: Given, table: Table,
               mode: Mode) -> bool:  # pragma: no cover - compiled
     """A new game (A1): every seat in with its lives, an empty kitty, the pack as the stock, and
@@ -449,7 +449,7 @@ def _deal(rules: RuleArrays, policies: PolicyArrays, given: Given, table: Table,
     return True
 
 
-@jit(inline=True)
+@jit()
 def _kings_jerk(rules: RuleArrays, policies: PolicyArrays, table: Table, mode: Mode,
                 k: int) -> int:  # pragma: no cover - compiled
     """Kings jerk (A2): each player dealt the top rank shows it and takes a chip from the kitty
@@ -618,17 +618,18 @@ def _lives(rules: RuleArrays, given: Given, counts: Counts, table: Table, mode: 
     R, ws, st, g = rules.vector, table.ws, table.st, table.g
     lives, alive, hands, order = ws[W_LIVES], ws[W_ALIVE], ws[W_HANDS], ws[W_ORDER]
     losers, paid, had = ws[W_LOSERS], ws[W_PAID], ws[W_HAD]
-    k, rec = st[S_K], mode.rec
+    k, rec, kitty = st[S_K], mode.rec, st[S_KITTY]
     for i in range(nl):
         s = losers[i]
         had[s] = lives[s]
         owed = 2 if double and _rank(hands[s]) == 1 else 1
         p = owed if owed < lives[s] else lives[s]
         lives[s] -= p
-        st[S_KITTY] += p
+        kitty += p
         paid[s] = p
         if rec:
             ws[W_PAYMENT, s] = p
+    st[S_KITTY] = kitty
     for i in range(k):
         s = order[i]
         lost = 1 if paid[s] >= 0 else 0
