@@ -77,7 +77,6 @@ from .layout import (
     P_TABLE,
     P_THRESHOLD,
     PAUSED,
-    PH_DEAL,
     PH_NEW,
     PH_OVER,
     PH_TURNS,
@@ -148,6 +147,7 @@ from .layout import (
     WS_ROWS,
     Counts,
     Given,
+    Hand,
     Mode,
     PolicyArrays,
     RuleArrays,
@@ -214,18 +214,19 @@ def _losers(R: np.ndarray, STR: np.ndarray, order: np.ndarray, k: int, immune: i
 
 @jit(inline=True)
 def _keep_chance(rules: RuleArrays, policies: PolicyArrays, table: Table, seat: int, place: int,
-                 k: int, card: int, node: int) -> float:  # pragma: no cover - compiled
-    """The chance that ``seat``'s policy keeps ``card`` at ``place`` of ``k`` (trie ``node``)."""
+                 k: int, card: int, node: int, length: int,
+                 head: int) -> float:  # pragma: no cover - compiled
+    """The chance that ``seat``'s policy keeps ``card`` at ``place`` of ``k`` (trie ``node``; the
+    stock of ``length`` cards from ``head``, for a counting seat)."""
     kind = policies.kind[seat]
     STR = rules.strength
     if kind == P_THRESHOLD:
         return 1.0 if STR[_rank(card)] >= policies.threshold[seat, k, place] else 0.0
     if kind == P_RANDOM:
         return 0.5
-    st = table.st
     if kind == P_COUNTING:
         keeps = _counting_keeps(seat, place, k, rules.vector, STR, table.ws, policies.kind.shape[0],
-                                st[S_LEN], st[S_HEAD])
+                                length, head)
         return 1.0 if keeps else 0.0
     s = rules.solver_strength[_rank(card)]
     if node < 0:
@@ -246,11 +247,11 @@ def _draw_keep(p: float, kind: int, rng: np.ndarray) -> bool:  # pragma: no cove
 
 
 @jit(inline=True)
-def _decide(rules: RuleArrays, policies: PolicyArrays, given: Given, table: Table, seat: int,
-            place: int, k: int, card: int, node: int) -> bool:  # pragma: no cover - compiled
+def _decide(rules: RuleArrays, policies: PolicyArrays, given: Given, table: Table, h: Hand, seat: int,
+            place: int, card: int, node: int) -> bool:  # pragma: no cover - compiled
     """True to keep: the given decision (the policy's keep chance goes to ``probe``), or the
     policy's, drawn."""
-    p = _keep_chance(rules, policies, table, seat, place, k, card, node)
+    p = _keep_chance(rules, policies, table, seat, place, h.k, card, node, h.length, h.head)
     if given.decides:
         g = table.g
         i = g[G_DEC]
@@ -270,7 +271,8 @@ def bot_keeps(rules: RuleArrays, policies: PolicyArrays, table: Table) -> bool: 
     True to keep, as its policy plays, drawn from the table's generator."""
     st = table.st
     seat = st[S_TO_ACT]
-    p = _keep_chance(rules, policies, table, seat, st[S_T], st[S_K], table.ws[W_HANDS, seat], st[S_NODE])
+    p = _keep_chance(rules, policies, table, seat, st[S_T], st[S_K], table.ws[W_HANDS, seat], st[S_NODE],
+                     st[S_LEN], st[S_HEAD])
     return _draw_keep(p, policies.kind[seat], table.rng)
 
 
@@ -339,12 +341,27 @@ def _mode(rules: RuleArrays, policies: PolicyArrays, pause: bool,
     return Mode(n, use_table, use_count, follow_stock, rec, pause)
 
 
+@jit(inline=True)
+def _save(st: np.ndarray, h: Hand, phase: int, t: int) -> None:  # pragma: no cover - compiled
+    """Write the hand to the table's scalars (at a pause, in ``phase`` at place ``t``; or at the end)."""
+    st[S_PHASE], st[S_HEAD], st[S_LEN], st[S_KITTY], st[S_DEALER] = phase, h.head, h.length, h.kitty, h.dealer
+    st[S_SET_ASIDE], st[S_IMMUNE], st[S_T], st[S_K], st[S_NODE] = h.set_aside, h.immune, t, h.k, h.node
+    st[S_JMASK], st[S_SHUFFLE], st[S_HAND] = h.jmask, h.shuffle, h.number
+
+
+@jit(inline=True)
+def _load(st: np.ndarray) -> Hand:  # pragma: no cover - compiled
+    """The hand saved in the table's scalars."""
+    return Hand(st[S_DEALER], st[S_HEAD], st[S_LEN], st[S_KITTY], st[S_K], st[S_SET_ASIDE], st[S_IMMUNE],
+                st[S_NODE], st[S_JMASK], st[S_SHUFFLE], st[S_HAND])
+
+
 @jit()
 def _new_game(rules: RuleArrays, policies: PolicyArrays, given: Given, table: Table,
-              mode: Mode) -> bool:  # pragma: no cover - compiled
+              mode: Mode) -> Hand:  # pragma: no cover - compiled
     """A new game (A1): every seat in with its lives, an empty kitty, the pack as the stock, and
-    the first dealer (given, or chosen as the rules say). False if the script ran out."""
-    R, pack, ws, st, g = rules.vector, rules.pack, table.ws, table.st, table.g
+    the first dealer (given, or chosen as the rules say). Its dealer is -1 if the script ran out."""
+    R, pack, ws, g = rules.vector, rules.pack, table.ws, table.g
     n, deck = mode.n, R[R_DECK]
     for s in range(n):
         ws[W_LIVES, s] = R[R_LIVES]
@@ -355,35 +372,30 @@ def _new_game(rules: RuleArrays, policies: PolicyArrays, given: Given, table: Ta
     for i in range(deck):
         stk[i] = pack[i]
         tmp[i] = pack[i]
-    if given.dealer >= 0:
-        dealer = given.dealer
-    else:
+    dealer = given.dealer
+    if dealer < 0:
         dealer = _choose_dealer(R, rules.strength, n, tmp, ws[W_LOSERS], given.chance, given.picks,
                                 given.shuffles, g, table.rng)
         if g[G_SHORT]:
-            return False
-    st[S_PHASE], st[S_HEAD], st[S_LEN], st[S_KITTY], st[S_DEALER] = PH_DEAL, 0, deck, 0, dealer
-    st[S_SHUFFLE] = 1 if pack[deck] == 0 else 0  # a fresh shuffle first, unless stacked
-    st[S_HAND] = st[S_K] = st[S_T] = st[S_NODE] = st[S_JMASK] = 0
-    st[S_SET_ASIDE] = st[S_IMMUNE] = st[S_PENDING] = -1
+            dealer = -1
+    table.st[S_PENDING] = -1
     if mode.follow_stock:
         _stock_reset(ws, n, policies.kind)
-    return True
+    shuffle = 1 if pack[deck] == 0 else 0  # a fresh shuffle first, unless stacked
+    return Hand(dealer=dealer, head=0, length=deck, kitty=0, k=0, set_aside=-1, immune=-1, node=0, jmask=0,
+                shuffle=shuffle, number=0)
 
 
 @jit(inline=True)
-def _deal(rules: RuleArrays, policies: PolicyArrays, given: Given, table: Table,
-          mode: Mode) -> bool:  # pragma: no cover - compiled
+def _deal(rules: RuleArrays, policies: PolicyArrays, given: Given, table: Table, mode: Mode,
+          h: Hand) -> Hand:  # pragma: no cover - compiled
     """The deal (A3.1): the seats in, from the dealer's left to the dealer, into ``W_ORDER``; a
     fresh shuffle when one is due (given, or drawn lazily); a card each from the top of the stock;
     what the counting seats and the record know at the start of the hand; then the kings jerk.
-    False if the script has no shuffle left."""
+    The hand's ``k`` is 0 if the script has no shuffle left."""
     R, ws, st, g = rules.vector, table.ws, table.st, table.g
-    n, to_bottom = mode.n, R[R_BH] == 1
-    alive, order, stk = ws[W_ALIVE], ws[W_ORDER], ws[W_STOCK]
-    hands = ws[W_HANDS]
-    dealer, head, length = st[S_DEALER], st[S_HEAD], st[S_LEN]
-    st[S_HAND] += 1
+    n, to_bottom, dealer, head, length = mode.n, R[R_BH] == 1, h.dealer, h.head, h.length
+    alive, order, stk, hands = ws[W_ALIVE], ws[W_ORDER], ws[W_STOCK], ws[W_HANDS]
     k = 0
     s = dealer
     while True:
@@ -392,10 +404,10 @@ def _deal(rules: RuleArrays, policies: PolicyArrays, given: Given, table: Table,
         k += 1
         if s == dealer:
             break
-    if st[S_SHUFFLE]:
+    if h.shuffle:
         if given.chance:
             if g[G_SHUF] >= given.shuffles.shape[0]:
-                return False
+                return Hand(dealer, head, length, h.kitty, 0, -1, -1, -1, 0, h.shuffle, h.number + 1)
             row = given.shuffles[g[G_SHUF]]
             g[G_SHUF] += 1
             for i in range(length):
@@ -410,7 +422,6 @@ def _deal(rules: RuleArrays, policies: PolicyArrays, given: Given, table: Table,
                 c = stk[a]
                 stk[a] = stk[b]
                 stk[b] = c
-    st[S_SHUFFLE] = 0 if to_bottom else 1
     for i in range(k):
         s = order[i]
         c = stk[(head + i) & MASK]
@@ -419,8 +430,6 @@ def _deal(rules: RuleArrays, policies: PolicyArrays, given: Given, table: Table,
         ws[W_DONE, s] = 0
         ws[W_GIVEN, s] = -1
         ws[W_PAID, s] = -1
-    st[S_HEAD], st[S_LEN], st[S_K] = head + k, length - k, k
-    st[S_SET_ASIDE] = st[S_IMMUNE] = -1
     if mode.use_count:
         for c in range(n):
             if policies.kind[c] == P_COUNTING:
@@ -440,46 +449,49 @@ def _deal(rules: RuleArrays, policies: PolicyArrays, given: Given, table: Table,
             ws[W_OUT, s] = 0
         for i in range(k):
             ws[W_SEEN, hands[order[i]]] = 1 << order[i]
-    jmask = _kings_jerk(rules, policies, table, mode, k) if R[R_KJ] else 0
+    kitty, jmask = h.kitty, 0
+    if R[R_KJ]:
+        jmask, kitty = _kings_jerk(rules, policies, table, mode, k, kitty)
     node = -1
     if mode.use_table:
         root = policies.root
         node = root[k, jmask if jmask < root.shape[1] else 0]
-    st[S_JMASK], st[S_NODE], st[S_T], st[S_PHASE] = jmask, node, 0, PH_TURNS
-    return True
+    return Hand(dealer=dealer, head=head + k, length=length - k, kitty=kitty, k=k, set_aside=-1, immune=-1,
+                node=node, jmask=jmask, shuffle=0 if to_bottom else 1, number=h.number + 1)
 
 
 @jit()
-def _kings_jerk(rules: RuleArrays, policies: PolicyArrays, table: Table, mode: Mode,
-                k: int) -> int:  # pragma: no cover - compiled
+def _kings_jerk(rules: RuleArrays, policies: PolicyArrays, table: Table, mode: Mode, k: int,
+                kitty: int) -> tuple[int, int]:  # pragma: no cover - compiled
     """Kings jerk (A2): each player dealt the top rank shows it and takes a chip from the kitty
-    while it has one. Returns the places that showed one, as bits (the solver's jerk mask)."""
-    R, ws, st = rules.vector, table.ws, table.st
+    while it has one. Returns the places that showed one, as bits (the solver's jerk mask), and
+    the kitty left."""
+    R, ws = rules.vector, table.ws
     order, hands = ws[W_ORDER], ws[W_HANDS]
     jmask = 0
     for i in range(k):
         s = order[i]
         if _rank(hands[s]) == R[R_TOP]:
-            if st[S_KITTY] > 0:
-                st[S_KITTY] -= 1
+            if kitty > 0:
+                kitty -= 1
                 ws[W_LIVES, s] += 1
             jmask |= 1 << i
             _bots_follow(policies, table, mode, -1, T_SHOWN, E_KING_JERK, s, -1, hands[s], -1, 0)
-    return jmask
+    return jmask, kitty
 
 
 @jit(inline=True)
-def _turns(rules: RuleArrays, policies: PolicyArrays, given: Given, table: Table,
-           mode: Mode) -> int:  # pragma: no cover - compiled
-    """The turns (A3.3), from place ``st[S_T]``: each player in turn keeps, or swaps with the
-    left neighbour unless the neighbour shows a blocker; a player dealt a blocker shows it (with
-    king_stops_play, play stops there); the dealer's turn is :func:`_dealer`. Returns PAUSED (with
-    ``mode.pause``, at a decision the caller has not given yet), the number of losers when the
-    dealer's exchange decided the hand, or -1: on to the showdown."""
+def _turns(rules: RuleArrays, policies: PolicyArrays, given: Given, table: Table, mode: Mode, h: Hand,
+           t: int) -> tuple[int, Hand]:  # pragma: no cover - compiled
+    """The turns (A3.3), from place ``t``: each player in turn keeps, or swaps with the left
+    neighbour unless the neighbour shows a blocker; a player dealt a blocker shows it (with
+    king_stops_play, play stops there); the dealer's turn is :func:`_dealer`. Returns PAUSED
+    (with ``mode.pause``, at a decision the caller has not given yet; the hand saved), the number
+    of losers when the dealer's exchange decided the hand, or -1: on to the showdown; and the
+    hand."""
     R, SSTR, ws, st = rules.vector, rules.solver_strength, table.ws, table.st
-    n, blocker = mode.n, R[R_BLOCKER]
+    n, blocker, k, node = mode.n, R[R_BLOCKER], h.k, h.node
     alive, hands, done, order, given_to = ws[W_ALIVE], ws[W_HANDS], ws[W_DONE], ws[W_ORDER], ws[W_GIVEN]
-    k, t, node, dealer = st[S_K], st[S_T], st[S_NODE], st[S_DEALER]
     while t < k:
         s = order[t]
         if done[s]:
@@ -494,16 +506,17 @@ def _turns(rules: RuleArrays, policies: PolicyArrays, given: Given, table: Table
             continue
         if mode.pause:
             if st[S_PENDING] < 0:
-                st[S_T], st[S_NODE], st[S_TO_ACT] = t, node, s
-                return PAUSED
+                _save(st, Hand(h.dealer, h.head, h.length, h.kitty, k, h.set_aside, h.immune, node, h.jmask,
+                               h.shuffle, h.number), PH_TURNS, t)
+                st[S_TO_ACT] = s
+                return PAUSED, h
             keep = st[S_PENDING] == 1
             st[S_PENDING] = -1
         else:
-            keep = _decide(rules, policies, given, table, s, t, k, card, node)
+            keep = _decide(rules, policies, given, table, h, s, t, card, node)
         done[s] = 1
-        if s == dealer:
-            st[S_T], st[S_NODE] = k, node
-            return _dealer(rules, policies, given, table, mode, s, card, keep)
+        if s == h.dealer:
+            return _dealer(rules, policies, given, table, mode, h, card, keep)
         if keep:
             node = _bots_follow(policies, table, mode, node, T_KEEP, E_KEEP, s, -1, -1, -1, 0)
             continue
@@ -521,26 +534,25 @@ def _turns(rules: RuleArrays, policies: PolicyArrays, given: Given, table: Table
         announced = _rank(theirs) if R[R_ANN] and _rank(theirs) <= 2 else 0
         token = T_SWAP if announced == 0 else T_SWAP_A if announced == 1 else T_SWAP_2
         node = _bots_follow(policies, table, mode, node, token, E_SWAP, s, nb, card, theirs, announced)
-    st[S_T], st[S_NODE] = t, node
-    return -1
+    return -1, h
 
 
 @jit(inline=True)
-def _dealer(rules: RuleArrays, policies: PolicyArrays, given: Given, table: Table, mode: Mode,
-            s: int, card: int, keep: bool) -> int:  # pragma: no cover - compiled
+def _dealer(rules: RuleArrays, policies: PolicyArrays, given: Given, table: Table, mode: Mode, h: Hand,
+            card: int, keep: bool) -> tuple[int, Hand]:  # pragma: no cover - compiled
     """The dealer's turn (A3.4): keep, or exchange ``card`` for a card of the stock (cut at
     random, or the top card). A blocker drawn is kept, or shown and put back (void), or loses the
     hand alone (dealer-loses); a card of the same rank, with dealer_same_rank, wins the hand for the
     dealer (everyone else loses) or makes the dealer immune. Returns the number of losers when
-    this decided the hand (written to ``W_LOSERS``), else -1."""
+    this decided the hand (written to ``W_LOSERS``), else -1; and the hand."""
     R, ws, st = rules.vector, table.ws, table.st
-    blocker, to_bottom, rec = R[R_BLOCKER], R[R_BH] == 1, mode.rec
+    s, blocker, to_bottom, rec = h.dealer, R[R_BLOCKER], R[R_BH] == 1, mode.rec
     stk, hands, seen = ws[W_STOCK], ws[W_HANDS], ws[W_SEEN]
     if keep:
         if rec:
             _event(table.evs, st, E_KEEP, s, -1, -1, -1, 0, -1)
-        return -1
-    head, length = st[S_HEAD], st[S_LEN]
+        return -1, h
+    head, length = h.head, h.length
     pos = _pick(length, given.chance, given.picks, table.g, table.rng) if not R[R_DEX_TOP] else 0
     drawn = stk[(head + pos) & MASK]
     if rec:
@@ -551,12 +563,10 @@ def _dealer(rules: RuleArrays, policies: PolicyArrays, given: Given, table: Tabl
         _stock_exchange(ws, mode.n, policies.kind, s, head, length, pos, drawn, card,
                         drew_blocker and R[R_DDB] == DDB_VOID,
                         same_rank and not (drew_blocker and R[R_DDB] != DDB_ALLOWED))
-    nl = -1
     if drew_blocker and R[R_DDB] != DDB_ALLOWED:
+        nl = -1
         if R[R_DDB] == DDB_LOSES:
-            st[S_HEAD] = _remove_from_stock(stk, head, length, pos, to_bottom)
-            st[S_LEN] = length - 1
-            st[S_SET_ASIDE] = card
+            head = _remove_from_stock(stk, head, length, pos, to_bottom)
             hands[s] = drawn
             ws[W_LOSERS, 0] = s
             nl = 1
@@ -564,39 +574,41 @@ def _dealer(rules: RuleArrays, policies: PolicyArrays, given: Given, table: Tabl
             seen[drawn] = PUBLIC
             _event(table.evs, st, E_DEALER_DREW_BLOCKER, s, -1, drawn, -1, 0, -1)
             st[S_NO_SHOWDOWN] = 1 if nl > 0 else 0
-        return nl
-    st[S_HEAD] = _remove_from_stock(stk, head, length, pos, to_bottom)
-    st[S_LEN] = length - 1
-    st[S_SET_ASIDE] = card
+        if nl < 0:  # void: the blocker is put back, the stock as it was
+            return nl, h
+        return nl, Hand(s, head, length - 1, h.kitty, h.k, card, h.immune, h.node, h.jmask, h.shuffle,
+                        h.number)
+    head = _remove_from_stock(stk, head, length, pos, to_bottom)
     hands[s] = drawn
     if rec:
         seen[drawn] = 1 << s  # what anyone knew of it in the stock is stale
+    nl, immune = -1, h.immune
     if same_rank:
         if R[R_DSR] == DSR_WINS:
             order, losers = ws[W_ORDER], ws[W_LOSERS]
             nl = 0
-            for i in range(st[S_K]):
+            for i in range(h.k):
                 if order[i] != s:
                     losers[nl] = order[i]
                     nl += 1
         else:
-            st[S_IMMUNE] = s
+            immune = s
         if rec:
             seen[drawn] = PUBLIC
             seen[card] = PUBLIC
             _event(table.evs, st, E_DEALER_SAME_RANK, s, -1, card, drawn, 0, -1)
             st[S_NO_SHOWDOWN] = 1 if nl >= 0 else 0
-    return nl
+    return nl, Hand(s, head, length - 1, h.kitty, h.k, card, immune, h.node, h.jmask, h.shuffle, h.number)
 
 
 @jit(inline=True)
-def _showdown(rules: RuleArrays, policies: PolicyArrays, table: Table,
-              mode: Mode) -> int:  # pragma: no cover - compiled
+def _showdown(rules: RuleArrays, policies: PolicyArrays, table: Table, mode: Mode,
+              h: Hand) -> int:  # pragma: no cover - compiled
     """The showdown (A3.5): every card is shown; the holders of the lowest (by ``ties`` and
     ``pairing``; an immune dealer apart) lose, written to ``W_LOSERS``. Returns how many."""
-    ws, st = table.ws, table.st
-    order, hands, losers, k = ws[W_ORDER], ws[W_HANDS], ws[W_LOSERS], st[S_K]
-    nl = _losers(rules.vector, rules.strength, order, k, st[S_IMMUNE], hands, losers, ws[W_COUNT])
+    ws, k = table.ws, h.k
+    order, hands, losers = ws[W_ORDER], ws[W_HANDS], ws[W_LOSERS]
+    nl = _losers(rules.vector, rules.strength, order, k, h.immune, hands, losers, ws[W_COUNT])
     if mode.follow_stock:
         _stock_shown(ws, mode.n, policies.kind, order, k, hands)
     if mode.rec:
@@ -609,16 +621,16 @@ def _showdown(rules: RuleArrays, policies: PolicyArrays, table: Table,
 
 
 @jit(inline=True)
-def _lives(rules: RuleArrays, given: Given, counts: Counts, table: Table, mode: Mode, nl: int,
-           double: bool) -> int:  # pragma: no cover - compiled
+def _lives(rules: RuleArrays, given: Given, counts: Counts, table: Table, mode: Mode, h: Hand, nl: int,
+           double: bool) -> tuple[int, Hand]:  # pragma: no cover - compiled
     """Chips (A3.5) and elimination (A3.6): each of the ``nl`` losers pays the kitty one life (two
     for an ace with ``double``), never more than it has; the counts take the hand; the players out
     leave, or, when all in the hand are out, the final tie is replayed, split or cut for. Returns
-    the sole winner, NO_SOLE, or PLAY_ON."""
+    the sole winner, NO_SOLE, or PLAY_ON; and the hand."""
     R, ws, st, g = rules.vector, table.ws, table.st, table.g
     lives, alive, hands, order = ws[W_LIVES], ws[W_ALIVE], ws[W_HANDS], ws[W_ORDER]
     losers, paid, had = ws[W_LOSERS], ws[W_PAID], ws[W_HAD]
-    k, rec, kitty = st[S_K], mode.rec, st[S_KITTY]
+    k, rec, kitty = h.k, mode.rec, h.kitty
     for i in range(nl):
         s = losers[i]
         had[s] = lives[s]
@@ -629,7 +641,6 @@ def _lives(rules: RuleArrays, given: Given, counts: Counts, table: Table, mode: 
         paid[s] = p
         if rec:
             ws[W_PAYMENT, s] = p
-    st[S_KITTY] = kitty
     for i in range(k):
         s = order[i]
         lost = 1 if paid[s] >= 0 else 0
@@ -653,7 +664,7 @@ def _lives(rules: RuleArrays, given: Given, counts: Counts, table: Table, mode: 
             for i in range(nout):
                 s = losers[i]
                 lives[s] += paid[s]
-                st[S_KITTY] -= paid[s]
+                kitty -= paid[s]
         elif R[R_FT] == FT_CUT:
             winner = _cut_highest(R, rules.strength, losers, nout, ws[W_TMP], given.chance,
                                   given.shuffles, g, table.rng)
@@ -671,33 +682,35 @@ def _lives(rules: RuleArrays, given: Given, counts: Counts, table: Table, mode: 
             for i in range(k):
                 if alive[order[i]]:
                     winner = order[i]
-    return winner
+    return winner, Hand(h.dealer, h.head, h.length, kitty, k, h.set_aside, h.immune, h.node, h.jmask,
+                        h.shuffle, h.number)
 
 
 @jit(inline=True)
-def _log_hand(log: np.ndarray, table: Table, n: int) -> None:  # pragma: no cover - compiled
+def _log_hand(log: np.ndarray, table: Table, n: int, h: Hand) -> None:  # pragma: no cover - compiled
     """A row of ``log`` (while there are rows): the dealer, each seat's payment (-1 if it did not
     lose), each seat's lives, the kitty, and each seat in or out."""
-    g, ws, st = table.g, table.ws, table.st
+    g, ws = table.g, table.ws
     if g[G_LOG] < log.shape[0]:
         row = log[g[G_LOG]]
         g[G_LOG] += 1
-        row[0] = st[S_DEALER]
+        row[0] = h.dealer
         for s in range(n):
             row[1 + s] = ws[W_PAID, s]
             row[1 + n + s] = ws[W_LIVES, s]
             row[2 + 2 * n + s] = ws[W_ALIVE, s]
-        row[1 + 2 * n] = st[S_KITTY]
+        row[1 + 2 * n] = h.kitty
 
 
 @jit(inline=True)
-def _between_hands(policies: PolicyArrays, table: Table, mode: Mode,
-                   winner: int) -> None:  # pragma: no cover - compiled
+def _between_hands(policies: PolicyArrays, table: Table, mode: Mode, h: Hand,
+                   winner: int) -> Hand:  # pragma: no cover - compiled
     """Between hands (A3.7): the cards go under the stock in turn order, the dealer's set-aside
-    card last; then the game is over (``winner`` is not PLAY_ON) or the deal passes left."""
-    ws, st = table.ws, table.st
+    card last; then the game is over (``winner`` is not PLAY_ON: the hand saved, in PH_OVER) or the
+    deal passes left."""
+    ws, st, k = table.ws, table.st, h.k
     stk, hands, order, paid = ws[W_STOCK], ws[W_HANDS], ws[W_ORDER], ws[W_PAID]
-    k, head, length, set_aside = st[S_K], st[S_HEAD], st[S_LEN], st[S_SET_ASIDE]
+    head, length, set_aside = h.head, h.length, h.set_aside
     if mode.follow_stock:
         _stock_collected(ws, mode.n, policies.kind, order, k, hands, set_aside, ws[W_SEEN], head + length)
     for i in range(k):
@@ -708,14 +721,16 @@ def _between_hands(policies: PolicyArrays, table: Table, mode: Mode,
     if set_aside >= 0:
         stk[(head + length) & MASK] = set_aside
         length += 1
-    st[S_LEN], st[S_SET_ASIDE] = length, -1
+    dealer = h.dealer
+    if winner == PLAY_ON:
+        dealer = _left(dealer, mode.n, ws[W_ALIVE])
+    after = Hand(dealer, head, length, h.kitty, k, -1, h.immune, h.node, h.jmask, h.shuffle, h.number)
     if winner != PLAY_ON:
         if winner >= 0:
             ws[W_WON, winner] = 1
-        st[S_PHASE], st[S_TO_ACT] = PH_OVER, -1
-    else:
-        st[S_DEALER] = _left(st[S_DEALER], mode.n, ws[W_ALIVE])
-        st[S_PHASE] = PH_DEAL
+        _save(st, after, PH_OVER, st[S_T])
+        st[S_TO_ACT] = -1
+    return after
 
 
 @jit()
@@ -733,26 +748,35 @@ def play_game(rules: RuleArrays, policies: PolicyArrays, given: Given, counts: C
     """
     mode = _mode(rules, policies, pause, rec)
     st, g = table.st, table.g
-    if st[S_PHASE] == PH_NEW and not _new_game(rules, policies, given, table, mode):
-        return STOPPED
-    while True:
-        if st[S_PHASE] == PH_DEAL and not _deal(rules, policies, given, table, mode):
+    if st[S_PHASE] == PH_NEW:
+        h = _new_game(rules, policies, given, table, mode)
+        if h.dealer < 0:
             return STOPPED
-        nl = _turns(rules, policies, given, table, mode)
+        t = -1  # -1: deal first
+    else:  # on from a pause, at place t of the turns
+        h, t = _load(st), st[S_T]
+    while True:
+        if t < 0:
+            h = _deal(rules, policies, given, table, mode, h)
+            if h.k == 0:
+                return STOPPED
+            t = 0
+        nl, h = _turns(rules, policies, given, table, mode, h, t)
         if nl == PAUSED:
             return PAUSED
         if g[G_SHORT]:
             return STOPPED
         double = rules.vector[R_APD] != 0 and nl < 0  # not when the dealer's exchange decided it
         if nl < 0:
-            nl = _showdown(rules, policies, table, mode)
-        winner = _lives(rules, given, counts, table, mode, nl, double)
-        _log_hand(counts.log, table, mode.n)
+            nl = _showdown(rules, policies, table, mode, h)
+        winner, h = _lives(rules, given, counts, table, mode, h, nl, double)
+        _log_hand(counts.log, table, mode.n, h)
         if g[G_HANDS] >= hand_limit or g[G_SHORT]:  # the limit, or a cut for the pot out of script
             return STOPPED
-        _between_hands(policies, table, mode, winner)
+        h = _between_hands(policies, table, mode, h, winner)
         if winner != PLAY_ON:
             return winner
+        t = -1
 
 
 @jit(refcounts=True)

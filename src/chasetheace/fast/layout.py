@@ -135,6 +135,24 @@ class Table(NamedTuple):
     rng: np.ndarray
 
 
+class Hand(NamedTuple):
+    """The scalars of the hand in play, carried from step to step in registers (each step returns
+    the hand it leaves); saved to the table's ``st`` (S_* of the same names) at a pause and at the
+    end of the game, and loaded from it to resume."""
+
+    dealer: int
+    head: int       # the stock's top card, as a place on the ring (``& MASK``)
+    length: int     # cards in the stock
+    kitty: int
+    k: int          # players in the hand (0: the deal could not be made)
+    set_aside: int  # the card the dealer gave up in an exchange, or -1
+    immune: int     # the dealer when immune from the showdown, or -1
+    node: int       # the solver trie's node at the start of the turns (-1: none)
+    jmask: int      # the places that showed a king at the deal (kings jerk), as bits
+    shuffle: int    # 1: the next deal starts from a fresh shuffle
+    number: int     # hands dealt in this game
+
+
 class Mode(NamedTuple):
     """How a call plays, fixed for the call (made by the kernel from the policies and flags)."""
 
