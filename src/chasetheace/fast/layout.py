@@ -65,7 +65,7 @@ WS_ROWS = 19
 # (row WS_ROWS + c: the card, or -1; its last cell: the dealer's set-aside card), of its rank from
 # announcements (row WS_ROWS + n + c), and which stock places it knows (row WS_ROWS + 2 n + c,
 # aligned with the stock's ring; with between_hands = to-bottom)
-# (the hand's scalars live here between the steps of a hand, and across a pause)
+# (the hand's scalars are saved here at a pause and at the end of a game: see Hand)
 (S_PHASE, S_HEAD, S_LEN, S_KITTY, S_DEALER, S_SET_ASIDE, S_IMMUNE, S_T, S_K, S_NODE, S_JMASK,
  S_SHUFFLE, S_HAND, S_TO_ACT, S_PENDING, S_EVENTS, S_FINAL_TIE, S_NO_SHOWDOWN) = range(18)
 ST_SIZE = 18
