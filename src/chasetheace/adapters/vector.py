@@ -231,7 +231,7 @@ class VectorCore:
         none = np.zeros(0, np.int64)
         self.given = Given(-1, script is not None, picks, shuffles, False, none, np.zeros(0, np.float64))
         counting = bool((policies.kind == K.P_COUNTING).any())
-        self.state = Table(
+        self.state = Table(  # every table's arrays, the table first (a Table per table in _batch)
             np.full((tables, K.WS_ROWS + (3 * players if counting else 0), K.RING), -1, np.int64),
             np.zeros((tables, K.ST_SIZE), np.int64),
             np.zeros((tables, 2 * players + 2, K.E_FIELDS), np.int64),
