@@ -362,3 +362,36 @@ def test_bad_tables_and_scripts_are_refused_before_the_kernel_runs() -> None:
         replay(rules, Policies.build(3, [K.P_RANDOM] * 3), Script(shuffles=(tuple(pack(52)),)))
     with pytest.raises(ValueError, match="bad dealer"):
         replay(rules, Policies.build(3, [K.P_RANDOM] * 3), Script(), dealer=3)
+
+
+@pytest.mark.parametrize("changes", [{}, {"between_hands": "to-bottom", "kings_jerk": True, "lives": 2}])
+def test_a_game_paused_at_each_decision_and_answered_by_bot_keeps_is_the_same_game(
+        changes: dict[str, Any]) -> None:
+    import numpy as np
+
+    from chasetheace.fast.tables import new_counts, new_table, nothing_given, rule_arrays
+
+    rules = cta.Rules(**changes)
+    policies = compile_bots(["random", "counting", "threshold:8", "counting"], rules).arrays()
+    arrays = rule_arrays(rules)
+    for seed in range(10):
+        through, paused = new_counts(4, log=1000), new_counts(4, log=1000)
+        once, stepped = new_table(4, seed=seed), new_table(4, seed=seed, events=10)
+        winner = K.play_game(arrays, policies, nothing_given(), through, once, 1 << 62, False, False)
+        pauses = 0
+        while (code := K.play_game(arrays, policies, nothing_given(), paused, stepped, 1 << 62, True,
+                                   True)) == K.PAUSED:
+            pauses += 1
+            stepped.st[K.S_PENDING] = 1 if K.bot_keeps(arrays, policies, stepped) else 0
+        assert code == winner and pauses > 0
+        assert stepped.g[K.G_HANDS] == once.g[K.G_HANDS]
+        assert all(np.array_equal(a, b) for a, b in zip(paused, through))
+
+
+def test_the_kernels_sim_runs_the_engines_jobs() -> None:
+    from chasetheace import sim
+    from chasetheace.fast import sim as fast_sim
+
+    assert fast_sim.FastJob is sim.Job
+    jobs = fast_sim._jobs(SimConfig(cta.Rules(), ("threshold:8",) * 3, seed=1, hands=2_500_000))
+    assert [(job.index, job.hands) for job in jobs] == [(0, 1_000_000), (1, 1_000_000), (2, 500_000)]

@@ -22,7 +22,7 @@ True
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import gymnasium as gym
 import numpy as np
@@ -33,9 +33,9 @@ from gymnasium.vector.utils import batch_space
 
 from ..cards import pack
 from ..fast import kernel as K
-from ..fast.layout import jit
+from ..fast.layout import Counts, Given, PolicyArrays, RuleArrays, Table, jit
 from ..fast.policy import Policies, compile_bots
-from ..fast.tables import pack_array, rule_vector, strengths
+from ..fast.tables import rule_arrays
 from ..rules import Rules
 from .encoding import Encoder
 from .episode import table_options
@@ -46,35 +46,22 @@ ID = "ChaseTheAceVector-v0"
 READY, OVER, OUT = 0, 1, 2
 
 
-@jit(refcounts=True)
-def _advance(agent: int, R: np.ndarray, STR: np.ndarray, SSTR: np.ndarray, n: int,
-             pol_kind: np.ndarray, thr: np.ndarray, root: np.ndarray, child: np.ndarray,
-             tab: np.ndarray, fb: np.ndarray, stacked: np.ndarray, script: bool, picks: np.ndarray,
-             shuffles: np.ndarray, sink: np.ndarray, tally: np.ndarray, g: np.ndarray,
-             rng: np.ndarray, ws: np.ndarray, st: np.ndarray,
-             evs: np.ndarray) -> int:  # pragma: no cover - compiled
+@jit()
+def _advance(agent: int, rules: RuleArrays, policies: PolicyArrays, given: Given, counts: Counts,
+             table: Table) -> int:  # pragma: no cover - compiled
     """Play a table on to the agent's decision (READY), the game's end (OVER) or the agent's
-    elimination (OUT); the other seats play their policies."""
-    none_f = np.zeros(0, np.float64)
-    none_i = np.zeros(0, np.int64)
-    log = np.zeros((0, 0), np.int64)
+    elimination (OUT); the other seats play their policies. -1 if the script ran out."""
     while True:
-        code = K.play_game(R, STR, SSTR, n, pol_kind, thr, root, child, tab, fb, stacked, -1, script,
-                           picks, shuffles, False, none_i, none_f, log, sink, sink, tally, tally, g,
-                           rng, 1 << 62, ws, st, True, True, evs)
+        code = K.play_game(rules, policies, given, counts, table, 1 << 62, True, True)
         if code == K.STOPPED:
             return -1
         if code != K.PAUSED:
             return OVER
-        if ws[K.W_ALIVE, agent] == 0:
+        if table.ws[K.W_ALIVE, agent] == 0:
             return OUT
-        s = st[K.S_TO_ACT]
-        if s == agent:
+        if table.st[K.S_TO_ACT] == agent:
             return READY
-        keep = K._decide(s, st[K.S_T], st[K.S_K], ws[K.W_HANDS, s], st[K.S_NODE], STR, SSTR, pol_kind,
-                         thr, tab, fb, ws[K.W_GIVEN], False, none_i, none_f, g, rng, R, ws, n,
-                         st[K.S_LEN], st[K.S_HEAD])
-        st[K.S_PENDING] = 1 if keep else 0
+        table.st[K.S_PENDING] = 1 if K.bot_keeps(rules, policies, table) else 0
 
 
 @jit()
@@ -159,46 +146,63 @@ def _encode(out: np.ndarray, seat: int, n: int, d: int, chips: float, pot: float
         out[base + n * d + 3 * n + 1] = 1.0
 
 
+class _Agent(NamedTuple):
+    """The agent's seat and how its steps are scored and seen."""
+
+    seat: int
+    win_reward: float
+    chips: float          # lives are seen divided by this
+    pot: float
+    places: np.ndarray    # a card id's place in the encoder's pack
+
+
+class _Steps(NamedTuple):
+    """The batch's actions in, and what a step gives back, by table."""
+
+    actions: np.ndarray
+    finished: np.ndarray
+    rewards: np.ndarray
+    terminated: np.ndarray
+    obs: np.ndarray
+
+
 @jit(refcounts=True)
-def _batch(actions: np.ndarray, finished: np.ndarray, rewards: np.ndarray, terminated: np.ndarray,
-           obs: np.ndarray, agent: int, win_reward: float, chips: float, pot: float, index: np.ndarray,
-           R: np.ndarray, STR: np.ndarray, SSTR: np.ndarray, n: int, pol_kind: np.ndarray,
-           thr: np.ndarray, root: np.ndarray, child: np.ndarray, tab: np.ndarray, fb: np.ndarray,
-           stacked: np.ndarray, script: bool, picks: np.ndarray, shuffles: np.ndarray,
-           sink: np.ndarray, tally: np.ndarray, g: np.ndarray, rng: np.ndarray, ws: np.ndarray,
-           st: np.ndarray, evs: np.ndarray) -> int:  # pragma: no cover - compiled
-    """One step of every table: a table marked ``finished`` starts a new game (reward 0), any
-    other plays ``actions[b]`` (0 keep, 1 swap). Returns -1, or a table whose script ran out."""
-    for b in range(obs.shape[0]):
-        if finished[b]:
+def _batch(steps: _Steps, agent: _Agent, rules: RuleArrays, policies: PolicyArrays, given: Given,
+           counts: Counts, tables: Table) -> int:  # pragma: no cover - compiled
+    """One step of every table (``tables``: each array with the table first): a table marked
+    ``finished`` starts a new game (reward 0), any other plays ``actions[b]`` (0 keep, 1 swap).
+    Returns -1, or a table whose script ran out."""
+    seat, n, d = agent.seat, policies.kind.shape[0], rules.vector[K.R_DECK]
+    for b in range(steps.obs.shape[0]):
+        table = Table(tables.ws[b], tables.st[b], tables.evs[b], tables.g[b], tables.rng[b])
+        ws, st = table.ws, table.st
+        if steps.finished[b]:
             while True:
-                st[b, K.S_PHASE] = K.PH_NEW
-                code = _advance(agent, R, STR, SSTR, n, pol_kind, thr, root, child, tab, fb, stacked,
-                                script, picks, shuffles, sink, tally, g[b], rng[b], ws[b], st[b], evs[b])
+                st[K.S_PHASE] = K.PH_NEW
+                code = _advance(seat, rules, policies, given, counts, table)
                 if code == READY:
                     break
                 if code < 0:
                     return b
-            rewards[b] = 0.0
-            terminated[b] = False
-            finished[b] = False
+            steps.rewards[b] = 0.0
+            steps.terminated[b] = False
+            steps.finished[b] = False
         else:
-            before = ws[b, K.W_LIVES, agent]
-            st[b, K.S_PENDING] = 1 if actions[b] == 0 else 0
-            code = _advance(agent, R, STR, SSTR, n, pol_kind, thr, root, child, tab, fb, stacked,
-                            script, picks, shuffles, sink, tally, g[b], rng[b], ws[b], st[b], evs[b])
+            before = ws[K.W_LIVES, seat]
+            st[K.S_PENDING] = 1 if steps.actions[b] == 0 else 0
+            code = _advance(seat, rules, policies, given, counts, table)
             if code < 0:
                 return b
-            reward = float(ws[b, K.W_LIVES, agent] - before)
-            if code == OVER and ws[b, K.W_WON, agent] > 0:
+            reward = float(ws[K.W_LIVES, seat] - before)
+            if code == OVER and ws[K.W_WON, seat] > 0:
                 winners = 0
                 for s in range(n):
-                    winners += 1 if ws[b, K.W_WON, s] > 0 else 0
-                reward += win_reward / winners
-            rewards[b] = reward
-            terminated[b] = code != READY
-            finished[b] = code != READY
-        _encode(obs[b], agent, n, R[K.R_DECK], chips, pot, ws[b], st[b], evs[b], index)
+                    winners += 1 if ws[K.W_WON, s] > 0 else 0
+                reward += agent.win_reward / winners
+            steps.rewards[b] = reward
+            steps.terminated[b] = code != READY
+            steps.finished[b] = code != READY
+        _encode(steps.obs[b], seat, n, d, agent.chips, agent.pot, ws, st, table.evs, agent.places)
     return -1
 
 
@@ -214,45 +218,46 @@ class VectorCore:
         self.rules, self.players, self.seat, self.tables = rules, players, seat, tables
         self.policies, self.win_reward = policies, win_reward
         self.encoder = Encoder(rules, players)
-        self.R = rule_vector(rules)
-        self.STR, self.SSTR = strengths(rules)
-        self.stacked = pack_array(rules)
+        self.rules_arrays = rule_arrays(rules)
         d = rules.deck
-        self.index = np.zeros(52, np.int64)
+        index = np.zeros(52, np.int64)
         for i, card in enumerate(pack(d)):
-            self.index[card.id] = i
-        self.chips = float(max(1, players * rules.lives))
-        self.pot = float(min(1.0, rules.ante * players / max(1, players * rules.ante)))
-        self.script = script is not None
+            index[card.id] = i
+        chips = float(max(1, players * rules.lives))
+        pot = float(min(1.0, rules.ante * players / max(1, players * rules.ante)))
+        self.agent = _Agent(seat, win_reward, chips, pot, index)
         shuffles, picks = script if script is not None else (np.zeros((0, d), np.int64),
                                                              np.zeros(0, np.int64))
-        self.shuffles, self.picks = shuffles, picks
+        none = np.zeros(0, np.int64)
+        self.given = Given(-1, script is not None, picks, shuffles, False, none, np.zeros(0, np.float64))
         counting = bool((policies.kind == K.P_COUNTING).any())
-        self.ws = np.full((tables, K.WS_ROWS + (3 * players if counting else 0), K.RING), -1, np.int64)
-        self.st = np.zeros((tables, K.ST_SIZE), np.int64)
-        self.evs = np.zeros((tables, 2 * players + 2, K.E_FIELDS), np.int64)
-        self.g = np.zeros((tables, K.G_SIZE), np.int64)
-        self.rng = np.zeros((tables, 1), np.uint64)
-        self.sink = np.zeros((players + 1, players), np.int64)
-        self.tally = np.zeros(14, np.int64)
+        self.state = Table(  # every table's arrays, the table first (a Table per table in _batch)
+            np.full((tables, K.WS_ROWS + (3 * players if counting else 0), K.RING), -1, np.int64),
+            np.zeros((tables, K.ST_SIZE), np.int64),
+            np.zeros((tables, 2 * players + 2, K.E_FIELDS), np.int64),
+            np.zeros((tables, K.G_SIZE), np.int64), np.zeros((tables, 1), np.uint64))
+        sink = np.zeros((players + 1, players), np.int64)  # the counts are not wanted here
+        tally = np.zeros(14, np.int64)
+        self.counts = Counts(sink, sink, tally, tally, np.zeros((0, 0), np.int64))
 
         self.obs = np.zeros((tables, self.encoder.size), np.float32)
         self.rewards = np.zeros(tables, np.float64)
         self.terminated = np.zeros(tables, np.bool_)
         self.finished = np.ones(tables, np.bool_)
+        self._steps = _Steps(np.zeros(tables, np.int64), self.finished, self.rewards, self.terminated,
+                             self.obs)
 
     def seed(self, table: int, seed: int) -> None:
         """Give a table's generator its seed."""
-        self.rng[table, 0] = np.uint64(seed % 2**64)
+        self.state.rng[table, 0] = np.uint64(seed % 2**64)
 
     def step(self, actions: npt.NDArray[np.int64]) -> None:
         """Every finished table starts a new game (the first in which the agent has a decision),
         every other table's agent plays its action (0 keep, 1 swap) and the others play on; then
         ``obs``, ``rewards``, ``terminated`` and ``finished`` hold the outcome."""
-        bad = _batch(actions, self.finished, self.rewards, self.terminated, self.obs, self.seat,
-                     self.win_reward, self.chips, self.pot, self.index, self.R, self.STR, self.SSTR,
-                     self.players, *self.policies.arrays(), self.stacked, self.script, self.picks,
-                     self.shuffles, self.sink, self.tally, self.g, self.rng, self.ws, self.st, self.evs)
+        steps = self._steps._replace(actions=actions)
+        bad = _batch(steps, self.agent, self.rules_arrays, self.policies.arrays(), self.given,
+                     self.counts, self.state)
         if bad >= 0:
             raise ValueError(f"the script of table {bad} ran out")
 
@@ -263,7 +268,8 @@ class VectorCore:
 
     def info(self) -> dict[str, Any]:
         """Each table's hand number and every seat's lives."""
-        return {"hand": self.st[:, K.S_HAND].copy(), "lives": self.ws[:, K.W_LIVES, :self.players].copy()}
+        return {"hand": self.state.st[:, K.S_HAND].copy(),
+                "lives": self.state.ws[:, K.W_LIVES, :self.players].copy()}
 
 
 class ChaseTheAceVectorEnv(gym.vector.VectorEnv[npt.NDArray[np.float32], npt.NDArray[np.int64],

@@ -1,12 +1,20 @@
 """The compiled kernel: whole games of Chase the Ace (RULES.md part A) in numba.
 
-It follows :class:`chasetheace.Game` step by step (deal, kings jerk, turns, the dealer's turn,
-showdown, chips, elimination, final tie, collection, the next deal), on plain integer arrays:
-cards are ``Card.id`` numbers, the rules are the vector made by :func:`chasetheace.fast.tables.rule_vector`.
+It follows :class:`chasetheace.Game` step by step, one compiled helper per step of a hand:
+:func:`_new_game`, :func:`_deal` (with :func:`_kings_jerk`), :func:`_turns` (with the dealer's
+:func:`_dealer`), :func:`_showdown`, :func:`_lives` (chips, elimination, the final tie) and
+:func:`_between_hands` (collection and the next deal), which :func:`play_game` calls in turn. It
+works on plain integer arrays: cards are ``Card.id`` numbers, and the arguments come grouped in the
+records of :mod:`chasetheace.fast.layout`: the rules (:class:`RuleArrays`, made by
+:func:`chasetheace.fast.tables.rule_arrays`), the policies (:class:`PolicyArrays`), what is given
+(:class:`Given`), the counts (:class:`Counts`) and the table (:class:`Table`). The hand's scalars
+go from step to step as a :class:`Hand` (each step returns the hand it leaves, so that they stay
+in registers: through the table's arrays, hands with nobody out took 4% longer), and are saved to the table's
+``st`` (``S_*``) at a pause and at the end of the game.
 
 Chance comes from the kernel's own splitmix64 generator, or, to replay a game of the engine, from
-given shuffles and picks (``script_chance``); decisions come from the policies, or from a given list
-(``script_decisions``), in which case the policies' keep probabilities are still written to ``probe``.
+given shuffles and picks (``Given.chance``); decisions come from the policies, or from a given list
+(``Given.decides``), in which case the policies' keep probabilities are still written to ``probe``.
 
 With ``between_hands = shuffle`` the kernel shuffles lazily: only the cards that will be dealt (and
 the top card, for ``dealer_exchange = top``) are drawn, by a partial Fisher-Yates shuffle; a cut at a
@@ -44,7 +52,6 @@ from .layout import (
     E_DEALER_DREW_BLOCKER,
     E_DEALER_EXCHANGE,
     E_DEALER_SAME_RANK,
-    E_FIELDS,
     E_FIRST,
     E_KEEP,
     E_KIND,
@@ -72,10 +79,10 @@ from .layout import (
     P_TABLE,
     P_THRESHOLD,
     PAUSED,
-    PH_DEAL,
     PH_NEW,
     PH_OVER,
     PH_TURNS,
+    PLAY_ON,
     PUBLIC,
     R_ANN,
     R_APD,
@@ -93,7 +100,6 @@ from .layout import (
     R_PAIR,
     R_TIES,
     R_TOP,
-    RING,
     S_DEALER,
     S_EVENTS,
     S_FINAL_TIE,
@@ -112,7 +118,6 @@ from .layout import (
     S_SHUFFLE,
     S_T,
     S_TO_ACT,
-    ST_SIZE,
     STOPPED,
     T_BLOCKED,
     T_KEEP,
@@ -122,7 +127,33 @@ from .layout import (
     T_SWAP_A,
     TIES_ELDEST,
     TIES_LATEST,
+    W_ALIVE,
+    W_COUNT,
+    W_DEALT,
+    W_DONE,
+    W_GIVEN,
+    W_HAD,
+    W_HANDS,
+    W_LIVES,
+    W_LOSERS,
+    W_LOST,
+    W_ORDER,
+    W_OUT,
+    W_PAID,
+    W_PAYMENT,
+    W_SEEN,
+    W_SHOWN,
+    W_STOCK,
+    W_TMP,
+    W_WON,
     WS_ROWS,
+    Counts,
+    Given,
+    Hand,
+    Mode,
+    PolicyArrays,
+    RuleArrays,
+    Table,
     _rank,
     _remove_from_stock,
     jit,
@@ -131,6 +162,7 @@ from .layout import (
 
 @jit()
 def _left(seat: int, n: int, alive: np.ndarray) -> int:  # pragma: no cover - compiled
+    """The next seat still in, to the left of ``seat``."""
     s = seat + 1 if seat + 1 < n else 0  # no division: it would cost more than the rest of the turn
     while not alive[s]:
         s = s + 1 if s + 1 < n else 0
@@ -180,32 +212,33 @@ def _losers(R: np.ndarray, STR: np.ndarray, order: np.ndarray, k: int, immune: i
     return m
 
 
-@jit()
-def _decide(seat: int, place: int, k: int, card: int, node: int, STR: np.ndarray,
-            SSTR: np.ndarray, pol_kind: np.ndarray, thr: np.ndarray, tab: np.ndarray,
-            fb: np.ndarray, given: np.ndarray, script: bool, decisions: np.ndarray,
-            probe: np.ndarray, g: np.ndarray, rng: np.ndarray, R: np.ndarray, ws: np.ndarray,
-            n: int, length: int, head: int) -> bool:  # pragma: no cover
-    """True to keep. The policy's keep probability, then the scripted or sampled decision."""
-    kind = pol_kind[seat]
+# --- the bots ------------------------------------------------------------------------------------
+
+@jit(inline=True)
+def _keep_chance(rules: RuleArrays, policies: PolicyArrays, table: Table, seat: int, place: int,
+                 k: int, card: int, node: int, length: int,
+                 head: int) -> float:  # pragma: no cover - compiled
+    """The chance that ``seat``'s policy keeps ``card`` at ``place`` of ``k`` (trie ``node``; the
+    stock of ``length`` cards from ``head``, for a counting seat)."""
+    kind = policies.kind[seat]
+    STR = rules.strength
     if kind == P_THRESHOLD:
-        p = 1.0 if STR[_rank(card)] >= thr[seat, k, place] else 0.0
-    elif kind == P_RANDOM:
-        p = 0.5
-    elif kind == P_COUNTING:
-        p = 1.0 if _counting_keeps(seat, place, k, R, STR, ws, n, length, head) else 0.0
-    else:
-        s = SSTR[_rank(card)]
-        p = fb[k, place, s] if node < 0 else tab[node, s, given[seat] + 1]
-    if script:
-        i = g[G_DEC]
-        if i >= decisions.shape[0]:
-            g[G_SHORT] = 1
-            return True
-        g[G_DEC] += 1
-        if probe.shape[0] > i:
-            probe[i] = p
-        return bool(decisions[i] != 0)
+        return 1.0 if STR[_rank(card)] >= policies.threshold[seat, k, place] else 0.0
+    if kind == P_RANDOM:
+        return 0.5
+    if kind == P_COUNTING:
+        keeps = _counting_keeps(seat, place, k, rules.vector, STR, table.ws, policies.kind.shape[0],
+                                length, head)
+        return 1.0 if keeps else 0.0
+    s = rules.solver_strength[_rank(card)]
+    if node < 0:
+        return float(policies.fallback[k, place, s])
+    return float(policies.table[node, s, table.ws[W_GIVEN, seat] + 1])
+
+
+@jit(inline=True)
+def _draw_keep(p: float, kind: int, rng: np.ndarray) -> bool:  # pragma: no cover - compiled
+    """Keep with chance ``p``, drawn from the generator only when the choice is not certain."""
     if p >= 1.0:
         return True
     if p <= 0.0:
@@ -215,384 +248,46 @@ def _decide(seat: int, place: int, k: int, card: int, node: int, STR: np.ndarray
     return _uniform(rng) < p
 
 
+@jit(inline=True)
+def _decide(rules: RuleArrays, policies: PolicyArrays, given: Given, table: Table, h: Hand, seat: int,
+            place: int, card: int, node: int) -> bool:  # pragma: no cover - compiled
+    """True to keep: the given decision (the policy's keep chance goes to ``probe``), or the
+    policy's, drawn."""
+    p = _keep_chance(rules, policies, table, seat, place, h.k, card, node, h.length, h.head)
+    if given.decides:
+        g = table.g
+        i = g[G_DEC]
+        if i >= given.decisions.shape[0]:
+            g[G_SHORT] = 1
+            return True
+        g[G_DEC] += 1
+        if given.probe.shape[0] > i:
+            given.probe[i] = p
+        return bool(given.decisions[i] != 0)
+    return _draw_keep(p, policies.kind[seat], table.rng)
+
+
 @jit()
+def bot_keeps(rules: RuleArrays, policies: PolicyArrays, table: Table) -> bool:  # pragma: no cover
+    """The choice of the seat to act at a table paused by :func:`play_game` (``st[S_TO_ACT]``):
+    True to keep, as its policy plays, drawn from the table's generator."""
+    st = table.st
+    seat = st[S_TO_ACT]
+    p = _keep_chance(rules, policies, table, seat, st[S_T], st[S_K], table.ws[W_HANDS, seat], st[S_NODE],
+                     st[S_LEN], st[S_HEAD])
+    return _draw_keep(p, policies.kind[seat], table.rng)
+
+
+@jit(inline=True)
 def _step(node: int, token: int, child: np.ndarray) -> int:  # pragma: no cover - compiled
+    """The solver trie's node after a public ``token`` (-1: off the trie, or no table seat)."""
     return -1 if node < 0 else child[node, token]
 
 
-@jit()
-def play_game(R: np.ndarray, STR: np.ndarray, SSTR: np.ndarray, n: int, pol_kind: np.ndarray,
-              thr: np.ndarray, root: np.ndarray, child: np.ndarray, tab: np.ndarray, fb: np.ndarray,
-              stacked: np.ndarray, first_dealer: int, script_chance: bool, picks: np.ndarray,
-              shuffles: np.ndarray, script_decisions: bool, decisions: np.ndarray,
-              probe: np.ndarray, log: np.ndarray, pos_hands: np.ndarray, pos_losses: np.ndarray,
-              rank_hands: np.ndarray, rank_losses: np.ndarray, g: np.ndarray, rng: np.ndarray,
-              hand_limit: int, ws: np.ndarray, st: np.ndarray, pause: bool, rec: bool,
-              evs: np.ndarray) -> int:  # pragma: no cover - compiled
-    """Play one game (or, with ``pause``, up to the next decision); return the sole winner,
-    NO_SOLE, STOPPED (hand limit reached, or the script ran out) or PAUSED.
-
-    ``log`` (hands x (3 n + 2), when it has rows) gets one row per hand, at its end: the dealer,
-    each seat's payment (-1 if not a loser), each seat's lives, the kitty, and each seat in or out.
-    ``ws`` is the table: a (WS_ROWS, RING) int64 array; ``st`` its scalars (S_*), where a game starts
-    at PH_NEW. With ``pause``, every decision stops the game with ``st[S_TO_ACT]`` set; the caller
-    puts 1 (keep) or 0 (swap) in ``st[S_PENDING]`` and calls again. With ``rec``, what a seat may
-    see of the current hand is written down: who knows each card (``W_SEEN``), the turn events
-    (``evs``, E_* columns) and the outcome rows, for :func:`encode`.
-    """
-    deck = R[R_DECK]
-    blocker = R[R_BLOCKER]
-    to_bottom = R[R_BH] == 1
-    use_table = use_count = False
-    for s in range(n):
-        if pol_kind[s] == P_TABLE:
-            use_table = True
-        if pol_kind[s] == P_COUNTING:
-            use_count = True
-    follow_stock = use_count and to_bottom  # counting seats also follow the stock, which needs
-    rec = rec or follow_stock               # who knows each card: what ``rec`` writes down
-    lives, alive, hands, dealt, done, order = ws[0], ws[1], ws[2], ws[3], ws[4], ws[5]
-    stk, tmp, losers, paid, had, given = ws[6], ws[7], ws[8], ws[9], ws[10], ws[11]
-    cnt, seen, sd_card, sd_lost, paid_rec, out_rec = ws[12], ws[13], ws[14], ws[15], ws[16], ws[17]
-    won = ws[18]
-    if st[S_PHASE] == PH_NEW:
-        for s in range(n):
-            lives[s] = R[R_LIVES]
-            alive[s] = 1
-            hands[s] = -1
-            won[s] = 0
-        kitty = 0
-        for i in range(deck):
-            stk[i] = stacked[i]
-            tmp[i] = stacked[i]
-        head = 0
-        length = deck
-        if first_dealer >= 0:
-            dealer = first_dealer
-        else:
-            dealer = _choose_dealer(R, STR, n, tmp, losers, script_chance, picks, shuffles, g, rng)
-            if g[G_SHORT]:
-                return STOPPED
-        shuffle_next = stacked[deck] == 0  # the first hand is dealt from a fresh shuffle unless stacked
-        phase = PH_DEAL
-        hand = 0
-        k = t = node = jmask = 0
-        set_aside = immune = -1
-        st[S_PENDING] = -1
-        if follow_stock:
-            _stock_reset(ws, n, pol_kind)
-    else:
-        phase, head, length, kitty = st[S_PHASE], st[S_HEAD], st[S_LEN], st[S_KITTY]
-        dealer, set_aside, immune, t = st[S_DEALER], st[S_SET_ASIDE], st[S_IMMUNE], st[S_T]
-        k, node, jmask, shuffle_next, hand = st[S_K], st[S_NODE], st[S_JMASK], st[S_SHUFFLE] != 0, st[S_HAND]
-    logging = log.shape[0] > 0
-    while True:
-        if phase == PH_DEAL:
-            # --- deal (A3.1) ---
-            hand += 1
-            k = 0
-            s = dealer
-            while True:
-                s = _left(s, n, alive)
-                order[k] = s
-                k += 1
-                if s == dealer:
-                    break
-            if shuffle_next:
-                if script_chance:
-                    if g[G_SHUF] >= shuffles.shape[0]:
-                        return STOPPED
-                    row = shuffles[g[G_SHUF]]
-                    g[G_SHUF] += 1
-                    for i in range(length):
-                        stk[(head + i) & MASK] = row[i]
-                else:
-                    # to-bottom keeps the stock's order from hand to hand: shuffle it all once
-                    need = length if to_bottom else k + 1 if R[R_DEX_TOP] else k
-                    for i in range(need):
-                        j = i + _below(rng, length - i)
-                        a = (head + i) & MASK
-                        b = (head + j) & MASK
-                        c = stk[a]
-                        stk[a] = stk[b]
-                        stk[b] = c
-            shuffle_next = not to_bottom
-            for i in range(k):
-                s = order[i]
-                c = stk[(head + i) & MASK]
-                hands[s] = c
-                dealt[s] = c
-                done[s] = 0
-                given[s] = -1
-                paid[s] = -1
-            head += k
-            length -= k
-            set_aside = -1
-            immune = -1
-            if use_count:
-                for c in range(n):
-                    if pol_kind[c] == P_COUNTING:
-                        for s in range(n):
-                            ws[WS_ROWS + c, s] = -1
-                            ws[WS_ROWS + n + c, s] = 0
-                        if alive[c]:
-                            ws[WS_ROWS + c, c] = hands[c]
-                if follow_stock:
-                    _stock_dealt(ws, n, pol_kind, order, k, head - k, stk)
-            if rec:
-                st[S_EVENTS] = 0
-                st[S_FINAL_TIE] = 0
-                st[S_NO_SHOWDOWN] = 0
-                for s in range(n):
-                    sd_card[s] = -1
-                    sd_lost[s] = 0
-                    paid_rec[s] = -1
-                    out_rec[s] = 0
-                for i in range(k):
-                    seen[hands[order[i]]] = 1 << order[i]
-            # --- kings jerk (A2) ---
-            jmask = 0
-            if R[R_KJ]:
-                for i in range(k):
-                    s = order[i]
-                    if _rank(hands[s]) == R[R_TOP]:
-                        if kitty > 0:
-                            kitty -= 1
-                            lives[s] += 1
-                        jmask |= 1 << i
-                        if use_count:
-                            _learn(ws, n, pol_kind, s, hands[s])
-                        if rec:
-                            seen[hands[s]] = PUBLIC
-                            _event(evs, st, E_KING_JERK, s, -1, hands[s], -1, 0, -1)
-            node = -1
-            if use_table:
-                node = root[k, jmask if jmask < root.shape[1] else 0]
-            t = 0
-            phase = PH_TURNS
-        # --- turns (A3.3, A3.4) ---
-        nl = -1  # losers of a hand ended by the dealer's exchange; -1: to the showdown
-        double = R[R_APD] != 0
-        while t < k:
-            s = order[t]
-            if done[s]:
-                t += 1
-                continue
-            card = hands[s]
-            if _rank(card) == blocker:
-                done[s] = 1
-                node = _step(node, T_SHOWN, child)
-                if use_count:
-                    _learn(ws, n, pol_kind, s, card)
-                if rec:
-                    seen[card] = PUBLIC
-                    _event(evs, st, E_SHOW_BLOCKER, s, -1, card, -1, 0, -1)
-                if R[R_KSP]:
-                    t = k
-                continue
-            if pause:
-                if st[S_PENDING] < 0:
-                    st[S_PHASE], st[S_HEAD], st[S_LEN], st[S_KITTY] = phase, head, length, kitty
-                    st[S_DEALER], st[S_SET_ASIDE], st[S_IMMUNE], st[S_T] = dealer, set_aside, immune, t
-                    st[S_K], st[S_NODE], st[S_JMASK], st[S_HAND] = k, node, jmask, hand
-                    st[S_SHUFFLE] = 1 if shuffle_next else 0
-                    st[S_TO_ACT] = s
-                    return PAUSED
-                keep = st[S_PENDING] == 1
-                st[S_PENDING] = -1
-            else:
-                keep = _decide(s, t, k, card, node, STR, SSTR, pol_kind, thr, tab, fb, given,
-                               script_decisions, decisions, probe, g, rng, R, ws, n, length, head)
-            done[s] = 1
-            if s == dealer:
-                t = k
-                if keep:
-                    if rec:
-                        _event(evs, st, E_KEEP, s, -1, -1, -1, 0, -1)
-                    break
-                pos = _pick(length, script_chance, picks, g, rng) if not R[R_DEX_TOP] else 0
-                drawn = stk[(head + pos) & MASK]
-                if rec:
-                    _event(evs, st, E_DEALER_EXCHANGE, s, -1, card, drawn, 0, pos)
-                if follow_stock:
-                    _stock_exchange(ws, n, pol_kind, s, head, length, pos, drawn, card,
-                                    _rank(drawn) == blocker and R[R_DDB] == DDB_VOID,
-                                    _rank(drawn) == _rank(card) and R[R_DSR] != DSR_NONE
-                                    and not (_rank(drawn) == blocker and R[R_DDB] != DDB_ALLOWED))
-                if _rank(drawn) == blocker and R[R_DDB] != DDB_ALLOWED:
-                    if R[R_DDB] == DDB_LOSES:
-                        head = _remove_from_stock(stk, head, length, pos, to_bottom)
-                        length -= 1
-                        set_aside = card
-                        hands[s] = drawn
-                        losers[0] = s
-                        nl = 1
-                        double = False
-                    if rec:
-                        seen[drawn] = PUBLIC
-                        _event(evs, st, E_DEALER_DREW_BLOCKER, s, -1, drawn, -1, 0, -1)
-                        st[S_NO_SHOWDOWN] = 1 if nl > 0 else 0
-                    break
-                head = _remove_from_stock(stk, head, length, pos, to_bottom)
-                length -= 1
-                set_aside = card
-                hands[s] = drawn
-                if rec:
-                    seen[drawn] = 1 << s  # what anyone knew of it in the stock is stale
-                if _rank(drawn) == _rank(card) and R[R_DSR] != DSR_NONE:
-                    if R[R_DSR] == DSR_WINS:
-                        nl = 0
-                        for i in range(k):
-                            if order[i] != s:
-                                losers[nl] = order[i]
-                                nl += 1
-                        double = False
-                    else:
-                        immune = s
-                    if rec:
-                        seen[drawn] = PUBLIC
-                        seen[card] = PUBLIC
-                        _event(evs, st, E_DEALER_SAME_RANK, s, -1, card, drawn, 0, -1)
-                        st[S_NO_SHOWDOWN] = 1 if nl >= 0 else 0
-                break
-            if keep:
-                node = _step(node, T_KEEP, child)
-                if rec:
-                    _event(evs, st, E_KEEP, s, -1, -1, -1, 0, -1)
-                continue
-            nb = _left(s, n, alive)
-            theirs = hands[nb]
-            if _rank(theirs) == blocker:
-                done[nb] = 1
-                node = _step(node, T_BLOCKED, child)
-                if use_count:
-                    _learn(ws, n, pol_kind, nb, theirs)
-                if rec:
-                    seen[theirs] = PUBLIC
-                    _event(evs, st, E_BLOCKED, s, nb, theirs, -1, 0, -1)
-                if R[R_KSP]:
-                    t = k
-                continue
-            hands[nb] = card
-            hands[s] = theirs
-            given[nb] = SSTR[_rank(theirs)]
-            announced = 0
-            if R[R_ANN] and _rank(theirs) <= 2:
-                announced = _rank(theirs)
-                node = _step(node, T_SWAP_A if _rank(theirs) == 1 else T_SWAP_2, child)
-            else:
-                node = _step(node, T_SWAP, child)
-            if use_count:
-                _learn_swap(ws, n, pol_kind, s, nb, card, theirs, announced)
-            if rec:
-                if seen[card] != PUBLIC:
-                    seen[card] |= 1 << nb
-                if seen[theirs] != PUBLIC:
-                    seen[theirs] |= 1 << s
-                _event(evs, st, E_SWAP, s, nb, card, theirs, announced, -1)
-        if g[G_SHORT]:
-            return STOPPED
-        # --- showdown (A3.5) ---
-        if nl < 0:
-            nl = _losers(R, STR, order, k, immune, hands, losers, cnt)
-            if follow_stock:
-                _stock_shown(ws, n, pol_kind, order, k, hands)
-            if rec:
-                for i in range(k):
-                    seen[hands[order[i]]] = PUBLIC
-                    sd_card[order[i]] = hands[order[i]]
-                for i in range(nl):
-                    sd_lost[losers[i]] = 1
-        # --- chips (A3.5) and the tally ---
-        for i in range(nl):
-            s = losers[i]
-            had[s] = lives[s]
-            owed = 2 if double and _rank(hands[s]) == 1 else 1
-            p = owed if owed < lives[s] else lives[s]
-            lives[s] -= p
-            kitty += p
-            paid[s] = p
-            if rec:
-                paid_rec[s] = p
-        for i in range(k):
-            s = order[i]
-            lost = 1 if paid[s] >= 0 else 0
-            pos_hands[k, i] += 1
-            pos_losses[k, i] += lost
-            r = _rank(dealt[s])
-            rank_hands[r] += 1
-            rank_losses[r] += lost
-        g[G_HANDS] += 1
-        # --- elimination (A3.6) ---
-        nout = 0
-        for i in range(nl):
-            s = losers[i]
-            if (had[s] == 0) if R[R_LC] else (lives[s] == 0):
-                losers[nout] = s  # the players out, in turn order, overwrite the losers' front
-                nout += 1
-        winner = -3  # -3: play on
-        if nout == k:
-            if rec:
-                st[S_FINAL_TIE] = 1
-            if R[R_FT] == FT_REPLAY:
-                for i in range(nout):
-                    s = losers[i]
-                    lives[s] += paid[s]
-                    kitty -= paid[s]
-            elif R[R_FT] == FT_CUT:
-                winner = _cut_highest(R, STR, losers, nout, tmp, script_chance, shuffles, g, rng)
-            else:
-                winner = NO_SOLE
-                if R[R_FT] == FT_SPLIT and rec:
-                    for i in range(nout):
-                        won[losers[i]] = 1
-        elif nout > 0:
-            for i in range(nout):
-                alive[losers[i]] = 0
-                if rec:
-                    out_rec[losers[i]] = 1
-            if k - nout == 1:
-                for i in range(k):
-                    if alive[order[i]]:
-                        winner = order[i]
-        if logging and g[G_LOG] < log.shape[0]:
-            row = log[g[G_LOG]]
-            g[G_LOG] += 1
-            row[0] = dealer
-            for s in range(n):
-                row[1 + s] = paid[s]
-                row[1 + n + s] = lives[s]
-                row[2 + 2 * n + s] = alive[s]
-            row[1 + 2 * n] = kitty
-        if g[G_HANDS] >= hand_limit:
-            return STOPPED
-        if g[G_SHORT]:  # a cut for the pot ran out of script
-            return STOPPED
-        # --- collect and pass the deal (A3.7) ---
-        if follow_stock:
-            _stock_collected(ws, n, pol_kind, order, k, hands, set_aside, seen, head + length)
-        for i in range(k):
-            stk[(head + length) & MASK] = hands[order[i]]
-            length += 1
-            hands[order[i]] = -1
-            paid[order[i]] = -1
-        if set_aside >= 0:
-            stk[(head + length) & MASK] = set_aside
-            length += 1
-            set_aside = -1
-        if winner != -3:
-            if winner >= 0:
-                won[winner] = 1
-            st[S_PHASE], st[S_HEAD], st[S_LEN], st[S_KITTY], st[S_HAND] = PH_OVER, head, length, kitty, hand
-            st[S_DEALER], st[S_K], st[S_TO_ACT], st[S_SET_ASIDE] = dealer, k, -1, -1
-            return winner
-        dealer = _left(dealer, n, alive)
-        phase = PH_DEAL
-
-
-@jit()
+@jit(inline=True)
 def _event(evs: np.ndarray, st: np.ndarray, kind: int, seat: int, neighbour: int, first: int,
            second: int, announced: int, position: int) -> None:  # pragma: no cover - compiled
+    """Write down a turn event (E_* columns), while there is room."""
     i = st[S_EVENTS]
     if i < evs.shape[0]:
         e = evs[i]
@@ -601,29 +296,504 @@ def _event(evs: np.ndarray, st: np.ndarray, kind: int, seat: int, neighbour: int
         st[S_EVENTS] = i + 1
 
 
+@jit(inline=True)
+def _bots_follow(policies: PolicyArrays, table: Table, mode: Mode, node: int, token: int, kind: int,
+                 seat: int, neighbour: int, first: int, second: int,
+                 announced: int) -> int:  # pragma: no cover - compiled
+    """What the bots (and the record) take from a turn event (E_* ``kind``: ``seat`` keeps, swaps
+    ``first`` for its ``neighbour``'s ``second``, shows ``first``, or is blocked by the neighbour's
+    ``first``): the solver's trie steps by ``token``, the counting seats learn the cards shown or
+    follow the swap, and the record marks who has seen which card and writes the event. Returns
+    the trie's next node."""
+    ws, n = table.ws, mode.n
+    shown = kind in (E_SHOW_BLOCKER, E_BLOCKED, E_KING_JERK)
+    if mode.use_count:
+        if shown:
+            _learn(ws, n, policies.kind, neighbour if neighbour >= 0 else seat, first)
+        elif kind == E_SWAP:
+            _learn_swap(ws, n, policies.kind, seat, neighbour, first, second, announced)
+    if mode.rec:
+        seen = ws[W_SEEN]
+        if shown:
+            seen[first] = PUBLIC
+        elif kind == E_SWAP:
+            if seen[first] != PUBLIC:
+                seen[first] |= 1 << neighbour
+            if seen[second] != PUBLIC:
+                seen[second] |= 1 << seat
+        _event(table.evs, table.st, kind, seat, neighbour, first, second, announced, -1)
+    return _step(node, token, policies.child)
+
+
+# --- the steps of a game -------------------------------------------------------------------------
+
+@jit()
+def _mode(rules: RuleArrays, policies: PolicyArrays, pause: bool,
+          rec: bool) -> Mode:  # pragma: no cover - compiled
+    """How this call plays, from the policies and the caller's flags."""
+    n = policies.kind.shape[0]
+    use_table = use_count = False
+    for s in range(n):
+        if policies.kind[s] == P_TABLE:
+            use_table = True
+        if policies.kind[s] == P_COUNTING:
+            use_count = True
+    follow_stock = use_count and rules.vector[R_BH] == 1  # counting seats also follow the stock,
+    rec = rec or follow_stock  # which needs who knows each card: what ``rec`` writes down
+    return Mode(n, use_table, use_count, follow_stock, rec, pause)
+
+
+@jit(inline=True)
+def _save(st: np.ndarray, h: Hand, phase: int, t: int) -> None:  # pragma: no cover - compiled
+    """Write the hand to the table's scalars (at a pause, in ``phase`` at place ``t``; or at the end)."""
+    st[S_PHASE], st[S_HEAD], st[S_LEN], st[S_KITTY], st[S_DEALER] = phase, h.head, h.length, h.kitty, h.dealer
+    st[S_SET_ASIDE], st[S_IMMUNE], st[S_T], st[S_K], st[S_NODE] = h.set_aside, h.immune, t, h.k, h.node
+    st[S_JMASK], st[S_SHUFFLE], st[S_HAND] = h.jmask, h.shuffle, h.number
+
+
+@jit(inline=True)
+def _load(st: np.ndarray) -> Hand:  # pragma: no cover - compiled
+    """The hand saved in the table's scalars."""
+    return Hand(st[S_DEALER], st[S_HEAD], st[S_LEN], st[S_KITTY], st[S_K], st[S_SET_ASIDE], st[S_IMMUNE],
+                st[S_NODE], st[S_JMASK], st[S_SHUFFLE], st[S_HAND])
+
+
+@jit()
+def _new_game(rules: RuleArrays, policies: PolicyArrays, given: Given, table: Table,
+              mode: Mode) -> Hand:  # pragma: no cover - compiled
+    """A new game (A1): every seat in with its lives, an empty kitty, the pack as the stock, and
+    the first dealer (given, or chosen as the rules say). Its dealer is -1 if the script ran out."""
+    R, pack, ws, g = rules.vector, rules.pack, table.ws, table.g
+    n, deck = mode.n, R[R_DECK]
+    for s in range(n):
+        ws[W_LIVES, s] = R[R_LIVES]
+        ws[W_ALIVE, s] = 1
+        ws[W_HANDS, s] = -1
+        ws[W_WON, s] = 0
+    stk, tmp = ws[W_STOCK], ws[W_TMP]
+    for i in range(deck):
+        stk[i] = pack[i]
+        tmp[i] = pack[i]
+    dealer = given.dealer
+    if dealer < 0:
+        dealer = _choose_dealer(R, rules.strength, n, tmp, ws[W_LOSERS], given.chance, given.picks,
+                                given.shuffles, g, table.rng)
+        if g[G_SHORT]:
+            dealer = -1
+    table.st[S_PENDING] = -1
+    if mode.follow_stock:
+        _stock_reset(ws, n, policies.kind)
+    shuffle = 1 if pack[deck] == 0 else 0  # a fresh shuffle first, unless stacked
+    return Hand(dealer=dealer, head=0, length=deck, kitty=0, k=0, set_aside=-1, immune=-1, node=0, jmask=0,
+                shuffle=shuffle, number=0)
+
+
+@jit(inline=True)
+def _deal(rules: RuleArrays, policies: PolicyArrays, given: Given, table: Table, mode: Mode,
+          h: Hand) -> Hand:  # pragma: no cover - compiled
+    """The deal (A3.1): the seats in, from the dealer's left to the dealer, into ``W_ORDER``; a
+    fresh shuffle when one is due (given, or drawn lazily); a card each from the top of the stock;
+    what the counting seats and the record know at the start of the hand; then the kings jerk.
+    The hand's ``k`` is 0 if the script has no shuffle left."""
+    R, ws, st, g = rules.vector, table.ws, table.st, table.g
+    n, to_bottom, dealer, head, length = mode.n, R[R_BH] == 1, h.dealer, h.head, h.length
+    alive, order, stk, hands = ws[W_ALIVE], ws[W_ORDER], ws[W_STOCK], ws[W_HANDS]
+    k = 0
+    s = dealer
+    while True:
+        s = _left(s, n, alive)
+        order[k] = s
+        k += 1
+        if s == dealer:
+            break
+    if h.shuffle:
+        if given.chance:
+            if g[G_SHUF] >= given.shuffles.shape[0]:
+                return Hand(dealer, head, length, h.kitty, 0, -1, -1, -1, 0, h.shuffle, h.number + 1)
+            row = given.shuffles[g[G_SHUF]]
+            g[G_SHUF] += 1
+            for i in range(length):
+                stk[(head + i) & MASK] = row[i]
+        else:
+            # to-bottom keeps the stock's order from hand to hand: shuffle it all once
+            need = length if to_bottom else k + 1 if R[R_DEX_TOP] else k
+            for i in range(need):
+                j = i + _below(table.rng, length - i)
+                a = (head + i) & MASK
+                b = (head + j) & MASK
+                c = stk[a]
+                stk[a] = stk[b]
+                stk[b] = c
+    for i in range(k):
+        s = order[i]
+        c = stk[(head + i) & MASK]
+        hands[s] = c
+        ws[W_DEALT, s] = c
+        ws[W_DONE, s] = 0
+        ws[W_GIVEN, s] = -1
+        ws[W_PAID, s] = -1
+    if mode.use_count:
+        for c in range(n):
+            if policies.kind[c] == P_COUNTING:
+                for s in range(n):
+                    ws[WS_ROWS + c, s] = -1
+                    ws[WS_ROWS + n + c, s] = 0
+                if alive[c]:
+                    ws[WS_ROWS + c, c] = hands[c]
+        if mode.follow_stock:
+            _stock_dealt(ws, n, policies.kind, order, k, head, stk)
+    if mode.rec:
+        st[S_EVENTS] = st[S_FINAL_TIE] = st[S_NO_SHOWDOWN] = 0
+        for s in range(n):
+            ws[W_SHOWN, s] = -1
+            ws[W_LOST, s] = 0
+            ws[W_PAYMENT, s] = -1
+            ws[W_OUT, s] = 0
+        for i in range(k):
+            ws[W_SEEN, hands[order[i]]] = 1 << order[i]
+    kitty, jmask = h.kitty, 0
+    if R[R_KJ]:
+        jmask, kitty = _kings_jerk(rules, policies, table, mode, k, kitty)
+    node = -1
+    if mode.use_table:
+        root = policies.root
+        node = root[k, jmask if jmask < root.shape[1] else 0]
+    return Hand(dealer=dealer, head=head + k, length=length - k, kitty=kitty, k=k, set_aside=-1, immune=-1,
+                node=node, jmask=jmask, shuffle=0 if to_bottom else 1, number=h.number + 1)
+
+
+@jit()
+def _kings_jerk(rules: RuleArrays, policies: PolicyArrays, table: Table, mode: Mode, k: int,
+                kitty: int) -> tuple[int, int]:  # pragma: no cover - compiled
+    """Kings jerk (A2): each player dealt the top rank shows it and takes a chip from the kitty
+    while it has one. Returns the places that showed one, as bits (the solver's jerk mask), and
+    the kitty left."""
+    R, ws = rules.vector, table.ws
+    order, hands = ws[W_ORDER], ws[W_HANDS]
+    jmask = 0
+    for i in range(k):
+        s = order[i]
+        if _rank(hands[s]) == R[R_TOP]:
+            if kitty > 0:
+                kitty -= 1
+                ws[W_LIVES, s] += 1
+            jmask |= 1 << i
+            _bots_follow(policies, table, mode, -1, T_SHOWN, E_KING_JERK, s, -1, hands[s], -1, 0)
+    return jmask, kitty
+
+
+@jit(inline=True)
+def _turns(rules: RuleArrays, policies: PolicyArrays, given: Given, table: Table, mode: Mode, h: Hand,
+           t: int) -> tuple[int, Hand]:  # pragma: no cover - compiled
+    """The turns (A3.3), from place ``t``: each player in turn keeps, or swaps with the left
+    neighbour unless the neighbour shows a blocker; a player dealt a blocker shows it (with
+    king_stops_play, play stops there); the dealer's turn is :func:`_dealer`. Returns PAUSED
+    (with ``mode.pause``, at a decision the caller has not given yet; the hand saved), the number
+    of losers when the dealer's exchange decided the hand, or -1: on to the showdown; and the
+    hand."""
+    R, SSTR, ws, st = rules.vector, rules.solver_strength, table.ws, table.st
+    n, blocker, k, node = mode.n, R[R_BLOCKER], h.k, h.node
+    alive, hands, done, order, given_to = ws[W_ALIVE], ws[W_HANDS], ws[W_DONE], ws[W_ORDER], ws[W_GIVEN]
+    while t < k:
+        s = order[t]
+        if done[s]:
+            t += 1
+            continue
+        card = hands[s]
+        if _rank(card) == blocker:
+            done[s] = 1
+            node = _bots_follow(policies, table, mode, node, T_SHOWN, E_SHOW_BLOCKER, s, -1, card, -1, 0)
+            if R[R_KSP]:
+                t = k
+            continue
+        if mode.pause:
+            if st[S_PENDING] < 0:
+                _save(st, Hand(h.dealer, h.head, h.length, h.kitty, k, h.set_aside, h.immune, node, h.jmask,
+                               h.shuffle, h.number), PH_TURNS, t)
+                st[S_TO_ACT] = s
+                return PAUSED, h
+            keep = st[S_PENDING] == 1
+            st[S_PENDING] = -1
+        else:
+            keep = _decide(rules, policies, given, table, h, s, t, card, node)
+        done[s] = 1
+        if s == h.dealer:
+            return _dealer(rules, policies, given, table, mode, h, card, keep)
+        if keep:
+            node = _bots_follow(policies, table, mode, node, T_KEEP, E_KEEP, s, -1, -1, -1, 0)
+            continue
+        nb = _left(s, n, alive)
+        theirs = hands[nb]
+        if _rank(theirs) == blocker:
+            done[nb] = 1
+            node = _bots_follow(policies, table, mode, node, T_BLOCKED, E_BLOCKED, s, nb, theirs, -1, 0)
+            if R[R_KSP]:
+                t = k
+            continue
+        hands[nb] = card
+        hands[s] = theirs
+        given_to[nb] = SSTR[_rank(theirs)]
+        announced = _rank(theirs) if R[R_ANN] and _rank(theirs) <= 2 else 0
+        token = T_SWAP if announced == 0 else T_SWAP_A if announced == 1 else T_SWAP_2
+        node = _bots_follow(policies, table, mode, node, token, E_SWAP, s, nb, card, theirs, announced)
+    return -1, h
+
+
+@jit(inline=True)
+def _dealer(rules: RuleArrays, policies: PolicyArrays, given: Given, table: Table, mode: Mode, h: Hand,
+            card: int, keep: bool) -> tuple[int, Hand]:  # pragma: no cover - compiled
+    """The dealer's turn (A3.4): keep, or exchange ``card`` for a card of the stock (cut at
+    random, or the top card). A blocker drawn is kept, or shown and put back (void), or loses the
+    hand alone (dealer-loses); a card of the same rank, with dealer_same_rank, wins the hand for the
+    dealer (everyone else loses) or makes the dealer immune. Returns the number of losers when
+    this decided the hand (written to ``W_LOSERS``), else -1; and the hand."""
+    R, ws, st = rules.vector, table.ws, table.st
+    s, blocker, to_bottom, rec = h.dealer, R[R_BLOCKER], R[R_BH] == 1, mode.rec
+    stk, hands, seen = ws[W_STOCK], ws[W_HANDS], ws[W_SEEN]
+    if keep:
+        if rec:
+            _event(table.evs, st, E_KEEP, s, -1, -1, -1, 0, -1)
+        return -1, h
+    head, length = h.head, h.length
+    pos = _pick(length, given.chance, given.picks, table.g, table.rng) if not R[R_DEX_TOP] else 0
+    drawn = stk[(head + pos) & MASK]
+    if rec:
+        _event(table.evs, st, E_DEALER_EXCHANGE, s, -1, card, drawn, 0, pos)
+    drew_blocker = _rank(drawn) == blocker
+    same_rank = _rank(drawn) == _rank(card) and R[R_DSR] != DSR_NONE
+    if mode.follow_stock:
+        _stock_exchange(ws, mode.n, policies.kind, s, head, length, pos, drawn, card,
+                        drew_blocker and R[R_DDB] == DDB_VOID,
+                        same_rank and not (drew_blocker and R[R_DDB] != DDB_ALLOWED))
+    if drew_blocker and R[R_DDB] != DDB_ALLOWED:
+        nl = -1
+        if R[R_DDB] == DDB_LOSES:
+            head = _remove_from_stock(stk, head, length, pos, to_bottom)
+            hands[s] = drawn
+            ws[W_LOSERS, 0] = s
+            nl = 1
+        if rec:
+            seen[drawn] = PUBLIC
+            _event(table.evs, st, E_DEALER_DREW_BLOCKER, s, -1, drawn, -1, 0, -1)
+            st[S_NO_SHOWDOWN] = 1 if nl > 0 else 0
+        if nl < 0:  # void: the blocker is put back, the stock as it was
+            return nl, h
+        return nl, Hand(s, head, length - 1, h.kitty, h.k, card, h.immune, h.node, h.jmask, h.shuffle,
+                        h.number)
+    head = _remove_from_stock(stk, head, length, pos, to_bottom)
+    hands[s] = drawn
+    if rec:
+        seen[drawn] = 1 << s  # what anyone knew of it in the stock is stale
+    nl, immune = -1, h.immune
+    if same_rank:
+        if R[R_DSR] == DSR_WINS:
+            order, losers = ws[W_ORDER], ws[W_LOSERS]
+            nl = 0
+            for i in range(h.k):
+                if order[i] != s:
+                    losers[nl] = order[i]
+                    nl += 1
+        else:
+            immune = s
+        if rec:
+            seen[drawn] = PUBLIC
+            seen[card] = PUBLIC
+            _event(table.evs, st, E_DEALER_SAME_RANK, s, -1, card, drawn, 0, -1)
+            st[S_NO_SHOWDOWN] = 1 if nl >= 0 else 0
+    return nl, Hand(s, head, length - 1, h.kitty, h.k, card, immune, h.node, h.jmask, h.shuffle, h.number)
+
+
+@jit(inline=True)
+def _showdown(rules: RuleArrays, policies: PolicyArrays, table: Table, mode: Mode,
+              h: Hand) -> int:  # pragma: no cover - compiled
+    """The showdown (A3.5): every card is shown; the holders of the lowest (by ``ties`` and
+    ``pairing``; an immune dealer apart) lose, written to ``W_LOSERS``. Returns how many."""
+    ws, k = table.ws, h.k
+    order, hands, losers = ws[W_ORDER], ws[W_HANDS], ws[W_LOSERS]
+    nl = _losers(rules.vector, rules.strength, order, k, h.immune, hands, losers, ws[W_COUNT])
+    if mode.follow_stock:
+        _stock_shown(ws, mode.n, policies.kind, order, k, hands)
+    if mode.rec:
+        for i in range(k):
+            ws[W_SEEN, hands[order[i]]] = PUBLIC
+            ws[W_SHOWN, order[i]] = hands[order[i]]
+        for i in range(nl):
+            ws[W_LOST, losers[i]] = 1
+    return nl
+
+
+@jit(inline=True)
+def _lives(rules: RuleArrays, given: Given, counts: Counts, table: Table, mode: Mode, h: Hand, nl: int,
+           double: bool) -> tuple[int, Hand]:  # pragma: no cover - compiled
+    """Chips (A3.5) and elimination (A3.6): each of the ``nl`` losers pays the kitty one life (two
+    for an ace with ``double``), never more than it has; the counts take the hand; the players out
+    leave, or, when all in the hand are out, the final tie is replayed, split or cut for. Returns
+    the sole winner, NO_SOLE, or PLAY_ON; and the hand."""
+    R, ws, st, g = rules.vector, table.ws, table.st, table.g
+    lives, alive, hands, order = ws[W_LIVES], ws[W_ALIVE], ws[W_HANDS], ws[W_ORDER]
+    losers, paid, had = ws[W_LOSERS], ws[W_PAID], ws[W_HAD]
+    k, rec, kitty = h.k, mode.rec, h.kitty
+    for i in range(nl):
+        s = losers[i]
+        had[s] = lives[s]
+        owed = 2 if double and _rank(hands[s]) == 1 else 1
+        p = owed if owed < lives[s] else lives[s]
+        lives[s] -= p
+        kitty += p
+        paid[s] = p
+        if rec:
+            ws[W_PAYMENT, s] = p
+    for i in range(k):
+        s = order[i]
+        lost = 1 if paid[s] >= 0 else 0
+        counts.position_hands[k, i] += 1
+        counts.position_losses[k, i] += lost
+        r = _rank(ws[W_DEALT, s])
+        counts.rank_hands[r] += 1
+        counts.rank_losses[r] += lost
+    g[G_HANDS] += 1
+    nout = 0
+    for i in range(nl):
+        s = losers[i]
+        if (had[s] == 0) if R[R_LC] else (lives[s] == 0):
+            losers[nout] = s  # the players out, in turn order, overwrite the losers' front
+            nout += 1
+    winner = PLAY_ON
+    if nout == k:
+        if rec:
+            st[S_FINAL_TIE] = 1
+        if R[R_FT] == FT_REPLAY:
+            for i in range(nout):
+                s = losers[i]
+                lives[s] += paid[s]
+                kitty -= paid[s]
+        elif R[R_FT] == FT_CUT:
+            winner = _cut_highest(R, rules.strength, losers, nout, ws[W_TMP], given.chance,
+                                  given.shuffles, g, table.rng)
+        else:
+            winner = NO_SOLE
+            if R[R_FT] == FT_SPLIT and rec:
+                for i in range(nout):
+                    ws[W_WON, losers[i]] = 1
+    elif nout > 0:
+        for i in range(nout):
+            alive[losers[i]] = 0
+            if rec:
+                ws[W_OUT, losers[i]] = 1
+        if k - nout == 1:
+            for i in range(k):
+                if alive[order[i]]:
+                    winner = order[i]
+    return winner, Hand(h.dealer, h.head, h.length, kitty, k, h.set_aside, h.immune, h.node, h.jmask,
+                        h.shuffle, h.number)
+
+
+@jit(inline=True)
+def _log_hand(log: np.ndarray, table: Table, n: int, h: Hand) -> None:  # pragma: no cover - compiled
+    """A row of ``log`` (while there are rows): the dealer, each seat's payment (-1 if it did not
+    lose), each seat's lives, the kitty, and each seat in or out."""
+    g, ws = table.g, table.ws
+    if g[G_LOG] < log.shape[0]:
+        row = log[g[G_LOG]]
+        g[G_LOG] += 1
+        row[0] = h.dealer
+        for s in range(n):
+            row[1 + s] = ws[W_PAID, s]
+            row[1 + n + s] = ws[W_LIVES, s]
+            row[2 + 2 * n + s] = ws[W_ALIVE, s]
+        row[1 + 2 * n] = h.kitty
+
+
+@jit(inline=True)
+def _between_hands(policies: PolicyArrays, table: Table, mode: Mode, h: Hand,
+                   winner: int) -> Hand:  # pragma: no cover - compiled
+    """Between hands (A3.7): the cards go under the stock in turn order, the dealer's set-aside
+    card last; then the game is over (``winner`` is not PLAY_ON: the hand saved, in PH_OVER) or the
+    deal passes left."""
+    ws, st, k = table.ws, table.st, h.k
+    stk, hands, order, paid = ws[W_STOCK], ws[W_HANDS], ws[W_ORDER], ws[W_PAID]
+    head, length, set_aside = h.head, h.length, h.set_aside
+    if mode.follow_stock:
+        _stock_collected(ws, mode.n, policies.kind, order, k, hands, set_aside, ws[W_SEEN], head + length)
+    for i in range(k):
+        stk[(head + length) & MASK] = hands[order[i]]
+        length += 1
+        hands[order[i]] = -1
+        paid[order[i]] = -1
+    if set_aside >= 0:
+        stk[(head + length) & MASK] = set_aside
+        length += 1
+    dealer = h.dealer
+    if winner == PLAY_ON:
+        dealer = _left(dealer, mode.n, ws[W_ALIVE])
+    after = Hand(dealer, head, length, h.kitty, k, -1, h.immune, h.node, h.jmask, h.shuffle, h.number)
+    if winner != PLAY_ON:
+        if winner >= 0:
+            ws[W_WON, winner] = 1
+        _save(st, after, PH_OVER, st[S_T])
+        st[S_TO_ACT] = -1
+    return after
+
+
+@jit()
+def play_game(rules: RuleArrays, policies: PolicyArrays, given: Given, counts: Counts, table: Table,
+              hand_limit: int, pause: bool, rec: bool) -> int:  # pragma: no cover - compiled
+    """Play one game at ``table`` (or, with ``pause``, on to the next decision); return the sole
+    winner, NO_SOLE, STOPPED (``table.g[G_HANDS]`` reached ``hand_limit``, or the script ran out)
+    or PAUSED.
+
+    A game starts when ``st[S_PHASE]`` is PH_NEW. With ``pause``, every decision stops the game
+    with ``st[S_TO_ACT]`` set; the caller puts 1 (keep) or 0 (swap) in ``st[S_PENDING]`` (for a
+    bot's seat: :func:`bot_keeps`) and calls again. With ``rec``, what a seat may see of the
+    current hand is written down: who knows each card (``W_SEEN``), the turn events (``evs``) and
+    the outcome rows, for the vector env's encoder. ``counts.log`` gets a row per hand.
+    """
+    mode = _mode(rules, policies, pause, rec)
+    st, g = table.st, table.g
+    if st[S_PHASE] == PH_NEW:
+        h = _new_game(rules, policies, given, table, mode)
+        if h.dealer < 0:
+            return STOPPED
+        t = -1  # -1: deal first
+    else:  # on from a pause, at place t of the turns
+        h, t = _load(st), st[S_T]
+    while True:
+        if t < 0:
+            h = _deal(rules, policies, given, table, mode, h)
+            if h.k == 0:
+                return STOPPED
+            t = 0
+        nl, h = _turns(rules, policies, given, table, mode, h, t)
+        if nl == PAUSED:
+            return PAUSED
+        if g[G_SHORT]:
+            return STOPPED
+        double = rules.vector[R_APD] != 0 and nl < 0  # not when the dealer's exchange decided it
+        if nl < 0:
+            nl = _showdown(rules, policies, table, mode, h)
+        winner, h = _lives(rules, given, counts, table, mode, h, nl, double)
+        _log_hand(counts.log, table, mode.n, h)
+        if g[G_HANDS] >= hand_limit or g[G_SHORT]:  # the limit, or a cut for the pot out of script
+            return STOPPED
+        h = _between_hands(policies, table, mode, h, winner)
+        if winner != PLAY_ON:
+            return winner
+        t = -1
+
+
 @jit(refcounts=True)
-def run(R: np.ndarray, STR: np.ndarray, SSTR: np.ndarray, n: int, pol_kind: np.ndarray,
-        thr: np.ndarray, root: np.ndarray, child: np.ndarray, tab: np.ndarray, fb: np.ndarray,
-        pack: np.ndarray, games: int, hand_limit: int, seed: int, pos_hands: np.ndarray,
-        pos_losses: np.ndarray, rank_hands: np.ndarray, rank_losses: np.ndarray, wins: np.ndarray,
-        g: np.ndarray) -> None:  # pragma: no cover - compiled
-    """Play ``games`` whole games, or up to ``hand_limit`` hands, adding to the tallies; each game
-    starts from ``pack`` (as :func:`chasetheace.fast.tables.pack_array` makes it)."""
-    rng = np.zeros(1, np.uint64)
-    rng[0] = np.uint64(seed)
-    ws = np.full((WS_ROWS + 3 * n, RING), -1, np.int64)
-    st = np.zeros(ST_SIZE, np.int64)
-    evs = np.zeros((0, E_FIELDS), np.int64)
-    empty_i = np.zeros(0, np.int64)
-    empty_2 = np.zeros((0, 0), np.int64)
-    empty_f = np.zeros(0, np.float64)
-    log = np.zeros((0, 0), np.int64)
+def run(rules: RuleArrays, policies: PolicyArrays, counts: Counts, table: Table, wins: np.ndarray,
+        games: int, hand_limit: int) -> None:  # pragma: no cover - compiled
+    """Play ``games`` whole games, or up to ``hand_limit`` hands (``games`` 0), at ``table``,
+    adding to the counts, ``wins`` (by seat) and the table's counters; each game starts from
+    ``rules.pack``."""
+    none = np.zeros(0, np.int64)
+    given = Given(-1, False, none, np.zeros((0, 0), np.int64), False, none, np.zeros(0, np.float64))
+    g, st = table.g, table.st
     played = 0
     while (played < games) if games > 0 else (g[G_HANDS] < hand_limit):
         st[S_PHASE] = PH_NEW
-        w = play_game(R, STR, SSTR, n, pol_kind, thr, root, child, tab, fb, pack, -1, False,
-                      empty_i, empty_2, False, empty_i, empty_f, log, pos_hands, pos_losses,
-                      rank_hands, rank_losses, g, rng, hand_limit, ws, st, False, False, evs)
+        w = play_game(rules, policies, given, counts, table, hand_limit, False, False)
         if w == STOPPED:
             break
         played += 1

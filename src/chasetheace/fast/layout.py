@@ -4,7 +4,7 @@ means, the codes of policies and tokens, and the compiling decorator shared by t
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, TypeVar, cast
+from typing import Any, NamedTuple, TypeVar, cast
 
 import numpy as np
 from numba import njit
@@ -12,17 +12,23 @@ from numba import njit
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def jit(refcounts: bool = False) -> Callable[[F], F]:
+def jit(refcounts: bool = False, inline: bool = False) -> Callable[[F], F]:
     """Compile with numba, cached on disk where a folder is writable (beside the source, else
     the user's cache folder; numba raises RuntimeError if neither is, and then it compiles on each
     run). The game itself runs without reference counting (``_nrt=False``): it allocates nothing,
     and numba's atomic counts on every array passed to a helper cost more than the game (measured:
-    5 times slower)."""
+    5 times slower). With ``inline``, numba inlines the function into its callers before typing
+    (``inline="always"``): the steps of a hand, which take the kernel's records, are as fast as
+    one long function only so (measured: 2.4 times slower as calls)."""
+    options: dict[str, Any] = {"_nrt": refcounts}
+    if inline:
+        options["inline"] = "always"
+
     def wrap(fn: F) -> F:
         try:
-            return cast(F, njit(cache=True, _nrt=refcounts)(fn))  # type: ignore[call-overload]
+            return cast(F, njit(cache=True, **options)(fn))
         except RuntimeError:  # no writable cache folder anywhere: compile on each run instead
-            return cast(F, njit(_nrt=refcounts)(fn))  # type: ignore[call-overload]
+            return cast(F, njit(**options)(fn))
     return wrap
 
 # --- the rule vector ---------------------------------------------------------------------------
@@ -59,10 +65,12 @@ WS_ROWS = 19
 # (row WS_ROWS + c: the card, or -1; its last cell: the dealer's set-aside card), of its rank from
 # announcements (row WS_ROWS + n + c), and which stock places it knows (row WS_ROWS + 2 n + c,
 # aligned with the stock's ring; with between_hands = to-bottom)
+# (the hand's scalars are saved here at a pause and at the end of a game: see Hand)
 (S_PHASE, S_HEAD, S_LEN, S_KITTY, S_DEALER, S_SET_ASIDE, S_IMMUNE, S_T, S_K, S_NODE, S_JMASK,
  S_SHUFFLE, S_HAND, S_TO_ACT, S_PENDING, S_EVENTS, S_FINAL_TIE, S_NO_SHOWDOWN) = range(18)
 ST_SIZE = 18
 PH_NEW, PH_DEAL, PH_TURNS, PH_OVER = 0, 1, 2, 3
+PLAY_ON = -3      # a hand's outcome when the game goes on
 # turn events, numbered as the encoder's TURN_KINDS
 (E_KING_JERK, E_SHOW_BLOCKER, E_KEEP, E_SWAP, E_BLOCKED, E_DEALER_EXCHANGE, E_DEALER_DREW_BLOCKER,
  E_DEALER_SAME_RANK) = range(8)
@@ -70,6 +78,90 @@ PH_NEW, PH_DEAL, PH_TURNS, PH_OVER = 0, 1, 2, 3
 E_FIELDS = 7
 
 U32 = np.uint64(0xFFFFFFFF)
+
+
+# --- the records the kernel takes (tuples of arrays numba passes as one argument) --------------
+
+class RuleArrays(NamedTuple):
+    """The rules as the kernel reads them, made once by :func:`chasetheace.fast.tables.rule_arrays`."""
+
+    vector: np.ndarray           # every option, indexed by R_*
+    strength: np.ndarray         # the engine's strength by rank (index 1..13; 1 weakest)
+    solver_strength: np.ndarray  # the solver's strength by rank (0 weakest; -1: not in the pack)
+    pack: np.ndarray             # each game's first stock, top first, then 1 if stacked (dealt as it is)
+
+
+class PolicyArrays(NamedTuple):
+    """One policy per seat (:class:`chasetheace.fast.policy.Policies` as the kernel reads it)."""
+
+    kind: np.ndarray       # (players,) P_*
+    threshold: np.ndarray  # (players, players + 1, players): the weakest strength kept
+    root: np.ndarray       # (players + 1, 2**players or 1): the solver trie's root
+    child: np.ndarray      # (nodes, TOKENS): the trie
+    table: np.ndarray      # (nodes, 13, 14): keep probability by node, strength, strength given + 1
+    fallback: np.ndarray   # (players + 1, players, 13): keep probability off the trie
+
+
+class Given(NamedTuple):
+    """What is given instead of drawn or decided, to replay a game of the engine (or nothing)."""
+
+    dealer: int             # the first dealer, or -1 to choose one by the rules
+    chance: bool            # True: the shuffles and picks below, not the generator
+    picks: np.ndarray       # (picks,) int64
+    shuffles: np.ndarray    # (shuffles, deck) int64: whole pack orders
+    decides: bool           # True: the decisions below, not the policies
+    decisions: np.ndarray   # (decisions,) int64: 1 keep, 0 swap
+    probe: np.ndarray       # (decisions,) float64: gets the policies' keep probability at each
+
+
+class Counts(NamedTuple):
+    """What the kernel adds up over hands (the arrays may be shared when not wanted)."""
+
+    position_hands: np.ndarray   # (players + 1, players): by players in the hand, place in turn
+    position_losses: np.ndarray
+    rank_hands: np.ndarray       # (14,): by the rank dealt
+    rank_losses: np.ndarray
+    log: np.ndarray              # (rows, 3 players + 2): one row per hand when it has rows
+
+
+class Table(NamedTuple):
+    """One table's state: the rows ``ws`` (W_*), the scalars ``st`` (S_*), the turn events ``evs``
+    (E_* columns), the counters ``g`` (G_*) and the generator's state ``rng`` (one uint64)."""
+
+    ws: np.ndarray
+    st: np.ndarray
+    evs: np.ndarray
+    g: np.ndarray
+    rng: np.ndarray
+
+
+class Hand(NamedTuple):
+    """The scalars of the hand in play, carried from step to step in registers (each step returns
+    the hand it leaves); saved to the table's ``st`` (S_* of the same names) at a pause and at the
+    end of the game, and loaded from it to resume."""
+
+    dealer: int
+    head: int       # the stock's top card, as a place on the ring (``& MASK``)
+    length: int     # cards in the stock
+    kitty: int
+    k: int          # players in the hand (0: the deal could not be made)
+    set_aside: int  # the card the dealer gave up in an exchange, or -1
+    immune: int     # the dealer when immune from the showdown, or -1
+    node: int       # the solver trie's node at the start of the turns (-1: none)
+    jmask: int      # the places that showed a king at the deal (kings jerk), as bits
+    shuffle: int    # 1: the next deal starts from a fresh shuffle
+    number: int     # hands dealt in this game
+
+
+class Mode(NamedTuple):
+    """How a call plays, fixed for the call (made by the kernel from the policies and flags)."""
+
+    n: int              # seats
+    use_table: bool     # a seat plays the solver's table: follow the trie
+    use_count: bool     # a seat counts cards: tell the counting seats what they see
+    follow_stock: bool  # counting seats also follow the stock from hand to hand (to-bottom)
+    rec: bool           # write down what each seat may see (W_SEEN, events, outcome rows)
+    pause: bool         # stop at every decision (PAUSED) for the caller to decide
 
 
 @jit()

@@ -28,6 +28,7 @@ from ..errors import NotCompilableError
 from ..registry import make_bot
 from ..rules import Rules
 from . import kernel as K
+from .layout import PolicyArrays
 
 __all__ = ["NotCompilableError", "Policies", "compile_bots", "MAX_TABLE_PLAYERS"]
 
@@ -50,9 +51,9 @@ class Policies:
     table: np.ndarray      # (nodes, 13, 14): keep probability by node, own strength, strength given + 1
     fallback: np.ndarray   # (players + 1, players, 13): keep probability off the trie
 
-    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """The arrays in the order the kernel takes them."""
-        return self.kind, self.threshold, self.root, self.child, self.table, self.fallback
+    def arrays(self) -> PolicyArrays:
+        """The kernel's record of these policies (a tuple of the arrays, in this order)."""
+        return PolicyArrays(self.kind, self.threshold, self.root, self.child, self.table, self.fallback)
 
     @classmethod
     def build(cls, players: int, kinds: Sequence[int], thresholds: np.ndarray | None = None,

@@ -14,8 +14,9 @@ from ..events import Blocked, DealerExchange, Event, Keep, Pick, Shuffle, Swap
 from ..rules import Rules
 from ..sim import Tally
 from . import kernel as K
+from .layout import Given
 from .policy import Policies
-from .tables import pack_array, rule_vector, strengths
+from .tables import new_counts, new_table, rule_arrays
 
 __all__ = ["chunk_seed", "play_chunk", "Script", "script_of", "HandOutcome", "Replay", "replay"]
 
@@ -45,16 +46,13 @@ def play_chunk(rules: Rules, policies: Policies, *, seed: int, games: int | None
     if not isinstance(amount, int) or isinstance(amount, bool) or amount < 1:
         raise ValueError(f"bad amount {amount!r}: at least 1 game or hand")
     n = _check_table(rules, policies)
-    engine_str, solver_str = strengths(rules)
-    pos_hands = np.zeros((n + 1, n), np.int64)
-    pos_losses = np.zeros((n + 1, n), np.int64)
-    rank_hands = np.zeros(14, np.int64)
-    rank_losses = np.zeros(14, np.int64)
+    counts = new_counts(n)
+    table = new_table(n, seed=seed)
     wins = np.zeros(n, np.int64)
-    g = np.zeros(K.G_SIZE, np.int64)
     limit = hands if hands is not None else np.iinfo(np.int64).max
-    K.run(rule_vector(rules), engine_str, solver_str, n, *policies.arrays(), pack_array(rules),
-          games or 0, limit, seed, pos_hands, pos_losses, rank_hands, rank_losses, wins, g)
+    K.run(rule_arrays(rules), policies.arrays(), counts, table, wins, games or 0, limit)
+    g, pos_hands, pos_losses = table.g, counts.position_hands, counts.position_losses
+    rank_hands, rank_losses = counts.rank_hands, counts.rank_losses
     tally = Tally(n, hands=int(g[K.G_HANDS]), games=int(g[K.G_GAMES]),
                   wins=[int(w) for w in wins], no_sole_winner=int(g[K.G_NO_SOLE]))
     for size, place in zip(*np.nonzero(pos_hands)):
@@ -124,23 +122,16 @@ def replay(rules: Rules, policies: Policies, script: Script, *, deck: Sequence[s
             raise ValueError(f"shuffle {i} is not an order of the {deck_size}-card pack")
     if any(p < 0 for p in script.picks):
         raise ValueError("a pick is negative")
-    engine_str, solver_str = strengths(rules)
     shuffles = np.array([[c.id for c in order] for order in script.shuffles], np.int64).reshape(
         -1, deck_size)
-    picks = np.array(script.picks, np.int64)
-    given = script.decisions is not None
-    decisions = np.array(script.decisions or (), np.int64)
-    probe = np.full(len(decisions), np.nan)
-    log = np.zeros((max_hands, 3 * n + 2), np.int64)
-    g = np.zeros(K.G_SIZE, np.int64)
-    ws = np.full((K.WS_ROWS + 3 * n, K.RING), -1, np.int64)
-    sink = (np.zeros((n + 1, n), np.int64), np.zeros((n + 1, n), np.int64), np.zeros(14, np.int64),
-            np.zeros(14, np.int64))
-    winner = K.play_game(rule_vector(rules), engine_str, solver_str, n, *policies.arrays(),
-                         pack_array(rules, deck), -1 if dealer is None else dealer, True, picks,
-                         shuffles, given, decisions, probe, log, *sink, g, np.zeros(1, np.uint64),
-                         np.iinfo(np.int64).max, ws, np.zeros(K.ST_SIZE, np.int64), False, False,
-                         np.zeros((0, K.E_FIELDS), np.int64))
+    given = Given(-1 if dealer is None else dealer, True, np.array(script.picks, np.int64), shuffles,
+                  script.decisions is not None, np.array(script.decisions or (), np.int64),
+                  np.full(len(script.decisions or ()), np.nan))
+    counts = new_counts(n, log=max_hands)
+    table = new_table(n)
+    winner = K.play_game(rule_arrays(rules, deck), policies.arrays(), given, counts, table,
+                         np.iinfo(np.int64).max, False, False)
+    log, g, probe = counts.log, table.g, given.probe
     hands = []
     for row in log[:g[K.G_LOG]].tolist():
         hands.append(HandOutcome(row[0], tuple((s, row[1 + s]) for s in range(n) if row[1 + s] >= 0),

@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .. import sim as engine_sim
 from ..errors import NotCompilableError
-from ..sim import SimConfig, SimResult, Tally
+from ..sim import Job, SimConfig, SimResult, Tally
 
 if TYPE_CHECKING:
     from .policy import Policies
@@ -86,31 +85,21 @@ def _policies(config: SimConfig) -> Policies:
     return pol
 
 
-@dataclass(frozen=True)
-class FastJob:
-    """One chunk of a kernel run."""
-
-    config: SimConfig
-    index: int
-    games: int | None
-    hands: int | None
-
-    @property
-    def size(self) -> int:
-        """How many games or hands this chunk plays."""
-        return self.games if self.games is not None else self.hands or 0
+FastJob = Job
+"""One chunk of a kernel run: the engine's :class:`chasetheace.sim.Job` (the kernel seeds it
+with :func:`chasetheace.fast.run.chunk_seed`, not its ``rng``)."""
 
 
-def _jobs(config: SimConfig) -> list[FastJob]:
+def _jobs(config: SimConfig) -> list[Job]:
     total = config.games if config.games is not None else config.hands
     assert total is not None
     step = CHUNK_GAMES if config.games is not None else CHUNK_HANDS
-    return [FastJob(config, i, min(step, total - start) if config.games is not None else None,
-                    min(step, total - start) if config.hands is not None else None)
+    return [Job(config, i, min(step, total - start) if config.games is not None else None,
+                min(step, total - start) if config.hands is not None else None)
             for i, start in enumerate(range(0, total, step))]
 
 
-def _run(job: FastJob) -> Tally:
+def _run(job: Job) -> Tally:
     from .run import chunk_seed, play_chunk
 
     config = job.config
@@ -118,7 +107,7 @@ def _run(job: FastJob) -> Tally:
                       games=job.games, hands=job.hands)
 
 
-def _results(jobs: list[FastJob], workers: int) -> Iterator[tuple[FastJob, Tally]]:
+def _results(jobs: list[Job], workers: int) -> Iterator[tuple[Job, Tally]]:
     return engine_sim.run_chunks(jobs, _run, workers)
 
 

@@ -1,4 +1,5 @@
-"""The rules and the pack as the integer arrays the kernel reads."""
+"""The rules and the pack as the integer arrays the kernel reads, and the kernel's other records
+made empty (a table, the counts, nothing given)."""
 
 from __future__ import annotations
 
@@ -9,8 +10,10 @@ import numpy as np
 from ..cards import Card, pack, stacked_pack
 from ..rules import Rules
 from . import kernel as K
+from .layout import Counts, Given, RuleArrays, Table
 
-__all__ = ["rule_vector", "strengths", "pack_array"]
+__all__ = ["rule_vector", "strengths", "pack_array", "rule_arrays", "new_table", "new_counts",
+           "nothing_given"]
 
 _DDB = {"allowed": K.DDB_ALLOWED, "void": K.DDB_VOID, "dealer-loses": K.DDB_LOSES}
 _DSR = {"none": K.DSR_NONE, "dealer-wins": K.DSR_WINS, "dealer-immune": K.DSR_IMMUNE}
@@ -60,3 +63,30 @@ def pack_array(rules: Rules, stacked: Sequence[str | Card] | None = None) -> np.
     as it is), 0 if the first hand shuffles it. A stacked pack is completed as ``Game`` does."""
     cards = stacked_pack(stacked, pack(rules.deck)) if stacked is not None else pack(rules.deck)
     return np.array([c.id for c in cards] + [int(stacked is not None)], np.int64)
+
+
+def rule_arrays(rules: Rules, stacked: Sequence[str | Card] | None = None) -> RuleArrays:
+    """The kernel's rules record: the rule vector, both strengths and the pack (as ``pack_array``)."""
+    engine, solver = strengths(rules)
+    return RuleArrays(rule_vector(rules), engine, solver, pack_array(rules, stacked))
+
+
+def new_table(players: int, *, counting: bool = True, events: int = 0, seed: int = 0) -> Table:
+    """A table for ``players`` seats before its first game: the counting seats' rows when
+    ``counting``, room for ``events`` turn events, the generator seeded with ``seed``."""
+    ws = np.full((K.WS_ROWS + (3 * players if counting else 0), K.RING), -1, np.int64)
+    rng = np.array([seed % 2**64], np.uint64)
+    return Table(ws, np.zeros(K.ST_SIZE, np.int64), np.zeros((events, K.E_FIELDS), np.int64),
+                 np.zeros(K.G_SIZE, np.int64), rng)
+
+
+def new_counts(players: int, log: int = 0) -> Counts:
+    """Zero counts for ``players`` seats, with room to log ``log`` hands."""
+    return Counts(np.zeros((players + 1, players), np.int64), np.zeros((players + 1, players), np.int64),
+                  np.zeros(14, np.int64), np.zeros(14, np.int64), np.zeros((log, 3 * players + 2), np.int64))
+
+
+def nothing_given(deck: int = 52) -> Given:
+    """Nothing given: the first dealer by the rules, chance from the generator, the policies decide."""
+    none = np.zeros(0, np.int64)
+    return Given(-1, False, none, np.zeros((0, deck), np.int64), False, none, np.zeros(0, np.float64))
