@@ -8,12 +8,12 @@
 True
 
 The package's layers, lowest first (each imports only from layers below it):
-``seats``, ``errors``, ``cards`` (and the plain helpers ``sources``, ``files``);
+``seats``, ``errors``, ``cards`` (and the plain helpers ``sources``, ``files``, ``rates``);
 ``rules``, ``events``; ``observation``, ``record``; ``game``;
-``session``, ``bots``, ``render``; ``acechasing`` (its game, events, bots and exchange odds) and
-``solver``;
+``session``, ``bots``, ``render``; ``kinds`` (what a game of the family is);
+``acechasing`` (part B, a game kind of its own); ``solver``;
 ``registry``; ``sim``; ``fast`` (the compiled kernel, above the engine's simulation);
-``adapters``, ``web``, ``cli`` and Ace Chasing's terminal (``acechasing.command``, ``.view``).
+``adapters``, ``web``; ``cli`` (every command-line front end). Each folder is one layer.
 This module is the facade above them all.
 """
 

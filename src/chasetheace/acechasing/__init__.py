@@ -1,8 +1,10 @@
-"""Ace Chasing, the matador game of RULES.md part B: its state machine, events, bots and command.
+"""Ace Chasing, the matador game of RULES.md part B, as a game kind of its own.
 
-``game`` holds :class:`AceChasingGame`; ``events`` its event records; ``exchange`` the odds of a
-keep/swap decision; ``bots`` the bots that play it; ``command`` the terminal game and its
-``simulate`` (the ``[cli]`` extra).
+``game`` holds :class:`AceChasingGame`; ``events`` its event records (and how a seat's views read
+back); ``exchange`` the odds of a keep/swap decision; ``bots`` the bots that play it; ``render``
+its narrator; ``review`` the review of a record by the odds; ``sim`` its simulator; ``kind`` its
+:class:`chasetheace.kinds.GameKind` (bots by spec, moves as text, records). Its terminal front
+end is :mod:`chasetheace.cli.acechasing`.
 """
 
 from .bots import AceChasingBot, OddsBot, RandomAceChasingBot, play_ace_chasing_game
