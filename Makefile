@@ -13,7 +13,7 @@ OWN_PIP = { $(PY) -m pip --version >/dev/null 2>&1 || $(PY) -m ensurepip >/dev/n
 # every extra in pyproject.toml (dev, all, and any added later), for `make test`
 EXTRAS = $$($(PY) -c 'import tomllib; print(",".join(tomllib.load(open("pyproject.toml", "rb"))["project"]["optional-dependencies"]))')
 
-.PHONY: play test lint bench bench-solver serve setup clean
+.PHONY: play test lint bench bench-solver serve setup clean fast
 
 $(PY):
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
@@ -49,6 +49,10 @@ test: $(VENV)/.everything
 lint: $(VENV)/.everything
 	$(PY) -m ruff check src tests benchmarks examples
 	$(PY) -m mypy src tests
+
+# compile the fast engine ahead of a first `simulate` (numba keeps it on disk; about 20 s, once)
+fast: $(VENV)/.everything
+	$(PY) -c 'from chasetheace.fast.sim import warm_up; print(f"the fast engine is ready ({warm_up():.1f} s)")'
 
 bench: $(VENV)/.everything
 	$(PY) benchmarks/engine.py

@@ -302,13 +302,55 @@ def test_a_bot_the_kernel_cannot_play_falls_back_to_the_engine_saying_so(
         capsys: pytest.CaptureFixture[str], stubborn: str) -> None:
     argv = ["--games", "3", "--players", "3", "--bot", "counting", "--bot", stubborn, "--bot",
             "random", "--seed", "4"]
-    python, quiet = run_json(capsys, argv)
-    for engine in ("auto", "fast"):
-        fell_back, err = run_json(capsys, [*argv, "--engine", engine])
+    python, quiet = run_json(capsys, [*argv, "--engine", "python"])
+    for engine in ([], ["--engine", "auto"], ["--engine", "fast"]):  # auto is the default
+        fell_back, err = run_json(capsys, [*argv, *engine])
         assert "cannot play" in err and "Stubborn" in err and "using the Python engine" in err
+        assert err.count("\n") == 1  # one note
         assert {k: v for k, v in fell_back.items() if k not in TIMING} == {
             k: v for k, v in python.items() if k not in TIMING}
+        assert fell_back["engine"] == "python"
     assert quiet == ""
+
+
+def test_simulate_runs_the_kernel_by_default_and_says_so(capsys: pytest.CaptureFixture[str]) -> None:
+    result, _ = run_json(capsys, ["--games", "50", "--players", "4", "--seed", "2"])
+    assert result["engine"] == "fast"
+    again, _ = run_json(capsys, ["--games", "50", "--players", "4", "--seed", "2"])
+    assert {k: v for k, v in again.items() if k not in TIMING} == {
+        k: v for k, v in result.items() if k not in TIMING}  # the same seed, the same numbers
+
+
+def test_the_first_run_says_it_compiles_and_leaves_it_out_of_the_rate(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from chasetheace.fast import sim as fast_sim
+
+    said: list[str] = []
+    monkeypatch.setattr(fast_sim, "COMPILE_NOTICE_SECONDS", 0.0)  # every load counts as a compile
+    fast_sim.warm_up(notice=said.append)
+    assert said and said[-1].startswith("compiled the fast engine in ")
+
+
+def test_the_vector_env_keeps_its_generator_when_reset_without_a_seed() -> None:
+    import gymnasium as gym
+    import numpy as np
+
+    import chasetheace.adapters.vector  # noqa: F401  (registers the env)
+
+    def run() -> list[object]:
+        envs = gym.make_vec("ChaseTheAceVector-v0", num_envs=4, players=3)
+        envs.reset(seed=0)
+        obs, info = envs.reset()
+        seen: list[object] = [obs.tolist()]
+        for _ in range(30):
+            obs, _, terminated, _, info = envs.step(np.zeros(4, np.int64))
+            seen.append(obs.tolist())
+            assert list(info["_winners"]) == list(terminated)
+            assert all((w is not None) == t for w, t in zip(info["winners"], terminated))
+        assert info["_hand"].all() and info["_lives"].all()
+        return seen
+
+    assert run() == run()
 
 
 def test_python_m_chasetheace_fast_runs_simulate_on_the_kernel(capsys: pytest.CaptureFixture[str]) -> None:
@@ -334,7 +376,7 @@ def test_the_kernel_compiles_without_a_writable_cache(monkeypatch: pytest.Monkey
     assert compiled(np.arange(5)) == 10
 
 
-def test_without_numba_fast_falls_back_saying_so_and_auto_quietly(
+def test_without_numba_fast_and_auto_fall_back_saying_so_in_one_line(
         monkeypatch: pytest.MonkeyPatch) -> None:
     import sys
 
@@ -347,7 +389,7 @@ def test_without_numba_fast_falls_back_saying_so_and_auto_quietly(
     assert choose_engine(config, "fast", notes.append) == "python"
     assert notes == ["the fast engine needs numba: pip install 'chase-the-ace[fast]'; "
                      "using the Python engine"]
-    assert choose_engine(config, "auto", notes.append) == "python" and len(notes) == 1
+    assert choose_engine(config, "auto", notes.append) == "python" and notes[1] == notes[0]
     with pytest.raises(ValueError, match="unknown engine"):
         choose_engine(config, "turbo")
 

@@ -321,6 +321,7 @@ class SimResult:
             "hands_per_second": round(self.hands_per_second, 1),
             "seconds": round(self.seconds, 3),
             "workers": self.workers,
+            "engine": self.engine,
         }
 
 

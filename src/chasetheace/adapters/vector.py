@@ -267,9 +267,17 @@ class VectorCore:
         self.step(np.zeros(self.tables, np.int64))
 
     def info(self) -> dict[str, Any]:
-        """Each table's hand number and every seat's lives."""
-        return {"hand": self.state.st[:, K.S_HAND].copy(),
-                "lives": self.state.ws[:, K.W_LIVES, :self.players].copy()}
+        """Each table's hand number and every seat's lives, and at a table whose game just ended
+        its winners (as ``ChaseTheAce-v0``'s info), with Gymnasium's ``_key`` masks saying which
+        tables have each entry."""
+        every = np.ones(self.tables, np.bool_)
+        winners = np.empty(self.tables, dtype=object)
+        for b in range(self.tables):
+            won = self.state.ws[b, K.W_WON, :self.players]
+            winners[b] = [int(s) for s in np.nonzero(won > 0)[0]] if self.terminated[b] else None
+        return {"hand": self.state.st[:, K.S_HAND].copy(), "_hand": every,
+                "lives": self.state.ws[:, K.W_LIVES, :self.players].copy(), "_lives": every.copy(),
+                "winners": winners, "_winners": self.terminated.copy()}
 
 
 class ChaseTheAceVectorEnv(gym.vector.VectorEnv[npt.NDArray[np.float32], npt.NDArray[np.int64],
@@ -306,7 +314,8 @@ class ChaseTheAceVectorEnv(gym.vector.VectorEnv[npt.NDArray[np.float32], npt.NDA
               options: dict[str, Any] | None = None) -> tuple[npt.NDArray[np.float32], dict[str, Any]]:
         """New games at every table (``seed``: one for all, or one per table)."""
         if isinstance(seed, int) or seed is None:
-            self._np_random, self._np_random_seed = gym.utils.seeding.np_random(seed)
+            if seed is not None or self._np_random is None:  # no seed: the generator goes on
+                self._np_random, self._np_random_seed = gym.utils.seeding.np_random(seed)
             seeds = self._np_random.integers(0, 2**63, self.num_envs).tolist()
         else:
             if len(seed) != self.num_envs:

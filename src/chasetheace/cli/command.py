@@ -186,7 +186,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
 
 
 def _run_simulation(config: SimConfig, workers: int, *, show_progress: bool,
-                    engine: str = "python") -> SimResult:
+                    engine: str = "auto") -> SimResult:
     from ..fast.sim import simulate  # the engine chosen: the kernel, or chasetheace.sim.simulate
 
     def notice(text: str) -> None:
@@ -239,7 +239,7 @@ def _print_simulation(result: SimResult, label: str) -> None:
     if result.tally.no_sole_winner:
         console.print(f"{result.tally.no_sole_winner} games had no sole winner (split or no winner).")
     workers = f"{result.workers} worker{'s' if result.workers > 1 else ''}"
-    workers += ", fast kernel" if result.engine == "fast" else ""
+    workers += ", the fast kernel" if result.engine == "fast" else ", the Python engine"
     console.print(f"{result.tally.hands:,} hands in {result.seconds:.2f} s: "
                   f"{result.hands_per_second:,.0f} hands per second ({workers}).", markup=False)
 
@@ -402,9 +402,10 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--seed", type=int, default=1, help="seed (default 1): same seed, same numbers")
     sim.add_argument("--workers", type=_positive, default=1, metavar="K",
                      help="processes to share the work (the numbers do not depend on K)")
-    sim.add_argument("--engine", choices=("python", "auto", "fast"), default="python",
-                     help="python: the engine (default); fast: the compiled kernel (extra [fast]), "
-                     "falling back to the engine for a bot it cannot play; auto: fast when it can")
+    sim.add_argument("--engine", choices=("python", "auto", "fast"), default="auto",
+                     help="auto (default): the compiled kernel (extra [fast]) when it can play every "
+                     "bot, else the Python engine, with a note; fast: the same, asked for by name; "
+                     "python: the Python engine. The same seed gives the same numbers on the same engine")
     sim.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
     sim.add_argument("--csv", metavar="FILE", help="also write the rates to FILE as CSV")
     sim.add_argument("--plot", metavar="FILE.png", help="also draw the loss rates (needs matplotlib)")

@@ -28,5 +28,12 @@ _LAZY = {"Policies": "policy", "compile_bots": "policy", "Replay": "run", "Scrip
 
 def __getattr__(name: str) -> Any:
     if name in _LAZY:
-        return getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+        try:
+            module = importlib.import_module(f".{_LAZY[name]}", __name__)
+        except ModuleNotFoundError as exc:
+            if exc.name not in ("numpy", "numba"):
+                raise
+            raise ModuleNotFoundError(f"chasetheace.fast.{name} needs {exc.name}: "
+                                      "pip install 'chase-the-ace[fast]'", name=exc.name) from None
+        return getattr(module, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

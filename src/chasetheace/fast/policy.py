@@ -177,6 +177,9 @@ def compile_bots(bots: Sequence[Bot | str], rules: Rules, players: int | None = 
     Raises NotCompilableError naming the first bot the kernel cannot play.
     """
     n = len(bots) if players is None else players
+    if n > MAX_TABLE_PLAYERS and any(isinstance(b, str) and b.strip().lower().partition(":")[0] == "solved"
+                                     for b in bots):  # said before the bot is made: making it solves
+        raise NotCompilableError(f"the solved bot is tabled up to {MAX_TABLE_PLAYERS} players")
     made = [make_bot(b, rules, n) if isinstance(b, str) else b for b in bots]
     kinds: list[int] = []
     thr = np.zeros((n, n + 1, n), np.int64)

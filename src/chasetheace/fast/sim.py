@@ -9,6 +9,7 @@ give different (equally distributed) numbers.
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
@@ -18,9 +19,10 @@ from ..errors import NotCompilableError
 from ..sim import Job, SimConfig, SimResult, Tally
 
 if TYPE_CHECKING:
+    from ..rules import Rules
     from .policy import Policies
 
-__all__ = ["CHUNK_HANDS", "CHUNK_GAMES", "ENGINES", "choose_engine", "simulate", "simulate_fast"]
+__all__ = ["CHUNK_HANDS", "CHUNK_GAMES", "ENGINES", "choose_engine", "simulate", "simulate_fast", "warm_up"]
 
 CHUNK_HANDS = 1_000_000
 """Hands per chunk of a run counted in hands (fixed: results do not depend on the workers)."""
@@ -38,14 +40,13 @@ def simulate(config: SimConfig, *, workers: int = 1, progress: Callable[[int, in
     if not isinstance(workers, int) or workers < 1:
         raise ValueError(f"bad workers {workers!r}: at least 1")
     if choose_engine(config, engine, notice) == "fast":
-        return simulate_fast(config, workers=workers, progress=progress)
+        return simulate_fast(config, workers=workers, progress=progress, notice=notice)
     return engine_sim.simulate(config, workers=workers, progress=progress)
 
 
 def choose_engine(config: SimConfig, engine: str, notice: Callable[[str], None] | None = None) -> str:
-    """``"fast"`` or ``"python"``: the kernel when asked (``fast`` or ``auto``) and able to play
-    every seat; otherwise the engine, telling ``notice`` why when the kernel was asked for by name
-    or could have been used but for a bot."""
+    """``"fast"`` or ``"python"``: the kernel when asked (``fast`` or ``auto``, the default) and
+    able to play every seat; otherwise the engine, telling ``notice`` why in one line."""
     if engine not in ENGINES:
         raise ValueError(f"unknown engine {engine!r}: allowed {', '.join(ENGINES)}")
     if engine == "python":
@@ -53,7 +54,7 @@ def choose_engine(config: SimConfig, engine: str, notice: Callable[[str], None] 
     reason = _why_not(config)
     if reason is None:
         return "fast"
-    if notice is not None and (engine == "fast" or not reason.startswith("the fast engine needs")):
+    if notice is not None:
         notice(f"{reason}; using the Python engine")
     return "python"
 
@@ -90,6 +91,36 @@ FastJob = Job
 with :func:`chasetheace.fast.run.chunk_seed`, not its ``rng``)."""
 
 
+COMPILE_NOTICE_SECONDS = 1.0
+"""Loading the kernel from numba's disk cache takes well under this; compiling it, more."""
+
+
+def warm_up(rules: Rules | None = None, policies: Policies | None = None,
+            notice: Callable[[str], None] | None = None) -> float:
+    """Load the kernel, compiling it first if numba has not cached it on this machine yet (a hand
+    of ``rules`` with ``policies``: the defaults, then a threshold bot at 5 seats); the seconds it
+    took, told to ``notice`` when it was a compile. ``make fast`` runs it ahead of a first run."""
+    from ..rules import Rules
+    from .policy import compile_bots
+    from .run import play_chunk
+
+    rules = Rules() if rules is None else rules
+    policies = compile_bots(("threshold:8",) * 5, rules) if policies is None else policies
+    told = threading.Timer(COMPILE_NOTICE_SECONDS, lambda: notice and notice(
+        "compiling the fast engine (once on this machine: numba keeps it on disk; about 20 s)..."))
+    told.daemon = True
+    start = time.perf_counter()
+    told.start()
+    try:
+        play_chunk(rules, policies, seed=0, hands=1)
+    finally:
+        told.cancel()
+    seconds = time.perf_counter() - start
+    if notice is not None and seconds >= COMPILE_NOTICE_SECONDS:
+        notice(f"compiled the fast engine in {seconds:.1f} s; the rate below leaves it out")
+    return seconds
+
+
 def _jobs(config: SimConfig) -> list[Job]:
     total = config.games if config.games is not None else config.hands
     assert total is not None
@@ -112,17 +143,17 @@ def _results(jobs: list[Job], workers: int) -> Iterator[tuple[Job, Tally]]:
 
 
 def simulate_fast(config: SimConfig, *, workers: int = 1,
-                  progress: Callable[[int, int], None] | None = None) -> SimResult:
+                  progress: Callable[[int, int], None] | None = None,
+                  notice: Callable[[str], None] | None = None) -> SimResult:
     """Run ``config`` in the kernel over ``workers`` processes (NotCompilableError if a bot cannot
-    be played there); ``progress(done, total)`` follows the chunks."""
+    be played there); ``progress(done, total)`` follows the chunks. Compiling the kernel (the
+    first run on a machine, some seconds) is told to ``notice`` and left out of the run's time,
+    so the rate is the kernel's own."""
     if not isinstance(workers, int) or workers < 1:
         raise ValueError(f"bad workers {workers!r}: at least 1")
-    start = time.perf_counter()
-    from .run import play_chunk
-
     policies = _policies(config)  # made (and any solving done) once, before the workers fork
-    if workers > 1:
-        play_chunk(config.rules, policies, seed=0, hands=1)  # load the kernel before forking
+    warm_up(config.rules, policies, notice)  # loaded (or compiled) before the clock and the fork
+    start = time.perf_counter()
     jobs = _jobs(config)
     total = sum(job.size for job in jobs)
     tally = Tally(config.players)
