@@ -278,3 +278,50 @@ def frames(data: bytes) -> list[tuple[int, bytes]]:
         out.append((opcode, data[i:i + length]))
         i += length
     return out
+
+
+def open_raw(port: int) -> tuple[socket.socket, bytes]:
+    """A raw WebSocket connection (the handshake done); the bytes read after the response head."""
+    sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+    key = base64.b64encode(os.urandom(16)).decode()
+    sock.sendall(f"GET /ws HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
+                 f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n"
+                 .encode())
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = sock.recv(65536)
+        assert chunk, "the server closed during the handshake"
+        data += chunk
+    head, _, rest = data.partition(b"\r\n\r\n")
+    assert b" 101 " in head.split(b"\r\n")[0]
+    return sock, rest
+
+
+@pytest.mark.parametrize("echo", [False, True])
+def test_an_idle_connection_ends_with_a_close_frame_1000(tmp_path: Path, echo: bool) -> None:
+    """Read at the byte level: after the ``idle`` error comes a close frame with code 1000 (and
+    reason ``idle``) before the end of the stream, whether or not the client answers it; a client
+    that answers it sees the stream end (the socket's timeout is only a generous deadline)."""
+    s = live(tmp_path, idle_seconds=0.3)
+    try:
+        sock, data = open_raw(s.port)
+        with sock:
+            while not any(op == 8 for op, _ in frames(data)):
+                chunk = sock.recv(65536)
+                if not chunk:
+                    break
+                data += chunk
+            got = frames(data)
+            closes = [payload for op, payload in got if op == 8]
+            assert closes, f"the stream ended without a close frame after {[p[:40] for _, p in got]}"
+            texts = [json.loads(payload) for op, payload in got if op == 1]
+            assert texts[-1]["code"] == "idle" and got[-1][0] == 8
+            assert int.from_bytes(closes[0][:2], "big") == 1000 and closes[0][2:] == b"idle"
+            if echo:  # the client's masked close frame, code 1000
+                mask = os.urandom(4)
+                body = bytes(b ^ mask[i % 4] for i, b in enumerate((1000).to_bytes(2, "big")))
+                sock.sendall(bytes([0x88, 0x82]) + mask + body)
+                while sock.recv(65536):
+                    pass  # the server ends the stream once the closing handshake is done
+    finally:
+        s.stop()
