@@ -33,10 +33,11 @@ from chasetheace.web.tables import Lobby
 from webtools import TEST_LIMITS, LiveServer, create
 
 
-def finished_table(db: str, seats: int = 3, lives: int = 3) -> str:
+def finished_table(db: str, seats: int = 3, lives: int = 3, game: str = "chase-the-ace") -> str:
     """A table whose first game was played to its end by random bots; its id."""
     store = Store(db)
-    table, _, _ = Lobby(store).create(Create("Ann", seats=seats, bots="random", options={"lives": lives}))
+    options = {"lives": lives} if game == "chase-the-ace" else {}
+    table, _, _ = Lobby(store).create(Create("Ann", seats=seats, bots="random", options=options, game=game))
     table.start(0)
     game = table.game
     assert game is not None
@@ -123,6 +124,42 @@ def test_a_finished_games_record_is_built_once_and_served_with_an_etag(
         missing = http.get(f"{server.url}/api/record/{table_id}/2")
         assert missing.status_code == 404 and "etag" not in missing.headers
     assert built == [1]
+
+
+def test_a_finished_games_review_is_worked_out_once_and_served_with_an_etag(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An Ace Chasing game (its review needs no solution): reviewed once, however many ask; a
+    review the solver is still preparing answers 503 with Retry-After and is not kept."""
+    from chasetheace.web.advice import Advisor
+
+    db = str(tmp_path / "t.sqlite3")
+    table_id = finished_table(db, seats=4, game="ace-chasing")
+    worked: list[int] = []
+    real = Advisor.review
+
+    def counted(advisor: Advisor, record: dict[str, Any]) -> dict[str, Any] | None:
+        worked.append(1)
+        return real(advisor, record)
+
+    monkeypatch.setattr(Advisor, "review", counted)
+    s = LiveServer(db)
+    try:
+        with httpx.Client(base_url=s.url) as http:
+            answers = [http.get(f"/api/review/{table_id}/1") for _ in range(3)]
+            assert {r.status_code for r in answers} == {200} and len({r.content for r in answers}) == 1
+            etag = answers[0].headers["etag"]
+            again = http.get(f"/api/review/{table_id}/1", headers={"if-none-match": etag})
+            assert again.status_code == 304 and again.content == b""
+            assert worked == [1]
+            monkeypatch.setattr(Advisor, "review", lambda advisor, record: None)
+            s.call(lambda: s.app.state.downloads.kept.clear())
+            s.call(lambda: s.core.advisor.reviews.clear())
+            waiting = http.get(f"/api/review/{table_id}/1")
+            assert waiting.status_code == 503 and waiting.json()["retry"] is True
+            assert waiting.headers["retry-after"] == "2" and "etag" not in waiting.headers
+            assert not s.call(lambda: dict(s.app.state.downloads.kept))
+    finally:
+        s.stop()
 
 
 def test_a_running_games_record_is_refused_and_not_kept(tmp_path: Path) -> None:

@@ -11,7 +11,9 @@ the table; an absent person's turn is played for them at once (keep, or the stan
 client message starts unbounded work: bot kinds come from a fixed list and the solved bot only
 from solutions the operator loaded at start. Each connection has a bounded send queue, a
 message size limit, a rate limit and an idle timeout; each client (IP address) a number of
-connections and of new tables; each table a number of spectators (:class:`~.limits.Limits`).
+connections and of new tables, a message rate over all its connections and an HTTP request rate;
+each table a number of spectators (:class:`~.limits.Limits`). Only the host names the operator
+allows are answered, and finished games' records and reviews are built once (:mod:`.guards`).
 """
 
 from __future__ import annotations

@@ -118,9 +118,9 @@ class Download:
 
     def response(self, request: Request) -> Response:
         """The HTTP response to ``request``: 304 when it already holds these bytes."""
-        if self.etag is None:
-            return Response(self.body, self.status, media_type="application/json",
-                            headers={"cache-control": "no-store"})
+        if self.etag is None:  # an error, or a review the solver is still preparing (503)
+            headers = {"cache-control": "no-store", **({"retry-after": "2"} if self.status == 503 else {})}
+            return Response(self.body, self.status, media_type="application/json", headers=headers)
         headers = {"etag": self.etag, "cache-control": "private, max-age=86400"}
         if _matches(request.headers, self.etag):
             return Response(status_code=304, headers=headers)
