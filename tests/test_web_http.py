@@ -39,11 +39,11 @@ def finished_table(db: str, seats: int = 3, lives: int = 3, game: str = "chase-t
     options = {"lives": lives} if game == "chase-the-ace" else {}
     table, _, _ = Lobby(store).create(Create("Ann", seats=seats, bots="random", options=options, game=game))
     table.start(0)
-    game = table.game
-    assert game is not None
-    while game.to_act is not None:
-        table.act(game.to_act, table.bot_action(game.to_act, "random"), "bot")
-    assert game.over
+    played = table.game
+    assert played is not None
+    while played.to_act is not None:
+        table.act(played.to_act, table.bot_action(played.to_act, "random"), "bot")
+    assert played.over
     store.close()
     return table.id
 
