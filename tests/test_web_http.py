@@ -362,3 +362,29 @@ def test_an_idle_connection_ends_with_a_close_frame_1000(tmp_path: Path, echo: b
                     pass  # the server ends the stream once the closing handshake is done
     finally:
         s.stop()
+
+
+def test_an_idle_connection_with_a_full_queue_still_gets_its_error_and_close_frame() -> None:
+    """A client that neither sends nor reads (a phone asleep at a busy table) has its send queue
+    full when it is found idle: its unsent updates give way to the ``idle`` error and the close
+    frame (code 1000), rather than a drop without a close frame."""
+    import asyncio
+
+    from chasetheace.web.app import Connection, Server
+
+    async def check() -> tuple[list[str | None], bool, int]:
+        server = Server(Store(":memory:"), limits=Limits(queue=4, idle_seconds=1.0))
+        conn = Connection(None, "10.0.0.1", server.limits)  # type: ignore[arg-type]  # never written to
+        server.open.add(conn)
+        for n in range(4):
+            conn.send(f"update {n}")
+        conn.heard -= 5  # silent for 5 s
+        assert server.close_idle() == 1
+        queued = [conn.queue.get_nowait() for _ in range(conn.queue.qsize())]
+        return queued, conn.abort, conn.close_code
+
+    queued, aborted, code = asyncio.run(check())
+    assert not aborted and code == 1000
+    assert queued[:2] == ["update 0", "update 1"] and queued[-1] is None
+    last = queued[-2]
+    assert last is not None and json.loads(last)["code"] == "idle"

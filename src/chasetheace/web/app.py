@@ -547,6 +547,11 @@ class Server:
         horizon = time.monotonic() - self.limits.idle_seconds
         idle = [c for c in self.open if c.heard < horizon and not c.closed]
         for conn in idle:
+            room = conn.limits.queue - 2  # for the error and the close frame: the latest unsent
+            if conn.queue.qsize() > room:  # updates go (what is sent stays in order; it resumes)
+                kept = [conn.queue.get_nowait() for _ in range(conn.queue.qsize())][:max(0, room)]
+                for text in kept:
+                    conn.queue.put_nowait(text)
             conn.send(P.encode(P.error(
                 "idle", f"nothing received for {self.limits.idle_seconds:g} s: disconnected")))
             conn.close(1000, "idle")
