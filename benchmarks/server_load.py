@@ -245,7 +245,9 @@ def main() -> int:
     server = subprocess.Popen([sys.executable, "-m", "chasetheace.web", "--host", HOST, "--port", "0",
                                "--db", os.path.join(folder, "load.sqlite3"), "--bot-delay", "0",
                                "--log-level", "error", "--connections-per-client", many,
-                               "--connections", many, "--tables-per-client", many],
+                               "--connections", many, "--tables-per-client", many,
+                               "--rate-per-client", many, "--burst-per-client", many,
+                               "--http-rate", many, "--http-burst", many],
                               stdout=subprocess.PIPE, text=True)
     try:
         assert server.stdout is not None

@@ -26,11 +26,14 @@ import helpers  # noqa: E402
 from chasetheace.events import event_from_dict  # noqa: E402
 from chasetheace.web.app import Server, create_app  # noqa: E402
 from chasetheace.web.botkinds import WebBots  # noqa: E402
+from chasetheace.web.guards import LOCAL_HOSTS  # noqa: E402
 from chasetheace.web.limits import Limits  # noqa: E402
 
 CARD = re.compile(r'"([A2-9TJQK][cdhs])"')
 # the tests' server: one client (127.0.0.1) opens many tables and connections
-TEST_LIMITS = Limits(connections_per_client=1000, tables_per_client=100_000, absent_grace=0.05)
+TEST_LIMITS = Limits(connections_per_client=1000, tables_per_client=100_000, absent_grace=0.05,
+                     rate_per_client=100_000.0, burst_per_client=100_000.0, http_rate=100_000.0,
+                     http_burst=100_000.0)
 
 
 class LiveServer:
@@ -40,10 +43,11 @@ class LiveServer:
     anyone else between choosing it and listening on it."""
 
     def __init__(self, db: str, *, bot_delay: float = 0.0, timer_scale: float = 1.0,
-                 limits: Limits | None = None, bots: WebBots | None = None) -> None:
+                 limits: Limits | None = None, bots: WebBots | None = None,
+                 hosts: tuple[str, ...] = LOCAL_HOSTS) -> None:
         self.db = db
         self.app = create_app(db, bot_delay=bot_delay, timer_scale=timer_scale,
-                              limits=limits or TEST_LIMITS, bots=bots)
+                              limits=limits or TEST_LIMITS, bots=bots, hosts=hosts)
         sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind(("127.0.0.1", 0))

@@ -25,6 +25,10 @@ _HELP = {
     "history_on_wire": "past events sent to a client that (re)joins",
     "rate": "messages per second per connection",
     "burst": "messages at once above the rate",
+    "rate_per_client": "messages per second from one IP address over all its connections",
+    "burst_per_client": "messages at once above --rate-per-client",
+    "http_rate": "HTTP requests (and WebSocket handshakes) per second from one IP address",
+    "http_burst": "HTTP requests at once above --http-rate",
     "strikes": "refused-for-rate messages before the connection is closed",
     "queue": "messages waiting for a slow client before it is dropped",
 }
@@ -47,6 +51,10 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--allow-origin", metavar="URL", action="append", default=[],
                         help="a web page origin (https://host) allowed to open the WebSocket besides "
                              "this server's own; repeat for more; '*' allows any")
+    parser.add_argument("--allow-host", metavar="HOST", action="append", default=[],
+                        help="a host name the server answers to (the Host header; cards.example.org); "
+                             "repeat for more; '*.example.org' for subdomains, '*' for any (default: "
+                             "the --host address, localhost, 127.0.0.1 and ::1)")
     parser.add_argument("--forwarded-allow-ips", metavar="IPS", default="127.0.0.1",
                         help="reverse proxies whose X-Forwarded-For names the client (default 127.0.0.1)")
     limits = parser.add_argument_group("limits (docs/deploy.md)")
@@ -96,6 +104,13 @@ def run(args: argparse.Namespace) -> int:
         print(f"chase-the-ace: error: {exc}", file=sys.stderr)
         return 2
     try:
+        from ..web.guards import allowed_hosts
+
+        hosts = allowed_hosts(args.allow_host or _default_hosts(args.host))
+    except ValueError as exc:
+        print(f"chase-the-ace: error: {exc}", file=sys.stderr)
+        return 2
+    try:
         from ..web.botkinds import WebBots
 
         bots = WebBots.from_folder(args.solutions)
@@ -119,12 +134,19 @@ def run(args: argparse.Namespace) -> int:
               f"{exc.strerror or exc}", file=sys.stderr)
         return 2
     try:
-        return _serve(args, limits, bots)
+        return _serve(args, limits, bots, hosts)
     finally:
         lock.release()
 
 
-def _serve(args: argparse.Namespace, limits: Any, bots: Any) -> int:
+def _default_hosts(address: str) -> list[str]:
+    """The host names answered when the operator names none: the listening address (unless it
+    is every address) and loopback's names."""
+    listening = [] if address in ("0.0.0.0", "::", "") else [address]
+    return [*listening, "localhost", "127.0.0.1", "::1"]
+
+
+def _serve(args: argparse.Namespace, limits: Any, bots: Any, hosts: list[str]) -> int:
     import uvicorn
 
     from ..web.app import create_app
@@ -143,9 +165,12 @@ def _serve(args: argparse.Namespace, limits: Any, bots: Any) -> int:
               file=sys.stderr)
         return 2
     app = create_app(args.db, bot_delay=args.bot_delay, manage_gc=True, limits=limits, bots=bots,
-                     lock=False)
+                     lock=False, hosts=hosts)
     port = sock.getsockname()[1]
     print(f"chase-the-ace: serving on http://{args.host}:{port}/ (database {args.db})", flush=True)
+    if not args.allow_host and args.host in ("0.0.0.0", "::", ""):
+        print("chase-the-ace: listening on every address but answering only to localhost: name the "
+              "host names clients use with --allow-host", file=sys.stderr, flush=True)
     config = uvicorn.Config(app, log_level=args.log_level, ws_max_size=65536, ws_per_message_deflate=False,
                             server_header=False, lifespan="on", proxy_headers=True,
                             forwarded_allow_ips=args.forwarded_allow_ips)

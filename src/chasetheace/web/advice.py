@@ -25,6 +25,7 @@ from .protocol import VERSION, ProtocolError
 __all__ = ["Advisor", "prepare", "hint_request", "review_endpoint", "record_endpoint"]
 
 _ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+_GAME = re.compile(r"[1-9][0-9]{0,8}")
 log = logging.getLogger("chasetheace.web")
 MAX_KEPT_REVIEWS = 64
 """Reviews of finished games kept in memory (the oldest is let go first)."""
@@ -205,8 +206,9 @@ async def _finished_record(server: Any, table_id: str, game: str) -> tuple[int, 
     from ..registry import game_kind
 
     saved = await asyncio.to_thread(server.store.load_table, table_id) if _ID.fullmatch(table_id) else None
-    if saved is None or not game.isdigit() or not 1 <= int(game) <= max((g.game_no for g in saved.games),
-                                                                         default=0):
+    # ASCII digits only (str.isdigit() takes '²'), at most nine: a client's mistake is a 404
+    if saved is None or not _GAME.fullmatch(game) or not int(game) <= max((g.game_no for g in saved.games),
+                                                                           default=0):
         return 404, {"error": "no such game at this table"}
     rules, kind = saved.options["rules"], saved.options.get("game", "chase-the-ace")
     record: dict[str, Any] = await asyncio.to_thread(server.store.game_record, table_id, int(game), rules,

@@ -11,7 +11,9 @@ the table; an absent person's turn is played for them at once (keep, or the stan
 client message starts unbounded work: bot kinds come from a fixed list and the solved bot only
 from solutions the operator loaded at start. Each connection has a bounded send queue, a
 message size limit, a rate limit and an idle timeout; each client (IP address) a number of
-connections and of new tables; each table a number of spectators (:class:`~.limits.Limits`).
+connections and of new tables, a message rate over all its connections and an HTTP request rate;
+each table a number of spectators (:class:`~.limits.Limits`). Only the host names the operator
+allows are answered, and finished games' records and reviews are built once (:mod:`.guards`).
 """
 
 from __future__ import annotations
@@ -41,7 +43,8 @@ from ..rules import OPTIONS, PRESETS
 from . import protocol as P
 from .advice import Advisor, hint_request, record_endpoint, review_endpoint
 from .botkinds import WebBots
-from .limits import Limits, client_key
+from .guards import LOCAL_HOSTS, Downloads, HostCheck, HttpRateLimit, not_found
+from .limits import Buckets, Limits, client_key
 from .lock import DatabaseLock
 from .store import Store
 from .tables import _ID, AnyGame, Lobby, Table
@@ -143,6 +146,7 @@ class Server:
         self.connections = 0
         self.created: dict[str, deque[float]] = {}
         self.origins = frozenset(o.rstrip("/").lower() for o in self.limits.origins)
+        self.client_rate = Buckets(self.limits.rate_per_client, self.limits.burst_per_client)
         # tables are read and replayed off the event loop (not for an in-memory database, which
         # a second connection cannot see)
         self.loader = None if store.path == ":memory:" else _Loader(store.path)
@@ -222,14 +226,13 @@ class Server:
         """Handle one frame: limits, validation, then the change; errors answer only this client.
         A message about a table not in memory returns an awaitable: the table is read and replayed
         in the loader thread, then the message is handled."""
-        if not conn.allow():
+        refused = self.rate_refusal(conn)
+        if refused is not None:
             if conn.strikes >= self.limits.strikes:
                 conn.send(P.encode(P.error("rate_limited", "too many messages: disconnected")))
                 conn.close(1008, "rate limited")
             else:
-                conn.send(P.encode(P.error(
-                    "rate_limited",
-                    f"too many messages: at most {self.limits.rate:g} a second; this one was ignored")))
+                conn.send(P.encode(P.error("rate_limited", refused)))
             return None
         data = message.get("text")
         if data is None:
@@ -245,6 +248,17 @@ class Server:
         except Exception:  # a bug or a failing disk: say so, keep the connection, log the details
             log.exception("failed to handle a message")
             conn.send(P.encode(P.error("internal", "the server could not handle this message")))
+        return None
+
+    def rate_refusal(self, conn: Connection) -> str | None:
+        """Why a message is refused for the rate (a strike for its connection), or None: each
+        connection has its bucket, and each client address one over all its connections."""
+        if not conn.allow():
+            return f"too many messages: at most {self.limits.rate:g} a second; this one was ignored"
+        if self.client_rate.take(conn.client):
+            conn.strikes += 1
+            return (f"too many messages from your address: at most {self.limits.rate_per_client:g} a "
+                    "second over all its connections; this one was ignored")
         return None
 
     async def _load_then_dispatch(self, conn: Connection, msg: P.ClientMessage, table_id: str) -> None:
@@ -533,6 +547,11 @@ class Server:
         horizon = time.monotonic() - self.limits.idle_seconds
         idle = [c for c in self.open if c.heard < horizon and not c.closed]
         for conn in idle:
+            room = conn.limits.queue - 2  # for the error and the close frame: the latest unsent
+            if conn.queue.qsize() > room:  # updates go (what is sent stays in order; it resumes)
+                kept = [conn.queue.get_nowait() for _ in range(conn.queue.qsize())][:max(0, room)]
+                for text in kept:
+                    conn.queue.put_nowait(text)
             conn.send(P.encode(P.error(
                 "idle", f"nothing received for {self.limits.idle_seconds:g} s: disconnected")))
             conn.close(1000, "idle")
@@ -677,15 +696,18 @@ class _SecurityHeaders:
 
 def create_app(db: str = "chase-the-ace.sqlite3", *, bot_delay: float = 0.8,
                timer_scale: float = 1.0, manage_gc: bool = False, limits: Limits | None = None,
-               bots: WebBots | None = None, lock: bool = True) -> Starlette:
+               bots: WebBots | None = None, lock: bool = True,
+               hosts: Sequence[str] = LOCAL_HOSTS) -> Starlette:
     """The ASGI app: the page at ``/`` and ``/t/{table}``, the socket at ``/ws``, ``/healthz``.
 
     The running :class:`Server` is ``app.state.server``. ``manage_gc`` lets the server freeze the
     garbage collector's survivors now and then (for a process of its own, as ``serve`` runs it).
     ``lock`` takes the database's lock at start (:class:`~.lock.DatabaseLock`): a second server on
     the same database fails to start (``serve`` takes the lock itself, before it listens).
+    ``hosts`` are the host names it answers to (:class:`~.guards.HostCheck`; ``*``: any).
     """
     holder: dict[str, Server] = {}
+    downloads = Downloads()  # finished games' records and reviews, built once
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -701,6 +723,7 @@ def create_app(db: str = "chase-the-ace.sqlite3", *, bot_delay: float = 0.8,
             yield
         finally:
             app.state.server.advisor.close()
+            downloads.close()
             checkpoints.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await checkpoints
@@ -725,14 +748,14 @@ def create_app(db: str = "chase-the-ace.sqlite3", *, bot_delay: float = 0.8,
         return FileResponse(STATIC / "review.html", headers={"cache-control": "no-cache"})
 
     async def review_data(request: Request) -> Response:
-        status, data = await review_endpoint(holder["server"], request.path_params["table"],
-                                             request.path_params["game"])
-        return JSONResponse(data, status_code=status)
+        done = await downloads.get("review", holder["server"], request.path_params["table"],
+                                   request.path_params["game"], review_endpoint)
+        return done.response(request)
 
     async def record_data(request: Request) -> Response:
-        status, data = await record_endpoint(holder["server"], request.path_params["table"],
-                                             request.path_params["game"])
-        return JSONResponse(data, status_code=status)
+        done = await downloads.get("record", holder["server"], request.path_params["table"],
+                                   request.path_params["game"], record_endpoint)
+        return done.response(request)
 
     app = Starlette(routes=[
         Route("/", page), Route("/t/{table}", page), Route("/healthz", health),
@@ -740,5 +763,9 @@ def create_app(db: str = "chase-the-ace.sqlite3", *, bot_delay: float = 0.8,
         Route("/api/record/{table}/{game}", record_data),
         WebSocketRoute("/ws", socket), Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ], lifespan=lifespan)
+    app.state.downloads = downloads
+    app.add_exception_handler(404, not_found)
+    app.add_middleware(HttpRateLimit, limits=limits)  # the innermost of these three
+    app.add_middleware(HostCheck, hosts=hosts)
     app.add_middleware(_SecurityHeaders)
     return app

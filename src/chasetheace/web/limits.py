@@ -7,12 +7,15 @@ error with a stable code (shown in brackets below) and changes nothing.
 from __future__ import annotations
 
 import ipaddress
+import math
+import time
 from dataclasses import dataclass, fields
 from typing import Any
 
-__all__ = ["Limits", "client_key"]
+__all__ = ["Limits", "client_key", "Buckets"]
 
-_AT_LEAST_ONE = frozenset({"connections_per_client", "connections", "queue", "rate", "burst", "strikes"})
+_AT_LEAST_ONE = frozenset({"connections_per_client", "connections", "queue", "rate", "burst", "strikes",
+                           "rate_per_client", "burst_per_client", "http_rate", "http_burst"})
 
 
 @dataclass(frozen=True)
@@ -44,6 +47,16 @@ class Limits:
     """Messages per second per connection (``rate_limited``)."""
     burst: float = 30.0
     """Messages allowed at once above the rate."""
+    rate_per_client: float = 40.0
+    """Messages per second from one client over all its connections (``rate_limited``): with
+    ``connections_per_client`` connections, one client may not send that many times ``rate``."""
+    burst_per_client: float = 120.0
+    """Messages allowed at once above ``rate_per_client``."""
+    http_rate: float = 10.0
+    """HTTP requests per second from one client: the page, its files, records and reviews
+    (HTTP 429 with ``Retry-After``)."""
+    http_burst: float = 60.0
+    """HTTP requests allowed at once above ``http_rate`` (a page load asks for a handful)."""
     strikes: int = 50
     """Messages refused for the rate before the connection is closed (WebSocket code 1008)."""
     queue: int = 512
@@ -78,3 +91,41 @@ def client_key(host: str | None) -> str:
             return str(address.ipv4_mapped)
         return str(ipaddress.ip_network(f"{address}/64", strict=False))
     return str(address)
+
+
+class Buckets:
+    """Token buckets by key (a client): ``rate`` tokens a second, at most ``burst`` held. Memory is
+    bounded by the clients active lately: a bucket that has refilled is forgotten."""
+
+    def __init__(self, rate: float, burst: float, *, clock: Any = time.monotonic) -> None:
+        self.rate, self.burst, self.clock = rate, burst, clock
+        self.held: dict[str, tuple[float, float]] = {}  # key: (tokens, when counted)
+        self.swept = clock()
+
+    def take(self, key: str) -> float:
+        """Take one token for ``key``: 0.0 if there was one, else the seconds until there is."""
+        now = self.clock()
+        tokens, stamp = self.held.get(key, (self.burst, now))
+        tokens = min(self.burst, tokens + (now - stamp) * self.rate)
+        wait = 0.0
+        if tokens >= 1:
+            tokens -= 1
+        else:
+            wait = (1 - tokens) / self.rate
+        self.held[key] = (tokens, now)
+        if now - self.swept > self.burst / self.rate:
+            self.sweep(now)
+        return wait
+
+    def sweep(self, now: float) -> None:
+        """Forget the buckets that are full again (their clients are as if new)."""
+        self.swept = now
+        full = now - self.burst / self.rate
+        for key in [k for k, (tokens, stamp) in self.held.items()
+                    if stamp <= full or tokens + (now - stamp) * self.rate >= self.burst]:
+            del self.held[key]
+
+    @staticmethod
+    def retry_after(wait: float) -> str:
+        """A ``Retry-After`` value: whole seconds, at least 1."""
+        return str(max(1, math.ceil(wait)))
