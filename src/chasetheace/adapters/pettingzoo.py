@@ -13,7 +13,7 @@ Actions: 0 keeps, 1 swaps. Observations: ``{"observation": float32 vector, "acti
 [keep, swap]}``, the vector from the shared encoder over ``game.observation(seat)`` only. Rewards
 as in :mod:`chasetheace.adapters.episode`. An eliminated seat's agent is terminated (and must then
 step with ``None``, as PettingZoo requires); at the end every agent is terminated. Ace Chasing
-(RULES.md part B) has no environment yet: the engine has no Ace Chasing game to wrap.
+(RULES.md part B) has its own: :mod:`chasetheace.adapters.ace_chasing` (``ace_chasing_v0``).
 """
 
 from __future__ import annotations

@@ -1,0 +1,87 @@
+"""Ace Chasing's PettingZoo environment: PettingZoo's own API and seed tests, and no hidden card in
+any observation."""
+
+from __future__ import annotations
+
+import random
+import warnings
+
+import pytest
+
+pytest.importorskip("pettingzoo")
+pytest.importorskip("gymnasium")
+
+import numpy as np
+from pettingzoo.test import api_test, seed_test
+
+from chasetheace.adapters import ace_chasing_v0
+from chasetheace.adapters.ace_chasing import ACTION_WORDS, AceEncoder, raw_env
+from chasetheace.cards import pack
+from test_acechasing_properties import knowable
+
+CARDS = [str(c) for c in pack(52)]
+
+
+@pytest.mark.parametrize("options", [{}, {"players": 5, "max_offer": 3}, {"players": 6, "max_offer": 0}])
+def test_pettingzoo_api_and_seed_tests(options: dict[str, int]) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # api_test warns about every Dict observation with a mask
+        api_test(ace_chasing_v0.env(**options), num_cycles=300)
+        seed_test(lambda: ace_chasing_v0.env(**options), num_cycles=300)
+
+
+def _cards_named(vector: np.ndarray, players: int) -> set[str]:
+    """The cards a vector's card blocks name (its own card and what it knows, seat by seat)."""
+    named = {CARDS[i] for i in np.flatnonzero(vector[:52])}
+    block = vector[52:52 + 52 * players].reshape(players, 52)
+    return named | {CARDS[i] for i in np.flatnonzero(block.any(axis=0))}
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_no_observation_names_a_card_its_seat_may_not_know(seed: int) -> None:
+    e = raw_env(players=5, max_offer=4)
+    e.reset(seed=seed)
+    rng = random.Random(seed)
+    steps = 0
+    while e.agents and steps < 2000:
+        agent = e.agent_selection
+        for other in e.possible_agents:
+            seat = e.seat[other]
+            assert _cards_named(e.observe(other)["observation"], 5) <= knowable(e.game, seat)
+        if e.terminations[agent] or e.truncations[agent]:
+            e.step(None)
+        else:
+            legal = np.flatnonzero(e.observe(agent)["action_mask"])
+            e.step(int(rng.choice(list(legal))))
+        steps += 1
+    assert e.game.over
+
+
+def test_actions_are_the_games_words_then_the_offers() -> None:
+    e = raw_env(players=4, max_offer=2)
+    e.reset(seed=3)
+    assert e.actions == len(ACTION_WORDS) + 3
+    seat = e.seat[e.agent_selection]
+    mask = e.observe(e.agent_selection)["action_mask"]
+    assert list(mask) == [0, 0, 0, 0, 1, 1, 1]  # a bettor first: offers 0 to 2
+    e.step(6)  # offer 2
+    assert e.game.observation(None)["history"][-1] == {"type": "offered", "seat": seat, "amount": 2,
+                                                       "number": 1}
+    assert list(e.observe(e.agent_selection)["action_mask"]) == [0, 0, 1, 1, 0, 0, 0]
+
+
+def test_an_illegal_action_or_bad_option_is_one_clear_error() -> None:
+    e = raw_env(players=4)
+    e.reset(seed=1)
+    with pytest.raises(ValueError, match="is not legal now"):
+        e.step(0)  # keep, while the betting is open
+    for bad in ({"players": 3}, {"max_offer": -1}, {"render_mode": "video"}):
+        with pytest.raises(ValueError, match="bad"):
+            raw_env(**bad)
+
+
+def test_the_encoder_has_the_size_it_says() -> None:
+    e = raw_env(players=7, max_offer=5)
+    e.reset(seed=2)
+    vec = e.observe(e.agent_selection)["observation"]
+    assert vec.shape == (AceEncoder(7, 5).size,) and vec.dtype == np.float32
