@@ -23,7 +23,7 @@ import gc
 import logging
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Awaitable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -71,6 +71,8 @@ class Connection:
         self.abort = False  # too slow to take its messages: drop it without waiting
         self.close_code, self.close_reason = 1008, ""
         self.heard = time.monotonic()  # when the client last sent something
+        # told at once when the send queue overflows: the server counts this client as gone
+        self.on_overflow: Callable[[Connection], None] | None = None
 
     def send(self, text: str) -> None:
         """Queue a message; a client too slow to take its messages is disconnected."""
@@ -81,6 +83,8 @@ class Connection:
         except asyncio.QueueFull:
             self.abort = True
             self.close()
+            if self.on_overflow is not None:
+                self.on_overflow(self)
 
     def close(self, code: int = 1008, reason: str = "") -> None:
         """Stop taking messages: what is queued is sent, then a close frame with ``code``."""
@@ -185,6 +189,8 @@ class Server:
         self.per_client[client] = self.per_client.get(client, 0) + 1
         self.connections += 1
         self.open.add(conn)
+        task = asyncio.current_task()
+        conn.on_overflow = lambda c: asyncio.get_running_loop().call_soon(self.overflowed, c, task)
         conn.send(self.welcome)
         gone = False
         try:
@@ -199,7 +205,13 @@ class Server:
                     await loading
         except (WebSocketDisconnect, RuntimeError):
             gone = True
+        except asyncio.CancelledError:
+            if not conn.abort or task is None:  # the server is stopping: let it
+                raise
+            task.uncancel()  # cancelled by :meth:`overflowed`: this client is gone
+            gone = True
         finally:
+            conn.on_overflow = None
             self.connections -= 1
             self.open.discard(conn)
             left_count = self.per_client.get(client, 1) - 1
@@ -217,6 +229,15 @@ class Server:
                 conn.close()  # the queued replies go first, then the close frame
             with contextlib.suppress(asyncio.CancelledError, TimeoutError, Exception):
                 await asyncio.wait_for(writer, 5)
+
+    def overflowed(self, conn: Connection, task: asyncio.Task[Any] | None) -> None:
+        """A client too slow to take its messages is gone at once: its seat counts as absent (its
+        turn is played for it), and its connection ends without waiting for it to speak."""
+        left = self.unbind(conn)
+        if left is not None:
+            self.release(left)
+        if task is not None and conn.on_overflow is not None and not task.done():
+            task.cancel()
 
     def receive(self, conn: Connection, message: Message) -> Awaitable[None] | None:
         """Handle one frame: limits, validation, then the change; errors answer only this client.
@@ -302,6 +323,10 @@ class Server:
             self.bind(conn, table, table.seat_of(msg.token))
         elif isinstance(msg, P.Watch):
             table = self.table(msg.table)
+            if conn.table is table and conn.seat is None:  # watching it already: tell no one else
+                conn.game_no = conn.sent = 0
+                self.broadcast(table, only=conn)
+                return
             watching = sum(1 for c in self.watchers.get(table.id, ()) if c.seat is None and c is not conn)
             if watching >= self.limits.spectators_per_table:
                 self.release(table)
@@ -393,14 +418,17 @@ class Server:
         if token is not None:
             joined["token"] = token
         conn.send(P.encode(joined))
-        self.schedule(table)
-        self.broadcast(table)
+        if seat is None:  # a spectator changes nothing the players see: only it is told
+            self.broadcast(table, only=conn)
+        else:
+            self.schedule(table)
+            self.broadcast(table)
         if left is not None and left is not table:
             self.release(left)
 
     def unbind(self, conn: Connection) -> Table | None:
         """Detach a connection from its table; returns the table it left."""
-        table = conn.table
+        table, seat = conn.table, conn.seat
         if table is None:
             return None
         conn.table = conn.seat = None
@@ -409,8 +437,9 @@ class Server:
             watchers.discard(conn)
             if not watchers:
                 del self.watchers[table.id]
-        self.schedule(table)
-        self.broadcast(table)
+        if seat is not None:  # a spectator leaving changes nothing the players see
+            self.schedule(table)
+            self.broadcast(table)
         return table
 
     def release(self, table: Table) -> None:
@@ -428,10 +457,11 @@ class Server:
         self.schedule(table)
         self.broadcast(table)
 
-    def broadcast(self, table: Table) -> None:
-        """Send each client at the table what its own seat may know, and only that: the events it
-        has not had yet (at most ``history_on_wire`` past ones when it has had none)."""
-        conns = self.watchers.get(table.id)
+    def broadcast(self, table: Table, only: Connection | None = None) -> None:
+        """Send each client at the table (or ``only`` that one) what its own seat may know, and
+        only that: the events it has not had yet (at most ``history_on_wire`` past ones when it
+        has had none)."""
+        conns = self.watchers.get(table.id) if only is None else {only}
         if not conns:
             return
         info = table.public(self.creator(table))
@@ -444,7 +474,7 @@ class Server:
         total = len(game.events) if game is not None else 0
         views: dict[int | None, tuple[str, Sequence[Mapping[str, Any]]]] = {}
         texts: dict[tuple[int | None, int], str] = {}
-        for conn in conns:
+        for conn in list(conns):
             seat = conn.seat
             if conn.game_no != table.game_no:
                 conn.game_no, conn.sent = table.game_no, 0

@@ -1,0 +1,116 @@
+"""No one can take a player's seat away: a crafted seat link, a flood of spectators, a look-alike
+name, a second server on the same database file, or a solutions cache that grows without end."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("uvicorn")
+from chasetheace.web.app import Server
+from chasetheace.web.limits import Limits
+from chasetheace.web.store import Store
+from webtools import LiveServer, create, join, wait_until
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[LiveServer]:
+    s = LiveServer(str(tmp_path / "t.sqlite3"))
+    yield s
+    s.stop()
+
+
+# --- spectators never push a player off the table -----------------------------------------------
+
+def test_spectators_cause_no_state_messages_to_players_and_rewatching_is_a_no_op(
+        server: LiveServer) -> None:
+    ann, bob = server.client(), server.client()
+    table = create(ann, seats=3, bots="threshold:8")["table"]
+    join(bob, table, "Bob")
+    ann.send({"type": "start"})
+    ann.until(lambda m: m["type"] == "state" and m["game"] is not None)
+    bob.until(lambda m: m["type"] == "state" and m["game"] is not None)
+    ann.quiet()
+    bob.quiet()
+    eve = server.client()
+    assert eve.request({"type": "watch", "table": table}, "state")["type"] == "state"
+    for _ in range(20):
+        eve.send({"type": "watch", "table": table})
+    got = eve.quiet()  # every re-watch is handled: eve alone hears of it
+    assert all(m["type"] == "state" for m in got)
+    eve.close()
+    wait_until(lambda: server.call(lambda: len(server.core.watchers.get(table, ()))) == 2, "eve has gone")
+    # whatever the server queued for the players was queued before their pong
+    assert ann.quiet() == [] and bob.quiet() == [], "a spectator made the server send players a state"
+
+
+class _Socket:
+    """A stand-in WebSocket: frames in from a queue; ``stuck`` never takes a frame out."""
+
+    def __init__(self, stuck: bool = False) -> None:
+        self.stuck = stuck
+        self.inbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        self.sent: list[dict[str, Any]] = []
+        self.headers: dict[str, str] = {}
+        self.client = None
+
+    async def accept(self) -> None:
+        pass
+
+    async def receive(self) -> dict[str, Any]:
+        return await self.inbox.get()
+
+    async def send_text(self, text: str) -> None:
+        if self.stuck:
+            await asyncio.Event().wait()  # a client on a link that never drains
+        self.sent.append(json.loads(text))
+
+    async def close(self, code: int = 1000, reason: str = "") -> None:
+        pass
+
+    def say(self, **message: Any) -> None:
+        self.inbox.put_nowait({"type": "websocket.receive", "text": json.dumps(message)})
+
+
+async def _until(condition: Callable[[], object], what: str, timeout: float = 10.0) -> None:
+    end = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < end, f"timed out waiting until {what}"
+        await asyncio.sleep(0.005)
+
+
+def _seated(server: Server, table: str, count: int) -> Callable[[], bool]:
+    return lambda: len(server.present(server.lobby.tables[table])) == count
+
+
+def test_a_client_whose_queue_overflowed_is_gone_at_once() -> None:
+    async def scenario() -> None:
+        server = Server(Store(":memory:"), bot_delay=0.0,
+                        limits=Limits(queue=3, absent_grace=0.0, connections_per_client=100))
+        ann, bob, cat, dan = _Socket(), _Socket(stuck=True), _Socket(), _Socket()
+        tasks = [asyncio.create_task(server.serve(ws)) for ws in (ann, bob, cat, dan)]  # type: ignore[arg-type]
+        ann.say(type="create", name="Ann", seats=4, bots=None)
+        await _until(lambda: any(m["type"] == "joined" for m in ann.sent), "Ann has a table")
+        table = next(m["table"] for m in ann.sent if m["type"] == "joined")
+        for ws, name, seated in ((bob, "Bob", 2), (cat, "Cat", 3)):
+            ws.say(type="join", table=table, name=name)
+            await _until(_seated(server, table, seated), f"{name} sits")
+        # the states of Cat's and Dan's joining pile up for Bob, who takes none: his queue overflows
+        dan.say(type="join", table=table, name="Dan")
+        # gone at once, without a word from him: his seat is absent (his turns would be played)
+        await _until(lambda: tasks[1].done(), "Bob's connection has ended")
+        t = server.lobby.tables[table]
+        assert server.present(t) == {0, 2, 3}
+        assert bob.sent == [] and not bob.inbox.qsize()
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        server.advisor.close()
+
+    asyncio.run(scenario())
