@@ -190,7 +190,11 @@ class Server:
         self.connections += 1
         self.open.add(conn)
         task = asyncio.current_task()
-        conn.on_overflow = lambda c: asyncio.get_running_loop().call_soon(self.overflowed, c, task)
+
+        def overflowed(c: Connection) -> None:
+            asyncio.get_running_loop().call_soon(self.overflowed, c, task)
+
+        conn.on_overflow = overflowed
         conn.send(self.welcome)
         gone = False
         try:
