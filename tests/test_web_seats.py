@@ -15,6 +15,7 @@ import pytest
 pytest.importorskip("uvicorn")
 from chasetheace.web.app import Server
 from chasetheace.web.limits import Limits
+from chasetheace.web.lock import DatabaseInUseError, DatabaseLock
 from chasetheace.web.store import Store
 from webtools import LiveServer, create, join, wait_until
 
@@ -114,3 +115,34 @@ def test_a_client_whose_queue_overflowed_is_gone_at_once() -> None:
         server.advisor.close()
 
     asyncio.run(scenario())
+
+
+# --- one server per database, whatever name it is given -----------------------------------------
+
+@pytest.mark.parametrize("link", ["symlink", "hardlink", "dotted"])
+def test_the_database_lock_is_keyed_on_the_file_not_its_name(tmp_path: Path, link: str) -> None:
+    db = tmp_path / "x.sqlite3"
+    Store(str(db)).close()
+    other = tmp_path / "y.sqlite3"
+    if link == "symlink":
+        other.symlink_to(db)
+    elif link == "hardlink":
+        other.hardlink_to(db)
+    else:
+        (tmp_path / "sub").mkdir()
+        other = tmp_path / "sub" / ".." / "x.sqlite3"
+    with DatabaseLock(str(db)), pytest.raises(DatabaseInUseError, match="in use by another"):
+        DatabaseLock(str(other)).acquire()
+    with DatabaseLock(str(other)):  # let go: free again, under either name
+        pass
+
+
+def test_a_running_servers_database_cannot_be_locked_through_a_hard_link(
+        server: LiveServer, tmp_path: Path) -> None:
+    other = tmp_path / "again.sqlite3"
+    other.hardlink_to(server.db)
+    with pytest.raises(DatabaseInUseError, match="in use by another"):  # what serve takes first
+        DatabaseLock(str(other)).acquire()
+    ann = server.client()  # the first server is unharmed
+    create(ann)
+    ann.close()
