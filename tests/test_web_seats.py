@@ -146,3 +146,33 @@ def test_a_running_servers_database_cannot_be_locked_through_a_hard_link(
     ann = server.client()  # the first server is unharmed
     create(ann)
     ann.close()
+
+
+# --- the solutions the server keeps in memory are bounded ---------------------------------------
+
+def test_the_servers_solutions_in_memory_are_bounded_least_recently_used_first(tmp_path: Path) -> None:
+    pytest.importorskip("numpy")
+    pytest.importorskip("scipy")
+    import chasetheace as cta
+    from chasetheace.solver import cache
+    from chasetheace.web.advice import MAX_KEPT_SOLUTIONS, Advisor
+
+    folder = str(tmp_path / "solutions")
+    rule_sets = [cta.Rules().replace(lives=n) for n in range(1, MAX_KEPT_SOLUTIONS + 3)]
+    limit = cache.MEMORY_LIMIT
+    try:
+        for rules in rule_sets:  # solved here, once, into the test's own folder (tiny: 2 players)
+            cache.solution_for(rules, 2, folder=folder)
+        advisor = Advisor(folder)
+        for rules in rule_sets:
+            assert advisor._solution(rules, 2) is not None
+        advisor._solution(rule_sets[-MAX_KEPT_SOLUTIONS], 2)  # used again: kept over the others
+        advisor._solution(rule_sets[0], 2)
+        kept = [key for key in cache._MEMORY if key[1] == 2]
+        assert len(cache._MEMORY) <= MAX_KEPT_SOLUTIONS
+        recent = (rule_sets[-MAX_KEPT_SOLUTIONS], rule_sets[0])
+        keys = {json.dumps(r.to_dict(), sort_keys=True) for r in recent}
+        assert keys <= {key[0] for key in kept}
+        advisor.close()
+    finally:
+        cache.limit_memory(limit)
