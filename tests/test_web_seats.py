@@ -176,3 +176,40 @@ def test_the_servers_solutions_in_memory_are_bounded_least_recently_used_first(t
         advisor.close()
     finally:
         cache.limit_memory(limit)
+
+
+# --- look-alike names ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("name", "code"), [
+    ("An\u0578", "name_taken"),  # an Armenian vo for the n
+    ("\u0251nn", "name_taken"),  # a Latin alpha
+    ("\u13aann", "name_taken"),  # a Cherokee A
+    ("\uab7ann", "name_taken"),  # its small letter
+    ("\ua4eenn", "name_taken"),  # a Lisu A
+    ("\u1d00nn", "name_taken"),  # a small capital A
+    ("Ann \u2768you\u2769", "bad_name"),  # reads like the page's own "Ann (you)"
+    ("Ann \u27e8you\u27e9", "bad_name"),
+    ("Ann \u02c2you\u02c3", "bad_name"),
+    ("\u3164", "bad_name"),  # a Hangul filler: a name that shows as nothing
+    ("\u3164\u3164\u3164", "bad_name"),
+    ("Ann\u3164", "bad_name"),
+    ("\uffa0", "bad_name"),
+    ("Bob\u2800", "bad_name"),  # a Braille blank
+])
+def test_look_alike_invisible_and_bracketed_names_are_refused(server: LiveServer, name: str,
+                                                               code: str) -> None:
+    ann, other = server.client(), server.client()
+    table = create(ann)["table"]
+    msg = other.request({"type": "join", "table": table, "name": name}, "joined")
+    assert msg["type"] == "error" and msg["code"] == code, msg
+    assert server.count("SELECT COUNT(*) FROM seats WHERE table_id=?", table) == 1
+    ann.close()
+    other.close()
+
+
+def test_names_in_other_scripts_still_sit_side_by_side() -> None:
+    from chasetheace.web.names import check_name, skeleton
+
+    for name in ("Zo\u00eb", "O'Brien", "Jean-Luc", "\u674e\u96f7", "\u041e\u043b\u044c\u0433\u0430", "Han"):
+        check_name(name, ["Ann", "Bob"])
+    assert skeleton("\u0397\u0391\u039d") == skeleton("HAN")  # Greek capitals, not eta read as n
