@@ -213,3 +213,39 @@ def test_names_in_other_scripts_still_sit_side_by_side() -> None:
     for name in ("Zo\u00eb", "O'Brien", "Jean-Luc", "\u674e\u96f7", "\u041e\u043b\u044c\u0433\u0430", "Han"):
         check_name(name, ["Ann", "Bob"])
     assert skeleton("\u0397\u0391\u039d") == skeleton("HAN")  # Greek capitals, not eta read as n
+
+
+# --- a seat's way back: its recovery code --------------------------------------------------------
+
+def test_a_recovery_code_shown_once_takes_the_seat_back_with_a_new_token(server: LiveServer) -> None:
+    ann, bob = server.client(), server.client()
+    joined = create(ann, seats=3)
+    table, old_token, code = joined["table"], joined["token"], joined["recovery"]
+    assert len(code) == 19 and code.count("-") == 3
+    assert server.count("SELECT COUNT(*) FROM seats WHERE recovery_hash=? OR token_hash=?", code, code) == 0
+    back = bob.request({"type": "recover", "table": table, "code": code.lower().replace("-", " ")}, "joined")
+    assert back["type"] == "joined" and back["seat"] == 0 and back["role"] == "player", back
+    assert back["token"] != old_token and back["recovery"] != code
+    ann.until(lambda m: m["type"] == "error" and m["code"] == "replaced")
+    carl = server.client()  # the old token and the old code no longer hold the seat
+    old = carl.request({"type": "resume", "table": table, "token": old_token}, "joined")
+    assert old["code"] == "bad_token"
+    assert carl.request({"type": "recover", "table": table, "code": code}, "joined")["code"] == "bad_recovery"
+    assert carl.request({"type": "resume", "table": table, "token": back["token"]}, "joined")["seat"] == 0
+    for c in (ann, bob, carl):
+        c.close()
+
+
+def test_wrong_recovery_codes_are_limited_per_address(server: LiveServer) -> None:
+    from chasetheace.web.seats import GUESSES
+
+    ann, eve = server.client(), server.client()
+    joined = create(ann)
+    table = joined["table"]
+    for _ in range(GUESSES):
+        msg = eve.request({"type": "recover", "table": table, "code": "AAAA-AAAA-AAAA-AAAA"}, "joined")
+        assert msg["code"] == "bad_recovery"
+    msg = eve.request({"type": "recover", "table": table, "code": joined["recovery"]}, "joined")
+    assert msg["type"] == "error" and msg["code"] == "too_many_guesses", msg  # even the right one, now
+    ann.close()
+    eve.close()

@@ -43,6 +43,7 @@ from .advice import Advisor, hint_request, record_endpoint, review_endpoint
 from .botkinds import WebBots
 from .limits import Limits, client_key
 from .lock import DatabaseLock
+from .seats import Guesses
 from .store import Store
 from .tables import _ID, AnyGame, Lobby, Table
 
@@ -153,6 +154,7 @@ class Server:
         self.loading: dict[str, asyncio.Future[None]] = {}
         self.welcome = P.encode(_welcome(self.bots, self.limits))
         self.advisor = Advisor()  # hints and reviews from cached solutions, prepared off the loop
+        self.guesses = Guesses()  # wrong recovery codes, by client and by table
 
     # --- one connection -------------------------------------------------------------------------
 
@@ -261,7 +263,8 @@ class Server:
             data = message.get("bytes") or b""
         try:
             msg = P.parse_message(data)
-            wanted = getattr(msg, "table", None) if isinstance(msg, (P.Join, P.Resume, P.Watch)) else None
+            at = isinstance(msg, (P.Join, P.Resume, P.Recover, P.Watch))
+            wanted = getattr(msg, "table", None) if at else None
             if wanted is not None and self.loader is not None and wanted not in self.lobby.tables:
                 return self._load_then_dispatch(conn, msg, wanted)
             self.dispatch(conn, msg)
@@ -317,11 +320,22 @@ class Server:
             self.created.setdefault(conn.client, deque()).append(time.monotonic())
             if table.options.hints:
                 self.advisor.prepare(table.options.rules, table.options.seats)
-            self.bind(conn, table, seat, token)
+            self.bind(conn, table, seat, token, table.issue_recovery(seat))
         elif isinstance(msg, P.Join):
             table = self.table(msg.table)
             seat, token = table.join(msg.name)
-            self.bind(conn, table, seat, token)
+            self.bind(conn, table, seat, token, table.issue_recovery(seat))
+        elif isinstance(msg, P.Recover):
+            table = self.table(msg.table)
+            try:
+                self.guesses.check(conn.client)
+                seat, token, code = table.recover(msg.code)
+            except P.ProtocolError as exc:
+                if exc.code == "bad_recovery":
+                    self.guesses.missed(conn.client)
+                self.release(table)
+                raise
+            self.bind(conn, table, seat, token, code)
         elif isinstance(msg, P.Resume):
             table = self.table(msg.table)
             self.bind(conn, table, table.seat_of(msg.token))
@@ -405,7 +419,8 @@ class Server:
                     break
         return found
 
-    def bind(self, conn: Connection, table: Table, seat: int | None, token: str | None = None) -> None:
+    def bind(self, conn: Connection, table: Table, seat: int | None, token: str | None = None,
+             recovery: str | None = None) -> None:
         """Attach a connection to a seat (or as a spectator) and send it the whole state."""
         left = self.unbind(conn)
         if seat is not None:
@@ -421,6 +436,8 @@ class Server:
                                   "role": "spectator" if seat is None else "player"}
         if token is not None:
             joined["token"] = token
+        if recovery is not None:  # shown once: the way back to this seat if the token is lost
+            joined["recovery"] = recovery
         conn.send(P.encode(joined))
         if seat is None:  # a spectator changes nothing the players see: only it is told
             self.broadcast(table, only=conn)
