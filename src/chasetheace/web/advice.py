@@ -21,7 +21,7 @@ from typing import Any
 from ..rules import Rules
 from .protocol import VERSION, ProtocolError
 
-__all__ = ["Advisor", "prepare", "hint_request", "review_endpoint", "record_endpoint"]
+__all__ = ["Advisor", "prepare", "hint_request", "review_endpoint", "record_endpoint", "solver_available"]
 
 _ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 log = logging.getLogger("chasetheace.web")
@@ -43,6 +43,16 @@ def prepare(rules_dict: dict[str, Any], counts: list[int], folder: str | None) -
     rules = Rules.from_dict(rules_dict)
     for n in counts:
         solution_for(rules, n, folder=folder)
+
+
+def solver_available() -> bool:
+    """Whether the solver's packages (the ``solve`` extra) are installed (without importing them)."""
+    import importlib.util
+
+    try:
+        return all(importlib.util.find_spec(name) is not None for name in ("numpy", "scipy"))
+    except (ImportError, ValueError):
+        return False
 
 
 def _available() -> bool:

@@ -650,6 +650,8 @@ def _view(game: AnyGame | None, seat: int | None) -> tuple[str, Sequence[Mapping
 
 def _welcome(bots: WebBots, limits: Limits) -> dict[str, Any]:
     """The first message to every client: the protocol version and what the lobby offers."""
+    from .advice import MAX_HINT_PLAYERS, solver_available
+
     return {
         "type": "welcome", "v": P.VERSION,
         "presets": [{"name": p.name, "aliases": list(p.aliases), "description": p.description,
@@ -661,7 +663,9 @@ def _welcome(bots: WebBots, limits: Limits) -> dict[str, Any]:
         "ace_bots": bots.ace_kinds(),
         "limits": {"max_seats": P.MAX_SEATS, "max_name": P.MAX_NAME, "min_timer": P.MIN_TIMER,
                    "max_timer": P.MAX_TIMER, "max_message_bytes": P.MAX_MESSAGE_BYTES,
-                   "rate_per_second": limits.rate, **limits.to_dict()},
+                   "rate_per_second": limits.rate, **limits.to_dict(),
+                   # the most players of a Chase the Ace game the server reviews (0: no solver here)
+                   "review_players": MAX_HINT_PLAYERS if solver_available() else 0},
     }
 
 
