@@ -44,7 +44,7 @@ def test_spectators_cause_no_state_messages_to_players_and_rewatching_is_a_no_op
     for _ in range(20):
         eve.send({"type": "watch", "table": table})
     got = eve.quiet()  # every re-watch is handled: eve alone hears of it
-    assert all(m["type"] == "state" for m in got)
+    assert {m["type"] for m in got} == {"joined", "state"}
     eve.close()
     wait_until(lambda: server.call(lambda: len(server.core.watchers.get(table, ()))) == 2, "eve has gone")
     # whatever the server queued for the players was queued before their pong

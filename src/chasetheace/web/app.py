@@ -341,10 +341,6 @@ class Server:
             self.bind(conn, table, table.seat_of(msg.token))
         elif isinstance(msg, P.Watch):
             table = self.table(msg.table)
-            if conn.table is table and conn.seat is None:  # watching it already: tell no one else
-                conn.game_no = conn.sent = 0
-                self.broadcast(table, only=conn)
-                return
             watching = sum(1 for c in self.watchers.get(table.id, ()) if c.seat is None and c is not conn)
             if watching >= self.limits.spectators_per_table:
                 self.release(table)
