@@ -150,13 +150,15 @@ def test_a_running_servers_database_cannot_be_locked_through_a_hard_link(
 
 # --- the solutions the server keeps in memory are bounded ---------------------------------------
 
-def test_the_servers_solutions_in_memory_are_bounded_least_recently_used_first(tmp_path: Path) -> None:
+def test_the_servers_solutions_in_memory_are_bounded_least_recently_used_first(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     pytest.importorskip("numpy")
     pytest.importorskip("scipy")
     import chasetheace as cta
     from chasetheace.solver import cache
     from chasetheace.web.advice import MAX_KEPT_SOLUTIONS, Advisor
 
+    monkeypatch.setattr(cache, "_MEMORY", {})  # solved into this test's folder, not found in memory
     folder = str(tmp_path / "solutions")
     rule_sets = [cta.Rules().replace(lives=n) for n in range(1, MAX_KEPT_SOLUTIONS + 3)]
     limit = cache.MEMORY_LIMIT
