@@ -127,6 +127,16 @@ def test_the_table_page_keeps_the_invite_your_card_and_every_button_in_view(
     if ann.is_visible("#recovery-done"):
         ann.click("#recovery-done")
 
+    # a crafted link at this size: the join page says what happened and offers the way back
+    other = open_page(browser, width, height, errors, mobile=phone)
+    other.goto(f"{server.url}/t/{table}{FAKE_LINK}")
+    other.wait_for_selector("#join:not([hidden])")
+    other.wait_for_selector("#notice:not([hidden])")
+    assert other.evaluate(IN_VIEW, "#notice") and other.is_visible("#recover-code")
+    assert other.evaluate(NO_SIDEWAYS_SCROLL)
+    other.screenshot(path=str(artifacts / f"seats-4-bad-link-join-{width}x{height}.png"))
+    other.context.close()
+
     bob = server.client()
     bob.request({"type": "join", "table": table, "name": LONG}, "joined")
     ann.wait_for_selector(f"text={LONG}")
