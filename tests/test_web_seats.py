@@ -192,6 +192,7 @@ def test_the_servers_solutions_in_memory_are_bounded_least_recently_used_first(
     ("Ann \u2768you\u2769", "bad_name"),  # reads like the page's own "Ann (you)"
     ("Ann \u27e8you\u27e9", "bad_name"),
     ("Ann \u02c2you\u02c3", "bad_name"),
+    ("Ann \u00abyou\u00bb", "bad_name"),
     ("\u3164", "bad_name"),  # a Hangul filler: a name that shows as nothing
     ("\u3164\u3164\u3164", "bad_name"),
     ("Ann\u3164", "bad_name"),
@@ -212,7 +213,8 @@ def test_look_alike_invisible_and_bracketed_names_are_refused(server: LiveServer
 def test_names_in_other_scripts_still_sit_side_by_side() -> None:
     from chasetheace.web.names import check_name, skeleton
 
-    for name in ("Zo\u00eb", "O'Brien", "Jean-Luc", "\u674e\u96f7", "\u041e\u043b\u044c\u0433\u0430", "Han"):
+    for name in ("Zo\u00eb", "O'Brien", "O\u2019Brien", "Jean-Luc", "\u674e\u96f7",
+                 "\u041e\u043b\u044c\u0433\u0430", "Han"):
         check_name(name, ["Ann", "Bob"])
     assert skeleton("\u0397\u0391\u039d") == skeleton("HAN")  # Greek capitals, not eta read as n
 

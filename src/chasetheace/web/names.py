@@ -33,8 +33,8 @@ class LookAlikeError(ValueError):
 
 RESERVED_CHARS = "()[]{}<>"
 """Characters a name may not hold: the page marks names with them (``Ann (you)``); nor may it
-hold any open or close punctuation or quotation mark (``\\u2768``, ``\\u27e8``, ``\\u00ab``...),
-nor the letters in :data:`BRACKET_LOOKALIKES`."""
+hold any other open or close bracket (``\\u2768``, ``\\u27e8``...), nor the characters in
+:data:`BRACKET_LOOKALIKES` (angle quotation marks, modifier arrowheads...)."""
 BRACKET_LOOKALIKES = "\u02c2\u02c3\u1438\u1433\u144a\u1431\u3008\u3009\u2039\u203a\u00ab\u00bb\u276c\u276d"
 INVISIBLE = frozenset(
     "\u115f\u1160\u3164\uffa0\u2800\u034f\u17b4\u17b5\u180b\u180c\u180d\u180e\u180f\u2060\u200b"
@@ -113,7 +113,7 @@ def skeleton(name: str) -> str:
 def check_name(name: str, taken: Iterable[str]) -> None:
     """ValueError saying why ``name`` may not join a table where ``taken`` are seated."""
     bad = sorted({ch for ch in name if ch in RESERVED_CHARS or ch in BRACKET_LOOKALIKES
-                  or unicodedata.category(ch) in ("Ps", "Pe", "Pi", "Pf")})
+                  or unicodedata.category(ch) in ("Ps", "Pe")})  # not quotes: a phone types O\u2019Brien
     if bad:
         raise ValueError(f"the name {name!r} may not contain {' '.join(bad)} (brackets mark names on "
                          "the page)")
