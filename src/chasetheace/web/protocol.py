@@ -10,7 +10,7 @@ Act(action='keep')
 Traceback (most recent call last):
 ...
 chasetheace.web.protocol.ProtocolError: unknown message type 'fly': allowed create, join, resume, \
-watch, start, act, rematch, ping, list, replace, hint
+recover, watch, start, act, rematch, ping, list, replace, hint
 """
 
 from __future__ import annotations
