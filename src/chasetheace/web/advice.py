@@ -22,13 +22,16 @@ from ..rules import Rules
 from ..solver.uses.advice import MAX_HINT_PLAYERS  # the exact tree's seconds; more would take minutes
 from .protocol import VERSION, ProtocolError
 
-__all__ = ["Advisor", "prepare", "hint_request", "review_endpoint", "record_endpoint"]
+__all__ = ["Advisor", "prepare", "hint_request", "review_endpoint", "record_endpoint", "solver_available"]
 
 _ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 _GAME = re.compile(r"[1-9][0-9]{0,8}")
 log = logging.getLogger("chasetheace.web")
 MAX_KEPT_REVIEWS = 64
 """Reviews of finished games kept in memory (the oldest is let go first)."""
+MAX_KEPT_SOLUTIONS = 4
+"""Solutions the server keeps in memory for hints and reviews (each up to a few hundred MB); the
+least recently used is let go first and read again from the cache folder when next asked for."""
 MAX_QUEUED_SOLVES = 4
 """At most this many rule sets wait for the worker process; more are not queued (their hints
 answer ``hint_not_ready`` until the queue has room), so clients cannot pile up solving work."""
@@ -41,6 +44,16 @@ def prepare(rules_dict: dict[str, Any], counts: list[int], folder: str | None) -
     rules = Rules.from_dict(rules_dict)
     for n in counts:
         solution_for(rules, n, folder=folder)
+
+
+def solver_available() -> bool:
+    """Whether the solver's packages (the ``solve`` extra) are installed (without importing them)."""
+    import importlib.util
+
+    try:
+        return all(importlib.util.find_spec(name) is not None for name in ("numpy", "scipy"))
+    except (ImportError, ValueError):
+        return False
 
 
 def _available() -> bool:
@@ -58,8 +71,9 @@ class Advisor:
     ``folder`` is the solution cache (default: the user's, or ``$CHASE_THE_ACE_CACHE``).
     """
 
-    def __init__(self, folder: str | None = None) -> None:
+    def __init__(self, folder: str | None = None, keep: int = MAX_KEPT_SOLUTIONS) -> None:
         self.folder = folder
+        self.keep = keep  # the server's memory holds at most this many solutions
         self.available = _available()
         self._pool: concurrent.futures.ProcessPoolExecutor | None = None
         self._pending: dict[tuple[str, int], concurrent.futures.Future[None]] = {}
@@ -70,8 +84,10 @@ class Advisor:
 
     def _solution(self, rules: Rules, players: int) -> Any:
         """The cached solution, or None after asking for it to be prepared."""
-        from ..solver.solutions.cache import cached
+        from ..solver.solutions.cache import MEMORY_LIMIT, cached, limit_memory
 
+        if self.keep != MEMORY_LIMIT:
+            limit_memory(self.keep)
         sol = cached(rules, players, folder=self.folder)
         if sol is None:
             self.prepare(rules, players)
@@ -98,9 +114,10 @@ class Advisor:
             counts = [n for n in range(players, 1, -1) if not is_cached(rules, n, folder=self.folder)]
             if not counts:
                 return
-            if self._pool is None:  # spawn: a clean process, whatever threads the server runs
+            if self._pool is None:  # spawn: a clean process, whatever threads the server runs;
+                # a fresh one for each rule set, so what a solve took is given back when it ends
                 self._pool = concurrent.futures.ProcessPoolExecutor(
-                    1, mp_context=multiprocessing.get_context("spawn"))
+                    1, mp_context=multiprocessing.get_context("spawn"), max_tasks_per_child=1)
             future = self._pool.submit(prepare, rules.to_dict(), counts, self.folder)
             future.add_done_callback(_report)
             self._pending[key] = future

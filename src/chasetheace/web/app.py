@@ -25,7 +25,7 @@ import gc
 import logging
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Awaitable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -46,6 +46,7 @@ from .botkinds import WebBots
 from .guards import LOCAL_HOSTS, Downloads, HostCheck, HttpRateLimit, not_found
 from .limits import Buckets, Limits, client_key
 from .lock import DatabaseLock
+from .seats import Guesses
 from .store import Store
 from .tables import _ID, AnyGame, Lobby, Table
 
@@ -74,6 +75,8 @@ class Connection:
         self.abort = False  # too slow to take its messages: drop it without waiting
         self.close_code, self.close_reason = 1008, ""
         self.heard = time.monotonic()  # when the client last sent something
+        # told at once when the send queue overflows: the server counts this client as gone
+        self.on_overflow: Callable[[Connection], None] | None = None
 
     def send(self, text: str) -> None:
         """Queue a message; a client too slow to take its messages is disconnected."""
@@ -84,6 +87,8 @@ class Connection:
         except asyncio.QueueFull:
             self.abort = True
             self.close()
+            if self.on_overflow is not None:
+                self.on_overflow(self)
 
     def close(self, code: int = 1008, reason: str = "") -> None:
         """Stop taking messages: what is queued is sent, then a close frame with ``code``."""
@@ -153,6 +158,7 @@ class Server:
         self.loading: dict[str, asyncio.Future[None]] = {}
         self.welcome = P.encode(_welcome(self.bots, self.limits))
         self.advisor = Advisor()  # hints and reviews from cached solutions, prepared off the loop
+        self.guesses = Guesses()  # wrong recovery codes, by client and by table
 
     # --- one connection -------------------------------------------------------------------------
 
@@ -189,6 +195,12 @@ class Server:
         self.per_client[client] = self.per_client.get(client, 0) + 1
         self.connections += 1
         self.open.add(conn)
+        task = asyncio.current_task()
+
+        def overflowed(c: Connection) -> None:
+            asyncio.get_running_loop().call_soon(self.overflowed, c, task)
+
+        conn.on_overflow = overflowed
         conn.send(self.welcome)
         gone = False
         try:
@@ -203,7 +215,13 @@ class Server:
                     await loading
         except (WebSocketDisconnect, RuntimeError):
             gone = True
+        except asyncio.CancelledError:
+            if not conn.abort or task is None:  # the server is stopping: let it
+                raise
+            task.uncancel()  # cancelled by :meth:`overflowed`: this client is gone
+            gone = True
         finally:
+            conn.on_overflow = None
             self.connections -= 1
             self.open.discard(conn)
             left_count = self.per_client.get(client, 1) - 1
@@ -222,6 +240,15 @@ class Server:
             with contextlib.suppress(asyncio.CancelledError, TimeoutError, Exception):
                 await asyncio.wait_for(writer, 5)
 
+    def overflowed(self, conn: Connection, task: asyncio.Task[Any] | None) -> None:
+        """A client too slow to take its messages is gone at once: its seat counts as absent (its
+        turn is played for it), and its connection ends without waiting for it to speak."""
+        left = self.unbind(conn)
+        if left is not None:
+            self.release(left)
+        if task is not None and conn.on_overflow is not None and not task.done():
+            task.cancel()
+
     def receive(self, conn: Connection, message: Message) -> Awaitable[None] | None:
         """Handle one frame: limits, validation, then the change; errors answer only this client.
         A message about a table not in memory returns an awaitable: the table is read and replayed
@@ -239,7 +266,8 @@ class Server:
             data = message.get("bytes") or b""
         try:
             msg = P.parse_message(data)
-            wanted = getattr(msg, "table", None) if isinstance(msg, (P.Join, P.Resume, P.Watch)) else None
+            at = isinstance(msg, (P.Join, P.Resume, P.Recover, P.Watch))
+            wanted = getattr(msg, "table", None) if at else None
             if wanted is not None and self.loader is not None and wanted not in self.lobby.tables:
                 return self._load_then_dispatch(conn, msg, wanted)
             self.dispatch(conn, msg)
@@ -306,11 +334,22 @@ class Server:
             self.created.setdefault(conn.client, deque()).append(time.monotonic())
             if table.options.hints:
                 self.advisor.prepare(table.options.rules, table.options.seats)
-            self.bind(conn, table, seat, token)
+            self.bind(conn, table, seat, token, table.issue_recovery(seat))
         elif isinstance(msg, P.Join):
             table = self.table(msg.table)
             seat, token = table.join(msg.name)
-            self.bind(conn, table, seat, token)
+            self.bind(conn, table, seat, token, table.issue_recovery(seat))
+        elif isinstance(msg, P.Recover):
+            table = self.table(msg.table)
+            try:
+                self.guesses.check(conn.client)
+                seat, token, code = table.recover(msg.code)
+            except P.ProtocolError as exc:
+                if exc.code == "bad_recovery":
+                    self.guesses.missed(conn.client)
+                self.release(table)
+                raise
+            self.bind(conn, table, seat, token, code)
         elif isinstance(msg, P.Resume):
             table = self.table(msg.table)
             self.bind(conn, table, table.seat_of(msg.token))
@@ -390,7 +429,8 @@ class Server:
                     break
         return found
 
-    def bind(self, conn: Connection, table: Table, seat: int | None, token: str | None = None) -> None:
+    def bind(self, conn: Connection, table: Table, seat: int | None, token: str | None = None,
+             recovery: str | None = None) -> None:
         """Attach a connection to a seat (or as a spectator) and send it the whole state."""
         left = self.unbind(conn)
         if seat is not None:
@@ -406,15 +446,20 @@ class Server:
                                   "role": "spectator" if seat is None else "player"}
         if token is not None:
             joined["token"] = token
+        if recovery is not None:  # shown once: the way back to this seat if the token is lost
+            joined["recovery"] = recovery
         conn.send(P.encode(joined))
-        self.schedule(table)
-        self.broadcast(table)
+        if seat is None:  # a spectator changes nothing the players see: only it is told
+            self.broadcast(table, only=conn)
+        else:
+            self.schedule(table)
+            self.broadcast(table)
         if left is not None and left is not table:
             self.release(left)
 
     def unbind(self, conn: Connection) -> Table | None:
         """Detach a connection from its table; returns the table it left."""
-        table = conn.table
+        table, seat = conn.table, conn.seat
         if table is None:
             return None
         conn.table = conn.seat = None
@@ -423,8 +468,9 @@ class Server:
             watchers.discard(conn)
             if not watchers:
                 del self.watchers[table.id]
-        self.schedule(table)
-        self.broadcast(table)
+        if seat is not None:  # a spectator leaving changes nothing the players see
+            self.schedule(table)
+            self.broadcast(table)
         return table
 
     def release(self, table: Table) -> None:
@@ -442,10 +488,11 @@ class Server:
         self.schedule(table)
         self.broadcast(table)
 
-    def broadcast(self, table: Table) -> None:
-        """Send each client at the table what its own seat may know, and only that: the events it
-        has not had yet (at most ``history_on_wire`` past ones when it has had none)."""
-        conns = self.watchers.get(table.id)
+    def broadcast(self, table: Table, only: Connection | None = None) -> None:
+        """Send each client at the table (or ``only`` that one) what its own seat may know, and
+        only that: the events it has not had yet (at most ``history_on_wire`` past ones when it
+        has had none)."""
+        conns = self.watchers.get(table.id) if only is None else {only}
         if not conns:
             return
         info = table.public(self.creator(table))
@@ -458,7 +505,7 @@ class Server:
         total = len(game.events) if game is not None else 0
         views: dict[int | None, tuple[str, Sequence[Mapping[str, Any]]]] = {}
         texts: dict[tuple[int | None, int], str] = {}
-        for conn in conns:
+        for conn in list(conns):
             seat = conn.seat
             if conn.game_no != table.game_no:
                 conn.game_no, conn.sent = table.game_no, 0
@@ -618,6 +665,9 @@ def _view(game: AnyGame | None, seat: int | None) -> tuple[str, Sequence[Mapping
 
 def _welcome(bots: WebBots, limits: Limits) -> dict[str, Any]:
     """The first message to every client: the protocol version and what the lobby offers."""
+    from ..solver.uses.advice import MAX_HINT_PLAYERS
+    from .advice import solver_available
+
     return {
         "type": "welcome", "v": P.VERSION,
         "presets": [{"name": p.name, "aliases": list(p.aliases), "description": p.description,
@@ -629,7 +679,9 @@ def _welcome(bots: WebBots, limits: Limits) -> dict[str, Any]:
         "ace_bots": bots.ace_kinds(),
         "limits": {"max_seats": P.MAX_SEATS, "max_name": P.MAX_NAME, "min_timer": P.MIN_TIMER,
                    "max_timer": P.MAX_TIMER, "max_message_bytes": P.MAX_MESSAGE_BYTES,
-                   "rate_per_second": limits.rate, **limits.to_dict()},
+                   "rate_per_second": limits.rate, **limits.to_dict(),
+                   # the most players of a Chase the Ace game the server reviews (0: no solver here)
+                   "review_players": MAX_HINT_PLAYERS if solver_available() else 0},
     }
 
 

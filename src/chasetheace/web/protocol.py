@@ -10,7 +10,7 @@ Act(action='keep')
 Traceback (most recent call last):
 ...
 chasetheace.web.protocol.ProtocolError: unknown message type 'fly': allowed create, join, resume, \
-watch, start, act, rematch, ping, list, replace, hint
+recover, watch, start, act, rematch, ping, list, replace, hint
 """
 
 from __future__ import annotations
@@ -26,7 +26,8 @@ from ..registry import GAMES as GAME_KINDS
 __all__ = [
     "VERSION", "MAX_MESSAGE_BYTES", "MAX_NAME", "MAX_SEATS", "MIN_TIMER", "MAX_TIMER", "TIMEOUT_MOVES",
     "GAMES", "ACTIONS", "MAX_BET",
-    "ProtocolError", "Create", "Join", "Resume", "Watch", "Start", "Act", "Rematch", "Ping", "ListTables",
+    "ProtocolError", "Create", "Join", "Resume", "Recover", "Watch", "Start", "Act", "Rematch", "Ping",
+    "ListTables",
     "Replace", "HintRequest",
     "ClientMessage", "parse_message", "error", "encode",
 ]
@@ -84,6 +85,15 @@ class Resume:
 
 
 @dataclass(frozen=True)
+class Recover:
+    """Take back a seat with its recovery code (shown once when the seat was taken): the seat's
+    token is issued anew (the old one stops working), with a new recovery code."""
+
+    table: str
+    code: str
+
+
+@dataclass(frozen=True)
 class Watch:
     """Follow a table as a spectator, seeing only what every player sees."""
 
@@ -136,8 +146,8 @@ class HintRequest:
     """Ask the solver for a hint on your turn (where the table's house rules allow hints)."""
 
 
-ClientMessage = (Create | Join | Resume | Watch | Start | Act | Rematch | Ping | ListTables | Replace
-                 | HintRequest)
+ClientMessage = (Create | Join | Resume | Recover | Watch | Start | Act | Rematch | Ping | ListTables
+                 | Replace | HintRequest)
 
 
 def parse_message(data: str | bytes) -> ClientMessage:
@@ -264,6 +274,12 @@ def _resume(f: _Fields) -> Resume:
     return msg
 
 
+def _recover(f: _Fields) -> Recover:
+    msg = Recover(f.text("table"), f.text("code"))
+    f.done()
+    return msg
+
+
 def _watch(f: _Fields) -> Watch:
     msg = Watch(f.text("table"))
     f.done()
@@ -299,7 +315,8 @@ def _bare(cls: Callable[[], ClientMessage]) -> Callable[[_Fields], ClientMessage
 
 
 _READERS: dict[str, Callable[[_Fields], ClientMessage]] = {
-    "create": _create, "join": _join, "resume": _resume, "watch": _watch, "start": _bare(Start),
+    "create": _create, "join": _join, "resume": _resume, "recover": _recover, "watch": _watch,
+    "start": _bare(Start),
     "act": _act, "rematch": _bare(Rematch), "ping": _bare(Ping), "list": _bare(ListTables),
     "replace": _replace, "hint": _bare(HintRequest),
 }

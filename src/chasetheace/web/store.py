@@ -56,11 +56,12 @@ CREATE TABLE IF NOT EXISTS actions (
 
 @dataclass(frozen=True)
 class StoredSeat:
-    """A seat taken by a person: its name and the SHA-256 of its secret token."""
+    """A seat taken by a person: its name, the SHA-256 of its secret token and of its recovery code."""
 
     seat: int
     name: str
     token_hash: str
+    recovery_hash: str | None = None
 
 
 @dataclass(frozen=True)
@@ -117,6 +118,8 @@ class Store:
         self.db.execute("PRAGMA wal_autocheckpoint=0")
         self.db.executescript(_SCHEMA)
         row = self.db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+        if "recovery_hash" not in {r[1] for r in self.db.execute("PRAGMA table_info(seats)")}:
+            self.db.execute("ALTER TABLE seats ADD COLUMN recovery_hash TEXT")  # seats' recovery codes
         if row is None:
             self.db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
         elif row[0] != str(SCHEMA_VERSION):
@@ -152,7 +155,17 @@ class Store:
 
     def add_seat(self, table_id: str, seat: int, name: str, token_hash: str) -> None:
         """Save a person taking a seat."""
-        self.db.execute("INSERT INTO seats VALUES (?, ?, ?, ?)", (table_id, seat, name, token_hash))
+        self.db.execute("INSERT INTO seats (table_id, seat, name, token_hash) VALUES (?, ?, ?, ?)",
+                        (table_id, seat, name, token_hash))
+
+    def set_seat_keys(self, table_id: str, seat: int, token_hash: str | None,
+                      recovery_hash: str | None) -> None:
+        """Save a seat's new token (None: unchanged) and recovery code hashes."""
+        if token_hash is not None:
+            self.db.execute("UPDATE seats SET token_hash=? WHERE table_id=? AND seat=?",
+                            (token_hash, table_id, seat))
+        self.db.execute("UPDATE seats SET recovery_hash=? WHERE table_id=? AND seat=?",
+                        (recovery_hash, table_id, seat))
 
     def start_game(self, table_id: str, game_no: int, seed: int, carry: int, names: Sequence[str],
                    kinds: Sequence[str], events: Sequence[Event]) -> None:
@@ -204,8 +217,9 @@ class Store:
         row = db.execute("SELECT created, options FROM tables WHERE id=?", (table_id,)).fetchone()
         if row is None:
             return None
-        seats = [StoredSeat(s, n, h) for s, n, h in db.execute(
-            "SELECT seat, name, token_hash FROM seats WHERE table_id=? ORDER BY seat", (table_id,))]
+        seats = [StoredSeat(s, n, h, r) for s, n, h, r in db.execute(
+            "SELECT seat, name, token_hash, recovery_hash FROM seats WHERE table_id=? ORDER BY seat",
+            (table_id,))]
         games = [StoredGame(g, seed, carry, json.loads(names), json.loads(kinds), json.loads(evs))
                  for g, seed, carry, names, kinds, evs in db.execute(
                      "SELECT game_no, seed, carry, names, kinds, events FROM games WHERE table_id=? "

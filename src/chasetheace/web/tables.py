@@ -116,6 +116,22 @@ class TableOptions:
 class _Person:
     name: str
     token_hash: str
+    recovery_hash: str | None = None
+
+
+_CODE_LETTERS = "ABCDEFGHJKMNPQRSTVWXYZ23456789"  # no 0/O, 1/I/L, U: read aloud and typed safely
+
+
+def new_recovery_code() -> str:
+    """A recovery code: 16 letters and digits in groups of 4 (about 78 bits)."""
+    chars = "".join(secrets.choice(_CODE_LETTERS) for _ in range(16))
+    return "-".join(chars[i:i + 4] for i in range(0, 16, 4))
+
+
+def hash_recovery(code: str) -> str:
+    """The SHA-256 of a recovery code as typed (case, spaces and dashes do not matter)."""
+    plain = "".join(ch for ch in code.upper() if ch.isalnum())
+    return hashlib.sha256(("recovery:" + plain).encode("utf-8", "surrogatepass")).hexdigest()
 
 
 class Table:
@@ -160,6 +176,30 @@ class Table:
         if found is None:
             raise ProtocolError("this token holds no seat at this table", "bad_token")
         return found
+
+    def issue_recovery(self, seat: int) -> str:
+        """A new recovery code for ``seat`` (shown once to its person; only its hash is kept)."""
+        code = new_recovery_code()
+        person = self.people[seat]
+        self.store.set_seat_keys(self.id, seat, None, hash_recovery(code))
+        self.people[seat] = _Person(person.name, person.token_hash, hash_recovery(code))
+        return code
+
+    def recover(self, code: str) -> tuple[int, str, str]:
+        """The seat whose recovery code this is, with a new token (the old one stops working)
+        and a new recovery code; ProtocolError (``bad_recovery``) if it is no seat's here."""
+        digest = hash_recovery(code)
+        found = None
+        for seat, person in enumerate(self.people):
+            if person.recovery_hash is not None and hmac.compare_digest(digest, person.recovery_hash):
+                found = seat
+        if found is None:
+            raise ProtocolError("this recovery code holds no seat at this table: check it and try again",
+                                "bad_recovery")
+        token, fresh = secrets.token_urlsafe(24), new_recovery_code()
+        self.store.set_seat_keys(self.id, found, hash_token(token), hash_recovery(fresh))
+        self.people[found] = _Person(self.people[found].name, hash_token(token), hash_recovery(fresh))
+        return found, token, fresh
 
     def bot_to_act(self) -> int | None:
         """The seat to act if a bot plays it, else None."""
@@ -338,7 +378,7 @@ class Table:
         """Rebuild a table from the store: the current game is replayed from its seed and checked
         event by event against the stored log."""
         table = cls(saved.id, TableOptions.from_dict(saved.options), store, bots)
-        table.people = [_Person(s.name, s.token_hash) for s in saved.seats]
+        table.people = [_Person(s.name, s.token_hash, s.recovery_hash) for s in saved.seats]
         if saved.games:
             last = saved.games[-1]
             game = _new(table.options, last.names, last.seed, last.carry)

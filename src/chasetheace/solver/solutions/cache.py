@@ -43,8 +43,29 @@ SAMPLED_SECONDS = 30.0
 Progress = Callable[[str, float], None]
 """``progress(text, fraction)``: what the solver is doing, and about how much of it is done (0..1)."""
 
-_MEMORY: dict[tuple[str, int, str, float], Solution] = {}
+_MEMORY: dict[tuple[str, int, str, float], Solution] = {}  # the least recently used first
 _LOCK = threading.Lock()
+MEMORY_LIMIT = 16
+"""At most this many solutions are kept in memory (each can take hundreds of MB); the least
+recently used goes first. :func:`limit_memory` changes it (the web server keeps fewer)."""
+
+
+def limit_memory(count: int) -> None:
+    """Keep at most ``count`` (at least 1) solutions in memory from now on."""
+    global MEMORY_LIMIT
+    MEMORY_LIMIT = max(1, count)
+    _trim()
+
+
+def _remember(key: tuple[str, int, str, float], sol: Solution) -> None:
+    _MEMORY.pop(key, None)
+    _MEMORY[key] = sol
+    _trim()
+
+
+def _trim() -> None:
+    while len(_MEMORY) > MEMORY_LIMIT:
+        _MEMORY.pop(next(iter(_MEMORY)), None)
 
 
 def announce_solving(text: str, fraction: float) -> None:
@@ -87,6 +108,7 @@ def cached(rules: Rules, players: int, method: str = "auto", tolerance: float = 
     key = (rules_key(rules), players, method, tolerance)
     sol = _MEMORY.get(key)
     if sol is not None:
+        _remember(key, sol)  # used just now: the last to go
         return sol
     path = cache_path(rules, players, method, tolerance, folder)
     try:
@@ -95,7 +117,7 @@ def cached(rules: Rules, players: int, method: str = "auto", tolerance: float = 
         return None  # absent, or unreadable: solving again replaces it
     if sol.rules != rules or sol.players != players:
         return None
-    _MEMORY[key] = sol
+    _remember(key, sol)
     return sol
 
 
@@ -121,7 +143,7 @@ def solution_for(rules: Rules, players: int, *, method: str = "auto", tolerance:
         if sol is not None:
             return sol
         sol = _solve(rules, players, method, tolerance, progress)
-        _MEMORY[(rules_key(rules), players, method, tolerance)] = sol
+        _remember((rules_key(rules), players, method, tolerance), sol)
         save_json(sol, cache_path(rules, players, method, tolerance, folder))
         return sol
 

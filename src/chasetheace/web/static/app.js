@@ -11,6 +11,7 @@ const ui = {
   ws: null, welcome: null, table: null, seat: null, role: null, state: null,
   history: [], base: 0, fresh: true, gameNo: 0, retry: 0, wanted: null, ticking: null, previewing: false,
   online: false, myTurn: false, sound: false, token: null,
+  linkToken: null, badLink: false, trying: null, tried: null,
 };
 const TITLE = document.title;
 
@@ -35,6 +36,14 @@ function cardNode(card, extra) {
 }
 
 function tokenKey(table) { return "cta-token-" + table; }
+// a token this browser had that gave way to another (a seat link's): kept, never thrown away
+function spareKey(table) { return "cta-spare-" + table; }
+
+// A message that stays until it is dismissed (a toast goes by too fast for what happened to a seat).
+function notice(text) {
+  $("notice-text").textContent = text;
+  $("notice").hidden = false;
+}
 
 function toast(text) {
   const box = $("toast");
@@ -45,7 +54,9 @@ function toast(text) {
 }
 
 function show(section) {
+  const was = ["lobby", "join", "table"].find((id) => !$(id).hidden);
   for (const id of ["lobby", "join", "table"]) $(id).hidden = id !== section;
+  if (was !== section) window.scrollTo(0, 0);  // a new view opens at its top, not at the last one's scroll
 }
 
 function send(message) {
@@ -97,6 +108,16 @@ function receive(msg) {
 function showHint(text) {
   $("hint-text").textContent = "Hint: " + text;
   $("hint-text").hidden = false;
+  keepSeatInView();
+}
+
+// The panel at the bottom (prompt, buttons, hint) never covers your own seat and card: the page
+// scrolls just enough to show it above the panel.
+function keepSeatInView() {
+  const mine = document.querySelector(".seat.me");
+  if (!mine || $("table").hidden) return;
+  const over = mine.getBoundingClientRect().bottom + 6 - $("controls").getBoundingClientRect().top;
+  if (over > 0) window.scrollBy(0, over);
 }
 
 function onWelcome(msg) {
@@ -106,12 +127,23 @@ function onWelcome(msg) {
   if (!table) { show("lobby"); send({ type: "list" }); return; }
   ui.wanted = table;
   if (!rejoin(table)) {
-    // watch quietly to show who invited you and to what, until you take a seat or choose to watch
-    ui.previewing = true;
-    $("join-about").textContent = "You have been invited to a game of Chase the Ace.";
-    show("join");
-    send({ type: "watch", table });
+    if (ui.badLink) {
+      ui.badLink = false;
+      notice("The seat link you opened is not a whole seat link (it may have been cut short): it holds no seat. " +
+        "If you have a seat here, take it back with your recovery code; otherwise take a free seat or watch.");
+      $("recover-box").open = true;
+    }
+    showJoin(table);
   }
+}
+
+// The join page: watch quietly to show who invited you and to what, until you take a seat (or
+// take yours back with its recovery code) or choose to watch.
+function showJoin(table) {
+  ui.previewing = true;
+  $("join-about").textContent = "You have been invited to a game of Chase the Ace.";
+  show("join");
+  send({ type: "watch", table });
 }
 
 function preview(msg) {
@@ -127,7 +159,10 @@ function preview(msg) {
 
 // Back to our seat (or to watching) after a reload or a dropped connection; false if neither.
 function rejoin(table) {
-  const token = localStorage.getItem(tokenKey(table));
+  // a seat link's token is tried first; the token this browser has stays where it is meanwhile
+  const token = ui.linkToken || localStorage.getItem(tokenKey(table));
+  ui.trying = ui.linkToken ? "link" : token ? "stored" : null;
+  ui.tried = token;
   if (token) send({ type: "resume", table, token });
   else if (ui.role === "spectator") send({ type: "watch", table });
   else return false;
@@ -140,7 +175,16 @@ function onJoined(msg) {
   ui.table = msg.table;
   ui.seat = msg.seat;
   ui.role = msg.role;
-  if (msg.token) localStorage.setItem(tokenKey(msg.table), msg.token);
+  const token = msg.role === "player" ? msg.token || ui.tried : null;
+  if (token) {
+    const had = localStorage.getItem(tokenKey(msg.table));
+    if (had && had !== token) localStorage.setItem(spareKey(msg.table), had);
+    localStorage.setItem(tokenKey(msg.table), token);
+  }
+  if (ui.trying === "link" && msg.role === "player") toast("The seat link worked: this is your seat on this device.");
+  ui.linkToken = null; ui.trying = null; ui.tried = null;
+  $("recovery").hidden = !msg.recovery;
+  if (msg.recovery) $("recovery-code").textContent = msg.recovery;
   ui.fresh = true;  // the next state starts the page's log afresh
   ui.token = msg.role === "player" ? localStorage.getItem(tokenKey(msg.table)) : null;
   $("seat-link-box").hidden = !ui.token;
@@ -151,13 +195,41 @@ function onJoined(msg) {
 }
 
 function onError(msg) {
-  if (msg.code === "bad_token" || (msg.code === "no_table" && ui.wanted)) {
-    if (ui.wanted) localStorage.removeItem(tokenKey(ui.wanted));
-    if (msg.code === "no_table") { history.replaceState(null, "", "/"); ui.table = null; show("lobby"); }
-    else show("join");
+  if (msg.code === "bad_token" && ui.wanted) { badToken(ui.wanted); return; }
+  if (msg.code === "no_table" && ui.wanted) {
+    history.replaceState(null, "", "/"); ui.table = null; ui.linkToken = null; show("lobby");
+  }
+  if ((msg.code === "bad_recovery" || msg.code === "too_many_guesses") && !$("join").hidden) {
+    notice(msg.message);
+    $("recover-box").open = true;
   }
   if (msg.code === "replaced") { ui.seat = null; ui.role = "replaced"; }
   toast(msg.message);
+}
+
+// A token the server does not know. A seat link's: the page goes back to the token this browser
+// had (never lost for a link). This browser's own: its seat was taken back with the recovery code
+// somewhere else; the token is put aside, and the join page says how to take the seat back.
+function badToken(table) {
+  const own = localStorage.getItem(tokenKey(table));
+  if (ui.trying === "link") {
+    ui.linkToken = null;
+    if (own) {
+      notice("The seat link you opened does not hold a seat at this table (it may be old, cut short, or not " +
+        "yours). Nothing changed: you are back at your own seat.");
+      rejoin(table);
+      return;
+    }
+    notice("The seat link you opened does not hold a seat at this table: it may be old, cut short, or not " +
+      "yours. If you have a seat here, take it back with your recovery code; otherwise take a free seat or watch.");
+  } else {
+    if (own) { localStorage.setItem(spareKey(table), own); localStorage.removeItem(tokenKey(table)); }
+    notice("This browser's key to your seat here no longer works: the seat was probably taken back with its " +
+      "recovery code on another device. Enter your recovery code to take it back here.");
+  }
+  ui.trying = null; ui.tried = null; ui.role = null;
+  $("recover-box").open = true;
+  showJoin(table);
 }
 
 // --- the lobby ----------------------------------------------------------------------------------
@@ -310,7 +382,9 @@ function render(msg) {
   $("rematch").hidden = !(creator && t.status === "over");
   $("hint").hidden = !(mine && t.options.hints);
   if (!mine) $("hint-text").hidden = true;
-  $("review-link").hidden = t.status !== "over";
+  // reviews are for the games the server can judge (a 12-seat game's would be refused)
+  const reviewable = ace || (g && g.players <= ((ui.welcome && ui.welcome.limits.review_players) || 0));
+  $("review-link").hidden = !(t.status === "over" && reviewable);
   if (t.status === "over") $("review-link").href = `/t/${encodeURIComponent(t.id)}/review/${t.game_no}`;
   const banner = $("banner");
   banner.hidden = !(g && g.over);
@@ -324,6 +398,7 @@ function render(msg) {
   }
   $("prompt").textContent = prompt(t, g, mine);
   tick(t);
+  if (mine) keepSeatInView();
 }
 
 // The chips paid out at the end of the game, from the game_over event.
@@ -592,12 +667,14 @@ function logEvent(ev) {
 
 // --- wiring -------------------------------------------------------------------------------------
 
-// A seat link (/t/TABLE#seat=TOKEN) takes your seat on another device: the token goes into this
-// browser's storage and out of the address bar (a fragment is never sent to a server).
+// A seat link (/t/TABLE#seat=TOKEN) takes your seat on another device: the token is tried first,
+// and stored only once it has worked (a link can never cost this browser the seat it has); it
+// goes out of the address bar at once (a fragment is never sent to a server).
 function takeSeatFromLink() {
   const table = tableFromPath();
   const m = location.hash.match(/^#seat=([A-Za-z0-9_-]{16,64})$/);
-  if (table && m) localStorage.setItem(tokenKey(table), m[1]);
+  if (table && m) ui.linkToken = m[1];
+  else if (table && location.hash.startsWith("#seat=")) ui.badLink = true;
   if (location.hash) history.replaceState(null, "", location.pathname);
 }
 
@@ -610,6 +687,26 @@ document.addEventListener("DOMContentLoaded", () => {
     if (navigator.clipboard) navigator.clipboard.writeText($("seat-link").value).then(() => toast("Seat link copied: open it on your other device. Keep it to yourself."), () => {});
   });
   $("create-form").addEventListener("submit", createTable);
+  $("notice-close").addEventListener("click", () => { $("notice").hidden = true; });
+  $("recovery-done").addEventListener("click", () => { $("recovery").hidden = true; });
+  $("copy-recovery").addEventListener("click", () => {
+    if (navigator.clipboard) navigator.clipboard.writeText($("recovery-code").textContent).then(() => toast("Recovery code copied."), () => {});
+  });
+  $("recover-form").addEventListener("submit", (e) => {
+    e.preventDefault();
+    send({ type: "recover", table: tableFromPath(), code: $("recover-code").value });
+  });
+  window.addEventListener("resize", () => { if (ui.myTurn) keepSeatInView(); });
+  // a seat link opened in a tab already at the table: only the fragment changes
+  window.addEventListener("hashchange", () => {
+    takeSeatFromLink();
+    const table = tableFromPath();
+    if (ui.linkToken && ui.welcome && table) { ui.wanted = table; rejoin(table); }
+    else if (ui.badLink) {
+      ui.badLink = false;
+      notice("The seat link you opened is not a whole seat link (it may have been cut short): it holds no seat. Nothing changed.");
+    }
+  });
   $("join-form").addEventListener("submit", (e) => {
     e.preventDefault();
     send({ type: "join", table: tableFromPath(), name: $("join-name").value });
