@@ -85,3 +85,51 @@ def test_the_encoder_has_the_size_it_says() -> None:
     e.reset(seed=2)
     vec = e.observe(e.agent_selection)["observation"]
     assert vec.shape == (AceEncoder(7, 5).size,) and vec.dtype == np.float32
+
+
+def test_openspiel_round_passes_random_sim_test_and_is_zero_sum() -> None:
+    pyspiel = pytest.importorskip("pyspiel")
+    import chasetheace.adapters.openspiel_ace  # noqa: F401  (registers the game)
+
+    for params in ({}, {"players": 5, "max_offer": 3, "matador": 2}, {"players": 4, "max_offer": 0}):
+        game = pyspiel.load_game("python_ace_chasing", params)
+        pyspiel.random_sim_test(game, num_sims=20, serialize=False, verbose=False)
+        state = game.new_initial_state()
+        rng = random.Random(1)
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes = state.chance_outcomes()
+                state.apply_action(rng.choice([a for a, _ in outcomes]))
+            else:
+                state.apply_action(rng.choice(state.legal_actions()))
+        assert sum(state.returns()) == 0
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_openspiel_observations_name_only_known_cards(seed: int) -> None:
+    pyspiel = pytest.importorskip("pyspiel")
+    import chasetheace.adapters.openspiel_ace  # noqa: F401  (registers the game)
+
+    game = pyspiel.load_game("python_ace_chasing", {"players": 5, "max_offer": 2})
+    state = game.new_initial_state()
+    rng = random.Random(seed)
+    while not state.is_terminal():
+        if state.is_chance_node():
+            state.apply_action(rng.choice([a for a, _ in state.chance_outcomes()]))
+            continue
+        for seat in range(5):
+            named = _cards_named(np.asarray(state.information_state_tensor(seat)), 5)
+            assert named <= knowable(state.table, seat)
+            text = state.information_state_string(seat)
+            assert {c for c in CARDS if c in text.split()} <= knowable(state.table, seat)
+        state.apply_action(rng.choice(state.legal_actions()))
+
+
+def test_openspiel_bad_parameters_are_one_clear_error() -> None:
+    pyspiel = pytest.importorskip("pyspiel")
+    import chasetheace.adapters.openspiel_ace  # noqa: F401  (registers the game)
+
+    for bad, words in (({"players": 3}, "bad players"), ({"max_offer": -1}, "bad max_offer"),
+                       ({"matador": 9}, "bad matador"), ({"lives": 2}, "(?i)unknown parameter")):
+        with pytest.raises(Exception, match=words):
+            pyspiel.load_game("python_ace_chasing", bad)

@@ -6,7 +6,8 @@ Each adapter is a thin layer over the engine's public API and :meth:`Game.observ
   ``python_chase_the_ace`` (extra ``[spiel]``);
 - :mod:`chasetheace.adapters.pettingzoo`: the AEC environment ``chase_the_ace_v0`` (extra ``[rl]``);
 - :mod:`chasetheace.adapters.ace_chasing`: the AEC environment ``ace_chasing_v0`` of Ace Chasing
-  (extra ``[rl]``, its own encoder over ``AceChasingGame.observation``);
+  (extra ``[rl]``, its own encoder over ``AceChasingGame.observation``), and
+  :mod:`chasetheace.adapters.openspiel_ace`, the OpenSpiel game ``python_ace_chasing`` (one round);
 - :mod:`chasetheace.adapters.gymnasium`: a single-agent environment against engine bots (``[rl]``).
 
 They share one encoder, :mod:`chasetheace.adapters.encoding`, that turns an observation into a

@@ -82,8 +82,8 @@ class AceChasingSpielGame(pyspiel.Game):  # type: ignore[misc]
             num_distinct_actions=len(ACTION_WORDS) + top + 1,
             max_chance_outcomes=52,
             num_players=n,
-            min_utility=-float(top * (n - 1)),
-            max_utility=float(top * (n - 1)),
+            min_utility=-float(max(1, top * (n - 1))),  # bounds (OpenSpiel wants min < max)
+            max_utility=float(max(1, top * (n - 1))),
             utility_sum=0.0,
             max_game_length=n * (2 * MAX_OFFERS + 1))
         super().__init__(GAME_TYPE, info, merged)
