@@ -84,3 +84,51 @@ def test_a_move_the_store_fails_to_save_is_undone(tmp_path: Path, monkeypatch: p
     with pytest.raises(OSError, match="disk full"):
         table.act(game.to_act, "keep")
     assert every_view(table) == before
+
+
+def test_a_database_of_each_earlier_schema_is_upgraded_on_start(tmp_path: Path) -> None:
+    import sqlite3
+
+    from chasetheace.web.store import _SCHEMA, SCHEMA_VERSION, UPGRADES
+
+    assert sorted(UPGRADES) == list(range(1, SCHEMA_VERSION))  # a step from every earlier version
+    for version in range(1, SCHEMA_VERSION):
+        path = tmp_path / f"v{version}.sqlite3"
+        con = sqlite3.connect(path)
+        con.executescript(_SCHEMA)
+        for step in range(1, version):
+            for statement in UPGRADES[step]:
+                con.execute(statement)
+        con.execute("INSERT INTO meta VALUES ('schema', ?)", (str(version),))
+        con.execute("INSERT INTO tables VALUES ('T1', 1.0, '{}')")
+        con.execute("INSERT INTO seats (table_id, seat, name, token_hash) VALUES ('T1', 0, 'Ann', 'h')")
+        con.commit()
+        con.close()
+        store = Store(str(path))
+        assert store.db.execute("SELECT value FROM meta WHERE key='schema'").fetchone() == (
+            str(SCHEMA_VERSION),)
+        columns = {row[1] for row in store.db.execute("PRAGMA table_info(seats)")}
+        assert "recovery_hash" in columns
+        assert store.db.execute("SELECT name, token_hash FROM seats").fetchall() == [("Ann", "h")]
+        store.close()
+        Store(str(path)).close()  # opening it again changes nothing
+
+
+@pytest.mark.parametrize("version", ["99", "two"])
+def test_a_newer_or_unknown_schema_is_refused_changing_nothing(tmp_path: Path, version: str) -> None:
+    import sqlite3
+
+    from chasetheace.web.store import _SCHEMA
+
+    path = tmp_path / "other.sqlite3"
+    con = sqlite3.connect(path)
+    con.executescript(_SCHEMA)
+    con.execute("INSERT INTO meta VALUES ('schema', ?)", (version,))
+    con.commit()
+    con.close()
+    with pytest.raises(ValueError, match="schema version"):
+        Store(str(path))
+    con = sqlite3.connect(path)
+    assert con.execute("SELECT value FROM meta").fetchall() == [(version,)]
+    assert "recovery_hash" not in {row[1] for row in con.execute("PRAGMA table_info(seats)")}
+    con.close()

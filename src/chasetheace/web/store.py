@@ -34,7 +34,14 @@ from ..rules import Rules
 
 __all__ = ["Store", "StoredTable", "StoredSeat", "StoredGame", "StoredAction", "SCHEMA_VERSION"]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+"""The version of the database's layout this server reads and writes (``meta.schema``)."""
+
+UPGRADES: dict[int, tuple[str, ...]] = {
+    1: ("ALTER TABLE seats ADD COLUMN recovery_hash TEXT",),  # 1 -> 2: seats' recovery codes
+}
+"""The statements that take a database from each version to the next; a server upgrades an
+older database on start, one version after another, and refuses a newer one."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -116,15 +123,34 @@ class Store:
         self.db.execute("PRAGMA busy_timeout=5000")
         # checkpoints (which fsync) run in :meth:`checkpoint` off the event loop, not inside a commit
         self.db.execute("PRAGMA wal_autocheckpoint=0")
-        self.db.executescript(_SCHEMA)
-        row = self.db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
-        if "recovery_hash" not in {r[1] for r in self.db.execute("PRAGMA table_info(seats)")}:
-            self.db.execute("ALTER TABLE seats ADD COLUMN recovery_hash TEXT")  # seats' recovery codes
-        if row is None:
-            self.db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
-        elif row[0] != str(SCHEMA_VERSION):
-            raise ValueError(f"database {path!r} has schema version {row[0]}, this server reads "
-                             f"{SCHEMA_VERSION}")
+        self._upgrade(path)
+
+    def _upgrade(self, path: str) -> None:
+        """Create a new database at :data:`SCHEMA_VERSION`, or bring an older one up to it (in one
+        transaction); a newer one is refused, changing nothing."""
+        db = self.db
+        fresh = db.execute("SELECT name FROM sqlite_master WHERE name='meta'").fetchone() is None
+        db.executescript(_SCHEMA)
+        row = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+        if fresh or row is None:
+            version = 1  # _SCHEMA is version 1's layout; the upgrades bring it up to date
+        elif not str(row[0]).isdecimal():
+            raise ValueError(f"database {path!r} has an unknown schema version {row[0]!r}")
+        else:
+            version = int(row[0])
+        if version > SCHEMA_VERSION:
+            raise ValueError(f"database {path!r} has schema version {version}, written by a newer "
+                             f"chase-the-ace; this server reads up to {SCHEMA_VERSION}: upgrade the server")
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            for step in range(version, SCHEMA_VERSION):
+                for statement in UPGRADES[step]:
+                    db.execute(statement)
+            db.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
 
     def close(self) -> None:
         """Checkpoint and close the database."""
