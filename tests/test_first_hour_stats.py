@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 import chasetheace as cta
-from chasetheace.acechasing.events import RoundStarted
 from chasetheace.cli.stats import ENV_VAR, StatsStore, default_path, stats_path
+from chasetheace.acechasing.events import RoundStarted
 from chasetheace.events import FinalTie, HandStarted
 from helpers import cli_run as run
 
