@@ -9,7 +9,6 @@ import pytest
 
 import chasetheace as cta
 from chasetheace.cli.stats import ENV_VAR, StatsStore, default_path, stats_path
-from chasetheace.acechasing.events import RoundStarted
 from chasetheace.events import FinalTie, HandStarted
 from helpers import cli_run as run
 
@@ -124,23 +123,3 @@ def test_a_stats_file_that_fails_mid_session_is_a_note(capsys: pytest.CaptureFix
     assert err.startswith("chase-the-ace: note: cannot write the stats to :memory:") and err.count("\n") == 1
     keep_game(None, _finished(1), you=0, bots=[], preset="standard")  # no store: nothing to do
     assert capsys.readouterr().err == ""
-
-
-def test_ace_chasing_games_are_kept_too(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
-                                        tmp_path: Path) -> None:
-    path = tmp_path / "mine.sqlite3"
-    monkeypatch.setenv(ENV_VAR, str(path))
-    argv = ["play", "--game", "ace-chasing", "--seed", "3", "--players", "4", "--bot", "odds",
-            "--save", str(tmp_path / "ace.json")]
-    status, _, err = run(monkeypatch, capsys, argv, stdin="0\nd\nk\n" * 400)  # no bets, decline, keep
-    assert status == 0, err
-    game = cta.AceChasingGame.from_record(json.loads((tmp_path / "ace.json").read_text()))
-    assert game.over
-    status, out, err = run(monkeypatch, capsys, ["stats", "--json"])
-    assert status == 0, err
-    ace = json.loads(out)["ace_chasing"]
-    rounds = [ev for ev in game.events if isinstance(ev, RoundStarted) and 0 in ev.order]
-    assert ace == {"games": 1, "wins": int(list(game.winners) == [0]), "money": game.money[0],
-                   "rounds": len(rounds), "matador": sum(ev.matador == 0 for ev in rounds)}
-    status, out, _ = run(monkeypatch, capsys, ["stats"])
-    assert status == 0 and "Ace Chasing: 1 game," in out

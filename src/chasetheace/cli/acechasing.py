@@ -53,7 +53,6 @@ from .play import (
     parse_answer,
     play_again,
 )
-from .stats import keep_game, open_stats
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -281,7 +280,6 @@ def play_games(args: argparse.Namespace, console: Console, players: int, matador
     if args.save is not None:
         check_writable(args.save)
     pace = make_pace(console, args, "round")
-    stats = open_stats(getattr(args, "stats", None))  # your record, as for Chase the Ace
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(10**6)
     ledger = [0] * players
     number = 1
@@ -294,7 +292,6 @@ def play_games(args: argparse.Namespace, console: Console, players: int, matador
             say=lambda line: console.print(line, markup=False, soft_wrap=True),
             show=lambda obs: console.print(ace_table(obs)), pace=pace)
         console.print(ace_table(game.observation(0)))
-        keep_game(stats, game, you=0, bots=_specs(args.bot, players - 1, "bot seats"))
         ledger = [a + b for a, b in zip(ledger, game.money)]
         console.print(f"Money after {number} game{'s' if number > 1 else ''}: "
                       + " · ".join(f"{n} {m:+d}" for n, m in zip(game.names, ledger)), markup=False)

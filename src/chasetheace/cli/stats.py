@@ -1,6 +1,5 @@
 """Your record across runs of ``chase-the-ace play``: games, wins, lives lost per hand by position,
-and against which bots; for Ace Chasing, games, wins, money, rounds and rounds as the matador.
-``play`` adds each finished game; ``chase-the-ace stats`` shows them.
+and against which bots. ``play`` adds each finished game; ``chase-the-ace stats`` shows them.
 
 The games are kept in a small SQLite file in your data directory (from platformdirs, in the
 ``[cli]`` extra), or wherever ``--stats FILE`` or the environment variable
@@ -24,13 +23,11 @@ import os
 import sqlite3
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..acechasing.events import RoundStarted
-from ..acechasing.game import AceChasingGame
 from ..events import FinalTie, HandStarted, LivesLost
 from ..seats import position_name
 
@@ -55,16 +52,6 @@ CREATE TABLE IF NOT EXISTS games (
     shared INTEGER NOT NULL,      -- 1 if you shared the pot
     hands INTEGER NOT NULL
 );
-CREATE TABLE IF NOT EXISTS ace_games (  -- Ace Chasing (RULES.md part B)
-    id INTEGER PRIMARY KEY,
-    finished TEXT NOT NULL,
-    players INTEGER NOT NULL,
-    bots TEXT NOT NULL,
-    won INTEGER NOT NULL,         -- 1 if you were the last player left
-    money INTEGER NOT NULL,       -- what you won (or, below 0, lost) over the game
-    rounds INTEGER NOT NULL,      -- the rounds you were in
-    matador INTEGER NOT NULL      -- the rounds you were the matador
-);
 CREATE TABLE IF NOT EXISTS hands (
     game INTEGER NOT NULL REFERENCES games(id),
     hand INTEGER NOT NULL,
@@ -88,17 +75,13 @@ def stats_path(option: str | None = None) -> Path:
     return Path(chosen) if chosen else default_path()
 
 
-def keep_game(store: StatsStore | None, game: Game | AceChasingGame, *, you: int, bots: Sequence[str],
-              preset: str = "standard") -> None:
-    """Add a finished game (of either game) to ``store`` if there is one; a failure is a note on
-    stderr, not the end of the session (the game itself is over and saved)."""
+def keep_game(store: StatsStore | None, game: Game, *, you: int, bots: Sequence[str], preset: str) -> None:
+    """Add a finished game to ``store`` if there is one; a failure is a note on stderr, not the end
+    of the session (the game itself is over and saved)."""
     if store is None:
         return
     try:
-        if isinstance(game, AceChasingGame):
-            store.add_ace_chasing(game, you=you, bots=bots)
-        else:
-            store.add(game, you=you, bots=bots, preset=preset)
+        store.add(game, you=you, bots=bots, preset=preset)
     except ValueError as exc:
         print(f"chase-the-ace: note: {exc}", file=sys.stderr)
 
@@ -125,8 +108,6 @@ class Summary:
     shared: int
     by_position: list[dict[str, Any]]   # position, hands, lives_lost, per_hand
     by_bots: list[dict[str, Any]]       # bots, games, wins, rate
-    ace_chasing: dict[str, int] = field(default_factory=dict)
-    """Ace Chasing: games, wins, money won (net), rounds played and rounds as the matador."""
 
 
 class StatsStore:
@@ -159,25 +140,6 @@ class StatsStore:
         except sqlite3.Error as exc:
             raise ValueError(f"cannot write the stats to {self.path}: {exc}") from None
 
-    def add_ace_chasing(self, game: AceChasingGame, *, you: int, bots: Sequence[str]) -> None:
-        """Add a finished game of Ace Chasing in which you sat at seat ``you`` against ``bots``."""
-        if not game.over:
-            raise ValueError("only a finished game goes into the stats")
-        rounds = matador = 0
-        for event in game.events:
-            if isinstance(event, RoundStarted) and you in event.order:
-                rounds += 1
-                matador += event.matador == you
-        try:
-            with self._db:
-                self._db.execute(
-                    "INSERT INTO ace_games (finished, players, bots, won, money, rounds, matador) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    (datetime.now(UTC).isoformat(timespec="seconds"), game.players, json.dumps(list(bots)),
-                     int(list(game.winners) == [you]), game.money[you], rounds, matador))
-        except sqlite3.Error as exc:
-            raise ValueError(f"cannot write the stats to {self.path}: {exc}") from None
-
     def _insert(self, game: Game, hands: list[tuple[int, str, int, int]], won: bool, you: int,
                 bots: Sequence[str], preset: str) -> None:
         with self._db:
@@ -207,10 +169,7 @@ class StatsStore:
             lineups[key][0] += 1
             lineups[key][1] += won
         by_bots = [{"bots": k, "games": n, "wins": w, "rate": w / n} for k, (n, w) in lineups.items()]
-        row = db.execute("SELECT COUNT(*), COALESCE(SUM(won), 0), COALESCE(SUM(money), 0), "
-                         "COALESCE(SUM(rounds), 0), COALESCE(SUM(matador), 0) FROM ace_games").fetchone()
-        ace = dict(zip(("games", "wins", "money", "rounds", "matador"), map(int, row)))
-        return Summary(games, wins, shared, by_position, by_bots, ace)
+        return Summary(games, wins, shared, by_position, by_bots)
 
 
 def _your_hands(game: Game, you: int) -> list[tuple[int, str, int, int]]:
@@ -288,11 +247,6 @@ def _print(console: Any, s: Summary, path: Path) -> None:
     shared = f", {s.shared} pot{'s' if s.shared != 1 else ''} shared" if s.shared else ""
     console.print(f"[bold]{s.games} game{'s' if s.games != 1 else ''}[/], {s.wins} won{rate}{shared}. "
                   f"[dim]({escape(str(path))})[/dim]")
-    ace = s.ace_chasing
-    if ace.get("games"):
-        games = f"{ace['games']} game{'s' if ace['games'] != 1 else ''}"
-        console.print(f"Ace Chasing: {games}, {ace['wins']} won, money {ace['money']:+d}, "
-                      f"{ace['rounds']} rounds ({ace['matador']} as the matador).")
     if not s.games:
         return
     places = Table(title="Your lives lost per hand, by place in the turn order", title_justify="left",
