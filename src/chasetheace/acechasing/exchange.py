@@ -41,11 +41,10 @@ from fractions import Fraction
 from typing import Any
 
 from ..cards import Card, pack
+from .odds import DEFAULT_THRESHOLD
 
 __all__ = ["ExchangeOdds", "exchange_odds", "DEFAULT_THRESHOLD", "MISTAKE"]
 
-DEFAULT_THRESHOLD = 7
-"""The exchange rule of the default bot (``odds``): keep rank 7 or more, swap lower."""
 MISTAKE = 0.001
 """A choice whose knockout chance exceeds the best one's by more than this is a mistake."""
 PACK = tuple(pack(52))

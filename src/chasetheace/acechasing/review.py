@@ -2,22 +2,28 @@
 chance of being knocked out.
 
 There is no equilibrium solver for Ace Chasing: every decision is judged from what its seat could
-know (its observation alone), the cards it has not seen taken as a uniformly random draw from the
-cards it has not seen.
+know (its observation alone). Every figure makes the same two assumptions, and says so in the
+review's text and data:
 
-**Bets.** A bet is judged by :func:`chasetheace.acechasing.bots.knockout_chance`: the chance ``p``
-that the matador is knocked out. A bettor's offer of ``a`` wins ``a`` when the matador is knocked
-out and loses ``a`` otherwise, so it is worth ``a * (2p - 1)``; the matador accepting it is worth
-the opposite. An offer with ``p < 1/2``, or an acceptance with ``p > 1/2``, is *against the odds*;
-when the bet stands (the matador accepts) its cost is the money it gives away on average,
-``a * |2p - 1|`` (a declined offer gives nothing away). Declines and ``Offer(0)`` are not judged.
+- the cards the seat has not seen are a uniformly random draw from the cards it has not seen
+  (what the others bet, answered or exchanged before is not read as evidence about their cards);
+- the players still to exchange, the deciding seat included for the matador's chance, keep a card
+  of rank ``threshold`` or more and swap a lower one (``threshold`` 7: the ``odds`` bot's rule).
+
+**Bets.** A bet is judged by :func:`chasetheace.acechasing.odds.knockout_chance`: the chance ``p``
+that the matador is knocked out, counting the exchanges that follow the bets (the matador ends
+with whatever its right neighbour passes on). A bettor's offer of ``a`` wins ``a`` when the
+matador is knocked out and loses ``a`` otherwise, so it is worth ``a * (2p - 1)``; the matador
+accepting it is worth the opposite. An offer with ``p < 1/2``, or an acceptance with ``p > 1/2``,
+is *against the odds*; when the bet stands (the matador accepts) its cost is the money it gives
+away on average, ``a * |2p - 1|`` (a declined offer gives nothing away). Declines and
+``Offer(0)`` are not judged.
 
 **Exchanges.** A keep/swap decision is judged by the chance that the deciding player is knocked
 out this round if it keeps and if it swaps (:func:`chasetheace.acechasing.exchange.exchange_odds`:
-exact, with the players still to act exchanging as the default ``odds`` bot does). The best
-choice is the one with the lower chance; the cost of a choice is its chance minus the best one's
-(in knockouts: the chance of being knocked out it gives away). The money of the bets is not
-weighed here: the game is won by staying in.
+exact under the same assumptions). The best choice is the one with the lower chance; the cost of
+a choice is its chance minus the best one's (in knockouts: the chance of being knocked out it
+gives away). The money of the bets is not weighed here: the game is won by staying in.
 
 A decision is a *mistake* when its cost is above :data:`MISTAKE` (0.001, in its own unit:
 money for a bet, knockout chance for an exchange).
@@ -29,7 +35,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from .exchange import DEFAULT_THRESHOLD, MISTAKE, exchange_odds
+from ..cards import rank_char
+from .exchange import MISTAKE, exchange_odds
+from .odds import DEFAULT_THRESHOLD, knockout_chance
 
 __all__ = ["AceDecision", "AceReview", "judge_exchange", "review_ace_chasing", "MISTAKE"]
 
@@ -127,11 +135,21 @@ class AceReview:
                         "knockouts_given_away": round(sum(d.cost for d in swaps if d.mistake), 6)})
         return out
 
+    @property
+    def assumes(self) -> str:
+        """What every figure of the review assumes, in words."""
+        return (f"Every chance assumes that the players still to exchange keep a card of rank "
+                f"{rank_char(self.threshold)} or more and swap a lower one, and that the cards a "
+                "player had not seen were equally likely to be anywhere it had not seen (bets and "
+                "earlier exchanges are not read as evidence). Knockout chance: the matador's, after "
+                "the exchanges to come; keep/swap: the deciding player's own.")
+
     def to_dict(self, seat: int | None = None) -> dict[str, Any]:
         """The review as data; ``seat`` keeps one player's part."""
         return {"format": "chase-the-ace/review", "version": 1, "game": "ace-chasing",
                 "players": list(self.names), "complete": self.complete,
                 "mistake_threshold": MISTAKE, "exchange_threshold": self.threshold,
+                "assumes": self.assumes,
                 "decisions": [d.to_dict() for d in self.decisions if seat is None or d.seat == seat],
                 "summary": [s for s in self.summary() if seat is None or s["seat"] == seat]}
 
@@ -149,8 +167,7 @@ class AceReview:
         if not self.complete:
             lines.append("(the record stops before the end of the game)")
         lines.append("")
-        lines.append(f"Exchanges: the chance of being knocked out this round, the players still to "
-                     f"act keeping rank {self.threshold} or more.")
+        lines.append(self.assumes)
         lines.append("player        decisions  mistakes  bets judged  against the odds  money given away"
                      "  exchanges  exchange mistakes  knockouts given away")
         for s in self.summary():
@@ -172,13 +189,11 @@ class AceReview:
 def judge_exchange(observation: Mapping[str, Any], action: str,
                    threshold: int = DEFAULT_THRESHOLD) -> AceDecision:
     """One keep/swap decision judged from the deciding seat's observation alone (``index`` 0)."""
-    from .bots import knockout_chance
-
     seat = observation["seat"]
     odds = exchange_odds(observation, threshold)
     cost = odds.cost(action)
     return AceDecision(0, observation["round"], seat, observation["names"][seat], "exchanger", action,
-                       0, observation["card"], knockout_chance(observation), cost, True,
+                       0, observation["card"], knockout_chance(observation, threshold), cost, True,
                        cost > MISTAKE, odds.keep, odds.swap, odds.call)
 
 
@@ -187,7 +202,6 @@ def review_ace_chasing(record: Mapping[str, Any], threshold: int = DEFAULT_THRES
 
     ``threshold``: the rank from which the players still to act are taken to keep their card.
     """
-    from .bots import knockout_chance
     from .game import AceAction, AceChasingGame, Offer
 
     decisions: list[AceDecision] = []
@@ -200,7 +214,7 @@ def review_ace_chasing(record: Mapping[str, Any], threshold: int = DEFAULT_THRES
             decisions.append(replace(judge_exchange(obs, AceAction(move).value, threshold),
                                      index=len(decisions)))
             return
-        p = knockout_chance(obs)
+        p = knockout_chance(obs, threshold)
         if isinstance(move, Offer):
             amount, role, action = move.amount, "bettor", "offer"
             cost = max(0.0, amount * (1 - 2 * p))  # counted below only if the bet stands

@@ -313,7 +313,7 @@ def simulate_from_cli(args: argparse.Namespace) -> int:
     if args.csv is not None:
         check_writable(args.csv)  # before the run, not after it
     result = simulate_ace_chasing(players=players, bots=args.bot or ["odds"], games=args.games or 1000,
-                                  seed=args.seed)
+                                  seed=args.seed, shuffle_seats=bool(getattr(args, "shuffle_seats", False)))
     print(json.dumps(result, indent=2) if args.json else "\n".join(format_simulation(result)))
     if args.csv is not None:
         write_csv(result, args.csv)
@@ -350,7 +350,7 @@ def run_play(args: argparse.Namespace) -> int:
 def run_simulate(args: argparse.Namespace) -> int:
     """``simulate`` with the arguments of :func:`add_simulate_arguments`; the exit status."""
     result = simulate_ace_chasing(players=args.players, bots=args.bot or ["odds"], games=args.games,
-                                  seed=args.seed)
+                                  seed=args.seed, shuffle_seats=args.shuffle_seats)
     print(json.dumps(result, indent=2) if args.json else "\n".join(format_simulation(result)))
     return 0
 
@@ -388,6 +388,10 @@ def run_replay(args: argparse.Namespace) -> int:
     return 0
 
 
+SHUFFLE_HELP = ("seat the bots in a fresh random order every game, so each meets every place and "
+                "neighbour (for comparing bots: see the by-bot table)")
+
+
 def _bot_help() -> str:
     kinds = "; ".join(kind.help for kind in ACE_CHASING_BOTS.values())
     return f"a bot, once for every bot seat or once per seat ({kinds}); default odds"
@@ -414,6 +418,7 @@ def add_simulate_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--games", type=int, default=1000, metavar="N", help="games to play (default 1000)")
     parser.add_argument("--seed", type=int, default=1, help="seed (default 1): same seed, same numbers")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of text")
+    parser.add_argument("--shuffle-seats", action="store_true", help=SHUFFLE_HELP)
 
 
 def register(subparsers: Any) -> None:

@@ -154,6 +154,8 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
             print(f"{PROG}: note: the fast engine plays chase-the-ace only; using {args.game}'s own",
                   file=sys.stderr)
         return SIMULATE_GAMES[args.game](args)
+    if args.shuffle_seats:
+        raise ValueError(f"--shuffle-seats is for ace-chasing, not {args.game}")
     rules = rules_from_args(args.preset, args.rule)
     players = args.players if args.players is not None else (
         len(args.bot) if args.bot and len(args.bot) > 1 else _preset_players(args.preset) or 5)
@@ -410,6 +412,8 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--plot", metavar="FILE.png", help="also draw the loss rates (needs matplotlib)")
     sim.add_argument("--save", metavar="FILE", help="also write the record of the run's first game "
                      "(JSON, for replay and review)")
+    sim.add_argument("--shuffle-seats", action="store_true",
+                     help="ace-chasing only: " + ace_chasing_command.SHUFFLE_HELP)
     sim.set_defaults(func=_cmd_simulate)
 
     rules = sub.add_parser("rules", help="the presets, or every option of one",

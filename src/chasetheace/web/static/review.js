@@ -90,9 +90,9 @@ function showAce(data) {
     verdictLine(li, text, verdict, mistake);
     list.appendChild(li);
   }
-  $("solutions").textContent = `Cards a player had not seen are taken as a random draw; the players ` +
-    `still to act are taken to keep a card of rank ${data.exchange_threshold} or more and swap a lower ` +
-    `one. A mistake gives away more than ${data.mistake_threshold}.`;
+  $("solutions").textContent = (data.assumes || `Cards a player had not seen are taken as a random ` +
+    `draw; the players still to act are taken to keep a card of rank ${data.exchange_threshold} or ` +
+    `more and swap a lower one.`) + ` A mistake gives away more than ${data.mistake_threshold}.`;
 }
 
 function show(data) {
