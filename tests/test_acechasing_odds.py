@@ -308,3 +308,26 @@ def test_shuffle_seats_on_the_command_line(capsys: pytest.CaptureFixture[str]) -
     assert '"shuffle_seats": true' in capsys.readouterr().out
     assert main(["simulate", "--games", "2", "--shuffle-seats"]) == 2
     assert "--shuffle-seats is for ace-chasing" in capsys.readouterr().err
+
+
+def test_the_review_of_the_issues_position_counts_the_exchanges() -> None:
+    """Ann, the matador of five on J♣, accepts Bob's bet of 10: the review gives her chance after
+    the exchanges (49.6%, not the 0.1% of nobody exchanging), says what it assumes, and calls the
+    acceptance worth only a little."""
+    from chasetheace.acechasing.review import review_ace_chasing
+
+    game = AceChasingGame(5, stack=["2d", "9d", "4d", "5d", "Jc"], seed=1)
+    game.act(Offer(10))
+    game.act("accept")
+    while game.phase == "betting":
+        game.act(Offer(0))
+    review = review_ace_chasing(game.record())
+    ann = review.decisions[1]
+    assert (ann.seat, ann.action, ann.card) == (0, "accept", "Jc")
+    assert ann.knockout_chance == pytest.approx(knockout_chance(game.observation(0) | {
+        "phase": "betting", "cards": ["Jc", None, None, None, None]}))
+    assert 0.49 < ann.knockout_chance < 0.5 and not ann.against_the_odds
+    assert "knockout chance 49.6% - fine: worth +0.07 on average" in ann.text()
+    text = review.text()
+    assert "players still to exchange keep a card of rank 7 or more" in text
+    assert review.to_dict()["assumes"] in text

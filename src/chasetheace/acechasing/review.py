@@ -103,8 +103,13 @@ class AceDecision:
                     f"call: {self.call} - {verdict}")
         what = f"{self.action} {self.amount}"
         given = f", gives away {self.cost:.2f} on average" if self.cost else " (declined: nothing lost)"
+        p = self.knockout_chance
+        worth = self.amount * abs(2 * p - 1)  # on the right side of 1/2: what it is worth to it
+        fine = f"fine: worth {worth:+.2f} on average" + (" if it stands" if self.role == "bettor" else "")
+        if worth < 0.005 * max(self.amount, 1):
+            fine = "fine, but a coin toss"
         verdict = (f"AGAINST THE ODDS{given}" if self.against_the_odds
-                   else "fine" if self.judged else "not judged")
+                   else fine if self.judged else "not judged")
         return (f"{self.name} ({self.role}{held}): {what}; knockout chance {self.knockout_chance:.1%}"
                 f" - {verdict}")
 
