@@ -188,6 +188,10 @@ def solving_progress() -> Iterator[Progress]:
 def hint_line(obs: Observation) -> str:
     """The solver's hint for the seat of ``obs`` (from that observation alone), as one line;
     solving first, with a progress bar, if the solution is not cached yet."""
+    from .extras import needs_solver_text, solver_missing
+
+    if solver_missing():  # say so at once, before announcing a solve that cannot start
+        return needs_solver_text("Hints", plural=True)
     from ..solver.uses.advice import hint_for
 
     try:
@@ -196,7 +200,7 @@ def hint_line(obs: Observation) -> str:
     except ValueError as exc:  # rules the solver does not model, or a situation it never met
         return f"No hint here: {exc}"
     except ImportError as exc:
-        return f"Hints need the solver ({exc.name} is missing): pip install 'chase-the-ace[solve]'"
+        return needs_solver_text("Hints", missing=exc.name, plural=True)
 
 
 def ask(console: Console, obs: Observation, rules: Rules, hints: bool = False) -> Action:
@@ -204,8 +208,11 @@ def ask(console: Console, obs: Observation, rules: Rules, hints: bool = False) -
     the solver's hint first (``h`` shows it on demand)."""
     from rich.markup import escape
 
+    from .extras import solver_missing
+
     console.print(f"[bold]{escape(_question(obs))}[/bold]")
-    if hints:
+    can_hint = solver_missing() is None
+    if hints and can_hint:  # without the solver, the start of the game said so once
         console.print("  " + hint_line(obs), markup=False)
     while True:
         answer = parse_answer(console.input("[bold cyan]keep or swap? \\[k/s][/] "))
@@ -223,7 +230,8 @@ def ask(console: Console, obs: Observation, rules: Rules, hints: bool = False) -
                 console.print("  " + line, markup=False)
             continue
         console.print("  Answer [bold]k[/] (keep, stand) or [bold]s[/] (swap, change); "
-                      "[bold]h[/] for a hint, [bold]r[/] for the rules, [bold]q[/] to leave.")
+                      + ("[bold]h[/] for a hint, " if can_hint else "")
+                      + "[bold]r[/] for the rules, [bold]q[/] to leave.")
 
 
 def _save(path: str | None, game: Game) -> None:
@@ -316,6 +324,8 @@ def play_chase_the_ace(args: argparse.Namespace, console: Console, rules: Rules)
     """
     from rich.markup import escape
 
+    from .extras import needs_solver_text, solver_missing
+
     players = args.players if args.players is not None else (
         len(args.bot) + 1 if args.bot and len(args.bot) > 1 else args.default_players)
     if players < 2:
@@ -333,8 +343,11 @@ def play_chase_the_ace(args: argparse.Namespace, console: Console, rules: Rules)
     console.print(f"[bold]{heading}[/] · {players} players · seed {seed}")
     you = "You" if args.name == "You" else f"You ({args.name})"
     console.print(f"{you} against {who}.", markup=False)
-    console.print("Lowest card loses a life. Answer [bold]k[/] to keep (stand), [bold]s[/] to swap "
-                  "(change); [bold]h[/] hint, [bold]r[/] rules, [bold]q[/] quit.")
+    console.print(f"Lowest card loses a life. Answer [bold]k[/] to keep (stand), [bold]s[/] to swap "
+                  f"(change); {'' if solver_missing() else '[bold]h[/] hint, '}[bold]r[/] rules, "
+                  "[bold]q[/] quit.")
+    if solver_missing():
+        console.print(needs_solver_text("Hints", plural=True) + ".", markup=False)
     choices = random.Random(seed)
     number = 1
     while True:

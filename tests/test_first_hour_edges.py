@@ -1,0 +1,82 @@
+"""Issue 23, the first hour's last rough edges: hints and reviews where the solver is not installed,
+save files, flags that do not apply, and the words players see."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from chasetheace.cli import extras
+from helpers import cli_run as run
+
+NEEDS = "need the solver, which is not installed here (numpy is missing): run "
+
+
+@pytest.fixture
+def no_solver(monkeypatch: pytest.MonkeyPatch) -> None:
+    """As in a light install (`make play`): numpy and scipy missing."""
+    monkeypatch.setattr(extras, "solver_missing", lambda: "numpy")
+
+    def refuse(*args: object, **kwargs: object) -> object:
+        raise AssertionError("the solver was started")
+
+    import chasetheace.solver.uses.advice as advice
+
+    monkeypatch.setattr(advice, "hint_for", refuse)
+
+
+def test_without_the_solver_the_game_says_once_how_to_add_hints(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], no_solver: None) -> None:
+    status, out, err = run(monkeypatch, capsys, ["play", "--seed", "1", "--delay", "0"],
+                           stdin="h\nq\n")
+    assert status == 0, err
+    start = out[:out.index("Hints")]
+    assert "h[/] hint" not in start and " h hint" not in start and "r rules" in start
+    assert out.count("Hints " + NEEDS) == 2  # at the start, and when asked
+    assert "solving" not in out + err
+
+
+def test_without_the_solver_hints_flag_is_said_once(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], no_solver: None) -> None:
+    status, out, _ = run(monkeypatch, capsys, ["play", "--seed", "1", "--delay", "0", "--hints"],
+                         stdin="k\n" * 3 + "q\n")
+    assert status == 0 and out.count(NEEDS) == 1
+
+
+def test_review_without_the_solver_is_one_line(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path,
+        no_solver: None) -> None:
+    record = tmp_path / "game.json"
+    status, _, err = run(monkeypatch, capsys, ["simulate", "--games", "1", "--save", str(record)])
+    assert status == 0, err
+    for argv in (["review", str(record)], ["review", str(record), "--json"]):
+        status, out, err = run(monkeypatch, capsys, argv)
+        assert status == 2 and out == ""
+        assert err.startswith("chase-the-ace: error: A review of Chase the Ace needs the solver")
+        assert err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_an_ace_chasing_review_needs_no_solver(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path,
+        no_solver: None) -> None:
+    import chasetheace as cta
+
+    game = cta.AceChasingGame(5, seed=2)
+    cta.play_ace_chasing_game(game, [cta.make_ace_chasing_bot("odds")] * 5, seed=2)
+    record = tmp_path / "ace.json"
+    record.write_text(json.dumps(game.record()))
+    status, out, err = run(monkeypatch, capsys, ["review", str(record), "--json"])
+    assert status == 0, err
+    assert json.loads(out)["game"] == "ace-chasing"
+
+
+def test_the_command_named_is_the_one_that_works_here(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "prefix", str(extras.ROOT / ".venv"))
+    assert extras.solver_install_command() == "make hints"
+    monkeypatch.setattr(sys, "prefix", "/somewhere/else")
+    assert extras.solver_install_command() == f"{sys.executable} -m pip install -e '{extras.ROOT}[solve]'"
+    monkeypatch.setattr(extras, "ROOT", Path("/no/checkout"))
+    assert extras.solver_install_command() == "pip install 'chase-the-ace[solve]'"
