@@ -59,6 +59,7 @@ def test_another_game_in_the_same_session(monkeypatch: pytest.MonkeyPatch,
     # every line read before "Another game?": decisions, Enter after a hand sat out, watch or skip
     decisions = sum(once.count(q) for q in ("keep or swap?", "Press Enter", "Watch the rest"))
     assert "Money after 1 game:" in once and "Another game?" in once
+    record.unlink()  # --save never overwrites a saved game
     status, out, err = run(monkeypatch, capsys, argv, stdin="k\n" * decisions + "y\n" + "k\n" * 100)
     assert status == 0 and err == ""
     assert "Money after 1 game:" in out and "Money after 2 games:" in out

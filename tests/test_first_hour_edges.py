@@ -80,3 +80,28 @@ def test_the_command_named_is_the_one_that_works_here(monkeypatch: pytest.Monkey
     assert extras.solver_install_command() == f"{sys.executable} -m pip install -e '{extras.ROOT}[solve]'"
     monkeypatch.setattr(extras, "ROOT", Path("/no/checkout"))
     assert extras.solver_install_command() == "pip install 'chase-the-ace[solve]'"
+
+
+@pytest.mark.parametrize("argv", [["play"], ["play", "--game", "ace-chasing"], ["ace-chasing", "play"]])
+def test_save_never_overwrites_a_saved_game(monkeypatch: pytest.MonkeyPatch,
+                                            capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                            argv: list[str]) -> None:
+    saved = tmp_path / "game.json"
+    saved.write_text('{"a finished": "record"}\n')
+    status, out, err = run(monkeypatch, capsys, [*argv, "--seed", "1", "--delay", "0", "--save",
+                                                 str(saved)], stdin="k\n" * 50)
+    assert status == 2 and out == ""
+    assert err.startswith(f"chase-the-ace: error: {saved} already exists") and err.count("\n") == 1
+    assert str(tmp_path / "game-2.json") in err
+    assert saved.read_text() == '{"a finished": "record"}\n'
+
+
+def test_a_sessions_next_record_skips_an_earlier_sessions_file(tmp_path: Path) -> None:
+    from chasetheace.cli.play import record_path
+
+    base = str(tmp_path / "game.json")
+    assert record_path(base, 2) == str(tmp_path / "game-2.json")
+    (tmp_path / "game-2.json").write_text("{}")
+    (tmp_path / "game-3.json").write_text("{}")
+    assert record_path(base, 2) == str(tmp_path / "game-4.json")
+    assert record_path(None, 2) is None

@@ -48,10 +48,11 @@ from .play import (
     QuitGame,
     bot_names,
     bot_specs,
+    check_new_record,
     make_pace,
-    numbered,
     parse_answer,
     play_again,
+    record_path,
 )
 
 if TYPE_CHECKING:
@@ -279,6 +280,7 @@ def play_games(args: argparse.Namespace, console: Console, players: int, matador
 
     if args.save is not None:
         check_writable(args.save)
+        check_new_record(args.save)
     pace = make_pace(console, args, "round")
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(10**6)
     ledger = [0] * players
@@ -287,7 +289,7 @@ def play_games(args: argparse.Namespace, console: Console, players: int, matador
         game = play_ace_chasing(
             players=players, name=args.name, bots=args.bot, seed=seed if number == 1 else
             random.Random(f"{seed}/{number}").randrange(10**6), matador=matador,
-            save=numbered(args.save, number),
+            save=record_path(args.save, number) if number > 1 else args.save,
             ask=lambda prompt: console.input(f"[bold cyan]{escape(prompt)}[/]"),
             say=lambda line: console.print(line, markup=False, soft_wrap=True),
             show=lambda obs: console.print(ace_table(obs)), pace=pace)

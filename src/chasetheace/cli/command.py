@@ -118,6 +118,7 @@ def _cmd_play(args: argparse.Namespace) -> int:
     rules = rules_from_args(args.preset, args.rule)
     if args.save is not None and not args.rules_help:
         check_writable(args.save)  # before the first deal, not at the first save
+        terminal.check_new_record(args.save)
     console = make_console()
     if args.rules_help and args.game == "chase-the-ace":  # other games explain their own
         console.print(f"[bold]The rules in force[/] ({preset_info(args.preset).name}"

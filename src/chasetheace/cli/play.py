@@ -35,7 +35,8 @@ if TYPE_CHECKING:
     from rich.table import Table
 
 __all__ = ["table_view", "bot_specs", "bot_names",
-           "parse_answer", "QuitGame", "tell", "ask", "run_table", "numbered", "play_chase_the_ace",
+           "parse_answer", "QuitGame", "tell", "ask", "run_table", "numbered", "record_path",
+           "check_new_record", "play_chase_the_ace",
            "hint_line", "solving_progress", "game_heading", "make_pace", "play_again"]
 
 KEEP_WORDS = {"k", "keep", "stand", "st", "stay", "stick"}
@@ -352,7 +353,7 @@ def play_chase_the_ace(args: argparse.Namespace, console: Console, rules: Rules)
     number = 1
     while True:
         game = session.new_game()
-        path = numbered(args.save, number)
+        path = record_path(args.save, number) if number > 1 else args.save
         _save(path, game)  # fail now, not after the game, if the file cannot be written
         bots: list[Bot | None] = [None, *(make_bot(s, rules, players) for s in specs)]
         run_table(console, game, bots, 0, choices, path, hints=getattr(args, "hints", False),
@@ -397,6 +398,23 @@ def make_pace(console: Console, args: argparse.Namespace, unit: str = "hand") ->
         return console.input(f"[{style}]{escape(prompt)}[/]")
 
     return Pace(delay=delay, ask=ask, unit=unit)
+
+
+def check_new_record(path: str) -> None:
+    """Refuse (ValueError, one line) a ``--save`` file that exists: a saved game is never overwritten."""
+    if Path(path).exists():
+        raise ValueError(f"{path} already exists, and --save does not overwrite a saved game: give "
+                         f"another name (for example {record_path(path, 2)}) or delete it")
+
+
+def record_path(path: str | None, number: int) -> str | None:
+    """The file of the ``number``-th game's record: :func:`numbered`, or if a file of that name
+    already exists (an earlier session's), the next numbered name that is free."""
+    name = numbered(path, number)
+    while name is not None and Path(name).exists():
+        number += 1
+        name = numbered(path, max(number, 2))
+    return name
 
 
 def numbered(path: str | None, number: int) -> str | None:
