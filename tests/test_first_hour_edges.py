@@ -105,3 +105,51 @@ def test_a_sessions_next_record_skips_an_earlier_sessions_file(tmp_path: Path) -
     (tmp_path / "game-3.json").write_text("{}")
     assert record_path(base, 2) == str(tmp_path / "game-4.json")
     assert record_path(None, 2) is None
+
+
+def test_ace_chasing_hints_tell_the_odds(monkeypatch: pytest.MonkeyPatch,
+                                         capsys: pytest.CaptureFixture[str], no_solver: None) -> None:
+    """--hints is not ignored at Ace Chasing: the odds before each decision, and h at any question
+    (no solver needed)."""
+    status, out, _ = run(monkeypatch, capsys, ["ace-chasing", "play", "--seed", "3", "--delay", "0",
+                                               "--matador", "1", "--hints"], stdin="h\n0\nq\n")
+    assert status == 0
+    assert "The odds take the cards you have not seen" in out
+    assert out.count("Odds: Bob (the matador) is knocked out 49.0% of the time") == 2
+    status, out, _ = run(monkeypatch, capsys, ["play", "--game", "ace-chasing", "--seed", "3",
+                                               "--delay", "0"], stdin="h\nq\n")
+    assert status == 0 and "Odds: " in out and NEEDS not in out
+
+
+def test_ace_chasing_money_once_and_a_heading_for_game_two(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from rich.console import Console
+
+    again = ["y", "n"]
+
+    def answer(self: Console, prompt: str = "", **kwargs: object) -> str:
+        reply = (again.pop(0) if "Another game" in prompt else "0" if "Bet how much" in prompt
+                 else "a" if "Accept" in prompt else "k" if "Keep" in prompt
+                 else "s" if "Watch" in prompt else "")
+        self.print(prompt + reply, markup=False)
+        return reply
+
+    monkeypatch.setattr(Console, "input", answer)
+    status, out, _ = run(monkeypatch, capsys, ["ace-chasing", "play", "--seed", "5", "--delay", "0"])
+    assert status == 0
+    assert "Money after 1 game:" in out and "Money after 2 games:" in out
+    assert "\nMoney: " not in out and not out.startswith("Money: ")
+    assert "Game 2" in out and out.index("Money after 1 game:") < out.index("Game 2")
+
+
+def test_replay_speaks_to_you_as_you(monkeypatch: pytest.MonkeyPatch,
+                                     capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    import chasetheace as cta
+
+    game = cta.AceChasingGame(["You", "Bob", "Cat", "Dan"], seed=4)
+    cta.play_ace_chasing_game(game, [cta.make_ace_chasing_bot("odds")] * 4, seed=4)
+    record = tmp_path / "ace.json"
+    record.write_text(json.dumps(game.record()))
+    status, out, _ = run(monkeypatch, capsys, ["replay", str(record)])
+    assert status == 0
+    assert "You are the matador" in out and "You is" not in out

@@ -39,7 +39,7 @@ from ..cards import rank_char
 from .exchange import MISTAKE, exchange_odds
 from .odds import DEFAULT_THRESHOLD, knockout_chance
 
-__all__ = ["AceDecision", "AceReview", "judge_exchange", "review_ace_chasing", "MISTAKE"]
+__all__ = ["AceDecision", "AceReview", "judge_exchange", "review_ace_chasing", "odds_hint", "MISTAKE"]
 
 
 @dataclass(frozen=True)
@@ -240,3 +240,32 @@ def review_ace_chasing(record: Mapping[str, Any], threshold: int = DEFAULT_THRES
         if d.action == "offer" and d.cost and (answer is None or answer.action != "accept"):
             decisions[i] = replace(d, cost=0.0)
     return AceReview(list(game.names), decisions, game.over, threshold)
+
+
+def odds_hint(observation: Mapping[str, Any], threshold: int = DEFAULT_THRESHOLD) -> str:
+    """The odds of the decision in front of ``observation["seat"]``, in words, with the call they
+    make (as the ``exact`` bot decides), from that observation alone: a hint for a person.
+
+    >>> import chasetheace as cta
+    >>> game = cta.AceChasingGame(5, stack=["2d", "9d", "4d", "5d", "Jc"])
+    >>> _ = game.act(cta.Offer(10))
+    >>> odds_hint(game.observation(0))
+    'You are knocked out 49.6% of the time; accepting 10 is worth +0.07 to you on average: accept.'
+    """
+    legal = observation["legal"]
+    if "keep" in legal:
+        odds = exchange_odds(observation, threshold)
+        call = "either" if odds.call == "either" else odds.best
+        return (f"You are knocked out {odds.keep:.1%} if you keep, {odds.swap:.1%} if you swap: "
+                f"{call}.")
+    p = knockout_chance(observation, threshold)
+    if "accept" in legal:
+        amount = observation["offer"]["amount"]
+        worth = amount * (1 - 2 * p)
+        return (f"You are knocked out {p:.1%} of the time; accepting {amount} is worth "
+                f"{worth:+.2f} to you on average: {'accept' if worth > 0 else 'decline'}.")
+    if "offer" in legal:
+        who = observation["names"][observation["matador"]]
+        return (f"{who} (the matador) is knocked out {p:.1%} of the time: a bet of 10 is worth "
+                f"{10 * (2 * p - 1):+.2f} to you on average: {'bet' if p > 0.5 else 'do not bet'}.")
+    return "Nothing to decide now."

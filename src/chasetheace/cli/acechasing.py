@@ -23,6 +23,8 @@ import argparse
 import csv
 import json
 import random
+import shutil
+import textwrap
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -33,6 +35,7 @@ from ..acechasing.game import MAX_OFFERS, AceAction, AceChasingGame, Offer
 from ..acechasing.kind import BOTS as ACE_CHASING_BOTS
 from ..acechasing.kind import make_ace_chasing_bot
 from ..acechasing.render import narrate
+from ..acechasing.review import odds_hint
 from ..acechasing.sim import format_simulation, simulate_ace_chasing
 from ..errors import RecordError
 from ..events import Eliminated, GameOver
@@ -43,6 +46,7 @@ from .ace_view import left_neighbour
 from .pacing import Pace, parse_delay
 from .play import (
     HELP_WORDS,
+    HINT_WORDS,
     QUIT_WORDS,
     RULES_WORDS,
     QuitGame,
@@ -69,7 +73,8 @@ __all__ = [
 # --- play --------------------------------------------------------------------------------------
 
 def parse_reply(text: str, legal: Sequence[str]) -> AceAction | Offer | str | None:
-    """A person's reply as an action, ``'quit'``, ``'help'`` or ``'rules'``; None if it makes no sense.
+    """A person's reply as an action, ``'quit'``, ``'help'``, ``'rules'`` or ``'hint'``; None if it
+    makes no sense.
 
     >>> parse_reply("5", ["offer"]), parse_reply("no", ["accept", "decline"])
     (Offer(amount=5), <AceAction.DECLINE: 'decline'>)
@@ -78,7 +83,8 @@ def parse_reply(text: str, legal: Sequence[str]) -> AceAction | Offer | str | No
         answer = parse_answer(text)
         return {"keep": AceAction.KEEP, "swap": AceAction.SWAP}.get(answer or "", answer)
     word = text.strip().lower().rstrip("!.")
-    for meaning, words in (("quit", QUIT_WORDS), ("help", HELP_WORDS), ("rules", RULES_WORDS)):
+    for meaning, words in (("quit", QUIT_WORDS), ("help", HELP_WORDS), ("rules", RULES_WORDS),
+                           ("hint", HINT_WORDS)):
         if word in words:
             return meaning
     replies: dict[str, dict[str, AceAction | Offer]] = {
@@ -95,13 +101,17 @@ def parse_reply(text: str, legal: Sequence[str]) -> AceAction | Offer | str | No
 
 PROMPTS = {
     "offer": ("Bet how much that the matador is knocked out? [a whole number, 0 or n for no bet] ",
-              "Answer a whole number to offer (0 or n: no bet); r for the rules, q to leave."),
+              "Answer a whole number to offer (0 or n: no bet); h for the odds, r for the rules, "
+              "q to leave."),
     "accept": ("Accept or decline? [a/d] ",
-               "Answer a to accept the bet, d to decline it; r for the rules, q to leave."),
+               "Answer a to accept the bet, d to decline it; h for the odds, r for the rules, "
+               "q to leave."),
     "keep": ("Keep or swap with your left neighbour? [k/s] ",
-             "Answer k to keep your card, s to swap with the player on your left; r for the rules, "
-             "q to leave."),
+             "Answer k to keep your card, s to swap with the player on your left; h for the odds, "
+             "r for the rules, q to leave."),
 }
+ODDS_NOTE = ("(The odds take the cards you have not seen as equally likely anywhere, and the players "
+             "still to exchange as keeping 7 or more and swapping lower.)")
 
 
 def _status(obs: Mapping[str, Any]) -> str:
@@ -117,12 +127,15 @@ def play_ace_chasing(*, players: int = 5, name: str = "You", bots: Sequence[str]
                      ask: Callable[[str], str] = input,
                      say: Callable[[str], None] = print,
                      show: Callable[[Mapping[str, Any]], None] | None = None,
-                     pace: Pace | None = None) -> AceChasingGame:
+                     pace: Pace | None = None, hints: bool = False,
+                     tell_money: bool = True) -> AceChasingGame:
     """You (seat 0) against bots at an Ace Chasing table, until the game ends or you leave.
 
     ``bots`` is one spec for every bot seat or one per bot seat; ``ask`` reads a reply to a
     prompt and ``say`` prints a line; ``show(observation)`` draws the table before each of your
-    decisions (by default a one-line status); ``pace`` sets the pauses (none without it).
+    decisions (by default a one-line status); ``pace`` sets the pauses (none without it);
+    ``hints`` tells the odds of each of your decisions before it (``h`` does at any question);
+    ``tell_money`` ends with a line of the money (off when the caller tells it).
     Raises :class:`chasetheace.play.QuitGame` if you quit (the record, if saved, stays as far as
     it went). Returns the finished game.
     """
@@ -162,6 +175,8 @@ def play_ace_chasing(*, players: int = 5, name: str = "You", bots: Sequence[str]
             (show or (lambda o: say(_status(o))))(obs)
             if pace is not None:
                 pace.asked()
+            if hints:
+                _say_wrapped(say, "Odds: " + odds_hint(game.observation(0)))
             game.act(_ask(game, ask, say))
         else:
             bot = robots[seat]
@@ -170,7 +185,8 @@ def play_ace_chasing(*, players: int = 5, name: str = "You", bots: Sequence[str]
                 pace.before_bot_move()
             game.act(bot.choose(game.observation(seat), game.legal_actions(), rng))
         _save(save, game)
-    say("Money: " + " · ".join(f"{n} {m:+d}" for n, m in zip(names, game.money)))
+    if tell_money:
+        say("Money: " + " · ".join(f"{n} {m:+d}" for n, m in zip(names, game.money)))
     if save is not None:
         say(f"The game record is in {save} (chase-the-ace ace-chasing replay {save} tells it).")
     return game
@@ -207,6 +223,13 @@ def _prompt(game: AceChasingGame, phase: str) -> str:
     return f"Keep your card or swap with {who}? [k/s] "
 
 
+def _say_wrapped(say: Callable[[str], None], text: str) -> None:
+    """``text`` indented and broken between words to the terminal's width (``COLUMNS``)."""
+    width = max(40, shutil.get_terminal_size().columns - 1)
+    for line in textwrap.wrap(text, width, initial_indent="  ", subsequent_indent="    "):
+        say(line)
+
+
 def _ask(game: AceChasingGame, ask: Callable[[str], str], say: Callable[[str], None]) -> AceAction | Offer:
     legal = [a.value for a in game.legal_actions()]
     help_text = PROMPTS[legal[0]][1]
@@ -217,7 +240,11 @@ def _ask(game: AceChasingGame, ask: Callable[[str], str], say: Callable[[str], N
             raise QuitGame
         if reply == "rules":
             for line in RULES_SUMMARY:
-                say("  " + line)
+                _say_wrapped(say, line)
+            continue
+        if reply == "hint":
+            _say_wrapped(say, "Odds: " + odds_hint(game.observation(0)))
+            _say_wrapped(say, ODDS_NOTE)
             continue
         if isinstance(reply, AceAction | Offer) and game.can_act(reply):
             return reply
@@ -285,14 +312,19 @@ def play_games(args: argparse.Namespace, console: Console, players: int, matador
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(10**6)
     ledger = [0] * players
     number = 1
+    hints = bool(getattr(args, "hints", False))
+    if hints:
+        console.print(ODDS_NOTE, markup=False)
     while True:
+        if number > 1:
+            console.rule(f"[bold]Game {number}[/]", style="dim")
         game = play_ace_chasing(
             players=players, name=args.name, bots=args.bot, seed=seed if number == 1 else
             random.Random(f"{seed}/{number}").randrange(10**6), matador=matador,
             save=record_path(args.save, number) if number > 1 else args.save,
             ask=lambda prompt: console.input(f"[bold cyan]{escape(prompt)}[/]"),
             say=lambda line: console.print(line, markup=False, soft_wrap=True),
-            show=lambda obs: console.print(ace_table(obs)), pace=pace)
+            show=lambda obs: console.print(ace_table(obs)), pace=pace, hints=hints, tell_money=False)
         console.print(ace_table(game.observation(0)))
         ledger = [a + b for a, b in zip(ledger, game.money)]
         console.print(f"Money after {number} game{'s' if number > 1 else ''}: "
@@ -411,6 +443,8 @@ def add_play_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--save", metavar="FILE", help="write the game record (JSON) to FILE")
     parser.add_argument("--delay", type=parse_delay, metavar="SECONDS",
                         help="pause between moves (default 0.6 at a terminal; 0 for none)")
+    parser.add_argument("--hints", action="store_true",
+                        help="tell the odds of each of your decisions before it (h: at any question)")
 
 
 def add_simulate_arguments(parser: argparse.ArgumentParser) -> None:

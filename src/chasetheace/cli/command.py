@@ -383,7 +383,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--save", metavar="FILE", help="write the game record (JSON) to FILE")
     play.add_argument("--rules-help", action="store_true", help="explain the rules in force and stop")
     play.add_argument("--hints", action="store_true", help="show the solver's hint at each of your "
-                      "decisions (h shows it on demand)")
+                      "decisions (h shows it on demand); Ace Chasing: the odds of each decision")
     play.add_argument("--stats", metavar="FILE", help="keep your stats in FILE (default: "
                       "$CHASE_THE_ACE_STATS, or your data directory; see chase-the-ace stats)")
     play.add_argument("--delay", type=parse_delay, metavar="SECONDS",
