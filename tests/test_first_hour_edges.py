@@ -153,3 +153,25 @@ def test_replay_speaks_to_you_as_you(monkeypatch: pytest.MonkeyPatch,
     status, out, _ = run(monkeypatch, capsys, ["replay", str(record)])
     assert status == 0
     assert "You are the matador" in out and "You is" not in out
+
+
+def test_le_her_is_a_game_for_two(monkeypatch: pytest.MonkeyPatch,
+                                  capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, err = run(monkeypatch, capsys, ["play", "--preset", "le-her", "--players", "3"],
+                           stdin="k\n" * 10)
+    assert status == 2 and out == ""
+    assert err.startswith("chase-the-ace: error: Le Her is a game for 2 players, not 3")
+    assert err.count("\n") == 1
+    status, out, err = run(monkeypatch, capsys, ["simulate", "--preset", "le-her", "--players", "3",
+                                                 "--games", "5"])
+    assert status == 0 and err == ("chase-the-ace: note: Le Her is a game for 2 players; simulating "
+                                   "its rules at 3\n")
+    status, out, err = run(monkeypatch, capsys, ["simulate", "--preset", "le-her", "--games", "5"])
+    assert status == 0 and err == ""
+
+
+def test_version(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    import chasetheace
+
+    status, out, err = run(monkeypatch, capsys, ["--version"])
+    assert status == 0 and out == f"chase-the-ace {chasetheace.__version__}\n" and err == ""

@@ -160,6 +160,10 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     rules = rules_from_args(args.preset, args.rule)
     players = args.players if args.players is not None else (
         len(args.bot) if args.bot and len(args.bot) > 1 else _preset_players(args.preset) or 5)
+    meant = _preset_players(args.preset)
+    if meant is not None and players != meant:
+        print(f"{PROG}: note: {preset_info(args.preset).title} is a game for {meant} players; "
+              f"simulating its rules at {players}", file=sys.stderr)
     specs = tuple(bot_specs(args.bot, players, "threshold:8"))
     games = args.games if args.games is not None or args.hands is not None else 1000
     config = SimConfig(rules=rules, bots=specs, seed=args.seed, games=games, hands=args.hands,
@@ -364,10 +368,21 @@ def _cmd_replay(args: argparse.Namespace) -> int:
 
 # --- the parser ----------------------------------------------------------------------------
 
+def _version() -> str:
+    """The installed package's version (the facade's ``__version__`` sits above this layer)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("chase-the-ace")
+    except PackageNotFoundError:
+        return "(not installed: run from a checkout)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The whole command line: play, simulate, rules, replay, then :data:`COMMANDS`."""
     parser = _Parser(prog=PROG, description="Chase the Ace (Ranter-Go-Round, Cuckoo, Screw Your "
                      "Neighbour, Le Her): play it against bots, or study it by simulation.")
+    parser.add_argument("--version", action="version", version=f"{PROG} {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     play = sub.add_parser("play", help="play against bots at the terminal",

@@ -332,6 +332,12 @@ def play_chase_the_ace(args: argparse.Namespace, console: Console, rules: Rules)
     if players < 2:
         raise ValueError(f"bad number of players {players}: allowed 2..{rules.max_players} "
                          f"with a {rules.deck}-card pack")
+    meant = preset_info(args.preset).players
+    if meant is not None and players != meant:
+        raise ValueError(f"{preset_info(args.preset).title} is a game for {meant} players, not "
+                         f"{players}: drop --players (its rules at {players} players: "
+                         f"chase-the-ace simulate --preset {preset_info(args.preset).name} "
+                         f"--players {players})")
     specs = bot_specs(args.bot, players - 1, "counting", seats="bot seats")
     names = [args.name, *bot_names(args.name, players - 1)]
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(10**6)
