@@ -140,6 +140,7 @@ def test_ace_chasing_money_once_and_a_heading_for_game_two(
     assert "Money after 1 game:" in out and "Money after 2 games:" in out
     assert "\nMoney: " not in out and not out.startswith("Money: ")
     assert "Game 2" in out and out.index("Money after 1 game:") < out.index("Game 2")
+    assert "Game 1" not in out
 
 
 def test_replay_speaks_to_you_as_you(monkeypatch: pytest.MonkeyPatch,
@@ -175,3 +176,24 @@ def test_version(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[
 
     status, out, err = run(monkeypatch, capsys, ["--version"])
     assert status == 0 and out == f"chase-the-ace {chasetheace.__version__}\n" and err == ""
+
+
+def test_the_dealer_is_asked_what_it_may_do(monkeypatch: pytest.MonkeyPatch,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """At two players you deal every other hand: the dealer's question and prompt both say cut,
+    and c cuts."""
+    from chasetheace.cli.play import parse_answer, prompt_of
+
+    assert prompt_of({"seat": 2, "dealer": 2, "rules": {"dealer_exchange": "top"}}) == "keep or take? [k/t]"
+    assert parse_answer("cut") == parse_answer("c") == parse_answer("t") == "swap"
+    status, out, _ = run(monkeypatch, capsys, ["play", "--players", "2", "--seed", "1", "--delay", "0",
+                                               "--bot", "threshold:8"], stdin="c\n" * 40)
+    assert status == 0
+    for line in out.splitlines():
+        if "cut the stock for a new card?" in line:
+            break
+    else:
+        pytest.fail("you never dealt")
+    assert "keep or cut? [k/c]" in out
+    asked = [line for line in out.splitlines() if "keep or " in line]
+    assert all("keep or swap?" not in a for a in asked if "cut" in a)

@@ -40,7 +40,7 @@ __all__ = ["table_view", "bot_specs", "bot_names",
            "hint_line", "solving_progress", "game_heading", "make_pace", "play_again"]
 
 KEEP_WORDS = {"k", "keep", "stand", "st", "stay", "stick"}
-SWAP_WORDS = {"s", "swap", "change", "c", "ch"}
+SWAP_WORDS = {"s", "swap", "change", "c", "ch", "cut", "t", "take", "draw"}  # the dealer cuts or takes
 QUIT_WORDS = {"q", "quit", "exit"}
 HELP_WORDS = {"?", "help"}
 HINT_WORDS = {"h", "hint"}
@@ -136,6 +136,18 @@ def _neighbour(obs: Observation) -> int:
     return order[(order.index(seat) + 1) % len(order)]
 
 
+def prompt_of(obs: Mapping[str, Any]) -> str:
+    """The short prompt under the question: the dealer is asked what it may do, not to swap.
+
+    >>> dealer = {"seat": 1, "dealer": 1, "rules": {"dealer_exchange": "cut"}}
+    >>> prompt_of({"seat": 0, "dealer": 1}), prompt_of(dealer)
+    ('keep or swap? [k/s]', 'keep or cut? [k/c]')
+    """
+    if obs["seat"] != obs["dealer"]:
+        return "keep or swap? [k/s]"
+    return "keep or cut? [k/c]" if obs["rules"]["dealer_exchange"] == "cut" else "keep or take? [k/t]"
+
+
 def _question(obs: Observation) -> str:
     card = card_text(obs["card"])
     if obs["seat"] == obs["dealer"]:
@@ -216,7 +228,7 @@ def ask(console: Console, obs: Observation, rules: Rules, hints: bool = False) -
     if hints and can_hint:  # without the solver, the start of the game said so once
         console.print("  " + hint_line(obs), markup=False)
     while True:
-        answer = parse_answer(console.input("[bold cyan]keep or swap? \\[k/s][/] "))
+        answer = parse_answer(console.input(f"[bold cyan]{escape(prompt_of(obs))}[/] "))
         if answer == "keep":
             return Action.KEEP
         if answer == "swap":
@@ -230,7 +242,10 @@ def ask(console: Console, obs: Observation, rules: Rules, hints: bool = False) -
             for line in explain_rules(rules, obs["players"]):
                 console.print("  " + line, markup=False)
             continue
-        console.print("  Answer [bold]k[/] (keep, stand) or [bold]s[/] (swap, change); "
+        other = ("[bold]s[/] (swap, change)" if obs["seat"] != obs["dealer"] else
+                 "[bold]c[/] (cut the stock)" if obs["rules"]["dealer_exchange"] == "cut"
+                 else "[bold]t[/] (take the top card)")
+        console.print(f"  Answer [bold]k[/] (keep, stand) or {other}; "
                       + ("[bold]h[/] for a hint, " if can_hint else "")
                       + "[bold]r[/] for the rules, [bold]q[/] to leave.")
 
@@ -358,6 +373,8 @@ def play_chase_the_ace(args: argparse.Namespace, console: Console, rules: Rules)
     choices = random.Random(seed)
     number = 1
     while True:
+        if number > 1:
+            console.rule(f"[bold]Game {number}[/]", style="dim")
         game = session.new_game()
         path = record_path(args.save, number) if number > 1 else args.save
         _save(path, game)  # fail now, not after the game, if the file cannot be written
