@@ -362,10 +362,11 @@ def test_beyond_five_players_the_best_available_solution_says_how_good_it_is(
     heard: list[str] = []
     sol = solution_for(cta.Rules(), 6, folder=tmp_path, progress=lambda t, f: heard.append(t))
     assert sol.method in ("iid", "sampled") and sol.nash_conv > 0  # not the exact tree: approximate
-    assert "approximately" in heard[0] and "NashConv" in heard[-1]
+    assert "approximately" in heard[0] and "of perfect play" in heard[-1]
     game = cta.Game(cta.Rules(), players=6, seed=1)
     h = hint(game.observation(game.to_act), sol)
-    assert f"approximate: NashConv {sol.nash_conv:.1e}" in h.text()
+    assert "approximate: within 0.0" in h.text() and "lives of perfect play" in h.text()
+    assert "NashConv" not in h.text()
 
 
 def test_situations_a_solution_never_met_are_counted_not_judged(solutions: dict[int, Solution]) -> None:
