@@ -197,3 +197,33 @@ def test_the_dealer_is_asked_what_it_may_do(monkeypatch: pytest.MonkeyPatch,
     assert "keep or cut? [k/c]" in out
     asked = [line for line in out.splitlines() if "keep or " in line]
     assert all("keep or swap?" not in a for a in asked if "cut" in a)
+
+
+@pytest.mark.parametrize(("height", "recaps"), [(24, True), (200, False)])
+def test_the_last_hands_result_stays_in_view_on_a_small_terminal(
+        monkeypatch: pytest.MonkeyPatch, height: int, recaps: bool) -> None:
+    """Eight players on an 80x24 terminal: so much is told between the last hand's result and
+    your next decision that it would have scrolled off; it is said again just above the table.
+    On a tall screen it is still in view, and not repeated."""
+    import io
+    import random
+
+    from rich.console import Console
+
+    import chasetheace as cta
+    from chasetheace.cli import play
+
+    game = cta.Game(cta.Rules(), players=8, seed=3)
+    screen = io.StringIO()
+    console = Console(file=screen, width=80, height=height)
+    monkeypatch.setattr(sys, "stdin", io.StringIO("k\n" * 200))
+    bots = [None, *(cta.ThresholdBot(8) for _ in range(7))]
+    play.run_table(console, game, bots, 0, random.Random(1))
+    text = screen.getvalue()
+    if not recaps:
+        assert "Last hand:" not in text
+        return
+    first = text.index("Last hand:")
+    assert text.index("Showdown:") < text.index("Hand 2: ") < first
+    recap = text[first:text.index("╭", first)]
+    assert "You: Stand." in recap and "Showdown:" in recap and "Lowest:" in recap

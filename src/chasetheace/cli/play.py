@@ -16,7 +16,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..bots import Bot
-from ..events import Eliminated, GameOver, HandStarted, read_view
+from ..events import (
+    DealerExchange,
+    DealerExchangeSeen,
+    Eliminated,
+    GameOver,
+    HandStarted,
+    Keep,
+    LivesLost,
+    Showdown,
+    Swap,
+    SwapSeen,
+    read_view,
+)
 from ..game import Action, Game
 from ..kinds import bot_specs
 from ..observation import Observation
@@ -256,11 +268,12 @@ def _save(path: str | None, game: Game) -> None:
 
 
 def tell(console: Console, narrator: Narrator, events: Sequence[Mapping[str, Any]],
-         pace: Pace | None = None) -> None:
+         pace: Pace | None = None, recap: Recap | None = None) -> None:
     """Print what ``narrator`` says of ``events``, with a rule at the start of each hand.
 
     With a ``pace``: wait for Enter before a hand that follows one the person sat out, offer to
-    watch or skip when the person is out, and, skipping, say only how the game ends."""
+    watch or skip when the person is out, and, skipping, say only how the game ends. A ``recap``
+    follows what was told (:class:`Recap`)."""
     from rich.text import Text
 
     for index, view in enumerate(events):
@@ -268,11 +281,47 @@ def tell(console: Console, narrator: Narrator, events: Sequence[Mapping[str, Any
             continue
         ev = read_view(view)
         lines = narrator.tell_event(ev)
+        if recap is not None:
+            recap.told(ev, lines, narrator.viewer)
         if isinstance(ev, HandStarted):
             console.rule(Text(lines[0].rstrip("."), style="bold"), style="dim")
             continue
         for line in lines:
             console.print("  " + line, markup=False)
+
+
+class Recap:
+    """The last hand's result and the person's own move in it, said again just above the table at
+    the person's next decision when so much was told since that it has scrolled off the screen
+    (a big table on a small terminal): the result stays in view until the person moves on."""
+
+    def __init__(self) -> None:
+        self._hand: list[str] = []       # this hand's lines worth repeating
+        self.last: list[str] = []        # the last finished hand's
+        self.lines_since = 0             # lines printed since the last hand's result
+
+    def told(self, ev: Any, lines: Sequence[str], viewer: int | None) -> None:
+        """``lines`` were printed for ``ev``."""
+        if isinstance(ev, HandStarted):
+            if self._hand:
+                self.last, self._hand = self._hand, []
+            self.lines_since += 1
+            return
+        mine = getattr(ev, "seat", None) == viewer and isinstance(ev, Keep | Swap | SwapSeen |
+                                                                   DealerExchange | DealerExchangeSeen)
+        if mine or isinstance(ev, Showdown | LivesLost):
+            if not self._hand:
+                self.lines_since = 0  # counted from the first line worth repeating
+            self._hand += [line for line in lines if line]
+        self.lines_since += len(lines)
+
+    def lines_for(self, height: int, table_rows: int) -> list[str]:
+        """What to repeat before a table of ``table_rows`` lines on a screen ``height`` lines high
+        (nothing when the last hand's result is still in view above the table, the question and
+        the prompt)."""
+        if not self.last or self.lines_since + table_rows + 2 <= height:
+            return []
+        return ["Last hand: " + " ".join(self.last)]
 
 
 def _paced(console: Console, narrator: Narrator, events: Sequence[Mapping[str, Any]], index: int,
@@ -301,12 +350,13 @@ def run_table(console: Console, game: Game, bots: Sequence[Bot | None], you: int
     ``hints`` shows the solver's hint at each of the person's decisions; ``pace`` sets the pauses
     between moves and hands (none without it)."""
     narrator = Narrator(game.names, game.rules, viewer=you)
+    recap = Recap()
     told = 0
     watching = False
     while True:
         obs = game.observation(you)
         history = obs["history"]
-        tell(console, narrator, history[told:], pace)
+        tell(console, narrator, history[told:], pace, recap)
         told = len(history)
         seat = game.to_act
         if seat is None:
@@ -317,7 +367,12 @@ def run_table(console: Console, game: Game, bots: Sequence[Bot | None], you: int
                 console.print("[dim]You are out: the bots play on to the end.[/dim]")
         if seat == you:
             _save(save, game)  # a game left at this question is saved up to it
-            console.print(table_view(obs))
+            table = table_view(obs)
+            rows = len(console.render_lines(table, console.options, pad=False))
+            for line in recap.lines_for(console.size.height, rows):
+                console.print(line, style="dim", markup=False)
+            recap.last = []  # said once
+            console.print(table)
             if pace is not None:
                 pace.asked()
             game.act(ask(console, obs, game.rules, hints))
