@@ -227,3 +227,18 @@ def test_the_last_hands_result_stays_in_view_on_a_small_terminal(
     assert text.index("Showdown:") < text.index("Hand 2: ") < first
     recap = text[first:text.index("╭", first)]
     assert "You: Stand." in recap and "Showdown:" in recap and "Lowest:" in recap
+
+
+def test_ace_chasing_hints_against_bots_that_play_otherwise(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """Against `random` bots the exact odds are not the table's: the hint adds the table's own
+    figure, sampled against its bots (the same on every run); against `odds` bots it does not."""
+    argv = ["ace-chasing", "play", "--seed", "3", "--delay", "0", "--matador", "1"]
+    status, out, _ = run(monkeypatch, capsys, [*argv, "--bot", "random"], stdin="h\nq\n")
+    assert status == 0
+    line = next(x for x in out.splitlines() if "Against these bots" in x)
+    assert "sampled, 1000 rounds" in line and "the matador is knocked out" in line
+    _, again, _ = run(monkeypatch, capsys, [*argv, "--bot", "random"], stdin="h\nq\n")
+    assert line in again
+    _, plain, _ = run(monkeypatch, capsys, argv, stdin="h\nq\n")
+    assert "Odds: " in plain and "Against these bots" not in plain

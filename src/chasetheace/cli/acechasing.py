@@ -29,11 +29,13 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..acechasing.bots import AceChasingBot
+from ..acechasing.bots import AceChasingBot, OddsBot
+from ..acechasing.estimate import estimate
 from ..acechasing.events import RoundStarted, read_view
 from ..acechasing.game import MAX_OFFERS, AceAction, AceChasingGame, Offer
 from ..acechasing.kind import BOTS as ACE_CHASING_BOTS
 from ..acechasing.kind import make_ace_chasing_bot
+from ..acechasing.odds import DEFAULT_THRESHOLD
 from ..acechasing.render import narrate
 from ..acechasing.review import odds_hint
 from ..acechasing.sim import format_simulation, simulate_ace_chasing
@@ -175,9 +177,11 @@ def play_ace_chasing(*, players: int = 5, name: str = "You", bots: Sequence[str]
             (show or (lambda o: say(_status(o))))(obs)
             if pace is not None:
                 pace.asked()
+            table = {s: b for s, b in enumerate(robots) if b is not None}
             if hints:
-                _say_wrapped(say, "Odds: " + odds_hint(game.observation(0)))
-            game.act(_ask(game, ask, say))
+                for line in _hint_lines(game, table, seed):
+                    _say_wrapped(say, line)
+            game.act(_ask(game, ask, say, table, seed))
         else:
             bot = robots[seat]
             assert bot is not None
@@ -230,7 +234,43 @@ def _say_wrapped(say: Callable[[str], None], text: str) -> None:
         say(line)
 
 
-def _ask(game: AceChasingGame, ask: Callable[[str], str], say: Callable[[str], None]) -> AceAction | Offer:
+def _plays_the_rule(bot: AceChasingBot) -> bool:
+    """Whether ``bot`` exchanges as the exact odds assume (keep 7 or more, swap lower)."""
+    return isinstance(bot, OddsBot) and bot.threshold == DEFAULT_THRESHOLD
+
+
+def _hint_lines(game: AceChasingGame, table: Mapping[int, AceChasingBot], seed: int) -> list[str]:
+    """The odds of your decision; where a player still to act does not exchange by the rule the
+    odds assume, also the table's own figures, sampled against its bots (seeded by the game; your
+    own exchange to come, if any, taken by the rule)."""
+    obs = game.observation(0)
+    lines = ["Odds: " + odds_hint(obs)]
+    order = obs["order"]
+    start = order.index(obs["to_act"]) + 1 if obs["phase"] == "exchanges" else 0
+    later = [s for s in order[start:-1] if s != 0]
+    if all(_plays_the_rule(table[s]) for s in later):
+        return lines
+    rng = random.Random(f"{seed}/{game.round}/{len(game.events)}")
+    table = {**table, 0: OddsBot(stake=0)}  # your own exchange to come, if any: by the rule
+    if "keep" in obs["legal"]:
+        keep = estimate(obs, table, rng=rng, samples=SAMPLES, action="keep")
+        swap = estimate(obs, table, rng=rng, samples=SAMPLES, action="swap")
+        assert keep.seat_out is not None and swap.seat_out is not None
+        lines.append(f"Against these bots (sampled, {SAMPLES} rounds, +- {keep.seat_error:.0%}): you are "
+                     f"knocked out {keep.seat_out:.0%} if you keep, {swap.seat_out:.0%} if you swap.")
+    else:
+        got = estimate(obs, table, rng=rng, samples=SAMPLES)
+        lines.append(f"Against these bots (sampled, {SAMPLES} rounds): the matador is knocked out "
+                     f"{got.matador_out:.0%} (+- {got.matador_error:.0%}).")
+    return lines
+
+
+SAMPLES = 1000
+"""Rounds sampled for a hint against bots that do not exchange by the rule (about a second)."""
+
+
+def _ask(game: AceChasingGame, ask: Callable[[str], str], say: Callable[[str], None],
+         table: Mapping[int, AceChasingBot] | None = None, seed: int = 0) -> AceAction | Offer:
     legal = [a.value for a in game.legal_actions()]
     help_text = PROMPTS[legal[0]][1]
     prompt = _prompt(game, legal[0])
@@ -243,7 +283,9 @@ def _ask(game: AceChasingGame, ask: Callable[[str], str], say: Callable[[str], N
                 _say_wrapped(say, line)
             continue
         if reply == "hint":
-            _say_wrapped(say, "Odds: " + odds_hint(game.observation(0)))
+            for line in (_hint_lines(game, table, seed) if table is not None
+                         else ["Odds: " + odds_hint(game.observation(0))]):
+                _say_wrapped(say, line)
             _say_wrapped(say, ODDS_NOTE)
             continue
         if isinstance(reply, AceAction | Offer) and game.can_act(reply):
