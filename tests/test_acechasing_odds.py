@@ -16,6 +16,8 @@ from collections.abc import Mapping
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import chasetheace as cta
 from chasetheace.acechasing import AceAction, AceChasingGame, OddsBot, Offer
@@ -399,3 +401,33 @@ def test_the_estimate_is_deterministic_and_checks_its_input() -> None:
         estimate(obs, {}, rng=random.Random(9), samples=5)
     text = estimate(obs, odds, rng=random.Random(9), samples=300).text()
     assert text.startswith("the matador is knocked out") and "300 sampled rounds" in text
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.data(), places=st.integers(2, 4), start=st.integers(0, 3), threshold=st.integers(1, 14))
+def test_the_chance_is_exact_over_every_deal_of_small_rounds(data: st.DataObject, places: int, start: int,
+                                                             threshold: int) -> None:
+    """Rounds of two to four places, any cards known (at most two unknown, so every deal is
+    counted), the exchanges still to come from any place: the figure is the share of deals in
+    which the matador is knocked out, exactly, the exchanges played by the rule independently of
+    the engine."""
+    start = min(start, places - 1)
+    known_count = data.draw(st.integers(max(0, places - 2), places))
+    cards = data.draw(st.lists(st.sampled_from(PACK), min_size=places, max_size=places, unique=True))
+    shown = data.draw(st.lists(st.integers(0, places - 1), min_size=known_count, max_size=known_count,
+                               unique=True))
+    slots = [c if k in shown else None for k, c in enumerate(cards)]
+    unseen = [c for c in PACK if c not in slots]
+    hidden = [k for k, c in enumerate(slots) if c is None]
+    out = total = 0
+    for deal in itertools.permutations(unseen, len(hidden)):
+        holdings = list(slots)
+        for k, c in zip(hidden, deal):
+            holdings[k] = c
+        final = chain_final([c for c in holdings if c is not None], start, threshold)
+        out += referee_out(dict(enumerate(final)), places - 1) == (places - 1,)
+        total += 1
+    seats = list(range(10, 10 + places))
+    obs = {"order": seats, "matador": seats[-1], "phase": "exchanges" if start else "betting",
+           "to_act": seats[start], "cards": [None] * 10 + [None if c is None else str(c) for c in slots]}
+    assert knockout_fraction(obs, threshold) * total == out
