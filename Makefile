@@ -1,4 +1,5 @@
-# make play: set up what playing needs and play; make test: set up everything and run every test.
+# make play: set up what playing needs and play; make hints: add the solver (hints, reviews);
+# make test: set up everything and run every test.
 # Each target installs into the same .venv what it needs, once (a stamp file per set-up), so
 # `make play` then `make test` adds the rest. Options for the game: make play ARGS="--preset cuckoo".
 PYTHON ?= python3
@@ -13,7 +14,7 @@ OWN_PIP = { $(PY) -m pip --version >/dev/null 2>&1 || $(PY) -m ensurepip >/dev/n
 # every extra in pyproject.toml (dev, all, and any added later), for `make test`
 EXTRAS = $$($(PY) -c 'import tomllib; print(",".join(tomllib.load(open("pyproject.toml", "rb"))["project"]["optional-dependencies"]))')
 
-.PHONY: play test lint bench bench-solver serve setup clean fast
+.PHONY: play hints test lint bench bench-solver serve setup clean fast
 
 $(PY):
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
@@ -24,6 +25,11 @@ $(PY):
 $(VENV)/.play: pyproject.toml | $(PY)
 	$(INSTALL) -e '.[cli]' || { $(OWN_PIP) && $(PY) -m pip install -q -e '.[cli]'; }
 	touch $@
+
+# hints and reviews of Chase the Ace need the solver (the [solve] extra: numpy, scipy)
+$(VENV)/.hints: pyproject.toml | $(PY)
+	$(INSTALL) -e '.[cli,solve]' || { $(OWN_PIP) && $(PY) -m pip install -q -e '.[cli,solve]'; }
+	touch $@ $(VENV)/.play
 
 $(VENV)/.serve: pyproject.toml | $(PY)
 	$(INSTALL) -e '.[cli,web]' || { $(OWN_PIP) && $(PY) -m pip install -q -e '.[cli,web]'; }
@@ -39,6 +45,9 @@ setup: $(VENV)/.everything
 
 play: $(VENV)/.play
 	$(VENV)/bin/chase-the-ace play $(ARGS)
+
+hints: $(VENV)/.hints
+	@echo "Hints are installed: make play, then h at any decision (or play --hints); review works too."
 
 serve: $(VENV)/.serve
 	$(PY) -m chasetheace.web $(ARGS)

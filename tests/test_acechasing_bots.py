@@ -26,11 +26,13 @@ def matador_view(card: str) -> dict[str, object]:
 
 @pytest.mark.parametrize(("card", "safe"), [("2c", 47), ("Ac", 39), ("Kd", 3), ("7h", 7 * 4 - 1)])
 def test_the_matadors_chance_counts_safe_cards(card: str, safe: int) -> None:
+    """With nobody exchanging again (threshold 1: keep everything) the matador keeps its card."""
     obs = {"order": [1, 2, 3, 0], "matador": 0, "cards": [card, None, None, None]}
-    assert knockout_chance(obs) == pytest.approx(math.comb(safe, 3) / math.comb(51, 3))
+    assert knockout_chance(obs, threshold=1) == pytest.approx(math.comb(safe, 3) / math.comb(51, 3))
 
 
 def test_a_bettors_chance_agrees_with_enumerating_every_deal() -> None:
+    """Nobody exchanging again (threshold 1), every deal of the three cards Bob cannot see."""
     mine = Card.parse("7s")
     rest = [c for c in pack(52) if c != mine]
     out = total = 0
@@ -40,13 +42,16 @@ def test_a_bettors_chance_agrees_with_enumerating_every_deal() -> None:
             total += 1
             out += referee_out({1: mine, 2: a, 3: b, 0: top}, 0) == (0,)
     obs = {"order": [1, 2, 3, 0], "matador": 0, "cards": [None, "7s", None, None]}
-    assert knockout_chance(obs) == pytest.approx(out / total)
+    assert knockout_chance(obs, threshold=1) == pytest.approx(out / total)
 
 
 def test_the_matador_accepts_good_bets_only() -> None:
     bot = cta.OddsBot()
-    strong = matador_view("Kd")  # the others must all hold kings to knock it out
-    weak = matador_view("2c")  # knocked out unless someone holds an ace
+    # the exchanges to come pass the matador the first card below 7 the others hold, so an ace
+    # (a club passed on saves it) is its best card and a 6 one of its worst
+    strong = matador_view("Ac")
+    weak = matador_view("6c")
+    assert knockout_chance(strong) < 0.13 and knockout_chance(weak) > 0.7
     assert bot.choose(strong, [AceAction.ACCEPT, AceAction.DECLINE], RNG) == AceAction.ACCEPT
     assert bot.choose(weak, [AceAction.ACCEPT, AceAction.DECLINE], RNG) == AceAction.DECLINE
     picky = cta.OddsBot(margin=1.0)
@@ -57,7 +62,7 @@ def test_the_bettor_offers_in_proportion_and_halves_after_a_decline() -> None:
     game = cta.AceChasingGame(4, stack=["Ks", "5d", "6d", "9c"])
     bot = cta.OddsBot(stake=40)
     obs = game.observation(1)
-    first = round(40 * knockout_chance(obs))
+    first = round(40 * knockout_chance(obs, bot.threshold))
     assert first > 0 and bot.choose(obs, [AceAction.OFFER], RNG) == cta.Offer(first)
     game.act(cta.Offer(first))
     game.act("decline")

@@ -57,11 +57,14 @@ def test_another_game_in_the_same_session(monkeypatch: pytest.MonkeyPatch,
             "--save", str(record)]
     _, once, _ = run(monkeypatch, capsys, argv, stdin="k\n" * 100)
     # every line read before "Another game?": decisions, Enter after a hand sat out, watch or skip
-    decisions = sum(once.count(q) for q in ("keep or swap?", "Press Enter", "Watch the rest"))
+    decisions = sum(once.count(q) for q in ("keep or swap?", "keep or cut?", "keep or take?",
+                                            "Press Enter", "Watch the rest"))
     assert "Money after 1 game:" in once and "Another game?" in once
+    record.unlink()  # --save never overwrites a saved game
     status, out, err = run(monkeypatch, capsys, argv, stdin="k\n" * decisions + "y\n" + "k\n" * 100)
     assert status == 0 and err == ""
     assert "Money after 1 game:" in out and "Money after 2 games:" in out
+    assert out.index("Money after 1 game:") < out.index("Game 2") < out.index("Money after 2 games:")
     first = cta.Game.from_record(json.loads(record.read_text()))
     second = cta.Game.from_record(json.loads((tmp_path / "game-2.json").read_text()))
     assert first.over and second.over and first.events != second.events

@@ -124,10 +124,16 @@ def test_r_explains_the_rules_at_every_question(monkeypatch: pytest.MonkeyPatch,
             return queue.pop(0)
         return "q"
 
+    monkeypatch.setenv("COLUMNS", "80")
     with pytest.raises(cli_quit()):
         play_ace_chasing(players=4, seed=2, matador=3, ask=ask, say=lines.append)
     assert seen[0].startswith("Bet how much")
-    assert [line.strip() for line in lines if line.strip() in RULES_SUMMARY] == list(RULES_SUMMARY)
+    told = " ".join(line.strip() for line in lines)
+    assert all(rule in told for rule in RULES_SUMMARY)
+    # broken between words to the terminal's width, not by the terminal in the middle of one
+    rules = [line for line in lines if line.startswith("  ")]
+    assert rules and all(len(line) < 80 for line in rules)
+    assert " ".join(w for line in rules for w in line.split()) == " ".join(" ".join(RULES_SUMMARY).split())
     assert not any(line.startswith("Answer") for line in lines)  # r is not a mistake
     for legal in (["offer"], ["accept", "decline"], ["keep", "swap"]):
         assert parse_reply("r", legal) == "rules" and parse_reply("rules", legal) == "rules"

@@ -106,7 +106,7 @@ def answering(monkeypatch: pytest.MonkeyPatch, watch: str) -> list[str]:
     def answer(self: Console, prompt: str = "", **kwargs: object) -> str:
         self.print(prompt, end="")
         asked.append(prompt)
-        reply = watch if "Watch the rest" in prompt else "s" if "keep or swap" in prompt else ""
+        reply = watch if "Watch the rest" in prompt else "s" if "keep or " in prompt else ""
         self.print(reply)
         return reply
 

@@ -184,3 +184,15 @@ def test_make_refuses_a_python_older_than_3_11(tmp_path: Path) -> None:
     assert done.returncode != 0
     assert f"chase-the-ace needs Python 3.11 or newer; {old} is older" in done.stdout
     assert not (tmp_path / "venv").exists()
+
+
+def test_make_hints_adds_the_solver_once(tmp_path: Path) -> None:
+    """`make hints` (the command a game without the solver names) installs the solve extra with
+    the cli one, into the same venv, once; `make play` then needs nothing more."""
+    make = Make(tmp_path)
+    py, play = str(make.venv / "bin" / "python"), str(make.venv / "bin" / "chase-the-ace")
+    calls = make("hints")
+    assert make.installs(calls) == [(py, ".[cli,solve]")]
+    assert (make.venv / ".hints").exists() and (make.venv / ".play").exists()
+    assert make.installs(make("hints")) == []
+    assert make("play") == [[play, "play"]]

@@ -123,3 +123,68 @@ def test_a_stats_file_that_fails_mid_session_is_a_note(capsys: pytest.CaptureFix
     assert err.startswith("chase-the-ace: note: cannot write the stats to :memory:") and err.count("\n") == 1
     keep_game(None, _finished(1), you=0, bots=[], preset="standard")  # no store: nothing to do
     assert capsys.readouterr().err == ""
+
+
+def _ace_game(seed: int) -> cta.AceChasingGame:
+    game = cta.AceChasingGame(["You", "Bob", "Cat", "Dan"], seed=seed)
+    cta.play_ace_chasing_game(game, [cta.make_ace_chasing_bot("odds")] * 4, seed=seed)
+    return game
+
+
+def test_the_store_counts_ace_chasing_games_money_rounds_and_matador() -> None:
+    from chasetheace.acechasing.events import RoundStarted, Settled
+
+    store = StatsStore(":memory:")
+    games = [_ace_game(seed) for seed in range(5)]
+    for game in games:
+        store.add_ace(game, you=0, bots=["odds"] * 3)
+    store.add_ace(games[0], you=0, bots=["random", "exact", "odds"])
+    ace = store.summary().ace_chasing
+    everything = [*games, games[0]]
+    assert ace["games"] == 6 and store.summary().games == 0
+    assert ace["wins"] == sum(g.winners == (0,) for g in everything)
+    assert ace["money"] == sum(g.money[0] for g in everything)
+    assert ace["rounds"] == sum(1 for g in everything for e in g.events
+                                if isinstance(e, RoundStarted) and 0 in e.order)
+    assert ace["matador"] == sum(1 for g in everything for e in g.events
+                                 if isinstance(e, RoundStarted) and e.matador == 0)
+    assert ace["survived"] == sum(1 for g in everything for e in g.events
+                                  if isinstance(e, Settled) and e.matador == 0 and e.survived)
+    assert ace["matador"] > 0 and ace["survived"] <= ace["matador"]
+    assert {row["bots"]: row["games"] for row in ace["by_bots"]} == {"odds x3": 5, "exact, odds, random": 1}
+    with pytest.raises(ValueError, match="only a finished game"):
+        store.add_ace(cta.AceChasingGame(4, seed=1), you=0, bots=["odds"] * 3)
+
+
+def test_play_ace_chasing_writes_and_stats_reads(monkeypatch: pytest.MonkeyPatch,
+                                                 capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    from rich.console import Console
+
+    def answer(self: Console, prompt: str = "", **kwargs: object) -> str:
+        reply = ("n" if "Another game" in prompt else "0" if "Bet how much" in prompt
+                 else "a" if "Accept" in prompt else "k" if "Keep" in prompt
+                 else "s" if "Watch" in prompt else "")
+        self.print(prompt + reply, markup=False)
+        return reply
+
+    monkeypatch.setattr(Console, "input", answer)
+    path = tmp_path / "mine.sqlite3"
+    monkeypatch.setenv(ENV_VAR, str(path))
+    save = tmp_path / "ace.json"
+    status, _, err = run(monkeypatch, capsys, ["play", "--game", "ace-chasing", "--seed", "4", "--players",
+                                               "4", "--delay", "0", "--save", str(save)])
+    assert status == 0, err
+    status, _, err = run(monkeypatch, capsys, ["ace-chasing", "play", "--seed", "5", "--players", "4",
+                                               "--delay", "0", "--bot", "random"])
+    assert status == 0, err
+    status, out, _ = run(monkeypatch, capsys, ["stats", "--json"])
+    data = json.loads(out)
+    game = cta.AceChasingGame.from_record(json.loads(save.read_text()))
+    ace = data["ace_chasing"]
+    assert data["games"] == 0 and ace["games"] == 2
+    assert {row["bots"] for row in ace["by_bots"]} == {"odds x3", "random x3"}
+    first = next(row for row in ace["by_bots"] if row["bots"] == "odds x3")
+    assert first["money"] == game.money[0] and first["wins"] == int(game.winners == (0,))
+    status, out, _ = run(monkeypatch, capsys, ["stats"])
+    assert status == 0 and "Ace Chasing: 2 games" in out and "as the matador" in out
+    assert "Ace Chasing against" in out and "0 games," not in out

@@ -13,23 +13,23 @@ One bot plays every role a seat meets: bettor, matador and exchanger.
 
 from __future__ import annotations
 
-import functools
-import math
 import random
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from ..bots import play_game
-from ..cards import Card, pack, parse_rank, rank_char
+from ..cards import Card, parse_rank, rank_char
+from .exchange import exchange_odds
 from .game import AceAction, AceChasingGame, Offer
+from .odds import DEFAULT_THRESHOLD, knockout_chance
 
 __all__ = [
-    "AceChasingBot", "RandomAceChasingBot", "OddsBot", "odds_from_text", "random_from_text",
-    "threshold_from_text", "play_ace_chasing_game", "knockout_chance",
+    "AceChasingBot", "RandomAceChasingBot", "OddsBot", "ExactBot", "odds_from_text",
+    "random_from_text", "threshold_from_text", "exact_from_text", "play_ace_chasing_game",
+    "knockout_chance",
 ]
 
 Observation = Mapping[str, Any]
-PACK = tuple(pack(52))
 
 
 @runtime_checkable
@@ -40,53 +40,6 @@ class AceChasingBot(Protocol):
                rng: random.Random) -> AceAction | Offer:
         """Pick a legal action (``Offer(n)`` when ``legal`` is ``[OFFER]``) knowing only ``observation``."""
         ...
-
-
-def knockout_chance(observation: Observation) -> float:
-    """The chance that this round's matador is knocked out, from what the observing seat knows.
-
-    The matador is out when no other player shows a card. With the matador holding rank ``r >= 2``
-    that means every other card ranks ``r`` or more; with an ace, that no other card is of its
-    suit. Cards the seat does not know are taken as a uniformly random draw from the cards it has
-    not seen, as if nobody would exchange again.
-
-    >>> obs = {"order": [1, 2, 3, 0], "matador": 0, "cards": [None, "Qd", None, None]}
-    >>> round(knockout_chance(obs), 4)
-    0.3188
-    """
-    order, m = observation["order"], observation["matador"]
-    known = {s: Card.parse(c) for s, c in enumerate(observation["cards"]) if c is not None and s in order}
-    others = [s for s in order if s != m]
-    unknown = sum(1 for s in others if s not in known)
-    seen = tuple(sorted(known[s] for s in others if s in known))
-    return _chance(unknown, seen, known.get(m))
-
-
-@functools.lru_cache(maxsize=4096)
-def _chance(unknown: int, seen: tuple[Card, ...], matador: Card | None) -> float:
-    """:func:`knockout_chance` given the others' known cards and the matador's, if known."""
-    pool = [c for c in PACK if c not in seen and c is not matador]
-    at_least = [0] * 15  # at_least[r]: cards of the pool of rank r or more
-    by_suit = dict.fromkeys("cdhs", 0)
-    for c in pool:
-        at_least[c.rank] += 1
-        by_suit[c.suit] += 1
-    for r in range(13, 0, -1):
-        at_least[r] += at_least[r + 1]
-    candidates = [matador] if matador is not None else pool
-    drawn = 0 if matador is not None else 1  # an unknown matador's card comes from the pool
-    total = 0.0
-    for top in candidates:
-        if not all(_safe(c, top) for c in seen):
-            continue
-        safe = len(pool) - by_suit[top.suit] if top.rank == 1 else at_least[top.rank] - drawn
-        total += math.comb(safe, unknown) / math.comb(len(pool) - drawn, unknown)
-    return total / len(candidates)
-
-
-def _safe(card: Card, top: Card) -> bool:
-    """Whether ``card`` stays hidden when it and the matador's ``top`` alone decide."""
-    return card.suit != top.suit if top.rank == 1 else card.rank >= top.rank
 
 
 class RandomAceChasingBot:
@@ -109,7 +62,8 @@ class RandomAceChasingBot:
 
 
 class OddsBot:
-    """Plays by the odds of the matador being knocked out (:func:`knockout_chance`).
+    """Plays by the odds of the matador being knocked out (:func:`knockout_chance`, the players
+    still to exchange taken to keep rank ``threshold`` or more, as this bot does).
 
     As a bettor it offers ``stake`` times that chance (rounded), halving the offer after each
     decline and withdrawing when it reaches 0. As the matador it accepts a bet when its expected
@@ -132,7 +86,7 @@ class OddsBot:
         if AceAction.KEEP in legal:
             card = Card.parse(observation["card"])
             return AceAction.KEEP if card.rank >= self.threshold else AceAction.SWAP
-        chance = knockout_chance(observation)
+        chance = knockout_chance(observation, self.threshold)
         if AceAction.ACCEPT in legal:
             good = 1 - 2 * chance > self.margin
             return AceAction.ACCEPT if good else AceAction.DECLINE
@@ -141,6 +95,44 @@ class OddsBot:
 
     def __repr__(self) -> str:
         return f"OddsBot(stake={self.stake}, threshold={rank_char(self.threshold)!r}, margin={self.margin})"
+
+
+class ExactBot:
+    """Bets, answers and exchanges by the exact odds of its view.
+
+    The odds assume that the players still to exchange keep rank ``threshold`` or more and swap
+    lower (the ``odds`` bot's rule, default 7) and take the cards this bot has not seen as a
+    uniformly random draw (:mod:`chasetheace.acechasing.odds`). As a bettor it offers ``stake``
+    when the matador's knockout chance is above 1/2 (the bet is then worth ``amount * (2p - 1)``
+    to it), halving after each decline, and bets nothing otherwise. As the matador it accepts
+    exactly the bets worth something to it (knockout chance below 1/2). In the exchanges it keeps
+    or swaps, whichever gives it the lower chance of being knocked out
+    (:func:`~chasetheace.acechasing.exchange.exchange_odds`): the game is won by staying in.
+    """
+
+    name = "exact"
+
+    def __init__(self, stake: int = 10, threshold: int | str = DEFAULT_THRESHOLD) -> None:
+        self.stake = _whole(stake, "stake")
+        self.threshold = parse_rank(threshold)
+        if self.threshold < 2:
+            raise ValueError(f"bad threshold {threshold!r}: a rank from 2 to K")
+
+    def choose(self, observation: Observation, legal: Sequence[AceAction],
+               rng: random.Random) -> AceAction | Offer:
+        """Bet, answer or exchange as the class docstring says."""
+        if AceAction.KEEP in legal:
+            return AceAction(exchange_odds(observation, self.threshold).best)
+        chance = knockout_chance(observation, self.threshold)
+        if AceAction.ACCEPT in legal:
+            return AceAction.ACCEPT if chance < 0.5 else AceAction.DECLINE
+        if chance <= 0.5:
+            return Offer(0)
+        declined = observation["offers_made"][observation["seat"]]
+        return Offer(self.stake >> declined)
+
+    def __repr__(self) -> str:
+        return f"ExactBot(stake={self.stake}, threshold={rank_char(self.threshold)!r})"
 
 
 def _whole(value: Any, what: str) -> int:
@@ -189,6 +181,12 @@ def threshold_from_text(arg: str) -> AceChasingBot:
     """The bot of the spec ``threshold:ARG`` (ARG: ``key=value,...``)."""
     opts = _options(arg, ["threshold"])
     return OddsBot(0, opts.get("threshold", "7"))
+
+
+def exact_from_text(arg: str) -> AceChasingBot:
+    """The bot of the spec ``exact:ARG`` (ARG: ``key=value,...``)."""
+    opts = _options(arg, ["stake", "threshold"])
+    return ExactBot(_int_option(opts.get("stake", "10"), "stake"), opts.get("threshold", "7"))
 
 
 def play_ace_chasing_game(game: AceChasingGame, bots: Sequence[AceChasingBot], *,

@@ -41,11 +41,10 @@ from fractions import Fraction
 from typing import Any
 
 from ..cards import Card, pack
+from .odds import DEFAULT_THRESHOLD
 
 __all__ = ["ExchangeOdds", "exchange_odds", "DEFAULT_THRESHOLD", "MISTAKE"]
 
-DEFAULT_THRESHOLD = 7
-"""The exchange rule of the default bot (``odds``): keep rank 7 or more, swap lower."""
 MISTAKE = 0.001
 """A choice whose knockout chance exceeds the best one's by more than this is a mistake."""
 PACK = tuple(pack(52))
@@ -90,16 +89,27 @@ def exchange_odds(observation: Mapping[str, Any], threshold: int = DEFAULT_THRES
     seat, order = observation["seat"], list(observation["order"])
     if observation["phase"] != "exchanges" or observation["to_act"] != seat or seat not in order[:-1]:
         raise ValueError(f"seat {seat!r} has no keep/swap decision to make in this observation")
-    known = {s: Card.parse(c) for s, c in enumerate(observation["cards"]) if c is not None and s in order}
-    chain = order[order.index(seat) + 1:]  # the later players' cards, then the matador's
-    if any(s in known for s in chain):
+    cards = observation["cards"]
+    slots = tuple(cards[s] for s in order)  # the known cards by place: all that the odds read
+    index = order.index(seat)
+    if any(c is not None for c in slots[index + 1:]):
         raise ValueError("a later player's card is known before its turn: not an Ace Chasing view")
-    mine = known[seat]
+    if slots[index] is None:
+        raise ValueError(f"seat {seat!r} does not know its own card in this observation")
+    return _odds(slots, index, threshold)
+
+
+@functools.lru_cache(maxsize=16384)
+def _odds(slots: tuple[str | None, ...], index: int, threshold: int) -> ExchangeOdds:
+    """:func:`exchange_odds` of the player at place ``index`` knowing the cards ``slots`` (by place)."""
+    known = {k: Card.parse(c) for k, c in enumerate(slots) if c is not None}
+    rest = len(slots) - index - 1  # the later players' cards, then the matador's
+    mine = known[index]
     seen = frozenset(known.values())
     pool = tuple(c for c in PACK if c not in seen)
-    unknown = sum(1 for s in order if s not in known)
-    keep = _out(mine, None, len(chain), pool, unknown, seen, threshold)
-    swap = sum((_out(c, mine, len(chain) - 1, tuple(x for x in pool if x is not c), unknown - 1,
+    unknown = len(slots) - len(known)
+    keep = _out(mine, None, rest, pool, unknown, seen, threshold)
+    swap = sum((_out(c, mine, rest - 1, tuple(x for x in pool if x is not c), unknown - 1,
                      seen | {c}, threshold) for c in pool), Fraction(0)) / len(pool)
     return ExchangeOdds(float(keep), float(swap), threshold)
 

@@ -15,7 +15,7 @@ from typing import Any
 from ..errors import IllegalActionError
 from ..kinds import BotKind, GameKind, Narrate, Solutions, bot_specs, parse_bot_spec
 from ..rules import Rules
-from .bots import AceChasingBot, odds_from_text, random_from_text, threshold_from_text
+from .bots import AceChasingBot, exact_from_text, odds_from_text, random_from_text, threshold_from_text
 from .events import RoundStarted, read_view
 from .game import FORMAT, VERSION, AceChasingGame, Offer
 from .render import narrate
@@ -31,6 +31,9 @@ def _ace(make: Callable[[str], AceChasingBot]) -> Callable[[str, Rules, int], Ac
 
 
 BOTS: dict[str, BotKind[AceChasingBot]] = {
+    "exact": BotKind(_ace(exact_from_text),
+                     "exact[:stake=N,threshold=RANK] bets, answers and exchanges by the exact odds "
+                     "of its view, the players still to exchange swapping below RANK (defaults 10, 7)"),
     "odds": BotKind(_ace(odds_from_text),
                     "odds[:stake=N,threshold=RANK,margin=X] bets stake x the knockout chance, "
                     "accepts bets good for it, swaps below RANK (defaults 10, 7, 0)"),
@@ -92,7 +95,8 @@ def _seeded_record(names: Sequence[str], rules: Rules, carry: int,
             "events": events}
 
 
-_SERVER_SPECS = frozenset({"odds", "random", "threshold", *(f"threshold:{r}" for r in "A23456789TJQK")})
+_SERVER_SPECS = frozenset({"exact", "odds", "random", "threshold",
+                           *(f"threshold:{r}" for r in "A23456789TJQK")})
 
 KIND = GameKind(
     name=NAME, title="Ace Chasing", record_format=FORMAT, record_version=VERSION,
@@ -102,7 +106,9 @@ KIND = GameKind(
     parse_move=parse_move, move_text=move_text,
     narrator=_narrator,
     review=_review,
-    server_bots={"odds": "bets its stake times the chance the matador is knocked out; accepts bets good "
+    server_bots={"exact": "bets, answers and exchanges by the exact odds of its view (the players "
+                          "still to exchange swapping below 7)",
+                 "odds": "bets its stake times the chance the matador is knocked out; accepts bets good "
                          "for it; swaps below 7",
                  "random": "random decisions and offers",
                  "threshold": "threshold[:RANK] never bets, accepts bets good for it, swaps below RANK"},

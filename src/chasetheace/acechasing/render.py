@@ -21,11 +21,18 @@ def narrate(view: Mapping[str, Any], names: Sequence[str], viewer: int | None = 
             matador: int | None = None) -> list[str]:
     """One event, as a seat sees it (a dict from ``observation(seat)["history"]``), in words.
 
-    ``matador`` is this round's matador, if known (a viewer who is the matador is "you").
+    ``matador`` is this round's matador, if known (a viewer who is the matador is "you"). Told
+    to nobody in particular (``viewer`` None: a whole record), a player named "You" (the default
+    name at the terminal) is still spoken of as you.
 
     >>> narrate({"type": "shown", "step": 2, "cards": [[2, "Ah"]]}, ["Ann", "Bob", "Cat"], 0)
     ['Lower than the matador: Cat shows A♥.']
+    >>> narrate({"type": "round_started", "round": 2, "matador": 0, "order": [1, 0]}, ["You", "Bob"])
+    ['Round 2: You are the matador.']
     """
+    whole_record = viewer is None
+    if viewer is None and "You" in names:
+        viewer = list(names).index("You")
     def who(seat: int) -> str:
         return "You" if seat == viewer else names[seat]
 
@@ -39,7 +46,7 @@ def narrate(view: Mapping[str, Any], names: Sequence[str], viewer: int | None = 
         case RoundStarted(round=number, matador=m):
             return [f"Round {number}: {who(m)} {'are' if m == viewer else 'is'} the matador."]
         case DealtSeen(cards=cards):
-            if viewer is None and cards:  # a whole record, told after the game
+            if whole_record and cards:  # a whole record, told after the game
                 return ["Dealt: " + ", ".join(f"{who(s)} {card_text(c)}" for s, c in cards) + "."]
             return [f"You are dealt {card_text(c)}." for s, c in cards if s == viewer]
         case Offered(seat=s, amount=amount, number=number):

@@ -2,22 +2,28 @@
 chance of being knocked out.
 
 There is no equilibrium solver for Ace Chasing: every decision is judged from what its seat could
-know (its observation alone), the cards it has not seen taken as a uniformly random draw from the
-cards it has not seen.
+know (its observation alone). Every figure makes the same two assumptions, and says so in the
+review's text and data:
 
-**Bets.** A bet is judged by :func:`chasetheace.acechasing.bots.knockout_chance`: the chance ``p``
-that the matador is knocked out. A bettor's offer of ``a`` wins ``a`` when the matador is knocked
-out and loses ``a`` otherwise, so it is worth ``a * (2p - 1)``; the matador accepting it is worth
-the opposite. An offer with ``p < 1/2``, or an acceptance with ``p > 1/2``, is *against the odds*;
-when the bet stands (the matador accepts) its cost is the money it gives away on average,
-``a * |2p - 1|`` (a declined offer gives nothing away). Declines and ``Offer(0)`` are not judged.
+- the cards the seat has not seen are a uniformly random draw from the cards it has not seen
+  (what the others bet, answered or exchanged before is not read as evidence about their cards);
+- the players still to exchange, the deciding seat included for the matador's chance, keep a card
+  of rank ``threshold`` or more and swap a lower one (``threshold`` 7: the ``odds`` bot's rule).
+
+**Bets.** A bet is judged by :func:`chasetheace.acechasing.odds.knockout_chance`: the chance ``p``
+that the matador is knocked out, counting the exchanges that follow the bets (the matador ends
+with whatever its right neighbour passes on). A bettor's offer of ``a`` wins ``a`` when the
+matador is knocked out and loses ``a`` otherwise, so it is worth ``a * (2p - 1)``; the matador
+accepting it is worth the opposite. An offer with ``p < 1/2``, or an acceptance with ``p > 1/2``,
+is *against the odds*; when the bet stands (the matador accepts) its cost is the money it gives
+away on average, ``a * |2p - 1|`` (a declined offer gives nothing away). Declines and
+``Offer(0)`` are not judged.
 
 **Exchanges.** A keep/swap decision is judged by the chance that the deciding player is knocked
 out this round if it keeps and if it swaps (:func:`chasetheace.acechasing.exchange.exchange_odds`:
-exact, with the players still to act exchanging as the default ``odds`` bot does). The best
-choice is the one with the lower chance; the cost of a choice is its chance minus the best one's
-(in knockouts: the chance of being knocked out it gives away). The money of the bets is not
-weighed here: the game is won by staying in.
+exact under the same assumptions). The best choice is the one with the lower chance; the cost of
+a choice is its chance minus the best one's (in knockouts: the chance of being knocked out it
+gives away). The money of the bets is not weighed here: the game is won by staying in.
 
 A decision is a *mistake* when its cost is above :data:`MISTAKE` (0.001, in its own unit:
 money for a bet, knockout chance for an exchange).
@@ -29,9 +35,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from .exchange import DEFAULT_THRESHOLD, MISTAKE, exchange_odds
+from ..cards import rank_char
+from .exchange import MISTAKE, exchange_odds
+from .odds import DEFAULT_THRESHOLD, knockout_chance
 
-__all__ = ["AceDecision", "AceReview", "judge_exchange", "review_ace_chasing", "MISTAKE"]
+__all__ = ["AceDecision", "AceReview", "judge_exchange", "review_ace_chasing", "odds_hint", "MISTAKE"]
 
 
 @dataclass(frozen=True)
@@ -95,8 +103,13 @@ class AceDecision:
                     f"call: {self.call} - {verdict}")
         what = f"{self.action} {self.amount}"
         given = f", gives away {self.cost:.2f} on average" if self.cost else " (declined: nothing lost)"
+        p = self.knockout_chance
+        worth = self.amount * abs(2 * p - 1)  # on the right side of 1/2: what it is worth to it
+        fine = f"fine: worth {worth:+.2f} on average" + (" if it stands" if self.role == "bettor" else "")
+        if worth < 0.005 * max(self.amount, 1):
+            fine = "fine, but a coin toss"
         verdict = (f"AGAINST THE ODDS{given}" if self.against_the_odds
-                   else "fine" if self.judged else "not judged")
+                   else fine if self.judged else "not judged")
         return (f"{self.name} ({self.role}{held}): {what}; knockout chance {self.knockout_chance:.1%}"
                 f" - {verdict}")
 
@@ -127,11 +140,21 @@ class AceReview:
                         "knockouts_given_away": round(sum(d.cost for d in swaps if d.mistake), 6)})
         return out
 
+    @property
+    def assumes(self) -> str:
+        """What every figure of the review assumes, in words."""
+        return (f"Every chance assumes that the players still to exchange keep a card of rank "
+                f"{rank_char(self.threshold)} or more and swap a lower one, and that the cards a "
+                "player had not seen were equally likely to be anywhere it had not seen (bets and "
+                "earlier exchanges are not read as evidence). Knockout chance: the matador's, after "
+                "the exchanges to come; keep/swap: the deciding player's own.")
+
     def to_dict(self, seat: int | None = None) -> dict[str, Any]:
         """The review as data; ``seat`` keeps one player's part."""
         return {"format": "chase-the-ace/review", "version": 1, "game": "ace-chasing",
                 "players": list(self.names), "complete": self.complete,
                 "mistake_threshold": MISTAKE, "exchange_threshold": self.threshold,
+                "assumes": self.assumes,
                 "decisions": [d.to_dict() for d in self.decisions if seat is None or d.seat == seat],
                 "summary": [s for s in self.summary() if seat is None or s["seat"] == seat]}
 
@@ -149,8 +172,7 @@ class AceReview:
         if not self.complete:
             lines.append("(the record stops before the end of the game)")
         lines.append("")
-        lines.append(f"Exchanges: the chance of being knocked out this round, the players still to "
-                     f"act keeping rank {self.threshold} or more.")
+        lines.append(self.assumes)
         lines.append("player        decisions  mistakes  bets judged  against the odds  money given away"
                      "  exchanges  exchange mistakes  knockouts given away")
         for s in self.summary():
@@ -172,13 +194,11 @@ class AceReview:
 def judge_exchange(observation: Mapping[str, Any], action: str,
                    threshold: int = DEFAULT_THRESHOLD) -> AceDecision:
     """One keep/swap decision judged from the deciding seat's observation alone (``index`` 0)."""
-    from .bots import knockout_chance
-
     seat = observation["seat"]
     odds = exchange_odds(observation, threshold)
     cost = odds.cost(action)
     return AceDecision(0, observation["round"], seat, observation["names"][seat], "exchanger", action,
-                       0, observation["card"], knockout_chance(observation), cost, True,
+                       0, observation["card"], knockout_chance(observation, threshold), cost, True,
                        cost > MISTAKE, odds.keep, odds.swap, odds.call)
 
 
@@ -187,7 +207,6 @@ def review_ace_chasing(record: Mapping[str, Any], threshold: int = DEFAULT_THRES
 
     ``threshold``: the rank from which the players still to act are taken to keep their card.
     """
-    from .bots import knockout_chance
     from .game import AceAction, AceChasingGame, Offer
 
     decisions: list[AceDecision] = []
@@ -200,7 +219,7 @@ def review_ace_chasing(record: Mapping[str, Any], threshold: int = DEFAULT_THRES
             decisions.append(replace(judge_exchange(obs, AceAction(move).value, threshold),
                                      index=len(decisions)))
             return
-        p = knockout_chance(obs)
+        p = knockout_chance(obs, threshold)
         if isinstance(move, Offer):
             amount, role, action = move.amount, "bettor", "offer"
             cost = max(0.0, amount * (1 - 2 * p))  # counted below only if the bet stands
@@ -221,3 +240,32 @@ def review_ace_chasing(record: Mapping[str, Any], threshold: int = DEFAULT_THRES
         if d.action == "offer" and d.cost and (answer is None or answer.action != "accept"):
             decisions[i] = replace(d, cost=0.0)
     return AceReview(list(game.names), decisions, game.over, threshold)
+
+
+def odds_hint(observation: Mapping[str, Any], threshold: int = DEFAULT_THRESHOLD) -> str:
+    """The odds of the decision in front of ``observation["seat"]``, in words, with the call they
+    make (as the ``exact`` bot decides), from that observation alone: a hint for a person.
+
+    >>> import chasetheace as cta
+    >>> game = cta.AceChasingGame(5, stack=["2d", "9d", "4d", "5d", "Jc"])
+    >>> _ = game.act(cta.Offer(10))
+    >>> odds_hint(game.observation(0))
+    'You are knocked out 49.6% of the time; accepting 10 is worth +0.07 to you on average: accept.'
+    """
+    legal = observation["legal"]
+    if "keep" in legal:
+        odds = exchange_odds(observation, threshold)
+        call = "either" if odds.call == "either" else odds.best
+        return (f"You are knocked out {odds.keep:.1%} if you keep, {odds.swap:.1%} if you swap: "
+                f"{call}.")
+    p = knockout_chance(observation, threshold)
+    if "accept" in legal:
+        amount = observation["offer"]["amount"]
+        worth = amount * (1 - 2 * p)
+        return (f"You are knocked out {p:.1%} of the time; accepting {amount} is worth "
+                f"{worth:+.2f} to you on average: {'accept' if worth > 0 else 'decline'}.")
+    if "offer" in legal:
+        who = observation["names"][observation["matador"]]
+        return (f"{who} (the matador) is knocked out {p:.1%} of the time: a bet of 10 is worth "
+                f"{10 * (2 * p - 1):+.2f} to you on average: {'bet' if p > 0.5 else 'do not bet'}.")
+    return "Nothing to decide now."

@@ -30,10 +30,13 @@ def _place(index: int, size: int) -> str:
 
 
 def simulate_ace_chasing(*, players: int = 5, bots: Sequence[str] = ("odds",), games: int = 1000,
-                         seed: int = 1) -> dict[str, Any]:
+                         seed: int = 1, shuffle_seats: bool = False) -> dict[str, Any]:
     """Bots against bots for ``games`` games; the statistics as one JSON-serialisable dict.
 
-    Seat 0 is the first matador of every game. The numbers depend only on the arguments.
+    Seat 0 is the first matador of every game. With ``shuffle_seats`` the bots are seated in a
+    fresh random order every game (drawn from ``seed``), so that each meets every place and every
+    neighbour; ``by_bot`` sums each bot's games wherever it sat (for comparing bots). The numbers
+    depend only on the arguments.
     """
     specs = bot_specs(bots, players, "seats")
     if isinstance(games, bool) or not isinstance(games, int) or games < 1:
@@ -45,10 +48,16 @@ def simulate_ace_chasing(*, players: int = 5, bots: Sequence[str] = ("odds",), g
     wins = [0] * players
     money = [0] * players
     rounds = survived = bets = staked = 0
+    kinds = list(dict.fromkeys(specs))
+    per_bot = {b: Counter[str]() for b in kinds}
     start = time.perf_counter()
     for _ in range(games):
         game = AceChasingGame(players, rng=random.Random(rng.getrandbits(64)))
-        robots = [make_ace_chasing_bot(s) for s in specs]
+        seated = specs
+        if shuffle_seats:
+            seated = list(specs)
+            rng.shuffle(seated)
+        robots = [make_ace_chasing_bot(s) for s in seated]
         choices = random.Random(rng.getrandbits(64))
         while game.to_act is not None:
             seat = game.to_act
@@ -63,13 +72,22 @@ def simulate_ace_chasing(*, players: int = 5, bots: Sequence[str] = ("odds",), g
                 staked += ev.amount
             elif isinstance(ev, Settled):
                 survived += ev.survived
+                per_bot[seated[ev.matador]]["matador_rounds"] += 1
+                per_bot[seated[ev.matador]]["matador_survived"] += ev.survived
             elif isinstance(ev, Eliminated):
                 for i, s in enumerate(order):
                     place = _place(i, len(order))
                     place_rounds[place] += 1
                     place_out[place] += s in ev.seats
+                    if i < len(order) - 1:
+                        per_bot[seated[s]]["player_rounds"] += 1
+                        per_bot[seated[s]]["player_out"] += s in ev.seats
         wins[game.winners[0]] += 1
         money = [a + b for a, b in zip(money, game.money)]
+        for s, spec in enumerate(seated):
+            per_bot[spec]["games"] += 1
+            per_bot[spec]["wins"] += s == game.winners[0]
+            per_bot[spec]["money"] += game.money[s]
     seconds = time.perf_counter() - start
     places = [_place(i, players) for i in range(players - 1)] + ["matador"]
     return {
@@ -84,14 +102,28 @@ def simulate_ace_chasing(*, players: int = 5, bots: Sequence[str] = ("odds",), g
             rate_row({"place": p}, place_out[p], place_rounds[p], key="out", total="rounds")
             for p in places if place_rounds[p]],
         "win_rate_by_seat": [
-            rate_row({"seat": s, "bot": specs[s]}, wins[s], games, key="wins", total="games")
+            rate_row({"seat": s, "bot": "any (shuffled)" if shuffle_seats else specs[s]}, wins[s], games,
+                     key="wins", total="games")
             for s in range(players)],
+        "shuffle_seats": shuffle_seats,
+        "by_bot": [_bot_row(b, per_bot[b]) for b in kinds],
         "money_by_seat": money,
         "money_per_game_by_seat": [round(m / games, 4) for m in money],
         "bets": {"standing": bets, "mean_amount": round(staked / bets, 4) if bets else 0.0},
         "seconds": round(seconds, 3),
         "rounds_per_second": round(rounds / seconds, 1) if seconds > 0 else 0.0,
     }
+
+
+def _bot_row(spec: str, c: Counter[str]) -> dict[str, Any]:
+    """One bot's games wherever it sat: wins, money per game, its survival as the matador and its
+    knockouts as a player."""
+    return {**rate_row({"bot": spec}, c["wins"], c["games"], key="wins", total="games"),
+            "money_per_game": round(c["money"] / c["games"], 4) if c["games"] else 0.0,
+            "matador_survival": rate_row({}, c["matador_survived"], c["matador_rounds"],
+                                         key="survived", total="rounds"),
+            "knocked_out_as_player": rate_row({}, c["player_out"], c["player_rounds"],
+                                              key="out", total="rounds")}
 
 
 def format_simulation(result: Mapping[str, Any]) -> list[str]:
@@ -109,6 +141,14 @@ def format_simulation(result: Mapping[str, Any]) -> list[str]:
     lines.append("Games won and money per game, by seat (seat 0 is the first matador):")
     lines += [f"  seat {row['seat']:>2} {row['bot']:<24} {pct(row)}  money {m:+.2f}"
               for row, m in zip(result["win_rate_by_seat"], result["money_per_game_by_seat"])]
+    if len(result["by_bot"]) > 1 or result["shuffle_seats"]:
+        moved = "seats shuffled every game" if result["shuffle_seats"] else "in fixed seats"
+        lines.append(f"By bot ({moved}): games won, money per game, survival as the matador, "
+                     "knocked out as a player:")
+        lines += [f"  {row['bot']:<24} {pct(row)}  money {row['money_per_game']:+.2f}  "
+                  f"matador survives {100 * row['matador_survival']['rate']:5.1f}%  "
+                  f"out {100 * row['knocked_out_as_player']['rate']:5.1f}%"
+                  for row in result["by_bot"]]
     lines.append(f"Bets that stood: {result['bets']['standing']:,}, "
                  f"mean amount {result['bets']['mean_amount']:.2f}")
     lines.append(f"{result['rounds']:,} rounds in {result['seconds']:.2f} s: "

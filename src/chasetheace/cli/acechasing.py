@@ -23,16 +23,21 @@ import argparse
 import csv
 import json
 import random
+import shutil
+import textwrap
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..acechasing.bots import AceChasingBot
+from ..acechasing.bots import AceChasingBot, OddsBot
+from ..acechasing.estimate import estimate
 from ..acechasing.events import RoundStarted, read_view
 from ..acechasing.game import MAX_OFFERS, AceAction, AceChasingGame, Offer
 from ..acechasing.kind import BOTS as ACE_CHASING_BOTS
 from ..acechasing.kind import make_ace_chasing_bot
+from ..acechasing.odds import DEFAULT_THRESHOLD
 from ..acechasing.render import narrate
+from ..acechasing.review import odds_hint
 from ..acechasing.sim import format_simulation, simulate_ace_chasing
 from ..errors import RecordError
 from ..events import Eliminated, GameOver
@@ -43,15 +48,17 @@ from .ace_view import left_neighbour
 from .pacing import Pace, parse_delay
 from .play import (
     HELP_WORDS,
+    HINT_WORDS,
     QUIT_WORDS,
     RULES_WORDS,
     QuitGame,
     bot_names,
     bot_specs,
+    check_new_record,
     make_pace,
-    numbered,
     parse_answer,
     play_again,
+    record_path,
 )
 
 if TYPE_CHECKING:
@@ -68,7 +75,8 @@ __all__ = [
 # --- play --------------------------------------------------------------------------------------
 
 def parse_reply(text: str, legal: Sequence[str]) -> AceAction | Offer | str | None:
-    """A person's reply as an action, ``'quit'``, ``'help'`` or ``'rules'``; None if it makes no sense.
+    """A person's reply as an action, ``'quit'``, ``'help'``, ``'rules'`` or ``'hint'``; None if it
+    makes no sense.
 
     >>> parse_reply("5", ["offer"]), parse_reply("no", ["accept", "decline"])
     (Offer(amount=5), <AceAction.DECLINE: 'decline'>)
@@ -77,7 +85,8 @@ def parse_reply(text: str, legal: Sequence[str]) -> AceAction | Offer | str | No
         answer = parse_answer(text)
         return {"keep": AceAction.KEEP, "swap": AceAction.SWAP}.get(answer or "", answer)
     word = text.strip().lower().rstrip("!.")
-    for meaning, words in (("quit", QUIT_WORDS), ("help", HELP_WORDS), ("rules", RULES_WORDS)):
+    for meaning, words in (("quit", QUIT_WORDS), ("help", HELP_WORDS), ("rules", RULES_WORDS),
+                           ("hint", HINT_WORDS)):
         if word in words:
             return meaning
     replies: dict[str, dict[str, AceAction | Offer]] = {
@@ -94,13 +103,17 @@ def parse_reply(text: str, legal: Sequence[str]) -> AceAction | Offer | str | No
 
 PROMPTS = {
     "offer": ("Bet how much that the matador is knocked out? [a whole number, 0 or n for no bet] ",
-              "Answer a whole number to offer (0 or n: no bet); r for the rules, q to leave."),
+              "Answer a whole number to offer (0 or n: no bet); h for the odds, r for the rules, "
+              "q to leave."),
     "accept": ("Accept or decline? [a/d] ",
-               "Answer a to accept the bet, d to decline it; r for the rules, q to leave."),
+               "Answer a to accept the bet, d to decline it; h for the odds, r for the rules, "
+               "q to leave."),
     "keep": ("Keep or swap with your left neighbour? [k/s] ",
-             "Answer k to keep your card, s to swap with the player on your left; r for the rules, "
-             "q to leave."),
+             "Answer k to keep your card, s to swap with the player on your left; h for the odds, "
+             "r for the rules, q to leave."),
 }
+ODDS_NOTE = ("(The odds take the cards you have not seen as equally likely anywhere, and the players "
+             "still to exchange as keeping 7 or more and swapping lower.)")
 
 
 def _status(obs: Mapping[str, Any]) -> str:
@@ -116,12 +129,15 @@ def play_ace_chasing(*, players: int = 5, name: str = "You", bots: Sequence[str]
                      ask: Callable[[str], str] = input,
                      say: Callable[[str], None] = print,
                      show: Callable[[Mapping[str, Any]], None] | None = None,
-                     pace: Pace | None = None) -> AceChasingGame:
+                     pace: Pace | None = None, hints: bool = False,
+                     tell_money: bool = True) -> AceChasingGame:
     """You (seat 0) against bots at an Ace Chasing table, until the game ends or you leave.
 
     ``bots`` is one spec for every bot seat or one per bot seat; ``ask`` reads a reply to a
     prompt and ``say`` prints a line; ``show(observation)`` draws the table before each of your
-    decisions (by default a one-line status); ``pace`` sets the pauses (none without it).
+    decisions (by default a one-line status); ``pace`` sets the pauses (none without it);
+    ``hints`` tells the odds of each of your decisions before it (``h`` does at any question);
+    ``tell_money`` ends with a line of the money (off when the caller tells it).
     Raises :class:`chasetheace.play.QuitGame` if you quit (the record, if saved, stays as far as
     it went). Returns the finished game.
     """
@@ -161,7 +177,11 @@ def play_ace_chasing(*, players: int = 5, name: str = "You", bots: Sequence[str]
             (show or (lambda o: say(_status(o))))(obs)
             if pace is not None:
                 pace.asked()
-            game.act(_ask(game, ask, say))
+            table = {s: b for s, b in enumerate(robots) if b is not None}
+            if hints:
+                for line in _hint_lines(game, table, seed):
+                    _say_wrapped(say, line)
+            game.act(_ask(game, ask, say, table, seed))
         else:
             bot = robots[seat]
             assert bot is not None
@@ -169,7 +189,8 @@ def play_ace_chasing(*, players: int = 5, name: str = "You", bots: Sequence[str]
                 pace.before_bot_move()
             game.act(bot.choose(game.observation(seat), game.legal_actions(), rng))
         _save(save, game)
-    say("Money: " + " · ".join(f"{n} {m:+d}" for n, m in zip(names, game.money)))
+    if tell_money:
+        say("Money: " + " · ".join(f"{n} {m:+d}" for n, m in zip(names, game.money)))
     if save is not None:
         say(f"The game record is in {save} (chase-the-ace ace-chasing replay {save} tells it).")
     return game
@@ -206,7 +227,50 @@ def _prompt(game: AceChasingGame, phase: str) -> str:
     return f"Keep your card or swap with {who}? [k/s] "
 
 
-def _ask(game: AceChasingGame, ask: Callable[[str], str], say: Callable[[str], None]) -> AceAction | Offer:
+def _say_wrapped(say: Callable[[str], None], text: str) -> None:
+    """``text`` indented and broken between words to the terminal's width (``COLUMNS``)."""
+    width = max(40, shutil.get_terminal_size().columns - 1)
+    for line in textwrap.wrap(text, width, initial_indent="  ", subsequent_indent="    "):
+        say(line)
+
+
+def _plays_the_rule(bot: AceChasingBot) -> bool:
+    """Whether ``bot`` exchanges as the exact odds assume (keep 7 or more, swap lower)."""
+    return isinstance(bot, OddsBot) and bot.threshold == DEFAULT_THRESHOLD
+
+
+def _hint_lines(game: AceChasingGame, table: Mapping[int, AceChasingBot], seed: int) -> list[str]:
+    """The odds of your decision; where a player still to act does not exchange by the rule the
+    odds assume, also the table's own figures, sampled against its bots (seeded by the game; your
+    own exchange to come, if any, taken by the rule)."""
+    obs = game.observation(0)
+    lines = ["Odds: " + odds_hint(obs)]
+    order = obs["order"]
+    start = order.index(obs["to_act"]) + 1 if obs["phase"] == "exchanges" else 0
+    later = [s for s in order[start:-1] if s != 0]
+    if all(_plays_the_rule(table[s]) for s in later):
+        return lines
+    rng = random.Random(f"{seed}/{game.round}/{len(game.events)}")
+    table = {**table, 0: OddsBot(stake=0)}  # your own exchange to come, if any: by the rule
+    if "keep" in obs["legal"]:
+        keep = estimate(obs, table, rng=rng, samples=SAMPLES, action="keep")
+        swap = estimate(obs, table, rng=rng, samples=SAMPLES, action="swap")
+        assert keep.seat_out is not None and swap.seat_out is not None
+        lines.append(f"Against these bots (sampled, {SAMPLES} rounds, +- {keep.seat_error:.0%}): you are "
+                     f"knocked out {keep.seat_out:.0%} if you keep, {swap.seat_out:.0%} if you swap.")
+    else:
+        got = estimate(obs, table, rng=rng, samples=SAMPLES)
+        lines.append(f"Against these bots (sampled, {SAMPLES} rounds): the matador is knocked out "
+                     f"{got.matador_out:.0%} (+- {got.matador_error:.0%}).")
+    return lines
+
+
+SAMPLES = 1000
+"""Rounds sampled for a hint against bots that do not exchange by the rule (about a second)."""
+
+
+def _ask(game: AceChasingGame, ask: Callable[[str], str], say: Callable[[str], None],
+         table: Mapping[int, AceChasingBot] | None = None, seed: int = 0) -> AceAction | Offer:
     legal = [a.value for a in game.legal_actions()]
     help_text = PROMPTS[legal[0]][1]
     prompt = _prompt(game, legal[0])
@@ -216,7 +280,13 @@ def _ask(game: AceChasingGame, ask: Callable[[str], str], say: Callable[[str], N
             raise QuitGame
         if reply == "rules":
             for line in RULES_SUMMARY:
-                say("  " + line)
+                _say_wrapped(say, line)
+            continue
+        if reply == "hint":
+            for line in (_hint_lines(game, table, seed) if table is not None
+                         else ["Odds: " + odds_hint(game.observation(0))]):
+                _say_wrapped(say, line)
+            _say_wrapped(say, ODDS_NOTE)
             continue
         if isinstance(reply, AceAction | Offer) and game.can_act(reply):
             return reply
@@ -279,19 +349,29 @@ def play_games(args: argparse.Namespace, console: Console, players: int, matador
 
     if args.save is not None:
         check_writable(args.save)
+        check_new_record(args.save)
     pace = make_pace(console, args, "round")
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(10**6)
     ledger = [0] * players
     number = 1
+    from .stats import keep_game, open_stats
+
+    stats = open_stats(getattr(args, "stats", None))
+    hints = bool(getattr(args, "hints", False))
+    if hints:
+        console.print(ODDS_NOTE, markup=False)
     while True:
+        if number > 1:
+            console.rule(f"[bold]Game {number}[/]", style="dim")
         game = play_ace_chasing(
             players=players, name=args.name, bots=args.bot, seed=seed if number == 1 else
             random.Random(f"{seed}/{number}").randrange(10**6), matador=matador,
-            save=numbered(args.save, number),
+            save=record_path(args.save, number) if number > 1 else args.save,
             ask=lambda prompt: console.input(f"[bold cyan]{escape(prompt)}[/]"),
             say=lambda line: console.print(line, markup=False, soft_wrap=True),
-            show=lambda obs: console.print(ace_table(obs)), pace=pace)
+            show=lambda obs: console.print(ace_table(obs)), pace=pace, hints=hints, tell_money=False)
         console.print(ace_table(game.observation(0)))
+        keep_game(stats, game, you=0, bots=_specs(args.bot, players - 1, "bot seats"))
         ledger = [a + b for a, b in zip(ledger, game.money)]
         console.print(f"Money after {number} game{'s' if number > 1 else ''}: "
                       + " · ".join(f"{n} {m:+d}" for n, m in zip(game.names, ledger)), markup=False)
@@ -313,7 +393,7 @@ def simulate_from_cli(args: argparse.Namespace) -> int:
     if args.csv is not None:
         check_writable(args.csv)  # before the run, not after it
     result = simulate_ace_chasing(players=players, bots=args.bot or ["odds"], games=args.games or 1000,
-                                  seed=args.seed)
+                                  seed=args.seed, shuffle_seats=bool(getattr(args, "shuffle_seats", False)))
     print(json.dumps(result, indent=2) if args.json else "\n".join(format_simulation(result)))
     if args.csv is not None:
         write_csv(result, args.csv)
@@ -350,7 +430,7 @@ def run_play(args: argparse.Namespace) -> int:
 def run_simulate(args: argparse.Namespace) -> int:
     """``simulate`` with the arguments of :func:`add_simulate_arguments`; the exit status."""
     result = simulate_ace_chasing(players=args.players, bots=args.bot or ["odds"], games=args.games,
-                                  seed=args.seed)
+                                  seed=args.seed, shuffle_seats=args.shuffle_seats)
     print(json.dumps(result, indent=2) if args.json else "\n".join(format_simulation(result)))
     return 0
 
@@ -388,6 +468,10 @@ def run_replay(args: argparse.Namespace) -> int:
     return 0
 
 
+SHUFFLE_HELP = ("seat the bots in a fresh random order every game, so each meets every place and "
+                "neighbour (for comparing bots: see the by-bot table)")
+
+
 def _bot_help() -> str:
     kinds = "; ".join(kind.help for kind in ACE_CHASING_BOTS.values())
     return f"a bot, once for every bot seat or once per seat ({kinds}); default odds"
@@ -405,6 +489,10 @@ def add_play_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--save", metavar="FILE", help="write the game record (JSON) to FILE")
     parser.add_argument("--delay", type=parse_delay, metavar="SECONDS",
                         help="pause between moves (default 0.6 at a terminal; 0 for none)")
+    parser.add_argument("--hints", action="store_true",
+                        help="tell the odds of each of your decisions before it (h: at any question)")
+    parser.add_argument("--stats", metavar="FILE", help="keep your stats in FILE (default: "
+                        "$CHASE_THE_ACE_STATS, or your data directory; see chase-the-ace stats)")
 
 
 def add_simulate_arguments(parser: argparse.ArgumentParser) -> None:
@@ -414,6 +502,7 @@ def add_simulate_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--games", type=int, default=1000, metavar="N", help="games to play (default 1000)")
     parser.add_argument("--seed", type=int, default=1, help="seed (default 1): same seed, same numbers")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of text")
+    parser.add_argument("--shuffle-seats", action="store_true", help=SHUFFLE_HELP)
 
 
 def register(subparsers: Any) -> None:

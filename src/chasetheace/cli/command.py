@@ -118,6 +118,7 @@ def _cmd_play(args: argparse.Namespace) -> int:
     rules = rules_from_args(args.preset, args.rule)
     if args.save is not None and not args.rules_help:
         check_writable(args.save)  # before the first deal, not at the first save
+        terminal.check_new_record(args.save)
     console = make_console()
     if args.rules_help and args.game == "chase-the-ace":  # other games explain their own
         console.print(f"[bold]The rules in force[/] ({preset_info(args.preset).name}"
@@ -154,9 +155,15 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
             print(f"{PROG}: note: the fast engine plays chase-the-ace only; using {args.game}'s own",
                   file=sys.stderr)
         return SIMULATE_GAMES[args.game](args)
+    if args.shuffle_seats:
+        raise ValueError(f"--shuffle-seats is for ace-chasing, not {args.game}")
     rules = rules_from_args(args.preset, args.rule)
     players = args.players if args.players is not None else (
         len(args.bot) if args.bot and len(args.bot) > 1 else _preset_players(args.preset) or 5)
+    meant = _preset_players(args.preset)
+    if meant is not None and players != meant:
+        print(f"{PROG}: note: {preset_info(args.preset).title} is a game for {meant} players; "
+              f"simulating its rules at {players}", file=sys.stderr)
     specs = tuple(bot_specs(args.bot, players, "threshold:8"))
     games = args.games if args.games is not None or args.hands is not None else 1000
     config = SimConfig(rules=rules, bots=specs, seed=args.seed, games=games, hands=args.hands,
@@ -361,10 +368,21 @@ def _cmd_replay(args: argparse.Namespace) -> int:
 
 # --- the parser ----------------------------------------------------------------------------
 
+def _version() -> str:
+    """The installed package's version (the facade's ``__version__`` sits above this layer)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("chase-the-ace")
+    except PackageNotFoundError:
+        return "(not installed: run from a checkout)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The whole command line: play, simulate, rules, replay, then :data:`COMMANDS`."""
     parser = _Parser(prog=PROG, description="Chase the Ace (Ranter-Go-Round, Cuckoo, Screw Your "
                      "Neighbour, Le Her): play it against bots, or study it by simulation.")
+    parser.add_argument("--version", action="version", version=f"{PROG} {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     play = sub.add_parser("play", help="play against bots at the terminal",
@@ -380,7 +398,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--save", metavar="FILE", help="write the game record (JSON) to FILE")
     play.add_argument("--rules-help", action="store_true", help="explain the rules in force and stop")
     play.add_argument("--hints", action="store_true", help="show the solver's hint at each of your "
-                      "decisions (h shows it on demand)")
+                      "decisions (h shows it on demand); Ace Chasing: the odds of each decision")
     play.add_argument("--stats", metavar="FILE", help="keep your stats in FILE (default: "
                       "$CHASE_THE_ACE_STATS, or your data directory; see chase-the-ace stats)")
     play.add_argument("--delay", type=parse_delay, metavar="SECONDS",
@@ -411,6 +429,8 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--plot", metavar="FILE.png", help="also draw the loss rates (needs matplotlib)")
     sim.add_argument("--save", metavar="FILE", help="also write the record of the run's first game "
                      "(JSON, for replay and review)")
+    sim.add_argument("--shuffle-seats", action="store_true",
+                     help="ace-chasing only: " + ace_chasing_command.SHUFFLE_HELP)
     sim.set_defaults(func=_cmd_simulate)
 
     rules = sub.add_parser("rules", help="the presets, or every option of one",

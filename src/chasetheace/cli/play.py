@@ -16,7 +16,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..bots import Bot
-from ..events import Eliminated, GameOver, HandStarted, read_view
+from ..events import (
+    DealerExchange,
+    DealerExchangeSeen,
+    Eliminated,
+    GameOver,
+    HandStarted,
+    Keep,
+    LivesLost,
+    Showdown,
+    Swap,
+    SwapSeen,
+    read_view,
+)
 from ..game import Action, Game
 from ..kinds import bot_specs
 from ..observation import Observation
@@ -35,11 +47,12 @@ if TYPE_CHECKING:
     from rich.table import Table
 
 __all__ = ["table_view", "bot_specs", "bot_names",
-           "parse_answer", "QuitGame", "tell", "ask", "run_table", "numbered", "play_chase_the_ace",
+           "parse_answer", "QuitGame", "tell", "ask", "run_table", "numbered", "record_path",
+           "check_new_record", "play_chase_the_ace",
            "hint_line", "solving_progress", "game_heading", "make_pace", "play_again"]
 
 KEEP_WORDS = {"k", "keep", "stand", "st", "stay", "stick"}
-SWAP_WORDS = {"s", "swap", "change", "c", "ch"}
+SWAP_WORDS = {"s", "swap", "change", "c", "ch", "cut", "t", "take", "draw"}  # the dealer cuts or takes
 QUIT_WORDS = {"q", "quit", "exit"}
 HELP_WORDS = {"?", "help"}
 HINT_WORDS = {"h", "hint"}
@@ -135,6 +148,18 @@ def _neighbour(obs: Observation) -> int:
     return order[(order.index(seat) + 1) % len(order)]
 
 
+def prompt_of(obs: Mapping[str, Any]) -> str:
+    """The short prompt under the question: the dealer is asked what it may do, not to swap.
+
+    >>> dealer = {"seat": 1, "dealer": 1, "rules": {"dealer_exchange": "cut"}}
+    >>> prompt_of({"seat": 0, "dealer": 1}), prompt_of(dealer)
+    ('keep or swap? [k/s]', 'keep or cut? [k/c]')
+    """
+    if obs["seat"] != obs["dealer"]:
+        return "keep or swap? [k/s]"
+    return "keep or cut? [k/c]" if obs["rules"]["dealer_exchange"] == "cut" else "keep or take? [k/t]"
+
+
 def _question(obs: Observation) -> str:
     card = card_text(obs["card"])
     if obs["seat"] == obs["dealer"]:
@@ -188,6 +213,10 @@ def solving_progress() -> Iterator[Progress]:
 def hint_line(obs: Observation) -> str:
     """The solver's hint for the seat of ``obs`` (from that observation alone), as one line;
     solving first, with a progress bar, if the solution is not cached yet."""
+    from .extras import needs_solver_text, solver_missing
+
+    if solver_missing():  # say so at once, before announcing a solve that cannot start
+        return needs_solver_text("Hints", plural=True)
     from ..solver.uses.advice import hint_for
 
     try:
@@ -196,7 +225,7 @@ def hint_line(obs: Observation) -> str:
     except ValueError as exc:  # rules the solver does not model, or a situation it never met
         return f"No hint here: {exc}"
     except ImportError as exc:
-        return f"Hints need the solver ({exc.name} is missing): pip install 'chase-the-ace[solve]'"
+        return needs_solver_text("Hints", missing=exc.name, plural=True)
 
 
 def ask(console: Console, obs: Observation, rules: Rules, hints: bool = False) -> Action:
@@ -204,11 +233,14 @@ def ask(console: Console, obs: Observation, rules: Rules, hints: bool = False) -
     the solver's hint first (``h`` shows it on demand)."""
     from rich.markup import escape
 
+    from .extras import solver_missing
+
     console.print(f"[bold]{escape(_question(obs))}[/bold]")
-    if hints:
+    can_hint = solver_missing() is None
+    if hints and can_hint:  # without the solver, the start of the game said so once
         console.print("  " + hint_line(obs), markup=False)
     while True:
-        answer = parse_answer(console.input("[bold cyan]keep or swap? \\[k/s][/] "))
+        answer = parse_answer(console.input(f"[bold cyan]{escape(prompt_of(obs))}[/] "))
         if answer == "keep":
             return Action.KEEP
         if answer == "swap":
@@ -222,8 +254,12 @@ def ask(console: Console, obs: Observation, rules: Rules, hints: bool = False) -
             for line in explain_rules(rules, obs["players"]):
                 console.print("  " + line, markup=False)
             continue
-        console.print("  Answer [bold]k[/] (keep, stand) or [bold]s[/] (swap, change); "
-                      "[bold]h[/] for a hint, [bold]r[/] for the rules, [bold]q[/] to leave.")
+        other = ("[bold]s[/] (swap, change)" if obs["seat"] != obs["dealer"] else
+                 "[bold]c[/] (cut the stock)" if obs["rules"]["dealer_exchange"] == "cut"
+                 else "[bold]t[/] (take the top card)")
+        console.print(f"  Answer [bold]k[/] (keep, stand) or {other}; "
+                      + ("[bold]h[/] for a hint, " if can_hint else "")
+                      + "[bold]r[/] for the rules, [bold]q[/] to leave.")
 
 
 def _save(path: str | None, game: Game) -> None:
@@ -232,11 +268,12 @@ def _save(path: str | None, game: Game) -> None:
 
 
 def tell(console: Console, narrator: Narrator, events: Sequence[Mapping[str, Any]],
-         pace: Pace | None = None) -> None:
+         pace: Pace | None = None, recap: Recap | None = None) -> None:
     """Print what ``narrator`` says of ``events``, with a rule at the start of each hand.
 
     With a ``pace``: wait for Enter before a hand that follows one the person sat out, offer to
-    watch or skip when the person is out, and, skipping, say only how the game ends."""
+    watch or skip when the person is out, and, skipping, say only how the game ends. A ``recap``
+    follows what was told (:class:`Recap`)."""
     from rich.text import Text
 
     for index, view in enumerate(events):
@@ -244,11 +281,47 @@ def tell(console: Console, narrator: Narrator, events: Sequence[Mapping[str, Any
             continue
         ev = read_view(view)
         lines = narrator.tell_event(ev)
+        if recap is not None:
+            recap.told(ev, lines, narrator.viewer)
         if isinstance(ev, HandStarted):
             console.rule(Text(lines[0].rstrip("."), style="bold"), style="dim")
             continue
         for line in lines:
             console.print("  " + line, markup=False)
+
+
+class Recap:
+    """The last hand's result and the person's own move in it, said again just above the table at
+    the person's next decision when so much was told since that it has scrolled off the screen
+    (a big table on a small terminal): the result stays in view until the person moves on."""
+
+    def __init__(self) -> None:
+        self._hand: list[str] = []       # this hand's lines worth repeating
+        self.last: list[str] = []        # the last finished hand's
+        self.lines_since = 0             # lines printed since the last hand's result
+
+    def told(self, ev: Any, lines: Sequence[str], viewer: int | None) -> None:
+        """``lines`` were printed for ``ev``."""
+        if isinstance(ev, HandStarted):
+            if self._hand:
+                self.last, self._hand = self._hand, []
+            self.lines_since += 1
+            return
+        mine = getattr(ev, "seat", None) == viewer and isinstance(ev, Keep | Swap | SwapSeen |
+                                                                   DealerExchange | DealerExchangeSeen)
+        if mine or isinstance(ev, Showdown | LivesLost):
+            if not self._hand:
+                self.lines_since = 0  # counted from the first line worth repeating
+            self._hand += [line for line in lines if line]
+        self.lines_since += len(lines)
+
+    def lines_for(self, height: int, table_rows: int) -> list[str]:
+        """What to repeat before a table of ``table_rows`` lines on a screen ``height`` lines high
+        (nothing when the last hand's result is still in view above the table, the question and
+        the prompt)."""
+        if not self.last or self.lines_since + table_rows + 2 <= height:
+            return []
+        return ["Last hand: " + " ".join(self.last)]
 
 
 def _paced(console: Console, narrator: Narrator, events: Sequence[Mapping[str, Any]], index: int,
@@ -277,12 +350,13 @@ def run_table(console: Console, game: Game, bots: Sequence[Bot | None], you: int
     ``hints`` shows the solver's hint at each of the person's decisions; ``pace`` sets the pauses
     between moves and hands (none without it)."""
     narrator = Narrator(game.names, game.rules, viewer=you)
+    recap = Recap()
     told = 0
     watching = False
     while True:
         obs = game.observation(you)
         history = obs["history"]
-        tell(console, narrator, history[told:], pace)
+        tell(console, narrator, history[told:], pace, recap)
         told = len(history)
         seat = game.to_act
         if seat is None:
@@ -293,7 +367,12 @@ def run_table(console: Console, game: Game, bots: Sequence[Bot | None], you: int
                 console.print("[dim]You are out: the bots play on to the end.[/dim]")
         if seat == you:
             _save(save, game)  # a game left at this question is saved up to it
-            console.print(table_view(obs))
+            table = table_view(obs)
+            rows = len(console.render_lines(table, console.options, pad=False))
+            for line in recap.lines_for(console.size.height, rows):
+                console.print(line, style="dim", markup=False)
+            recap.last = []  # said once
+            console.print(table)
             if pace is not None:
                 pace.asked()
             game.act(ask(console, obs, game.rules, hints))
@@ -316,11 +395,19 @@ def play_chase_the_ace(args: argparse.Namespace, console: Console, rules: Rules)
     """
     from rich.markup import escape
 
+    from .extras import needs_solver_text, solver_missing
+
     players = args.players if args.players is not None else (
         len(args.bot) + 1 if args.bot and len(args.bot) > 1 else args.default_players)
     if players < 2:
         raise ValueError(f"bad number of players {players}: allowed 2..{rules.max_players} "
                          f"with a {rules.deck}-card pack")
+    meant = preset_info(args.preset).players
+    if meant is not None and players != meant:
+        raise ValueError(f"{preset_info(args.preset).title} is a game for {meant} players, not "
+                         f"{players}: drop --players (its rules at {players} players: "
+                         f"chase-the-ace simulate --preset {preset_info(args.preset).name} "
+                         f"--players {players})")
     specs = bot_specs(args.bot, players - 1, "counting", seats="bot seats")
     names = [args.name, *bot_names(args.name, players - 1)]
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(10**6)
@@ -333,13 +420,18 @@ def play_chase_the_ace(args: argparse.Namespace, console: Console, rules: Rules)
     console.print(f"[bold]{heading}[/] · {players} players · seed {seed}")
     you = "You" if args.name == "You" else f"You ({args.name})"
     console.print(f"{you} against {who}.", markup=False)
-    console.print("Lowest card loses a life. Answer [bold]k[/] to keep (stand), [bold]s[/] to swap "
-                  "(change); [bold]h[/] hint, [bold]r[/] rules, [bold]q[/] quit.")
+    console.print(f"Lowest card loses a life. Answer [bold]k[/] to keep (stand), [bold]s[/] to swap "
+                  f"(change); {'' if solver_missing() else '[bold]h[/] hint, '}[bold]r[/] rules, "
+                  "[bold]q[/] quit.")
+    if solver_missing():
+        console.print(needs_solver_text("Hints", plural=True) + ".", markup=False)
     choices = random.Random(seed)
     number = 1
     while True:
+        if number > 1:
+            console.rule(f"[bold]Game {number}[/]", style="dim")
         game = session.new_game()
-        path = numbered(args.save, number)
+        path = record_path(args.save, number) if number > 1 else args.save
         _save(path, game)  # fail now, not after the game, if the file cannot be written
         bots: list[Bot | None] = [None, *(make_bot(s, rules, players) for s in specs)]
         run_table(console, game, bots, 0, choices, path, hints=getattr(args, "hints", False),
@@ -384,6 +476,23 @@ def make_pace(console: Console, args: argparse.Namespace, unit: str = "hand") ->
         return console.input(f"[{style}]{escape(prompt)}[/]")
 
     return Pace(delay=delay, ask=ask, unit=unit)
+
+
+def check_new_record(path: str) -> None:
+    """Refuse (ValueError, one line) a ``--save`` file that exists: a saved game is never overwritten."""
+    if Path(path).exists():
+        raise ValueError(f"{path} already exists, and --save does not overwrite a saved game: give "
+                         f"another name (for example {record_path(path, 2)}) or delete it")
+
+
+def record_path(path: str | None, number: int) -> str | None:
+    """The file of the ``number``-th game's record: :func:`numbered`, or if a file of that name
+    already exists (an earlier session's), the next numbered name that is free."""
+    name = numbered(path, number)
+    while name is not None and Path(name).exists():
+        number += 1
+        name = numbered(path, max(number, 2))
+    return name
 
 
 def numbered(path: str | None, number: int) -> str | None:

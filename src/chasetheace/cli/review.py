@@ -48,8 +48,15 @@ def run(args: argparse.Namespace) -> int:
     seat = args.seat
     if seat is not None and not 0 <= seat < players:
         raise ValueError(f"bad seat {seat}: allowed 0..{players - 1}")
-    with solving_progress() as progress:
-        result = kind.review(data, None, progress)
+    from .extras import needs_solver_text, solver_missing
+
+    if kind.solver and solver_missing():  # one line, not a traceback from deep in the solver
+        raise ValueError(needs_solver_text(f"A review of {kind.title}"))
+    try:
+        with solving_progress() as progress:
+            result = kind.review(data, None, progress)
+    except ImportError as exc:
+        raise ValueError(needs_solver_text(f"A review of {kind.title}", missing=exc.name)) from None
     if args.json:
         print(json.dumps(result.to_dict(seat), indent=1))
     else:

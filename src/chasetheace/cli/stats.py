@@ -1,5 +1,6 @@
 """Your record across runs of ``chase-the-ace play``: games, wins, lives lost per hand by position,
-and against which bots. ``play`` adds each finished game; ``chase-the-ace stats`` shows them.
+and against which bots; for Ace Chasing, games, wins, money won and lost, rounds and times as the
+matador. ``play`` adds each finished game; ``chase-the-ace stats`` shows them.
 
 The games are kept in a small SQLite file in your data directory (from platformdirs, in the
 ``[cli]`` extra), or wherever ``--stats FILE`` or the environment variable
@@ -23,7 +24,7 @@ import os
 import sqlite3
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -32,6 +33,7 @@ from ..events import FinalTie, HandStarted, LivesLost
 from ..seats import position_name
 
 if TYPE_CHECKING:
+    from ..acechasing.game import AceChasingGame
     from ..game import Game
 
 __all__ = ["ENV_VAR", "StatsStore", "Summary", "default_path", "stats_path", "open_stats", "keep_game",
@@ -51,6 +53,17 @@ CREATE TABLE IF NOT EXISTS games (
     won INTEGER NOT NULL,         -- 1 if you won alone, 0 otherwise
     shared INTEGER NOT NULL,      -- 1 if you shared the pot
     hands INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS ace_games (
+    id INTEGER PRIMARY KEY,
+    finished TEXT NOT NULL,       -- when, UTC, ISO 8601
+    players INTEGER NOT NULL,
+    bots TEXT NOT NULL,           -- JSON: the bot specs, one per bot seat
+    won INTEGER NOT NULL,         -- 1 if you were the last player left
+    money INTEGER NOT NULL,       -- your money at the end (won or lost over the game's bets)
+    rounds INTEGER NOT NULL,      -- the rounds you played (up to the one you were knocked out in)
+    matador INTEGER NOT NULL,     -- the rounds you were the matador
+    survived INTEGER NOT NULL     -- of those, the rounds you survived
 );
 CREATE TABLE IF NOT EXISTS hands (
     game INTEGER NOT NULL REFERENCES games(id),
@@ -75,13 +88,19 @@ def stats_path(option: str | None = None) -> Path:
     return Path(chosen) if chosen else default_path()
 
 
-def keep_game(store: StatsStore | None, game: Game, *, you: int, bots: Sequence[str], preset: str) -> None:
-    """Add a finished game to ``store`` if there is one; a failure is a note on stderr, not the end
-    of the session (the game itself is over and saved)."""
+def keep_game(store: StatsStore | None, game: Game | AceChasingGame, *, you: int, bots: Sequence[str],
+              preset: str = "standard") -> None:
+    """Add a finished game (of either game) to ``store`` if there is one; a failure is a note on
+    stderr, not the end of the session (the game itself is over and saved)."""
+    from ..acechasing.game import AceChasingGame
+
     if store is None:
         return
     try:
-        store.add(game, you=you, bots=bots, preset=preset)
+        if isinstance(game, AceChasingGame):
+            store.add_ace(game, you=you, bots=bots)
+        else:
+            store.add(game, you=you, bots=bots, preset=preset)
     except ValueError as exc:
         print(f"chase-the-ace: note: {exc}", file=sys.stderr)
 
@@ -108,6 +127,9 @@ class Summary:
     shared: int
     by_position: list[dict[str, Any]]   # position, hands, lives_lost, per_hand
     by_bots: list[dict[str, Any]]       # bots, games, wins, rate
+    ace_chasing: dict[str, Any] = field(default_factory=dict)
+    """Ace Chasing: games, wins, money, rounds, matador (rounds as the matador), survived (of
+    those), and by_bots (bots, games, wins, rate, money)."""
 
 
 class StatsStore:
@@ -140,6 +162,21 @@ class StatsStore:
         except sqlite3.Error as exc:
             raise ValueError(f"cannot write the stats to {self.path}: {exc}") from None
 
+    def add_ace(self, game: AceChasingGame, *, you: int, bots: Sequence[str]) -> None:
+        """Add a finished game of Ace Chasing in which you sat at seat ``you`` against ``bots``."""
+        if not game.over:
+            raise ValueError("only a finished game goes into the stats")
+        rounds, matador, survived = _your_rounds(game, you)
+        try:
+            with self._db:
+                self._db.execute(
+                    "INSERT INTO ace_games (finished, players, bots, won, money, rounds, matador, survived) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (datetime.now(UTC).isoformat(timespec="seconds"), game.players, json.dumps(list(bots)),
+                     int(list(game.winners) == [you]), game.money[you], rounds, matador, survived))
+        except sqlite3.Error as exc:
+            raise ValueError(f"cannot write the stats to {self.path}: {exc}") from None
+
     def _insert(self, game: Game, hands: list[tuple[int, str, int, int]], won: bool, you: int,
                 bots: Sequence[str], preset: str) -> None:
         with self._db:
@@ -169,7 +206,23 @@ class StatsStore:
             lineups[key][0] += 1
             lineups[key][1] += won
         by_bots = [{"bots": k, "games": n, "wins": w, "rate": w / n} for k, (n, w) in lineups.items()]
-        return Summary(games, wins, shared, by_position, by_bots)
+        return Summary(games, wins, shared, by_position, by_bots, self._ace_summary())
+
+    def _ace_summary(self) -> dict[str, Any]:
+        db = self._db
+        games, wins, money, rounds, matador, survived = db.execute(
+            "SELECT COUNT(*), COALESCE(SUM(won), 0), COALESCE(SUM(money), 0), COALESCE(SUM(rounds), 0), "
+            "COALESCE(SUM(matador), 0), COALESCE(SUM(survived), 0) FROM ace_games").fetchone()
+        lineups: dict[str, list[int]] = {}
+        for bots, won, gained in db.execute("SELECT bots, won, money FROM ace_games ORDER BY id"):
+            row = lineups.setdefault(_lineup(json.loads(bots)), [0, 0, 0])
+            row[0] += 1
+            row[1] += won
+            row[2] += gained
+        return {"games": games, "wins": wins, "money": money, "rounds": rounds, "matador": matador,
+                "survived": survived,
+                "by_bots": [{"bots": k, "games": n, "wins": w, "rate": w / n, "money": g}
+                            for k, (n, w, g) in lineups.items()]}
 
 
 def _your_hands(game: Game, you: int) -> list[tuple[int, str, int, int]]:
@@ -188,6 +241,21 @@ def _your_hands(game: Game, you: int) -> list[tuple[int, str, int, int]]:
         elif isinstance(event, FinalTie) and event.rule == "replay" and playing:
             rows[-1] = (*rows[-1][:3], 0)  # the losses are cancelled and play goes on
     return rows
+
+
+def _your_rounds(game: AceChasingGame, you: int) -> tuple[int, int, int]:
+    """The rounds of Ace Chasing you played, those you were the matador in, and of those the ones
+    you survived."""
+    from ..acechasing.events import RoundStarted, Settled
+
+    rounds = matador = survived = 0
+    for event in game.events:
+        if isinstance(event, RoundStarted) and you in event.order:
+            rounds += 1
+            matador += event.matador == you
+        elif isinstance(event, Settled) and event.matador == you:
+            survived += event.survived
+    return rounds, matador, survived
 
 
 def _place_order(position: str) -> int:
@@ -225,7 +293,8 @@ def run(args: argparse.Namespace) -> int:
 
     path = stats_path(args.stats)
     if not path.exists():
-        print(f"No games yet: {path} does not exist. Finish a game of `chase-the-ace play` first.")
+        print(f"No games yet: {path} does not exist. Finish a game of `chase-the-ace play` (or "
+              "`play --game ace-chasing`) first.")
         return 0
     store = StatsStore(path)
     try:
@@ -241,14 +310,43 @@ def run(args: argparse.Namespace) -> int:
 
 def _print(console: Any, s: Summary, path: Path) -> None:
     from rich.markup import escape
-    from rich.table import Table
 
     rate = f" ({100 * s.wins / s.games:.0f}%)" if s.games else ""
     shared = f", {s.shared} pot{'s' if s.shared != 1 else ''} shared" if s.shared else ""
-    console.print(f"[bold]{s.games} game{'s' if s.games != 1 else ''}[/], {s.wins} won{rate}{shared}. "
-                  f"[dim]({escape(str(path))})[/dim]")
-    if not s.games:
-        return
+    if s.games or not s.ace_chasing.get("games"):
+        console.print(f"[bold]{s.games} game{'s' if s.games != 1 else ''}[/], {s.wins} won{rate}{shared}. "
+                      f"[dim]({escape(str(path))})[/dim]")
+    else:
+        console.print(f"[dim]({escape(str(path))})[/dim]")
+    if s.games:
+        _print_chase_the_ace(console, s)
+    if s.ace_chasing.get("games"):
+        _print_ace_chasing(console, s.ace_chasing)
+
+
+def _print_ace_chasing(console: Any, ace: dict[str, Any]) -> None:
+    from rich.markup import escape
+    from rich.table import Table
+
+    n = ace["games"]
+    survived = (f", survived {ace['survived']} ({100 * ace['survived'] / ace['matador']:.0f}%)"
+                if ace["matador"] else "")
+    console.print(f"[bold]Ace Chasing: {n} game{'s' if n != 1 else ''}[/], {ace['wins']} won "
+                  f"({100 * ace['wins'] / n:.0f}%), money {ace['money']:+d}, {ace['rounds']} rounds played, "
+                  f"{ace['matador']} as the matador{survived}.")
+    bots = Table(title="Ace Chasing against", title_justify="left")
+    for name in ("bots", "games", "wins", "rate", "money"):
+        bots.add_column(name, justify="left" if name == "bots" else "right")
+    for row in ace["by_bots"]:
+        bots.add_row(escape(row["bots"]), str(row["games"]), str(row["wins"]), f"{100 * row['rate']:.0f}%",
+                     f"{row['money']:+d}")
+    console.print(bots)
+
+
+def _print_chase_the_ace(console: Any, s: Summary) -> None:
+    from rich.markup import escape
+    from rich.table import Table
+
     places = Table(title="Your lives lost per hand, by place in the turn order", title_justify="left",
                    min_width=56)
     for name in ("position", "hands", "lives lost", "per hand"):

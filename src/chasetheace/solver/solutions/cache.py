@@ -26,7 +26,7 @@ from typing import Any, Protocol
 
 from ...rules import Rules
 from .choice import QUICK_EXACT_PLAYERS
-from .solution import Solution
+from .solution import Solution, perfect_play_text
 from .solving import solve
 
 __all__ = ["CACHE_ENV", "SAMPLED_SECONDS", "SOLVER_VERSION", "Progress", "announce_solving", "cache_folder",
@@ -158,7 +158,8 @@ def _solve(rules: Rules, players: int, method: str, tolerance: float, progress: 
     sol = solve(rules, players, method=method, tolerance=tolerance, time_limit=SAMPLED_SECONDS,
                 exact_check=None if exact else False, on_check=callback)
     if progress is not None:
-        progress(f"solved {players} players in {sol.seconds:.1f} s (NashConv {sol.nash_conv:.1e})", 1.0)
+        progress(f"solved {players} players in {sol.seconds:.1f} s: "
+                 f"{perfect_play_text(sol.nash_conv)}", 1.0)
     return sol
 
 
@@ -174,7 +175,8 @@ def _cfr_progress(progress: Progress, tolerance: float) -> Callable[[Any], None]
         if not first:
             first.append(max(nc, tolerance * 10))
         done = math.log(first[0] / nc) / math.log(first[0] / tolerance) if first[0] > tolerance else 1.0
-        progress(f"iteration {p.iterations}, NashConv {p.nash_conv:.1e}", min(1.0, max(0.0, done)))
+        progress(f"iteration {p.iterations}, {perfect_play_text(p.nash_conv)}",
+                 min(1.0, max(0.0, done)))
 
     return report
 

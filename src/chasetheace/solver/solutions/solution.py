@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -12,7 +13,20 @@ from ...rules import Rules
 from ..model.hand import Deck, InfoKey, deck_of, infoset_of
 from ..model.words import describe_key
 
-__all__ = ["Solution", "caveats"]
+__all__ = ["Solution", "caveats", "perfect_play_text"]
+
+
+def perfect_play_text(nash_conv: float) -> str:
+    """How close a strategy is to an equilibrium, in a player's words (its NashConv, in lives a
+    hand, written as a plain decimal with two significant digits).
+
+    >>> perfect_play_text(2.6e-05), perfect_play_text(0.0), perfect_play_text(0.0123)
+    ('within 0.000026 lives of perfect play', 'perfect play', 'within 0.012 lives of perfect play')
+    """
+    if not nash_conv > 0:
+        return "perfect play"
+    digits = max(1, 1 - math.floor(math.log10(nash_conv)))
+    return f"within {nash_conv:.{digits}f} lives of perfect play"
 
 
 @dataclass

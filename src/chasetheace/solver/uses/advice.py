@@ -29,7 +29,7 @@ from ...seats import position_name
 from ..model.hand import infoset_of
 from ..model.words import situation
 from ..solutions.choice import QUICK_EXACT_PLAYERS
-from ..solutions.solution import Solution
+from ..solutions.solution import Solution, perfect_play_text
 
 if TYPE_CHECKING:
     from ..solutions.cache import Progress
@@ -94,7 +94,8 @@ class Hint:
                 and math.isclose(self.lives_if_swap, self.lose_if_swap, abs_tol=1e-9)):
             lives = f" (expected lives lost {self.lives_if_keep:.3f} and {self.lives_if_swap:.3f})"
         call = {"keep": "keep", "swap": swap, "either": "either: it hardly matters"}[self.call]
-        approx = "" if self.method not in APPROXIMATE else f", approximate: NashConv {self.nash_conv:.1e}"
+        approx = ("" if self.method not in APPROXIMATE
+                  else f", approximate: {perfect_play_text(self.nash_conv)}")
         return (f"{position_name(self.position, self.players)} of {self.players} holding "
                 f"{card_text(self.card)} ({self.knew}). Keep: you lose this hand {self.lose_if_keep:.1%}; "
                 f"{swap}: {self.lose_if_swap:.1%}{lives}. Solver: {call}{approx}.")
@@ -250,7 +251,7 @@ class Review:
         lines = []
         for n, info in sorted(self.solutions.items()):
             exact = "exact" if info["method"] not in APPROXIMATE else f"{info['method']} (approximate)"
-            lines.append(f"{n} players: {exact} solution, NashConv {info['nash_conv']:.1e} lives")
+            lines.append(f"{n} players: {exact} solution, {perfect_play_text(info['nash_conv'])}")
         hand = None
         for d in self.decisions:
             if seat is not None and d.seat != seat:

@@ -9,6 +9,7 @@ from ...rules import PRESETS
 from ...seats import position_name
 from ..model.hand import Deck
 from ..model.words import rank_name, rules_text, situation
+from ..solutions.solution import perfect_play_text
 
 if TYPE_CHECKING:
     from ..solutions.solution import Solution
@@ -96,13 +97,14 @@ def hardest_cards(sol: Solution) -> list[tuple[int, float]]:
 def nash_conv_text(sol: Solution) -> str:
     """How far from an equilibrium the strategy is, and how that was measured."""
     if sol.measured == "abstract":
-        return (f"NashConv {sol.nash_conv:.2e} lives in the hand without card removal (exact there; "
-                f"not measured in the true game)")
+        return (f"{perfect_play_text(sol.nash_conv)} in the hand without card removal (NashConv "
+                f"{sol.nash_conv:.2e}, exact there; not measured in the true game)")
     if sol.nash_conv_error is None:
-        return f"NashConv {sol.nash_conv:.2e} lives (exact best response)"
+        return f"{perfect_play_text(sol.nash_conv)} (NashConv {sol.nash_conv:.2e}, exact best response)"
     low = "" if sol.nash_conv_low is None else f"{sol.nash_conv_low:.1e} (cross-fitted) to "
-    return (f"NashConv about {low}{sol.nash_conv:.1e} (plain, biased upwards) +- {sol.nash_conv_error:.0e} "
-            f"lives: sampled estimates, not an exact best response")
+    return (f"about {perfect_play_text(sol.nash_conv)} (NashConv about {low}{sol.nash_conv:.1e}, plain, "
+            f"biased upwards, +- {sol.nash_conv_error:.0e} lives: sampled estimates, not an exact "
+            f"best response)")
 
 
 def render_text(sol: Solution, situations: int = 6) -> str:
@@ -115,7 +117,8 @@ def render_text(sol: Solution, situations: int = 6) -> str:
     if sol.value is not None:
         lines.append(f"exact value: the eldest loses with probability {sol.value} (= {float(sol.value):.6f})")
     lines.append("")
-    lines.append("position  P(lose)  E[lives lost]  hardest card (mean |keep - swap| in lives)")
+    lines.append("position  P(lose)  E[lives lost]  hardest card (where keeping and swapping differ "
+                 "least, in lives)")
     for i, (card, gap) in enumerate(hardest_cards(sol)):
         hard = "-" if card < 0 else f"{rank_name(deck, card)} ({gap:.4f})"
         lines.append(f"{position_name(i, n):8}  {sol.loss_probabilities[i]:.4f}   "

@@ -90,9 +90,9 @@ function showAce(data) {
     verdictLine(li, text, verdict, mistake);
     list.appendChild(li);
   }
-  $("solutions").textContent = `Cards a player had not seen are taken as a random draw; the players ` +
-    `still to act are taken to keep a card of rank ${data.exchange_threshold} or more and swap a lower ` +
-    `one. A mistake gives away more than ${data.mistake_threshold}.`;
+  $("solutions").textContent = (data.assumes || `Cards a player had not seen are taken as a random ` +
+    `draw; the players still to act are taken to keep a card of rank ${data.exchange_threshold} or ` +
+    `more and swap a lower one.`) + ` A mistake gives away more than ${data.mistake_threshold}.`;
 }
 
 function show(data) {
@@ -127,7 +127,7 @@ function showSolved(data) {
       `solver: ${d.call === "swap" ? swap : d.call}. `, verdict, d.mistake);
     list.appendChild(li);
   }
-  $("solutions").textContent = data.solutions.map((s) => `${s.players} players: ${s.exact ? "exact" : "approximate"} solution, NashConv ${s.nash_conv.toExponential(1)} lives`).join(" · ");
+  $("solutions").textContent = data.solutions.map((s) => `${s.players} players: ${s.exact ? "exact" : "approximate"} solution, ${s.nash_conv > 0 ? `within ${s.nash_conv.toPrecision(2)} lives of` : ""} perfect play`).join(" · ");
 }
 
 async function load() {
