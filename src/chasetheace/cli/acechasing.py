@@ -354,7 +354,7 @@ def play_games(args: argparse.Namespace, console: Console, players: int, matador
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(10**6)
     ledger = [0] * players
     number = 1
-    from .stats import keep_game, open_stats
+    from .stats import keep_ace_game, open_stats
 
     stats = open_stats(getattr(args, "stats", None))
     hints = bool(getattr(args, "hints", False))
@@ -371,7 +371,7 @@ def play_games(args: argparse.Namespace, console: Console, players: int, matador
             say=lambda line: console.print(line, markup=False, soft_wrap=True),
             show=lambda obs: console.print(ace_table(obs)), pace=pace, hints=hints, tell_money=False)
         console.print(ace_table(game.observation(0)))
-        keep_game(stats, game, you=0, bots=_specs(args.bot, players - 1, "bot seats"))
+        keep_ace_game(stats, game, you=0, bots=_specs(args.bot, players - 1, "bot seats"))
         ledger = [a + b for a, b in zip(ledger, game.money)]
         console.print(f"Money after {number} game{'s' if number > 1 else ''}: "
                       + " · ".join(f"{n} {m:+d}" for n, m in zip(game.names, ledger)), markup=False)

@@ -23,7 +23,7 @@ import json
 import os
 import sqlite3
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from ..game import Game
 
 __all__ = ["ENV_VAR", "StatsStore", "Summary", "default_path", "stats_path", "open_stats", "keep_game",
-           "register", "run"]
+           "keep_ace_game", "register", "run"]
 
 ENV_VAR = "CHASE_THE_ACE_STATS"
 """An environment variable naming the stats file (overrides the data directory)."""
@@ -88,19 +88,23 @@ def stats_path(option: str | None = None) -> Path:
     return Path(chosen) if chosen else default_path()
 
 
-def keep_game(store: StatsStore | None, game: Game | AceChasingGame, *, you: int, bots: Sequence[str],
+def keep_game(store: StatsStore | None, game: Game, *, you: int, bots: Sequence[str],
               preset: str = "standard") -> None:
-    """Add a finished game (of either game) to ``store`` if there is one; a failure is a note on
+    """Add a finished game of Chase the Ace to ``store`` if there is one; a failure is a note on
     stderr, not the end of the session (the game itself is over and saved)."""
-    from ..acechasing.game import AceChasingGame
+    if store is not None:
+        _noted(lambda: store.add(game, you=you, bots=bots, preset=preset))
 
-    if store is None:
-        return
+
+def keep_ace_game(store: StatsStore | None, game: AceChasingGame, *, you: int, bots: Sequence[str]) -> None:
+    """:func:`keep_game` for a finished game of Ace Chasing."""
+    if store is not None:
+        _noted(lambda: store.add_ace(game, you=you, bots=bots))
+
+
+def _noted(add: Callable[[], None]) -> None:
     try:
-        if isinstance(game, AceChasingGame):
-            store.add_ace(game, you=you, bots=bots)
-        else:
-            store.add(game, you=you, bots=bots, preset=preset)
+        add()
     except ValueError as exc:
         print(f"chase-the-ace: note: {exc}", file=sys.stderr)
 
