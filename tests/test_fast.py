@@ -302,8 +302,14 @@ def test_a_bot_the_kernel_cannot_play_falls_back_to_the_engine_saying_so(
         capsys: pytest.CaptureFixture[str], stubborn: str) -> None:
     argv = ["--games", "3", "--players", "3", "--bot", "counting", "--bot", stubborn, "--bot",
             "random", "--seed", "4"]
+    from chasetheace import cli
+
     python, quiet = run_json(capsys, [*argv, "--engine", "python"])
-    for engine in ([], ["--engine", "auto"], ["--engine", "fast"]):  # auto is the default
+    assert cli.main(["simulate", "--json", *argv, "--engine", "fast"]) == 2  # asked for by name
+    out = capsys.readouterr()
+    assert out.out == "" and out.err.count("\n") == 1 and "error: --engine fast:" in out.err
+    assert "Stubborn" in out.err and "the kernel plays threshold, random, counting and solved" in out.err
+    for engine in ([], ["--engine", "auto"]):  # auto is the default
         fell_back, err = run_json(capsys, [*argv, *engine])
         assert "cannot play" in err and "Stubborn" in err and "using the Python engine" in err
         assert err.count("\n") == 1  # one note
@@ -376,7 +382,7 @@ def test_the_kernel_compiles_without_a_writable_cache(monkeypatch: pytest.Monkey
     assert compiled(np.arange(5)) == 10
 
 
-def test_without_numba_fast_and_auto_fall_back_saying_so_in_one_line(
+def test_without_numba_auto_falls_back_saying_so_and_fast_is_an_error(
         monkeypatch: pytest.MonkeyPatch) -> None:
     import sys
 
@@ -386,10 +392,12 @@ def test_without_numba_fast_and_auto_fall_back_saying_so_in_one_line(
     notes: list[str] = []
     assert choose_engine(config, "auto", notes.append) == "fast"
     monkeypatch.setitem(sys.modules, "numba", None)  # import numba now raises ImportError
-    assert choose_engine(config, "fast", notes.append) == "python"
+    with pytest.raises(ValueError, match="--engine fast: the fast engine needs numba"):
+        choose_engine(config, "fast", notes.append)
+    assert notes == []
+    assert choose_engine(config, "auto", notes.append) == "python"
     assert notes == ["the fast engine needs numba: pip install 'chase-the-ace[fast]'; "
                      "using the Python engine"]
-    assert choose_engine(config, "auto", notes.append) == "python" and notes[1] == notes[0]
     with pytest.raises(ValueError, match="unknown engine"):
         choose_engine(config, "turbo")
 

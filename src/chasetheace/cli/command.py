@@ -152,8 +152,8 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
         if args.save is not None:
             raise ValueError(f"--save is for chase-the-ace, not {args.game}")
         if args.engine == "fast":
-            print(f"{PROG}: note: the fast engine plays chase-the-ace only; using {args.game}'s own",
-                  file=sys.stderr)
+            raise ValueError(f"--engine fast: the fast engine plays chase-the-ace only, not {args.game} "
+                             "(leave --engine out)")
         return SIMULATE_GAMES[args.game](args)
     if args.shuffle_seats:
         raise ValueError(f"--shuffle-seats is for ace-chasing, not {args.game}")

@@ -46,7 +46,8 @@ def simulate(config: SimConfig, *, workers: int = 1, progress: Callable[[int, in
 
 def choose_engine(config: SimConfig, engine: str, notice: Callable[[str], None] | None = None) -> str:
     """``"fast"`` or ``"python"``: the kernel when asked (``fast`` or ``auto``, the default) and
-    able to play every seat; otherwise the engine, telling ``notice`` why in one line."""
+    able to play every seat. Otherwise ``auto`` gives the engine, telling ``notice`` why in one
+    line, and ``fast`` (asked for by name) is a ValueError naming what the kernel plays."""
     if engine not in ENGINES:
         raise ValueError(f"unknown engine {engine!r}: allowed {', '.join(ENGINES)}")
     if engine == "python":
@@ -54,9 +55,16 @@ def choose_engine(config: SimConfig, engine: str, notice: Callable[[str], None] 
     reason = _why_not(config)
     if reason is None:
         return "fast"
+    if engine == "fast":  # asked for by name: it cannot be had, so nothing runs
+        raise ValueError(f"--engine fast: {reason}; the kernel plays {KERNEL_BOTS} "
+                         "(--engine auto plays the Python engine instead)")
     if notice is not None:
         notice(f"{reason}; using the Python engine")
     return "python"
+
+
+KERNEL_BOTS = "threshold, random, counting and solved bots (solved up to 10 players)"
+"""The bots the kernel plays, in words."""
 
 
 def _why_not(config: SimConfig) -> str | None:
