@@ -41,3 +41,23 @@ def test_qlearning_example_prints_how_it_compares_with_threshold_bot(
     values = dict(re.findall(r"^\s+(Q-learning greedy|ThresholdBot\(8\)|random)\s+([-+.\d]+)$", out, re.M))
     assert set(values) == {"Q-learning greedy", "ThresholdBot(8)", "random"}
     assert all(-2.0 <= float(v) <= 0.0 for v in values.values())
+
+
+def test_learning_example_measures_openspiels_mccfr_exactly(capsys: pytest.CaptureFixture[str],
+                                                            tmp_path: Path) -> None:
+    pytest.importorskip("pyspiel")
+    pytest.importorskip("scipy")
+    import json
+
+    learn = _load("learn")
+    out_file = tmp_path / "learn.json"
+    learn.main(["--players", "3", "--minutes", "0.02", "--checkpoints", "2", "--samples", "300",
+                "--json", str(out_file)])
+    result = json.loads(out_file.read_text())
+    assert result["algorithm"] == "OpenSpiel outcome-sampling MCCFR" and len(result["curve"]) == 2
+    assert result["curve"][0]["iterations"] <= result["curve"][1]["iterations"]
+    assert all(point["nash_conv"] >= result["solver"]["nash_conv"] >= 0.0 for point in result["curve"])
+    assert "NashConv" in capsys.readouterr().out
+    pytest.importorskip("matplotlib")
+    learn.main(["--plot", str(tmp_path / "learn.png"), str(out_file)])
+    assert (tmp_path / "learn.png").stat().st_size > 1000
