@@ -26,11 +26,13 @@ from typing import Any, Protocol
 
 from ...rules import Rules
 from .choice import QUICK_EXACT_PLAYERS
+from .packed import write_npz
 from .solution import Solution
 from .solving import solve
 
 __all__ = ["CACHE_ENV", "SAMPLED_SECONDS", "SOLVER_VERSION", "Progress", "announce_solving", "cache_folder",
-           "cache_path", "cached", "is_cached", "rules_key", "save_json", "solution_for"]
+           "cache_path", "cached", "is_cached", "rules_key", "save_json", "save_solution",
+           "solution_for"]
 
 SOLVER_VERSION = 3
 """Bumped whenever a solution's content changes (2: per-situation chances of losing; 3: warm-started
@@ -75,10 +77,12 @@ def rules_key(rules: Rules) -> str:
 
 def cache_path(rules: Rules, players: int, method: str = "auto", tolerance: float = 1e-4,
                folder: str | os.PathLike[str] | None = None) -> Path:
-    """The file that holds (or will hold) the solution for ``rules`` and ``players``."""
+    """The file that holds (or will hold) the solution for ``rules`` and ``players``: the compact
+    binary form (:mod:`.packed`). The files of earlier versions (JSON) are never read: the solution
+    is solved again."""
     text = json.dumps([rules_key(rules), players, method, tolerance, SOLVER_VERSION])
     digest = hashlib.sha256(text.encode()).hexdigest()[:20]
-    return cache_folder(folder) / f"v{SOLVER_VERSION}-{players}p-{digest}.json"
+    return cache_folder(folder) / f"v{SOLVER_VERSION}-{players}p-{digest}.npz"
 
 
 def cached(rules: Rules, players: int, method: str = "auto", tolerance: float = 1e-4,
@@ -91,8 +95,8 @@ def cached(rules: Rules, players: int, method: str = "auto", tolerance: float = 
     path = cache_path(rules, players, method, tolerance, folder)
     try:
         sol = Solution.load(str(path))
-    except (OSError, ValueError, json.JSONDecodeError):
-        return None  # absent, or unreadable: solving again replaces it
+    except (OSError, ValueError):
+        return None  # absent, unreadable or of another format version: solving again replaces it
     if sol.rules != rules or sol.players != players:
         return None
     _MEMORY[key] = sol
@@ -122,7 +126,7 @@ def solution_for(rules: Rules, players: int, *, method: str = "auto", tolerance:
             return sol
         sol = _solve(rules, players, method, tolerance, progress)
         _MEMORY[(rules_key(rules), players, method, tolerance)] = sol
-        save_json(sol, cache_path(rules, players, method, tolerance, folder))
+        save_solution(sol, cache_path(rules, players, method, tolerance, folder))
         return sol
 
 
@@ -164,13 +168,22 @@ class Saveable(Protocol):
 
 
 def save_json(sol: Saveable, path: Path) -> None:
-    """Write atomically (a reader never sees half a file); a failure to write is not an error."""
+    """Write as JSON atomically (a reader never sees half a file); a failure to write is not an error."""
+    _atomically(path, ".json", lambda f: f.write(json.dumps(sol.to_dict()).encode()))
+
+
+def save_solution(sol: Solution, path: Path) -> None:
+    """Write in the compact binary form (:mod:`.packed`) atomically; a failure to write is not an error."""
+    _atomically(path, ".npz", lambda f: write_npz(sol, f))
+
+
+def _atomically(path: Path, suffix: str, write: Callable[[Any], object]) -> None:
     with contextlib.suppress(OSError):
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".solving-", suffix=".json")
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".solving-", suffix=suffix)
         try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                json.dump(sol.to_dict(), f)
+            with os.fdopen(fd, "wb") as f:
+                write(f)
             os.replace(tmp, path)
         except OSError:
             with contextlib.suppress(OSError):

@@ -1,0 +1,132 @@
+"""Solutions on disk in the compact binary form: exact round trips, size, versions refused, users."""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("numpy")
+pytest.importorskip("scipy")
+
+import numpy as np
+
+import chasetheace as cta
+from chasetheace import cli
+from chasetheace.solver import Solution
+from chasetheace.solver.solutions import cache
+from chasetheace.solver.solutions.packed import BINARY_FORMAT, BINARY_VERSION, is_binary
+from chasetheace.web.botkinds import WebBots
+
+
+@pytest.fixture(scope="module")
+def four() -> Solution:
+    return cta.solve(cta.Rules(), players=4)
+
+
+@pytest.mark.parametrize("rules, players", [(cta.Rules.preset("le-her"), 2),
+                                            (cta.Rules(kings_jerk=True, pairing=True), 3),
+                                            (cta.Rules(announce_low=True), 3)])
+def test_a_solution_reads_back_exactly_from_the_binary_form(rules: cta.Rules, players: int,
+                                                              tmp_path: Path) -> None:
+    sol = cta.solve(rules, players=players)
+    path = tmp_path / "sol.npz"
+    sol.save(str(path))
+    assert is_binary(str(path))
+    back = Solution.load(str(path))
+    assert back.to_dict() == sol.to_dict()  # every figure, exact fractions and kings_jerk tokens too
+    assert back.infosets == sol.infosets and back.value == sol.value
+
+
+def test_the_binary_form_is_a_tenth_of_the_json_or_less(four: Solution, tmp_path: Path) -> None:
+    sol = four
+    sol.save(str(tmp_path / "four.json"))
+    sol.save(str(tmp_path / "four.npz"))
+    small, big = (tmp_path / "four.npz").stat().st_size, (tmp_path / "four.json").stat().st_size
+    assert small * 10 <= big, (small, big)
+    assert json.loads((tmp_path / "four.json").read_text())["format"] == "chase-the-ace solution 1"
+    with np.load(tmp_path / "four.npz", allow_pickle=False) as z:  # numpy alone reads it
+        assert len(z["keep"]) == len(sol.infosets) and z["values"].shape == (len(sol.infosets), 2)
+
+
+def _with_version(source: Path, target: Path, version: object) -> None:
+    """A copy of the binary solution ``source`` whose meta says another format version."""
+    with np.load(source, allow_pickle=False) as z:
+        arrays = {name: z[name] for name in z.files}
+    meta = json.loads(str(arrays["meta"][()]))
+    meta["version"] = version
+    arrays["meta"] = np.array(json.dumps(meta))
+    with open(target, "wb") as f:
+        np.savez_compressed(f, **arrays)
+
+
+def test_a_file_of_another_version_or_broken_is_refused(four: Solution, tmp_path: Path) -> None:
+    good = tmp_path / "good.npz"
+    four.save(str(good))
+    _with_version(good, tmp_path / "old.npz", BINARY_VERSION - 1)
+    with pytest.raises(ValueError, match="format version 0"):
+        Solution.load(str(tmp_path / "old.npz"))
+    (tmp_path / "cut.npz").write_bytes(good.read_bytes()[:5000])
+    with pytest.raises(ValueError, match="bad solution file"):
+        Solution.load(str(tmp_path / "cut.npz"))
+    with zipfile.ZipFile(tmp_path / "other.npz", "w") as z:
+        z.writestr("meta.npy", b"not numpy")
+    with pytest.raises(ValueError):
+        Solution.load(str(tmp_path / "other.npz"))
+    (tmp_path / "bad.json").write_text("{not json")
+    with pytest.raises(ValueError, match="not a chase-the-ace solution"):
+        Solution.load(str(tmp_path / "bad.json"))
+    assert BINARY_FORMAT in str(np.load(good)["meta"][()])
+
+
+def test_the_cache_writes_the_binary_form_and_solves_again_over_another_version(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    rules = cta.Rules.preset("le-her")
+    monkeypatch.setattr(cache, "_MEMORY", {})
+    sol = cache.solution_for(rules, 2, folder=tmp_path)
+    path = cache.cache_path(rules, 2, folder=tmp_path)
+    assert path.suffix == ".npz" and is_binary(str(path))
+    _with_version(path, path, BINARY_VERSION + 1)  # a file another version of the program wrote
+    monkeypatch.setattr(cache, "_MEMORY", {})
+    assert cache.cached(rules, 2, folder=tmp_path) is None  # never misread
+    heard: list[str] = []
+    again = cache.solution_for(rules, 2, folder=tmp_path, progress=lambda t, f: heard.append(t))
+    assert heard and heard[0].startswith("solving") and again.keep == sol.keep
+    assert Solution.load(str(path)).to_dict() == again.to_dict()  # rebuilt in this version
+
+
+def test_solve_save_writes_binary_or_json_by_the_name(tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    for name in ("le-her.npz", "le-her.json"):
+        assert cli.main(["solve", "--preset", "le-her", "--players", "2", "--quiet",
+                         "--save", str(tmp_path / name)]) == 0
+    assert is_binary(str(tmp_path / "le-her.npz")) and not is_binary(str(tmp_path / "le-her.json"))
+    a, b = (Solution.load(str(tmp_path / name)) for name in ("le-her.npz", "le-her.json"))
+    assert a.infosets == b.infosets and a.exact_keep == b.exact_keep and a.value == b.value
+
+
+def test_a_solutions_file_of_another_version_or_rules_is_one_error_line(
+        four: Solution, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    good = tmp_path / "four.npz"
+    four.save(str(good))
+    _with_version(good, tmp_path / "old.npz", BINARY_VERSION - 1)
+    for path, words in ((tmp_path / "old.npz", "format version"), (good, "other rules")):
+        capsys.readouterr()
+        preset = "standard" if path != good else "cuckoo"
+        assert cli.main(["simulate", "--games", "2", "--players", "4", "--preset", preset,
+                         "--bot", f"solved:{path}"]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and err[0].startswith("chase-the-ace: error:") and words in err[0], err
+
+
+def test_the_web_table_reads_binary_solutions_and_names_an_old_one(four: Solution, tmp_path: Path) -> None:
+    folder = tmp_path / "solutions"
+    folder.mkdir()
+    four.save(str(folder / "standard-4.npz"))
+    bots = WebBots.from_folder(str(folder))
+    assert set(bots.prepared(cta.Rules())) == {4}
+    _with_version(folder / "standard-4.npz", folder / "old.npz", BINARY_VERSION - 1)
+    with pytest.raises(ValueError, match=r"old\.npz.*format version"):
+        WebBots.from_folder(str(folder))
