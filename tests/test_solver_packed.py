@@ -130,3 +130,54 @@ def test_the_web_table_reads_binary_solutions_and_names_an_old_one(four: Solutio
     _with_version(folder / "standard-4.npz", folder / "old.npz", BINARY_VERSION - 1)
     with pytest.raises(ValueError, match=r"old\.npz.*format version"):
         WebBots.from_folder(str(folder))
+
+
+# --- every situation has figures -------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def twelve() -> Solution:
+    """A sampled solution at 12 players, trained briefly: many situations never met."""
+    return cta.solve(cta.Rules(), 12, method="sampled", iterations=2, seed=1)
+
+
+def test_every_situation_at_a_big_table_gets_a_hint(twelve: Solution, tmp_path: Path) -> None:
+    import math
+    import random
+
+    from chasetheace.solver.uses.advice import hint
+
+    sol = Solution.load(_saved(twelve, tmp_path))  # as the cache gives it
+    generalised = asked = 0
+    for seed in range(12):
+        game = cta.Game(sol.rules, players=12, seed=seed)
+        choices = random.Random(seed)
+        while not game.over and len(game.observation(0)["order"]) == 12:
+            obs = game.observation(game.to_act)
+            h = hint(obs, sol)
+            asked += 1
+            generalised += h.generalised
+            assert all(math.isfinite(x) for x in (h.lives_if_keep, h.lives_if_swap, h.lose_if_keep,
+                                                     h.lose_if_swap))
+            assert h.call in ("keep", "swap", "either") and 0 <= h.keep_probability <= 1
+            probs = sol.action_probabilities(obs)
+            assert probs["keep"] == h.keep_probability
+            game.act(choices.choice(["keep", "swap"]))
+    assert asked > 100 and generalised > 0, (asked, generalised)
+
+
+def _saved(sol: Solution, tmp_path: Path) -> str:
+    path = str(tmp_path / f"{sol.players}.npz")
+    sol.save(path)
+    return path
+
+
+def test_figures_of_a_situation_met_are_its_own_and_of_one_never_met_are_of_similar_ones(
+        twelve: Solution) -> None:
+    met = next(i for i, r in enumerate(twelve.reach) if r > 0)
+    own = twelve.figures(twelve.infosets[met])
+    assert not own.generalised and own.values == twelve.values[met] and own.situations == 1
+    position, history, card, given = twelve.infosets[met]
+    unseen = (position, (*history, "k", "k", "k"), card, given)  # a history no hand has
+    assert not twelve.knows(unseen)
+    far = twelve.figures(unseen)
+    assert far.generalised and far.situations >= 1 and far.keep == twelve.played_keep(unseen)

@@ -13,7 +13,7 @@ from ..model.hand import Deck, InfoKey, deck_of, infoset_of
 from ..model.words import describe_key
 from .packed import figures_of, is_binary, read_npz, write_npz
 
-__all__ = ["Solution", "caveats"]
+__all__ = ["Figures", "SIMILAR_LEVELS", "Solution", "caveats", "similar_features"]
 
 
 @dataclass
@@ -50,6 +50,7 @@ class Solution:
     measured: str = "exact"
     _index: dict[InfoKey, int] = field(default_factory=dict, repr=False)
     _by_card: list[list[float]] | None = field(default=None, repr=False)
+    _similar: list[dict[tuple[Any, ...], tuple[float, ...]]] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         self._index = {key: i for i, key in enumerate(self.infosets)}
@@ -88,16 +89,70 @@ class Solution:
         return 1.0 if average == average and average >= 0.5 else 0.0  # NaN: never met, swap
 
     def action_probabilities(self, observation: Mapping[str, Any]) -> dict[str, float]:
-        """``{"keep": p, "swap": 1 - p}`` for the seat to act, from ``game.observation(seat)``."""
+        """``{"keep": p, "swap": 1 - p}`` for the seat to act, from ``game.observation(seat)``: the
+        probability the solution's bot keeps (:meth:`played_keep`, so a situation the sampled method
+        never met has one too)."""
         key = infoset_of(observation, self.deck, kings_jerk=self.rules.kings_jerk)
         seats = len(observation["order"])
         if key[0] >= 0 and seats != self.players:
             raise ValueError(f"this solution is for {self.players} players, the hand has {seats}")
-        i = self._index.get(key)
-        if i is None:
+        if not 0 <= key[0] < self.players:
             raise ValueError(f"no decision in this situation: {describe_key(key, self.deck, self.players)}")
-        p = self.keep[i]
+        p = self.played_keep(key)
         return {"keep": p, "swap": 1.0 - p}
+
+    # --- figures for every situation ----------------------------------------------------------
+
+    def has_figures(self, i: int) -> bool:
+        """Whether the situation at index ``i`` has figures of its own: always, except in a solution
+        of the sampled method measured by sampling, where a situation its estimate never met (reach
+        0) has a strategy but no values."""
+        return self.measured != "sampled" or self.reach[i] > 0
+
+    def figures(self, key: InfoKey) -> Figures:
+        """The values (expected lives lost, keep then swap) and chances of losing at ``key``, given
+        it arises: the solution's own where it has them, else **generalised from similar
+        situations** (see :func:`similar_features`): the reach-weighted average over the situations
+        that share the most of the seat's position, own card, card given away, the token of the seat
+        just before it and how many seats swapped before it (dropping those from the last). The
+        sampled method at large tables meets most situations, but not every one; this is the model
+        that answers the rest, so no situation is left without figures."""
+        i = self._index.get(key)
+        if i is not None and self.has_figures(i):
+            chances = None if self.chances is None else self.chances[i]
+            return Figures(self.keep[i], self.values[i], chances, False, 1)
+        if self._similar is None:
+            self._similar = self._similar_tables()
+        for level, features in enumerate(similar_features(key)):
+            got = self._similar[level].get(features)
+            if got is not None:
+                w, vk, vs, ck, cs, n = got
+                chances = None if self.chances is None else (ck / w, cs / w)
+                return Figures(self.played_keep(key), (vk / w, vs / w), chances, True, int(n))
+        raise ValueError(f"no figures in this solution: {describe_key(key, self.deck, self.players)}")
+
+    def _similar_tables(self) -> list[dict[tuple[Any, ...], tuple[float, ...]]]:
+        """Per level of :func:`similar_features`: the sums (weight, weighted values and chances,
+        count) of the situations with figures, by their features."""
+        tables: list[dict[tuple[Any, ...], list[float]]] = [{} for _ in range(SIMILAR_LEVELS)]
+        weights = [r if self.has_figures(i) else 0.0 for i, r in enumerate(self.reach)]
+        if not any(w > 0 for w in weights):  # no reach known: every situation with figures counts alike
+            weights = [1.0 if self.has_figures(i) else 0.0 for i in range(len(self.infosets))]
+        chances = self.chances if self.chances is not None else self.values
+        for key, w, (vk, vs), (ck, cs) in zip(self.infosets, weights, self.values, chances):
+            if w <= 0:
+                continue
+            for level, features in enumerate(similar_features(key)):
+                row = tables[level].get(features)
+                if row is None:
+                    row = tables[level][features] = [0.0] * 6
+                row[0] += w
+                row[1] += w * vk
+                row[2] += w * vs
+                row[3] += w * ck
+                row[4] += w * cs
+                row[5] += 1
+        return [{f: tuple(row) for f, row in t.items()} for t in tables]
 
     def keep_by_card(self) -> list[list[float]]:
         """Per position and card, how often the seat keeps, averaged over the situations it meets."""
@@ -177,6 +232,32 @@ class Solution:
     def __repr__(self) -> str:
         return (f"<Solution {self.players} players, {self.method}, NashConv {self.nash_conv:.2e}, "
                 f"losses {[round(p, 4) for p in self.loss_probabilities]}>")
+
+
+@dataclass(frozen=True)
+class Figures:
+    """What a solution says of one situation: see :meth:`Solution.figures`."""
+
+    keep: float                                 # the probability that the solution's bot keeps
+    values: tuple[float, float]                 # expected lives lost: (keep, swap)
+    chances: tuple[float, float] | None         # chance of losing: (keep, swap), if the solution has them
+    generalised: bool                           # from similar situations (the solution never met it)
+    situations: int                             # how many situations the figures come from
+
+
+SIMILAR_LEVELS = 7
+
+
+def similar_features(key: InfoKey) -> list[tuple[Any, ...]]:
+    """What a situation the solution never met shares with those it met, from the most to the least
+    telling (:data:`SIMILAR_LEVELS` levels): (position, own card, card given away, the last history
+    token, how many swaps in the history), then without the swaps, without the last token, without
+    the card given away; then the own card at any position; then the position; then anything."""
+    position, history, card, given = key
+    last = history[-1] if history else ""
+    swaps = sum(1 for t in history if t.startswith("s"))
+    return [(position, card, given, last, swaps), (position, card, given, last), (position, card, given),
+            (position, card), (card,), (position,), ()]
 
 
 def caveats(rules: Rules) -> list[str]:
