@@ -7,9 +7,11 @@ the user's cache directory (``platformdirs``), or :data:`CACHE_ENV` when that va
 
 Up to :data:`~chasetheace.solver.solutions.choice.QUICK_EXACT_PLAYERS` players (5) the solution is
 exact (DCFR on the exact tree, NashConv at most ``tolerance``); beyond that it is a strategy to play,
-not measured exactly (``solve(method="auto", exact_check=False)``: ``iid`` up to 9 players without
-pairing or kings_jerk, else the sampled method's best in :data:`SAMPLED_SECONDS`), and its NashConv
-says how far from an equilibrium it may be.
+not measured exactly (``solve(method="auto", exact_check=False)``: ``iid`` up to
+:data:`TABLE_IID_PLAYERS` players (8) without pairing or kings_jerk, else the sampled method's best in
+:data:`SAMPLED_SECONDS`), and its NashConv says how far from an equilibrium it may be. Where the
+sampled method never met a situation, its figures are generalised from similar ones
+(:meth:`~.solution.Solution.figures`). The files are compact binary (:mod:`.packed`).
 """
 
 from __future__ import annotations
@@ -30,17 +32,23 @@ from .packed import write_npz
 from .solution import Solution
 from .solving import solve
 
-__all__ = ["CACHE_ENV", "SAMPLED_SECONDS", "SOLVER_VERSION", "Progress", "announce_solving", "cache_folder",
-           "cache_path", "cached", "is_cached", "rules_key", "save_json", "save_solution",
-           "solution_for"]
+__all__ = ["CACHE_ENV", "SAMPLED_SECONDS", "SOLVER_VERSION", "TABLE_IID_PLAYERS", "Progress",
+           "announce_solving", "cache_folder", "cache_path", "cached", "is_cached", "rules_key", "save_json",
+           "save_solution", "solution_for"]
 
-SOLVER_VERSION = 3
+SOLVER_VERSION = 4
 """Bumped whenever a solution's content changes (2: per-situation chances of losing; 3: warm-started
-from the solution without card removal at 3 players and more); older files are not read."""
+from the solution without card removal at 3 players and more; 4: the compact binary files, and the
+sampled method from :data:`TABLE_IID_PLAYERS` + 1 players for 15 s); older files are not read."""
 CACHE_ENV = "CHASE_THE_ACE_CACHE"
 """An environment variable naming the folder of cached solutions (instead of the user's cache)."""
-SAMPLED_SECONDS = 30.0
-"""How long the sampled method trains (for more than :data:`~.choice.QUICK_EXACT_PLAYERS` players)."""
+SAMPLED_SECONDS = 15.0
+"""How long the sampled method trains at the table (a person waits for the first hint: at 12
+players the solve takes about 20 s on a busy 2-core machine; 30 s of training took 36 s)."""
+TABLE_IID_PLAYERS = 8
+"""The most players the cache solves without card removal (``iid``, when the rules allow it); above,
+the sampled method (:data:`SAMPLED_SECONDS`). ``iid`` at 8 players took 54 s and 1.6 GB on a busy
+2-core machine; at 9 its tree is four times larger (minutes and several GB), too much for a table."""
 
 Progress = Callable[[str, float], None]
 """``progress(text, fraction)``: what the solver is doing, and about how much of it is done (0..1)."""
@@ -132,6 +140,8 @@ def solution_for(rules: Rules, players: int, *, method: str = "auto", tolerance:
 
 def _solve(rules: Rules, players: int, method: str, tolerance: float, progress: Progress | None) -> Solution:
     exact = method != "sampled" and (method != "auto" or players <= QUICK_EXACT_PLAYERS)
+    if method == "auto" and players > TABLE_IID_PLAYERS:
+        method = "sampled"
     if progress is not None:
         how = "exactly" if exact else "approximately (a strategy to play, not measured exactly)"
         progress(f"solving {players} players {how} (once: the solution is then cached)", 0.0)
