@@ -181,3 +181,39 @@ def test_figures_of_a_situation_met_are_its_own_and_of_one_never_met_are_of_simi
     assert not twelve.knows(unseen)
     far = twelve.figures(unseen)
     assert far.generalised and far.situations >= 1 and far.keep == twelve.played_keep(unseen)
+
+
+# --- a table no method solves -------------------------------------------------------------------------
+
+def test_the_sampled_limit_is_the_one_the_table_quotes() -> None:
+    from chasetheace.solver.methods.sampled import MAX_PLAYERS
+    from chasetheace.solver.solutions.choice import MAX_SAMPLED_PLAYERS, MAX_TABLE_PLAYERS, check_players
+
+    assert MAX_SAMPLED_PLAYERS == MAX_PLAYERS == MAX_TABLE_PLAYERS
+    check_players(cta.Rules(), MAX_TABLE_PLAYERS)
+    with pytest.raises(ValueError, match="no method solves 22 players"):
+        check_players(cta.Rules(), MAX_TABLE_PLAYERS + 1)
+
+
+def test_a_table_too_large_is_one_error_line_before_any_work(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    import random
+
+    monkeypatch.setattr(cache, "solve", lambda *a, **k: pytest.fail("solving started"))
+    game = cta.Game(cta.Rules(), players=25, seed=1)
+    rng = random.Random(1)
+    while game.to_act is not None:
+        game.act(rng.choice(["keep", "swap"]))
+    record = tmp_path / "g25.json"
+    record.write_text(json.dumps(game.record()))
+    commands = (["solve", "--players", "25"], ["solve", "--players", "60"],
+                ["solve", "--players", "12", "--method", "iid"],
+                ["review", str(record)], ["simulate", "--players", "25", "--games", "1", "--bot", "solved"],
+                ["play", "--players", "25", "--hints"])
+    for argv in commands:
+        capsys.readouterr()
+        assert cli.main(argv) == 2, argv
+        captured = capsys.readouterr()
+        err = captured.err.strip().splitlines()
+        assert len(err) == 1 and err[0].startswith("chase-the-ace: error:"), (argv, err)
+        assert "Hand" not in captured.out, argv  # no game was dealt

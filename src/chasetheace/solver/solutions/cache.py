@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ...rules import Rules
-from .choice import QUICK_EXACT_PLAYERS
+from .choice import QUICK_EXACT_PLAYERS, check_players
 from .packed import write_npz
 from .solution import Solution
 from .solving import solve
@@ -139,6 +139,8 @@ def solution_for(rules: Rules, players: int, *, method: str = "auto", tolerance:
 
 
 def _solve(rules: Rules, players: int, method: str, tolerance: float, progress: Progress | None) -> Solution:
+    if method == "auto":
+        check_players(rules, players)  # a table no method solves: one error, before saying "solving"
     exact = method != "sampled" and (method != "auto" or players <= QUICK_EXACT_PLAYERS)
     if method == "auto" and players > TABLE_IID_PLAYERS:
         method = "sampled"
