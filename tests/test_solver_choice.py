@@ -30,7 +30,7 @@ ROWS: list[tuple[int, str, list[tuple[cta.Rules, int, bool | None]]]] = [
 
 
 def test_no_row_takes_a_table_above_the_sampled_limit() -> None:
-    with pytest.raises(ValueError, match="no method solves 22 players: the solver handles 2..21"):
+    with pytest.raises(ValueError, match=r"no method solves 22 players: the solver handles 2\.\.21"):
         choice.auto_choice(Hand(cta.Rules(), 22))
     with pytest.raises(ValueError, match="no method solves 51"):
         cta.solve(cta.Rules(), 51)
