@@ -217,3 +217,30 @@ def test_a_table_too_large_is_one_error_line_before_any_work(
         err = captured.err.strip().splitlines()
         assert len(err) == 1 and err[0].startswith("chase-the-ace: error:"), (argv, err)
         assert "Hand" not in captured.out, argv  # no game was dealt
+
+
+# --- solutions shipped with the package ---------------------------------------------------------------
+
+def test_the_shipped_solutions_are_those_of_this_version() -> None:
+    from chasetheace.solver.guide.prepare import PLAYERS, expected_files
+
+    shipped = {p.name for p in cache.PREPARED.glob("*.npz")}
+    assert shipped == expected_files(), "run: python -m chasetheace.solver.guide.prepare"
+    total = sum(p.stat().st_size for p in cache.PREPARED.glob("*.npz"))
+    assert total < 8e6  # the wheel stays small
+    for n in (PLAYERS[0], PLAYERS[-1]):
+        sol = Solution.load(str(cache.prepared_path(cta.Rules(), n)))
+        assert sol.rules == cta.Rules() and sol.players == n
+
+
+def test_a_shipped_solution_is_used_without_solving(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from chasetheace.solver.guide.prepare import PLAYERS
+
+    monkeypatch.setattr(cache, "_MEMORY", {})
+    monkeypatch.setattr(cache, "solve", lambda *a, **k: pytest.fail("solved a shipped table"))
+    n = PLAYERS[-1]
+    assert cache.is_cached(cta.Rules(), n, folder=tmp_path)
+    heard: list[str] = []
+    sol = cache.solution_for(cta.Rules(), n, folder=tmp_path, progress=lambda t, f: heard.append(t))
+    assert sol.players == n and heard == [] and not list(tmp_path.iterdir())  # nothing copied
+    assert not cache.is_cached(cta.Rules(ties="eldest-loses"), n, folder=tmp_path)  # other rules: solved

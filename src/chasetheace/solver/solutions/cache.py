@@ -32,9 +32,9 @@ from .packed import write_npz
 from .solution import Solution
 from .solving import solve
 
-__all__ = ["CACHE_ENV", "SAMPLED_SECONDS", "SOLVER_VERSION", "TABLE_IID_PLAYERS", "Progress",
-           "announce_solving", "cache_folder", "cache_path", "cached", "is_cached", "rules_key", "save_json",
-           "save_solution", "solution_for"]
+__all__ = ["CACHE_ENV", "PREPARED", "SAMPLED_SECONDS", "SOLVER_VERSION", "TABLE_IID_PLAYERS", "Progress",
+           "announce_solving", "cache_folder", "cache_path", "cached", "is_cached", "prepared_path",
+           "rules_key", "save_json", "save_solution", "solution_for"]
 
 SOLVER_VERSION = 4
 """Bumped whenever a solution's content changes (2: per-situation chances of losing; 3: warm-started
@@ -93,29 +93,44 @@ def cache_path(rules: Rules, players: int, method: str = "auto", tolerance: floa
     return cache_folder(folder) / f"v{SOLVER_VERSION}-{players}p-{digest}.npz"
 
 
+PREPARED = Path(__file__).parent / "prepared"
+"""Solutions shipped with the package (package data), named as in the cache: the standard rules'
+tables of 6 to 12 players, solved ahead exactly as the cache would solve them (``python -m
+chasetheace.solver.guide.prepare`` writes them). A file named for another solver version is
+never looked at."""
+
+
+def prepared_path(rules: Rules, players: int, method: str = "auto", tolerance: float = 1e-4) -> Path:
+    """Where a shipped solution for ``rules`` and ``players`` is (or would be): :data:`PREPARED`."""
+    return PREPARED / cache_path(rules, players, method, tolerance, PREPARED).name
+
+
 def cached(rules: Rules, players: int, method: str = "auto", tolerance: float = 1e-4,
            folder: str | os.PathLike[str] | None = None) -> Solution | None:
-    """The solution if it is in memory or on disk already (never solves); None otherwise."""
+    """The solution if it is in memory, in the cache folder or shipped with the package already
+    (never solves); None otherwise."""
     key = (rules_key(rules), players, method, tolerance)
     sol = _MEMORY.get(key)
     if sol is not None:
         return sol
-    path = cache_path(rules, players, method, tolerance, folder)
-    try:
-        sol = Solution.load(str(path))
-    except (OSError, ValueError):
-        return None  # absent, unreadable or of another format version: solving again replaces it
-    if sol.rules != rules or sol.players != players:
-        return None
-    _MEMORY[key] = sol
-    return sol
+    for path in (cache_path(rules, players, method, tolerance, folder),
+                 prepared_path(rules, players, method, tolerance)):
+        try:
+            sol = Solution.load(str(path))
+        except (OSError, ValueError):
+            continue  # absent, unreadable or of another format version: solving again replaces it
+        if sol.rules == rules and sol.players == players:
+            _MEMORY[key] = sol
+            return sol
+    return None
 
 
 def is_cached(rules: Rules, players: int, method: str = "auto", tolerance: float = 1e-4,
               folder: str | os.PathLike[str] | None = None) -> bool:
     """Whether the solution is in memory or has a file in the cache (without reading it)."""
     return ((rules_key(rules), players, method, tolerance) in _MEMORY
-            or cache_path(rules, players, method, tolerance, folder).is_file())
+            or cache_path(rules, players, method, tolerance, folder).is_file()
+            or prepared_path(rules, players, method, tolerance).is_file())
 
 
 def solution_for(rules: Rules, players: int, *, method: str = "auto", tolerance: float = 1e-4,
