@@ -97,6 +97,20 @@ def test_the_cache_writes_the_binary_form_and_solves_again_over_another_version(
     assert Solution.load(str(path)).to_dict() == again.to_dict()  # rebuilt in this version
 
 
+def test_an_old_json_cache_file_is_never_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    rules = cta.Rules.preset("le-her")
+    monkeypatch.setattr(cache, "_MEMORY", {})
+    sol = cta.solve(rules, 2)
+    for version in (cache.SOLVER_VERSION - 1, cache.SOLVER_VERSION):  # as earlier versions named them
+        old = cache.cache_path(rules, 2, folder=tmp_path).with_name(
+            f"v{version}-2p-{cache.cache_path(rules, 2, folder=tmp_path).stem.split('-')[-1]}.json")
+        sol.save(str(old))
+    assert cache.cached(rules, 2, folder=tmp_path) is None
+    heard: list[str] = []
+    cache.solution_for(rules, 2, folder=tmp_path, progress=lambda t, f: heard.append(t))
+    assert heard and cache.cache_path(rules, 2, folder=tmp_path).is_file()
+
+
 def test_solve_save_writes_binary_or_json_by_the_name(tmp_path: Path,
                                                        capsys: pytest.CaptureFixture[str]) -> None:
     for name in ("le-her.npz", "le-her.json"):
