@@ -60,6 +60,8 @@ class WebBots:
 
         found: dict[tuple[str, int], Any] = {}
         for file in sorted([*path.glob("*.json"), *path.glob("*.npz")]):
+            if file.name.startswith("."):  # a file the cache is still writing
+                continue
             if file.stat().st_size > _MAX_SOLUTION_BYTES:
                 raise ValueError(f"{file}: larger than {_MAX_SOLUTION_BYTES >> 20} MB")
             try:
