@@ -24,9 +24,16 @@ ROWS: list[tuple[int, str, list[tuple[cta.Rules, int, bool | None]]]] = [
     (2, "dcfr", [(cta.Rules(), 6, None), (cta.Rules(), 6, True)]),
     (3, "iid", [(cta.Rules(), 6, False), (cta.Rules(), 7, None), (cta.Rules(), 9, None)]),
     (4, "sampled", [(PAIRING, 6, None), (JERK, 6, None), (JERK, 8, False), (cta.Rules(), 10, None),
-                    (cta.Rules(), 51, None)]),
+                    (cta.Rules(), 21, None)]),
 ]
 """Per row of :data:`~chasetheace.solver.solutions.choice.AUTO`: its method, and hands it decides."""
+
+
+def test_no_row_takes_a_table_above_the_sampled_limit() -> None:
+    with pytest.raises(ValueError, match=r"no method solves 22 players: the solver handles 2\.\.21"):
+        choice.auto_choice(Hand(cta.Rules(), 22))
+    with pytest.raises(ValueError, match="no method solves 51"):
+        cta.solve(cta.Rules(), 51)
 
 
 def test_the_rows_here_are_the_rows_of_the_table() -> None:
@@ -57,7 +64,7 @@ def test_auto_follows_the_row(monkeypatch: pytest.MonkeyPatch, row: int, method:
 
 def test_every_player_count_has_a_row_whatever_the_rules() -> None:
     for rules in (cta.Rules(), PAIRING, JERK, LE_HER):
-        for players in range(2, 52):
+        for players in range(2, choice.MAX_TABLE_PLAYERS + 1):
             for exact_check in (None, True, False):
                 assert choice.auto_choice(Hand(rules, players), exact_check).method in choice.METHODS
 

@@ -172,3 +172,27 @@ def test_a_web_record_is_reviewed_at_the_command_line(
     assert cli.main(["review", str(path), "--json", "--seat", "0"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["decisions"] and {d["action"] for d in data["decisions"]} == {"swap"}
+
+
+def test_a_big_table_gets_hints_from_solutions_ready_and_none_else(tmp_path: Path) -> None:
+    import random
+
+    from chasetheace.web.advice import Advisor
+
+    advisor = Advisor(folder=str(tmp_path))
+    try:
+        game = cta.Game(cta.Rules(), players=12, seed=3)  # standard rules: shipped solved
+        msg = advisor.hint(dict(game.observation(game.to_act)))
+        assert msg["type"] == "hint" and msg["hint"]["players"] == 12
+        other = cta.Game(cta.Rules(ties="eldest-loses"), players=12, seed=3)  # never solved here
+        with pytest.raises(ProtocolError, match="at most 5 players") as refused:
+            advisor.hint(dict(other.observation(other.to_act)))
+        assert refused.value.code == "hint_unavailable"
+        rng = random.Random(3)
+        while other.to_act is not None:
+            other.act(rng.choice(["keep", "swap"]))
+        with pytest.raises(ValueError, match="at most 5 players"):
+            advisor.review(json.loads(json.dumps(other.record())))
+        assert not list(tmp_path.glob("*.npz"))  # nothing solved for the big table
+    finally:
+        advisor.close()

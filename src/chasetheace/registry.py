@@ -88,7 +88,8 @@ BOTS: dict[str, BotKind[Bot]] = {
     "threshold": BotKind(lambda arg, rules, players: ThresholdBot(arg or 8),
                          "threshold:RANK swaps below RANK (default 8)"),
     "counting": BotKind(_no_arg(CountingBot), "counts every card it may know"),
-    "solved": BotKind(_solved, "plays the solver's equilibrium (solved:FILE.json loads a saved one)"),
+    "solved": BotKind(_solved, "plays the solver's equilibrium (solved:FILE loads one saved by solve "
+                               "--save, .npz or .json)"),
     "solved-game": BotKind(_solved_game, "plays the whole game's equilibrium with lives, 2-5 players, "
                            "up to 4 lives (3 at 5 players; solved-game:FILE.json loads a saved one)"),
 }

@@ -409,6 +409,10 @@ def play_chase_the_ace(args: argparse.Namespace, console: Console, rules: Rules)
                          f"chase-the-ace simulate --preset {preset_info(args.preset).name} "
                          f"--players {players})")
     specs = bot_specs(args.bot, players - 1, "counting", seats="bot seats")
+    if getattr(args, "hints", False):  # a table the solver cannot do fails before the first deal
+        from ..solver.solutions.choice import check_players
+
+        check_players(rules, players)
     names = [args.name, *bot_names(args.name, players - 1)]
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(10**6)
     session = Session(rules, names, seed=seed)

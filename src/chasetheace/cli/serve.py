@@ -46,8 +46,9 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--log-level", default="warning", choices=["debug", "info", "warning", "error"],
                         help="server log level (default warning)")
     parser.add_argument("--solutions", metavar="DIR", default=None,
-                        help="offer the solved bot, from the solutions in DIR (*.json written by "
-                             "'chase-the-ace solve --save'; read once at start)")
+                        help="offer the solved bot, from the solutions in DIR (*.npz or *.json written by "
+                             "'chase-the-ace solve --save', or the solution cache's *.npz; read once "
+                             "at start)")
     parser.add_argument("--allow-origin", metavar="URL", action="append", default=[],
                         help="a web page origin (https://host) allowed to open the WebSocket besides "
                              "this server's own; repeat for more; '*' allows any")

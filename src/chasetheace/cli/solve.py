@@ -51,7 +51,9 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print the whole solution as JSON")
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
     p.add_argument("--plot", metavar="FILE.png", help="also draw the strategy to a PNG file")
-    p.add_argument("--save", metavar="FILE.json", help="also save the solution (for --bot solved:FILE.json)")
+    p.add_argument("--save", metavar="FILE",
+                   help="also save the solution (for --bot solved:FILE, serve --solutions DIR): compact "
+                        "binary (numpy .npz), or readable JSON when FILE ends with .json")
 
 
 class StatusLine:

@@ -3,8 +3,11 @@
 Nothing here ever solves on the event loop. A hint or a review uses only solutions already in the
 cache (:func:`chasetheace.solver.cache.cached`); a missing one is prepared by :class:`Advisor` in
 one worker process at a time (the exact solver, up to
-:data:`~chasetheace.solver.uses.advice.MAX_HINT_PLAYERS` players; larger tables get no hints), and
-the client is told to ask again. A table with hints asks for its solutions as soon as it opens.
+:data:`~chasetheace.solver.uses.advice.MAX_HINT_PLAYERS` players), and the client is told to ask
+again. A larger table gets hints and reviews where its solutions are ready without solving: shipped
+with the package (the standard rules from 6 to 12 players) or put in the cache by the operator
+(``chase-the-ace play --hints`` or ``review`` under the same rules); else none. A table with hints
+asks for its solutions as soon as it opens.
 Without the ``solve`` extra, hints and reviews answer that they are not available.
 """
 
@@ -83,20 +86,28 @@ class Advisor:
         self.review_lock: Any = None  # an asyncio.Lock, made on the event loop at the first review
 
     def _solution(self, rules: Rules, players: int) -> Any:
-        """The cached solution, or None after asking for it to be prepared."""
+        """The cached solution, or None after asking for it to be prepared; ProtocolError
+        (``hint_unavailable``) for a table above :data:`MAX_HINT_PLAYERS` whose solution is not
+        ready (it is never solved here)."""
         from ..solver.solutions.cache import MEMORY_LIMIT, cached, limit_memory
 
         if self.keep != MEMORY_LIMIT:
             limit_memory(self.keep)
         sol = cached(rules, players, folder=self.folder)
         if sol is None:
+            if players > MAX_HINT_PLAYERS:
+                raise ProtocolError(f"hints and reviews at the web table are for at most {MAX_HINT_PLAYERS} "
+                                    f"players in a hand, or tables whose solutions are ready (the standard "
+                                    f"rules up to 12 players)", "hint_unavailable")
             self.prepare(rules, players)
         return sol
 
     def prepare(self, rules: Rules, players: int) -> None:
-        """Solve (in the worker process) every count from ``players`` down to 2 not cached yet."""
-        if not self.available or players > MAX_HINT_PLAYERS:
+        """Solve (in the worker process) every count from ``players`` (at most
+        :data:`MAX_HINT_PLAYERS`) down to 2 not cached yet."""
+        if not self.available:
             return
+        players = min(players, MAX_HINT_PLAYERS)
         from ..solver.solutions.cache import is_cached
 
         key = (json.dumps(rules.to_dict(), sort_keys=True), players)
@@ -140,9 +151,6 @@ class Advisor:
         from ..solver.uses.advice import hint
 
         players = len(observation["order"])
-        if players > MAX_HINT_PLAYERS:
-            raise ProtocolError(f"hints at the web table are for at most {MAX_HINT_PLAYERS} players in "
-                                f"a hand", "hint_unavailable")
         sol = self._solution(Rules.from_dict(observation["rules"]), players)
         if sol is None:
             raise ProtocolError(f"the solver is preparing hints for {players} players: ask again in a "
@@ -164,13 +172,13 @@ class Advisor:
         kind = kind_of_record(record)
         if not kind.solver:  # judged without solutions (Ace Chasing: by the odds)
             return dict(kind.review(record, None, None).to_dict())
-        players = record.get("players")
-        if isinstance(players, list) and len(players) > MAX_HINT_PLAYERS:
-            raise ValueError(f"reviews at the web table are for games of at most {MAX_HINT_PLAYERS} "
-                             "players")
         # one replay: the review asks for each table size's solution as it meets it, and is None
-        # (asking for it to be prepared) at the first one not ready
-        done = kind.review(record, self._solution, None)
+        # (asking for it to be prepared) at the first one not ready; above MAX_HINT_PLAYERS, one
+        # not ready is a ValueError (never solved here)
+        try:
+            done = kind.review(record, self._solution, None)
+        except ProtocolError as exc:
+            raise ValueError(str(exc)) from None
         return None if done is None else dict(done.to_dict())
 
     def close(self) -> None:

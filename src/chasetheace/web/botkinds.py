@@ -48,8 +48,9 @@ class WebBots:
 
     @classmethod
     def from_folder(cls, folder: str | None) -> WebBots:
-        """Load every ``*.json`` solution in ``folder`` (the operator's, read once at start);
-        ValueError names a file that is not a solution."""
+        """Load every solution in ``folder``, ``*.npz`` (the compact form: ``solve --save FILE.npz``,
+        or the solution cache's files) and ``*.json`` (the operator's, read once at start);
+        ValueError names a file that is not a solution, or one of another format version."""
         if folder is None:
             return cls()
         path = Path(folder)
@@ -58,7 +59,9 @@ class WebBots:
         from ..solver import Solution  # the solve extra: only when the operator asks for it
 
         found: dict[tuple[str, int], Any] = {}
-        for file in sorted(path.glob("*.json")):
+        for file in sorted([*path.glob("*.json"), *path.glob("*.npz")]):
+            if file.name.startswith("."):  # a file the cache is still writing
+                continue
             if file.stat().st_size > _MAX_SOLUTION_BYTES:
                 raise ValueError(f"{file}: larger than {_MAX_SOLUTION_BYTES >> 20} MB")
             try:
@@ -68,7 +71,7 @@ class WebBots:
             found[(_rules_key(sol.rules), sol.players)] = sol
         if not found:
             raise ValueError(f"--solutions {folder!r} holds no solution "
-                             "(*.json files from 'chase-the-ace solve --save')")
+                             "(*.npz or *.json files from 'chase-the-ace solve --save')")
         return cls(found)
 
     def kinds(self, game: str = "chase-the-ace") -> dict[str, str]:

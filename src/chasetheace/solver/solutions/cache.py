@@ -7,9 +7,11 @@ the user's cache directory (``platformdirs``), or :data:`CACHE_ENV` when that va
 
 Up to :data:`~chasetheace.solver.solutions.choice.QUICK_EXACT_PLAYERS` players (5) the solution is
 exact (DCFR on the exact tree, NashConv at most ``tolerance``); beyond that it is a strategy to play,
-not measured exactly (``solve(method="auto", exact_check=False)``: ``iid`` up to 9 players without
-pairing or kings_jerk, else the sampled method's best in :data:`SAMPLED_SECONDS`), and its NashConv
-says how far from an equilibrium it may be.
+not measured exactly (``solve(method="auto", exact_check=False)``: ``iid`` up to
+:data:`TABLE_IID_PLAYERS` players (8) without pairing or kings_jerk, else the sampled method's best in
+:data:`SAMPLED_SECONDS`), and its NashConv says how far from an equilibrium it may be. Where the
+sampled method never met a situation, its figures are generalised from similar ones
+(:meth:`~.solution.Solution.figures`). The files are compact binary (:mod:`.packed`).
 """
 
 from __future__ import annotations
@@ -25,20 +27,28 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ...rules import Rules
-from .choice import QUICK_EXACT_PLAYERS
+from .choice import QUICK_EXACT_PLAYERS, check_players
+from .packed import write_npz
 from .solution import Solution, perfect_play_text
 from .solving import solve
 
-__all__ = ["CACHE_ENV", "SAMPLED_SECONDS", "SOLVER_VERSION", "Progress", "announce_solving", "cache_folder",
-           "cache_path", "cached", "is_cached", "rules_key", "save_json", "solution_for"]
+__all__ = ["CACHE_ENV", "PREPARED", "SAMPLED_SECONDS", "SOLVER_VERSION", "TABLE_IID_PLAYERS", "Progress",
+           "announce_solving", "cache_folder", "cache_path", "cached", "is_cached", "prepared_path",
+           "rules_key", "save_json", "save_solution", "solution_for"]
 
-SOLVER_VERSION = 3
+SOLVER_VERSION = 4
 """Bumped whenever a solution's content changes (2: per-situation chances of losing; 3: warm-started
-from the solution without card removal at 3 players and more); older files are not read."""
+from the solution without card removal at 3 players and more; 4: the compact binary files, and the
+sampled method from :data:`TABLE_IID_PLAYERS` + 1 players for 15 s); older files are not read."""
 CACHE_ENV = "CHASE_THE_ACE_CACHE"
 """An environment variable naming the folder of cached solutions (instead of the user's cache)."""
-SAMPLED_SECONDS = 30.0
-"""How long the sampled method trains (for more than :data:`~.choice.QUICK_EXACT_PLAYERS` players)."""
+SAMPLED_SECONDS = 15.0
+"""How long the sampled method trains at the table (a person waits for the first hint: at 12
+players the solve takes about 20 s on a busy 2-core machine; 30 s of training took 36 s)."""
+TABLE_IID_PLAYERS = 8
+"""The most players the cache solves without card removal (``iid``, when the rules allow it); above,
+the sampled method (:data:`SAMPLED_SECONDS`). ``iid`` at 8 players took 54 s and 1.6 GB on a busy
+2-core machine; at 9 its tree is four times larger (minutes and several GB), too much for a table."""
 
 Progress = Callable[[str, float], None]
 """``progress(text, fraction)``: what the solver is doing, and about how much of it is done (0..1)."""
@@ -96,36 +106,53 @@ def rules_key(rules: Rules) -> str:
 
 def cache_path(rules: Rules, players: int, method: str = "auto", tolerance: float = 1e-4,
                folder: str | os.PathLike[str] | None = None) -> Path:
-    """The file that holds (or will hold) the solution for ``rules`` and ``players``."""
+    """The file that holds (or will hold) the solution for ``rules`` and ``players``: the compact
+    binary form (:mod:`.packed`). The files of earlier versions (JSON) are never read: the solution
+    is solved again."""
     text = json.dumps([rules_key(rules), players, method, tolerance, SOLVER_VERSION])
     digest = hashlib.sha256(text.encode()).hexdigest()[:20]
-    return cache_folder(folder) / f"v{SOLVER_VERSION}-{players}p-{digest}.json"
+    return cache_folder(folder) / f"v{SOLVER_VERSION}-{players}p-{digest}.npz"
+
+
+PREPARED = Path(__file__).parent / "prepared"
+"""Solutions shipped with the package (package data), named as in the cache: the standard rules'
+tables of 6 to 12 players, solved ahead exactly as the cache would solve them (``python -m
+chasetheace.solver.guide.prepare`` writes them). A file named for another solver version is
+never looked at."""
+
+
+def prepared_path(rules: Rules, players: int, method: str = "auto", tolerance: float = 1e-4) -> Path:
+    """Where a shipped solution for ``rules`` and ``players`` is (or would be): :data:`PREPARED`."""
+    return PREPARED / cache_path(rules, players, method, tolerance, PREPARED).name
 
 
 def cached(rules: Rules, players: int, method: str = "auto", tolerance: float = 1e-4,
            folder: str | os.PathLike[str] | None = None) -> Solution | None:
-    """The solution if it is in memory or on disk already (never solves); None otherwise."""
+    """The solution if it is in memory, in the cache folder or shipped with the package already
+    (never solves); None otherwise."""
     key = (rules_key(rules), players, method, tolerance)
     sol = _MEMORY.get(key)
     if sol is not None:
         _remember(key, sol)  # used just now: the last to go
         return sol
-    path = cache_path(rules, players, method, tolerance, folder)
-    try:
-        sol = Solution.load(str(path))
-    except (OSError, ValueError, json.JSONDecodeError):
-        return None  # absent, or unreadable: solving again replaces it
-    if sol.rules != rules or sol.players != players:
-        return None
-    _remember(key, sol)
-    return sol
+    for path in (cache_path(rules, players, method, tolerance, folder),
+                 prepared_path(rules, players, method, tolerance)):
+        try:
+            sol = Solution.load(str(path))
+        except (OSError, ValueError):
+            continue  # absent, unreadable or of another format version: solving again replaces it
+        if sol.rules == rules and sol.players == players:
+            _remember(key, sol)
+            return sol
+    return None
 
 
 def is_cached(rules: Rules, players: int, method: str = "auto", tolerance: float = 1e-4,
               folder: str | os.PathLike[str] | None = None) -> bool:
     """Whether the solution is in memory or has a file in the cache (without reading it)."""
     return ((rules_key(rules), players, method, tolerance) in _MEMORY
-            or cache_path(rules, players, method, tolerance, folder).is_file())
+            or cache_path(rules, players, method, tolerance, folder).is_file()
+            or prepared_path(rules, players, method, tolerance).is_file())
 
 
 def solution_for(rules: Rules, players: int, *, method: str = "auto", tolerance: float = 1e-4,
@@ -144,12 +171,16 @@ def solution_for(rules: Rules, players: int, *, method: str = "auto", tolerance:
             return sol
         sol = _solve(rules, players, method, tolerance, progress)
         _remember((rules_key(rules), players, method, tolerance), sol)
-        save_json(sol, cache_path(rules, players, method, tolerance, folder))
+        save_solution(sol, cache_path(rules, players, method, tolerance, folder))
         return sol
 
 
 def _solve(rules: Rules, players: int, method: str, tolerance: float, progress: Progress | None) -> Solution:
+    if method == "auto":
+        check_players(rules, players)  # a table no method solves: one error, before saying "solving"
     exact = method != "sampled" and (method != "auto" or players <= QUICK_EXACT_PLAYERS)
+    if method == "auto" and players > TABLE_IID_PLAYERS:
+        method = "sampled"
     if progress is not None:
         how = "exactly" if exact else "approximately (a strategy to play, not measured exactly)"
         progress(f"solving {players} players {how} (once: the solution is then cached)", 0.0)
@@ -188,13 +219,22 @@ class Saveable(Protocol):
 
 
 def save_json(sol: Saveable, path: Path) -> None:
-    """Write atomically (a reader never sees half a file); a failure to write is not an error."""
+    """Write as JSON atomically (a reader never sees half a file); a failure to write is not an error."""
+    _atomically(path, ".json", lambda f: f.write(json.dumps(sol.to_dict()).encode()))
+
+
+def save_solution(sol: Solution, path: Path) -> None:
+    """Write in the compact binary form (:mod:`.packed`) atomically; a failure to write is not an error."""
+    _atomically(path, ".npz", lambda f: write_npz(sol, f))
+
+
+def _atomically(path: Path, suffix: str, write: Callable[[Any], object]) -> None:
     with contextlib.suppress(OSError):
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".solving-", suffix=".json")
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".solving-", suffix=suffix)
         try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                json.dump(sol.to_dict(), f)
+            with os.fdopen(fd, "wb") as f:
+                write(f)
             os.replace(tmp, path)
         except OSError:
             with contextlib.suppress(OSError):

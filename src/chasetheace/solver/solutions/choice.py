@@ -7,11 +7,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ...rules import Rules
 from ..methods.lp import is_zero_sum
 from ..model.hand import Hand
 
 __all__ = ["AUTO", "AUTO_EXACT_PLAYERS", "AUTO_IID_PLAYERS", "CFR_METHODS", "EXACT_CHECK_PLAYERS", "Choice",
-           "MAX_EXACT_PLAYERS", "MAX_IID_PLAYERS", "MAX_PARTS_PLAYERS", "METHODS", "QUICK_EXACT_PLAYERS",
+           "MAX_EXACT_PLAYERS", "MAX_IID_PLAYERS", "MAX_PARTS_PLAYERS", "MAX_SAMPLED_PLAYERS",
+           "MAX_TABLE_PLAYERS", "check_players", "METHODS", "QUICK_EXACT_PLAYERS",
            "WARM_PLAYERS", "auto_choice"]
 
 METHODS = ("auto", "lp", "dcfr", "cfr+", "pcfr+", "iid", "sampled")
@@ -28,6 +30,10 @@ MAX_PARTS_PLAYERS = 8
 Measured with two workers, standard rules: at 7 players 5 iterations to NashConv 2.6e-5 in 11.5
 minutes (ordered parts, before the pairs), at 8 players 3 iterations to 1.8e-4 in 41 minutes (4,500
 CPU seconds, 2.6 GB per worker). A part at 9 players is about ten times larger than at 8."""
+MAX_SAMPLED_PLAYERS = 21
+"""The most players for the sampled method (its history code holds 20 earlier turns of 3 bits in
+an int64: :data:`chasetheace.solver.methods.sampled.MAX_PLAYERS`, which needs numpy to import).
+No method solves a larger table: hints, reviews and the solved bot stop here."""
 MAX_IID_PLAYERS = 9
 """The most players for method ``iid`` (the hand without card removal: 9 players, 4 M nodes)."""
 EXACT_CHECK_PLAYERS = 6
@@ -74,8 +80,8 @@ AUTO: tuple[Choice, ...] = (
            iid=True, exact=True),
     Choice(range(6, MAX_IID_PLAYERS + 1), "iid", "DCFR without card removal, measured exactly in the "
                                                  "true game up to 6 players", iid=True),
-    Choice(range(6, 52), "sampled", "the sampled method: pairing or kings_jerk from 6 players, and any "
-                                    "rules above 9 (the largest pack deals 51 seats)"),
+    Choice(range(6, MAX_SAMPLED_PLAYERS + 1), "sampled", "the sampled method: pairing or kings_jerk from 6 "
+                                                         "players, and any rules above 9"),
 )
 """What ``solve(method="auto")`` runs: the first row whose player counts hold ``players`` and whose
 conditions the hand meets."""
@@ -86,7 +92,14 @@ def auto_choice(hand: Hand, exact_check: bool | None = None) -> Choice:
     for row in AUTO:
         if row.applies(hand, exact_check):
             return row
-    raise ValueError(f"no method for {hand.players} players")  # pragma: no cover - AUTO covers 2..51
+    raise ValueError(f"no method solves {hand.players} players: the solver handles 2..{MAX_TABLE_PLAYERS} "
+                     "(the sampled method's limit)")
+
+
+def check_players(rules: Rules, players: int) -> None:
+    """ValueError (one line) unless ``method="auto"`` solves ``players`` seats under ``rules``: what
+    hints, reviews and the solved bot check before any work."""
+    auto_choice(Hand(rules, players), exact_check=False)
 
 
 AUTO_EXACT_PLAYERS = max(row.players[-1] for row in AUTO if row.method in ("lp", *CFR_METHODS))
@@ -97,5 +110,7 @@ QUICK_EXACT_PLAYERS = max(row.players[-1] for row in AUTO
 """The most players ``method="auto"`` solves on the exact tree whatever the rules and ``exact_check``
 (5: seconds). The solution cache measures exactly up to here, and the web table gives hints up to
 here (:data:`~chasetheace.solver.uses.advice.MAX_HINT_PLAYERS`)."""
+MAX_TABLE_PLAYERS = max(row.players[-1] for row in AUTO)
+"""The most players ``method="auto"`` solves (21: the sampled method's limit)."""
 AUTO_IID_PLAYERS = max(row.players[-1] for row in AUTO if row.method == "iid")
 """``method="auto"`` uses ``iid`` from 6 players up to this many (9), the sampled method above."""

@@ -12,8 +12,9 @@ from typing import Any
 from ...rules import Rules
 from ..model.hand import Deck, InfoKey, deck_of, infoset_of
 from ..model.words import describe_key
+from .packed import figures_of, is_binary, read_npz, write_npz
 
-__all__ = ["Solution", "caveats", "perfect_play_text"]
+__all__ = ["Figures", "SIMILAR_LEVELS", "Solution", "caveats", "perfect_play_text", "similar_features"]
 
 
 def perfect_play_text(nash_conv: float) -> str:
@@ -63,6 +64,7 @@ class Solution:
     measured: str = "exact"
     _index: dict[InfoKey, int] = field(default_factory=dict, repr=False)
     _by_card: list[list[float]] | None = field(default=None, repr=False)
+    _similar: list[dict[tuple[Any, ...], tuple[float, ...]]] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         self._index = {key: i for i, key in enumerate(self.infosets)}
@@ -101,16 +103,70 @@ class Solution:
         return 1.0 if average == average and average >= 0.5 else 0.0  # NaN: never met, swap
 
     def action_probabilities(self, observation: Mapping[str, Any]) -> dict[str, float]:
-        """``{"keep": p, "swap": 1 - p}`` for the seat to act, from ``game.observation(seat)``."""
+        """``{"keep": p, "swap": 1 - p}`` for the seat to act, from ``game.observation(seat)``: the
+        probability the solution's bot keeps (:meth:`played_keep`, so a situation the sampled method
+        never met has one too)."""
         key = infoset_of(observation, self.deck, kings_jerk=self.rules.kings_jerk)
         seats = len(observation["order"])
         if key[0] >= 0 and seats != self.players:
             raise ValueError(f"this solution is for {self.players} players, the hand has {seats}")
-        i = self._index.get(key)
-        if i is None:
+        if not 0 <= key[0] < self.players:
             raise ValueError(f"no decision in this situation: {describe_key(key, self.deck, self.players)}")
-        p = self.keep[i]
+        p = self.played_keep(key)
         return {"keep": p, "swap": 1.0 - p}
+
+    # --- figures for every situation ----------------------------------------------------------
+
+    def has_figures(self, i: int) -> bool:
+        """Whether the situation at index ``i`` has figures of its own: always, except in a solution
+        of the sampled method measured by sampling, where a situation its estimate never met (reach
+        0) has a strategy but no values."""
+        return self.measured != "sampled" or self.reach[i] > 0
+
+    def figures(self, key: InfoKey) -> Figures:
+        """The values (expected lives lost, keep then swap) and chances of losing at ``key``, given
+        it arises: the solution's own where it has them, else **generalised from similar
+        situations** (see :func:`similar_features`): the reach-weighted average over the situations
+        that share the most of the seat's position, own card, card given away, the token of the seat
+        just before it and how many seats swapped before it (dropping those from the last). The
+        sampled method at large tables meets most situations, but not every one; this is the model
+        that answers the rest, so no situation is left without figures."""
+        i = self._index.get(key)
+        if i is not None and self.has_figures(i):
+            chances = None if self.chances is None else self.chances[i]
+            return Figures(self.keep[i], self.values[i], chances, False, 1)
+        if self._similar is None:
+            self._similar = self._similar_tables()
+        for level, features in enumerate(similar_features(key)):
+            got = self._similar[level].get(features)
+            if got is not None:
+                w, vk, vs, ck, cs, n = got
+                chances = None if self.chances is None else (ck / w, cs / w)
+                return Figures(self.played_keep(key), (vk / w, vs / w), chances, True, int(n))
+        raise ValueError(f"no figures in this solution: {describe_key(key, self.deck, self.players)}")
+
+    def _similar_tables(self) -> list[dict[tuple[Any, ...], tuple[float, ...]]]:
+        """Per level of :func:`similar_features`: the sums (weight, weighted values and chances,
+        count) of the situations with figures, by their features."""
+        tables: list[dict[tuple[Any, ...], list[float]]] = [{} for _ in range(SIMILAR_LEVELS)]
+        weights = [r if self.has_figures(i) else 0.0 for i, r in enumerate(self.reach)]
+        if not any(w > 0 for w in weights):  # no reach known: every situation with figures counts alike
+            weights = [1.0 if self.has_figures(i) else 0.0 for i in range(len(self.infosets))]
+        chances = self.chances if self.chances is not None else self.values
+        for key, w, (vk, vs), (ck, cs) in zip(self.infosets, weights, self.values, chances):
+            if w <= 0:
+                continue
+            for level, features in enumerate(similar_features(key)):
+                row = tables[level].get(features)
+                if row is None:
+                    row = tables[level][features] = [0.0] * 6
+                row[0] += w
+                row[1] += w * vk
+                row[2] += w * vs
+                row[3] += w * ck
+                row[4] += w * cs
+                row[5] += 1
+        return [{f: tuple(row) for f, row in t.items()} for t in tables]
 
     def keep_by_card(self) -> list[list[float]]:
         """Per position and card, how often the seat keeps, averaged over the situations it meets."""
@@ -124,20 +180,23 @@ class Solution:
 
     # --- storing ------------------------------------------------------------------------------
 
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-serialisable form (``Solution.from_dict`` reads it back)."""
+    def to_dict(self, tables: bool = True) -> dict[str, Any]:
+        """A JSON-serialisable form (``Solution.from_dict`` reads it back); without ``tables``, only
+        the figures that are not per situation (what the binary form keeps beside its arrays)."""
+        per_situation: dict[str, Any] = {} if not tables else {
+            "infosets": [[k[0], list(k[1]), k[2], k[3]] for k in self.infosets],
+            "keep": self.keep, "reach": self.reach, "values": [list(v) for v in self.values],
+            "chances": None if self.chances is None else [list(c) for c in self.chances]}
         return {
             "format": "chase-the-ace solution 1",
             "rules": self.rules.to_dict(), "players": self.players, "method": self.method,
-            "infosets": [[k[0], list(k[1]), k[2], k[3]] for k in self.infosets],
-            "keep": self.keep, "reach": self.reach, "values": [list(v) for v in self.values],
+            **per_situation,
             "loss_probabilities": self.loss_probabilities, "expected_lives_lost": self.expected_lives_lost,
             "nash_conv": self.nash_conv, "gains": self.gains, "iterations": self.iterations,
             "seconds": self.seconds, "value": None if self.value is None else str(self.value),
             "exact_keep": None if self.exact_keep is None else [str(x) for x in self.exact_keep],
             "trace": [list(t) for t in self.trace],
             "nash_conv_error": self.nash_conv_error, "loss_errors": self.loss_errors,
-            "chances": None if self.chances is None else [list(c) for c in self.chances],
             "nash_conv_low": self.nash_conv_low, "measured": self.measured, "caveats": self.caveats,
         }
 
@@ -153,41 +212,66 @@ class Solution:
                 infosets=[(int(k[0]), tuple(k[1]), int(k[2]), int(k[3])) for k in data["infosets"]],
                 keep=[float(x) for x in data["keep"]], reach=[float(x) for x in data["reach"]],
                 values=[(float(a), float(b)) for a, b in data["values"]],
-                loss_probabilities=[float(x) for x in data["loss_probabilities"]],
-                expected_lives_lost=[float(x) for x in data["expected_lives_lost"]],
-                nash_conv=float(data["nash_conv"]), gains=[float(x) for x in data["gains"]],
-                iterations=int(data["iterations"]), seconds=float(data["seconds"]),
-                value=None if data["value"] is None else Fraction(data["value"]),
-                exact_keep=None if data["exact_keep"] is None else [Fraction(x) for x in data["exact_keep"]],
-                trace=[(int(a), float(b), float(c)) for a, b, c in data["trace"]],
-                nash_conv_error=(None if data.get("nash_conv_error") is None
-                                 else float(data["nash_conv_error"])),
-                loss_errors=(None if data.get("loss_errors") is None
-                             else [float(x) for x in data["loss_errors"]]),
                 chances=(None if data.get("chances") is None
                          else [(float(a), float(b)) for a, b in data["chances"]]),
-                nash_conv_low=(None if data.get("nash_conv_low") is None
-                               else float(data["nash_conv_low"])),
-                measured=str(data.get("measured",
-                                      "exact" if data.get("nash_conv_error") is None else "sampled")),
+                **figures_of(dict(data)),
             )
         except (KeyError, TypeError, IndexError) as exc:
             raise ValueError(f"bad solution data: {exc}") from None
 
     def save(self, path: str) -> None:
-        """Write the solution as JSON."""
-        with open(path, "w", encoding="utf-8") as f:
-            json.dump(self.to_dict(), f)
+        """Write the solution: as readable JSON to a path ending ``.json``, else in the compact
+        binary form (:mod:`.packed`, an ``.npz``: a tenth of the JSON's size or less)."""
+        if str(path).lower().endswith(".json"):
+            with open(path, "w", encoding="utf-8") as f:
+                json.dump(self.to_dict(), f)
+        else:
+            with open(path, "wb") as f:
+                write_npz(self, f)
 
     @classmethod
     def load(cls, path: str) -> Solution:
-        """Read a solution written by :meth:`save`."""
+        """Read a solution written by :meth:`save` (either form, told apart by the file's first
+        bytes); ValueError if it is not a solution, or one of another format version."""
+        if is_binary(str(path)):
+            sol: Solution = read_npz(cls, str(path))
+            return sol
         with open(path, encoding="utf-8") as f:
-            return cls.from_dict(json.load(f))
+            try:
+                data = json.load(f)
+            except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+                raise ValueError(f"not a chase-the-ace solution: {exc}") from None
+        return cls.from_dict(data)
 
     def __repr__(self) -> str:
         return (f"<Solution {self.players} players, {self.method}, NashConv {self.nash_conv:.2e}, "
                 f"losses {[round(p, 4) for p in self.loss_probabilities]}>")
+
+
+@dataclass(frozen=True)
+class Figures:
+    """What a solution says of one situation: see :meth:`Solution.figures`."""
+
+    keep: float                                 # the probability that the solution's bot keeps
+    values: tuple[float, float]                 # expected lives lost: (keep, swap)
+    chances: tuple[float, float] | None         # chance of losing: (keep, swap), if the solution has them
+    generalised: bool                           # from similar situations (the solution never met it)
+    situations: int                             # how many situations the figures come from
+
+
+SIMILAR_LEVELS = 7
+
+
+def similar_features(key: InfoKey) -> list[tuple[Any, ...]]:
+    """What a situation the solution never met shares with those it met, from the most to the least
+    telling (:data:`SIMILAR_LEVELS` levels): (position, own card, card given away, the last history
+    token, how many swaps in the history), then without the swaps, without the last token, without
+    the card given away; then the own card at any position; then the position; then anything."""
+    position, history, card, given = key
+    last = history[-1] if history else ""
+    swaps = sum(1 for t in history if t.startswith("s"))
+    return [(position, card, given, last, swaps), (position, card, given, last), (position, card, given),
+            (position, card), (card,), (position,), ()]
 
 
 def caveats(rules: Rules) -> list[str]:

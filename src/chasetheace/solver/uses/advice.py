@@ -75,6 +75,7 @@ class Hint:
     method: str
     nash_conv: float
     dealer: bool = False
+    generalised: bool = False  # the solution never met the situation: figures of similar ones
 
     @property
     def best(self) -> str:
@@ -96,6 +97,8 @@ class Hint:
         call = {"keep": "keep", "swap": swap, "either": "either: it hardly matters"}[self.call]
         approx = ("" if self.method not in APPROXIMATE
                   else f", approximate: {perfect_play_text(self.nash_conv)}")
+        if self.generalised:
+            approx += "; a situation the solver never met: figures of similar ones"
         return (f"{position_name(self.position, self.players)} of {self.players} holding "
                 f"{card_text(self.card)} ({self.knew}). Keep: you lose this hand {self.lose_if_keep:.1%}; "
                 f"{swap}: {self.lose_if_swap:.1%}{lives}. Solver: {call}{approx}.")
@@ -109,20 +112,22 @@ class Hint:
 def hint(observation: Mapping[str, Any], solution: Solution) -> Hint:
     """The solver's view of the decision of ``observation``'s seat (``game.observation(seat)``).
 
-    Only what the seat may know is read. ValueError if the observation is not a seat's own view
-    during a hand, or the solution is for another number of players.
+    Only what the seat may know is read. Every situation has an answer: one the solution never met
+    (the sampled method at a large table) has figures generalised from similar situations
+    (:meth:`Solution.figures`), and says so (``generalised``). ValueError if the observation is not
+    a seat's own view during a hand, or the solution is for another number of players.
     """
     deck = solution.deck
     key = infoset_of(observation, deck, kings_jerk=solution.rules.kings_jerk)
     players = len(observation["order"])
     if players != solution.players:
         raise ValueError(f"this solution is for {solution.players} players, the hand has {players}")
-    i = solution.index_of(key)
-    if i is None:
-        raise ValueError(f"the solution has no figures for this situation: {situation(key, deck, players)}")
-    lives_keep, lives_swap = solution.values[i]
-    if solution.chances is not None:
-        lose_keep, lose_swap = solution.chances[i]
+    if not 0 <= key[0] < players:
+        raise ValueError(f"no decision in this situation: {situation(key, deck, players)}")
+    got = solution.figures(key)
+    lives_keep, lives_swap = got.values
+    if got.chances is not None:
+        lose_keep, lose_swap = got.chances
     elif not solution.rules.ace_pays_double:  # one life per loser: the chance is the expected lives
         lose_keep, lose_swap = lives_keep, lives_swap
     else:
@@ -132,10 +137,10 @@ def hint(observation: Mapping[str, Any], solution: Solution) -> Hint:
     else:
         call = "keep" if lives_keep < lives_swap else "swap"
     return Hint(seat=observation["seat"], players=players, position=key[0], card=observation["card"],
-                knew=situation(key, deck, players), keep_probability=solution.keep[i],
+                knew=situation(key, deck, players), keep_probability=got.keep,
                 lose_if_keep=lose_keep, lose_if_swap=lose_swap, lives_if_keep=lives_keep,
                 lives_if_swap=lives_swap, call=call, method=solution.method,
-                nash_conv=solution.nash_conv, dealer=key[0] == players - 1)
+                nash_conv=solution.nash_conv, dealer=key[0] == players - 1, generalised=got.generalised)
 
 
 def _rules_of(observation: Mapping[str, Any]) -> Rules:
@@ -180,7 +185,7 @@ class Decision:
                 "keep_probability": round(h.keep_probability, 6),
                 "lose_if_keep": _num(h.lose_if_keep), "lose_if_swap": _num(h.lose_if_swap),
                 "lives_if_keep": _num(h.lives_if_keep), "lives_if_swap": _num(h.lives_if_swap),
-                "cost": round(self.cost, 6), "mistake": self.mistake}
+                "cost": round(self.cost, 6), "mistake": self.mistake, "generalised": h.generalised}
 
 
 def _num(x: float) -> float | None:
@@ -215,7 +220,8 @@ class Review:
     decisions: list[Decision]
     solutions: dict[int, dict[str, Any]] = field(default_factory=dict)
     complete: bool = True     # False: the record stops before the game's end
-    unjudged: int = 0         # decisions in situations an approximate solution never met
+    unjudged: int = 0         # decisions without figures: none since every situation has them
+    generalised: int = 0      # decisions in situations the solution never met: judged by similar ones
 
     def summary(self) -> list[PlayerSummary]:
         """Per seat: decisions, mistakes, lives given away, accuracy."""
@@ -231,8 +237,9 @@ class Review:
         """The review of one seat's decisions only (ValueError for a seat not in the game)."""
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < len(self.names):
             raise ValueError(f"bad seat {seat!r}: allowed 0..{len(self.names) - 1}")
-        return Review(self.game, self.names, self.rules, [d for d in self.decisions if d.seat == seat],
-                      self.solutions, self.complete, self.unjudged)
+        mine = [d for d in self.decisions if d.seat == seat]
+        return Review(self.game, self.names, self.rules, mine, self.solutions, self.complete, self.unjudged,
+                      sum(d.hint.generalised for d in mine))
 
     def to_dict(self, seat: int | None = None) -> dict[str, Any]:
         """The review as JSON-ready data (``docs/review.md``); ``seat`` keeps one player's part."""
@@ -241,7 +248,7 @@ class Review:
             summary = [s for s in summary if s.seat == seat]
         return {"format": REVIEW_FORMAT, "version": REVIEW_VERSION, "game": self.game,
                 "players": list(self.names), "rules": self.rules, "complete": self.complete,
-                "mistake_threshold": MISTAKE, "unjudged": self.unjudged,
+                "mistake_threshold": MISTAKE, "unjudged": self.unjudged, "generalised": self.generalised,
                 "solutions": [{"players": n, **info} for n, info in sorted(self.solutions.items())],
                 "decisions": [d.to_dict() for d in self.decisions if seat is None or d.seat == seat],
                 "summary": [s.to_dict() for s in summary]}
@@ -267,6 +274,9 @@ class Review:
         if self.unjudged:
             lines.append(f"({self.unjudged} decisions in situations the approximate solution never met "
                          "are not judged)")
+        if self.generalised:
+            lines.append(f"({self.generalised} decisions in situations the approximate solution never met "
+                         "are judged by the figures of similar situations)")
         lines.append("")
         lines.append("player        decisions  mistakes  lives given away  accuracy")
         for s in self.summary():
@@ -308,7 +318,7 @@ def review(record: Mapping[str, Any], *, solutions: Solutions | None = None, fol
             sol = used[players] = solutions(game.rules, players)
         try:
             h = hint(obs, sol)
-        except ValueError:  # a situation the sampled method never met: no figures to judge by
+        except ValueError:  # no figures at all: only a solution without a single situation
             unjudged.append(seat)
             return
         decisions.append(Decision(len(decisions), obs["hand"], seat, game.names[seat], action, h,
@@ -318,4 +328,5 @@ def review(record: Mapping[str, Any], *, solutions: Solutions | None = None, fol
     info = {n: {"method": s.method, "nash_conv": s.nash_conv, "exact": s.method != "sampled"}
             for n, s in used.items()}
     return Review("chase-the-ace", list(game.names), game.rules.to_dict(), decisions, info,
-                  complete=game.over, unjudged=len(unjudged))
+                  complete=game.over, unjudged=len(unjudged),
+                  generalised=sum(d.hint.generalised for d in decisions))

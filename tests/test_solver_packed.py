@@ -1,0 +1,261 @@
+"""Solutions on disk in the compact binary form: exact round trips, size, versions refused, users."""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("numpy")
+pytest.importorskip("scipy")
+
+import numpy as np
+
+import chasetheace as cta
+from chasetheace import cli
+from chasetheace.solver import Solution
+from chasetheace.solver.solutions import cache
+from chasetheace.solver.solutions.packed import BINARY_FORMAT, BINARY_VERSION, is_binary
+from chasetheace.web.botkinds import WebBots
+
+
+@pytest.fixture(scope="module")
+def four() -> Solution:
+    return cta.solve(cta.Rules(), players=4)
+
+
+@pytest.mark.parametrize("rules, players", [(cta.Rules.preset("le-her"), 2),
+                                            (cta.Rules(kings_jerk=True, pairing=True), 3),
+                                            (cta.Rules(announce_low=True), 3)])
+def test_a_solution_reads_back_exactly_from_the_binary_form(rules: cta.Rules, players: int,
+                                                              tmp_path: Path) -> None:
+    sol = cta.solve(rules, players=players)
+    path = tmp_path / "sol.npz"
+    sol.save(str(path))
+    assert is_binary(str(path))
+    back = Solution.load(str(path))
+    assert back.to_dict() == sol.to_dict()  # every figure, exact fractions and kings_jerk tokens too
+    assert back.infosets == sol.infosets and back.value == sol.value
+
+
+def test_the_binary_form_is_a_tenth_of_the_json_or_less(four: Solution, tmp_path: Path) -> None:
+    sol = four
+    sol.save(str(tmp_path / "four.json"))
+    sol.save(str(tmp_path / "four.npz"))
+    small, big = (tmp_path / "four.npz").stat().st_size, (tmp_path / "four.json").stat().st_size
+    assert small * 10 <= big, (small, big)
+    assert json.loads((tmp_path / "four.json").read_text())["format"] == "chase-the-ace solution 1"
+    with np.load(tmp_path / "four.npz", allow_pickle=False) as z:  # numpy alone reads it
+        assert len(z["keep"]) == len(sol.infosets) and z["values"].shape == (len(sol.infosets), 2)
+
+
+def _with_version(source: Path, target: Path, version: object) -> None:
+    """A copy of the binary solution ``source`` whose meta says another format version."""
+    with np.load(source, allow_pickle=False) as z:
+        arrays = {name: z[name] for name in z.files}
+    meta = json.loads(str(arrays["meta"][()]))
+    meta["version"] = version
+    arrays["meta"] = np.array(json.dumps(meta))
+    with open(target, "wb") as f:
+        np.savez_compressed(f, **arrays)
+
+
+def test_a_file_of_another_version_or_broken_is_refused(four: Solution, tmp_path: Path) -> None:
+    good = tmp_path / "good.npz"
+    four.save(str(good))
+    _with_version(good, tmp_path / "old.npz", BINARY_VERSION - 1)
+    with pytest.raises(ValueError, match="format version 0"):
+        Solution.load(str(tmp_path / "old.npz"))
+    (tmp_path / "cut.npz").write_bytes(good.read_bytes()[:5000])
+    with pytest.raises(ValueError, match="bad solution file"):
+        Solution.load(str(tmp_path / "cut.npz"))
+    with zipfile.ZipFile(tmp_path / "other.npz", "w") as z:
+        z.writestr("meta.npy", b"not numpy")
+    with pytest.raises(ValueError):
+        Solution.load(str(tmp_path / "other.npz"))
+    (tmp_path / "bad.json").write_text("{not json")
+    with pytest.raises(ValueError, match="not a chase-the-ace solution"):
+        Solution.load(str(tmp_path / "bad.json"))
+    assert BINARY_FORMAT in str(np.load(good)["meta"][()])
+
+
+def test_the_cache_writes_the_binary_form_and_solves_again_over_another_version(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    rules = cta.Rules.preset("le-her")
+    monkeypatch.setattr(cache, "_MEMORY", {})
+    sol = cache.solution_for(rules, 2, folder=tmp_path)
+    path = cache.cache_path(rules, 2, folder=tmp_path)
+    assert path.suffix == ".npz" and is_binary(str(path))
+    _with_version(path, path, BINARY_VERSION + 1)  # a file another version of the program wrote
+    monkeypatch.setattr(cache, "_MEMORY", {})
+    assert cache.cached(rules, 2, folder=tmp_path) is None  # never misread
+    heard: list[str] = []
+    again = cache.solution_for(rules, 2, folder=tmp_path, progress=lambda t, f: heard.append(t))
+    assert heard and heard[0].startswith("solving") and again.keep == sol.keep
+    assert Solution.load(str(path)).to_dict() == again.to_dict()  # rebuilt in this version
+
+
+def test_an_old_json_cache_file_is_never_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    rules = cta.Rules.preset("le-her")
+    monkeypatch.setattr(cache, "_MEMORY", {})
+    sol = cta.solve(rules, 2)
+    for version in (cache.SOLVER_VERSION - 1, cache.SOLVER_VERSION):  # as earlier versions named them
+        old = cache.cache_path(rules, 2, folder=tmp_path).with_name(
+            f"v{version}-2p-{cache.cache_path(rules, 2, folder=tmp_path).stem.split('-')[-1]}.json")
+        sol.save(str(old))
+    assert cache.cached(rules, 2, folder=tmp_path) is None
+    heard: list[str] = []
+    cache.solution_for(rules, 2, folder=tmp_path, progress=lambda t, f: heard.append(t))
+    assert heard and cache.cache_path(rules, 2, folder=tmp_path).is_file()
+
+
+def test_solve_save_writes_binary_or_json_by_the_name(tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    for name in ("le-her.npz", "le-her.json"):
+        assert cli.main(["solve", "--preset", "le-her", "--players", "2", "--quiet",
+                         "--save", str(tmp_path / name)]) == 0
+    assert is_binary(str(tmp_path / "le-her.npz")) and not is_binary(str(tmp_path / "le-her.json"))
+    a, b = (Solution.load(str(tmp_path / name)) for name in ("le-her.npz", "le-her.json"))
+    assert a.infosets == b.infosets and a.exact_keep == b.exact_keep and a.value == b.value
+
+
+def test_a_solutions_file_of_another_version_or_rules_is_one_error_line(
+        four: Solution, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    good = tmp_path / "four.npz"
+    four.save(str(good))
+    _with_version(good, tmp_path / "old.npz", BINARY_VERSION - 1)
+    for path, words in ((tmp_path / "old.npz", "format version"), (good, "other rules")):
+        capsys.readouterr()
+        preset = "standard" if path != good else "cuckoo"
+        assert cli.main(["simulate", "--games", "2", "--players", "4", "--preset", preset,
+                         "--bot", f"solved:{path}"]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and err[0].startswith("chase-the-ace: error:") and words in err[0], err
+
+
+def test_the_web_table_reads_binary_solutions_and_names_an_old_one(four: Solution, tmp_path: Path) -> None:
+    folder = tmp_path / "solutions"
+    folder.mkdir()
+    four.save(str(folder / "standard-4.npz"))
+    (folder / ".solving-x.npz").write_bytes(b"PK half")  # the cache still writing: not looked at
+    bots = WebBots.from_folder(str(folder))
+    assert set(bots.prepared(cta.Rules())) == {4}
+    _with_version(folder / "standard-4.npz", folder / "old.npz", BINARY_VERSION - 1)
+    with pytest.raises(ValueError, match=r"old\.npz.*format version"):
+        WebBots.from_folder(str(folder))
+
+
+# --- every situation has figures -------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def twelve() -> Solution:
+    """A sampled solution at 12 players, trained briefly: many situations never met."""
+    return cta.solve(cta.Rules(), 12, method="sampled", iterations=2, seed=1)
+
+
+def test_every_situation_at_a_big_table_gets_a_hint(twelve: Solution, tmp_path: Path) -> None:
+    import math
+    import random
+
+    from chasetheace.solver.uses.advice import hint
+
+    sol = Solution.load(_saved(twelve, tmp_path))  # as the cache gives it
+    generalised = asked = 0
+    for seed in range(12):
+        game = cta.Game(sol.rules, players=12, seed=seed)
+        choices = random.Random(seed)
+        while not game.over and len(game.observation(0)["order"]) == 12:
+            obs = game.observation(game.to_act)
+            h = hint(obs, sol)
+            asked += 1
+            generalised += h.generalised
+            assert all(math.isfinite(x) for x in (h.lives_if_keep, h.lives_if_swap, h.lose_if_keep,
+                                                     h.lose_if_swap))
+            assert h.call in ("keep", "swap", "either") and 0 <= h.keep_probability <= 1
+            probs = sol.action_probabilities(obs)
+            assert probs["keep"] == h.keep_probability
+            game.act(choices.choice(["keep", "swap"]))
+    assert asked > 100 and generalised > 0, (asked, generalised)
+
+
+def _saved(sol: Solution, tmp_path: Path) -> str:
+    path = str(tmp_path / f"{sol.players}.npz")
+    sol.save(path)
+    return path
+
+
+def test_figures_of_a_situation_met_are_its_own_and_of_one_never_met_are_of_similar_ones(
+        twelve: Solution) -> None:
+    met = next(i for i, r in enumerate(twelve.reach) if r > 0)
+    own = twelve.figures(twelve.infosets[met])
+    assert not own.generalised and own.values == twelve.values[met] and own.situations == 1
+    position, history, card, given = twelve.infosets[met]
+    unseen = (position, (*history, "k", "k", "k"), card, given)  # a history no hand has
+    assert not twelve.knows(unseen)
+    far = twelve.figures(unseen)
+    assert far.generalised and far.situations >= 1 and far.keep == twelve.played_keep(unseen)
+
+
+# --- a table no method solves -------------------------------------------------------------------------
+
+def test_the_sampled_limit_is_the_one_the_table_quotes() -> None:
+    from chasetheace.solver.methods.sampled import MAX_PLAYERS
+    from chasetheace.solver.solutions.choice import MAX_SAMPLED_PLAYERS, MAX_TABLE_PLAYERS, check_players
+
+    assert MAX_SAMPLED_PLAYERS == MAX_PLAYERS == MAX_TABLE_PLAYERS
+    check_players(cta.Rules(), MAX_TABLE_PLAYERS)
+    with pytest.raises(ValueError, match="no method solves 22 players"):
+        check_players(cta.Rules(), MAX_TABLE_PLAYERS + 1)
+
+
+def test_a_table_too_large_is_one_error_line_before_any_work(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    import random
+
+    monkeypatch.setattr(cache, "solve", lambda *a, **k: pytest.fail("solving started"))
+    game = cta.Game(cta.Rules(), players=25, seed=1)
+    rng = random.Random(1)
+    while game.to_act is not None:
+        game.act(rng.choice(["keep", "swap"]))
+    record = tmp_path / "g25.json"
+    record.write_text(json.dumps(game.record()))
+    commands = (["solve", "--players", "25"], ["solve", "--players", "60"],
+                ["solve", "--players", "12", "--method", "iid"],
+                ["review", str(record)], ["simulate", "--players", "25", "--games", "1", "--bot", "solved"],
+                ["play", "--players", "25", "--hints"])
+    for argv in commands:
+        capsys.readouterr()
+        assert cli.main(argv) == 2, argv
+        captured = capsys.readouterr()
+        err = captured.err.strip().splitlines()
+        assert len(err) == 1 and err[0].startswith("chase-the-ace: error:"), (argv, err)
+        assert "Hand" not in captured.out, argv  # no game was dealt
+
+
+# --- solutions shipped with the package ---------------------------------------------------------------
+
+def test_the_shipped_solutions_are_those_of_this_version() -> None:
+    from chasetheace.solver.guide.prepare import PLAYERS, expected_files
+
+    shipped = {p.name for p in cache.PREPARED.glob("*.npz")}
+    assert shipped == expected_files(), "run: python -m chasetheace.solver.guide.prepare"
+    total = sum(p.stat().st_size for p in cache.PREPARED.glob("*.npz"))
+    assert total < 8e6  # the wheel stays small
+    for n in (PLAYERS[0], PLAYERS[-1]):
+        sol = Solution.load(str(cache.prepared_path(cta.Rules(), n)))
+        assert sol.rules == cta.Rules() and sol.players == n
+
+
+def test_a_shipped_solution_is_used_without_solving(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from chasetheace.solver.guide.prepare import PLAYERS
+
+    monkeypatch.setattr(cache, "_MEMORY", {})
+    monkeypatch.setattr(cache, "solve", lambda *a, **k: pytest.fail("solved a shipped table"))
+    n = PLAYERS[-1]
+    assert cache.is_cached(cta.Rules(), n, folder=tmp_path)
+    heard: list[str] = []
+    sol = cache.solution_for(cta.Rules(), n, folder=tmp_path, progress=lambda t, f: heard.append(t))
+    assert sol.players == n and heard == [] and not list(tmp_path.iterdir())  # nothing copied
+    assert not cache.is_cached(cta.Rules(ties="eldest-loses"), n, folder=tmp_path)  # other rules: solved
