@@ -10,6 +10,7 @@ Each adapter is a thin layer over the engine's public API and :meth:`Game.observ
   :mod:`chasetheace.adapters.openspiel_ace`, the OpenSpiel game ``python_ace_chasing`` (one round);
 - :mod:`chasetheace.adapters.gymnasium`: a single-agent environment against engine bots (``[rl]``).
 
-They share one encoder, :mod:`chasetheace.adapters.encoding`, that turns an observation into a
+The two PettingZoo environments share their AEC conventions (:mod:`chasetheace.adapters.aec`).
+Part A's adapters share one encoder, :mod:`chasetheace.adapters.encoding`, that turns an observation into a
 fixed-size tensor and a line of text.
 """

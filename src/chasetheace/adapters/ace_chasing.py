@@ -26,13 +26,12 @@ from typing import Any, ClassVar
 
 import numpy as np
 import numpy.typing as npt
-from gymnasium import spaces
 from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
 
 from ..acechasing.game import AceAction, AceChasingGame, Offer
 from ..acechasing.render import narrate
 from ..cards import pack
+from .aec import SeatAgents, wrapped
 
 __all__ = ["env", "raw_env", "NAME", "AceEncoder", "ACTION_WORDS"]
 
@@ -44,9 +43,7 @@ _PHASES = ("betting", "exchanges")
 
 def env(**options: Any) -> AECEnv:
     """The environment wrapped as PettingZoo recommends (bounds and call-order checks)."""
-    out: AECEnv = raw_env(**options)
-    out = wrappers.AssertOutOfBoundsWrapper(out)
-    return wrappers.OrderEnforcingWrapper(out)
+    return wrapped(raw_env(**options))
 
 
 class AceEncoder:
@@ -106,56 +103,35 @@ class AceEncoder:
         return out
 
 
-class raw_env(AECEnv):  # type: ignore[misc]
+class raw_env(SeatAgents):
     """The unwrapped AEC environment; see the module docstring for the options."""
 
-    metadata: ClassVar[dict[str, Any]] = {
-        "render_modes": ["human", "ansi"], "name": NAME, "is_parallelizable": False, "render_fps": 1}
+    metadata: ClassVar[dict[str, Any]] = {**SeatAgents.metadata, "name": NAME}
 
     def __init__(self, players: int = 4, max_offer: int = 10, win_reward: float = 1.0,
                  render_mode: str | None = None) -> None:
         super().__init__()
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"bad render_mode {render_mode!r}: allowed human, ansi")
         if isinstance(players, bool) or not isinstance(players, int) or not 4 <= players <= 52:
             raise ValueError(f"bad players {players!r}: allowed 4..52")
         if isinstance(max_offer, bool) or not isinstance(max_offer, int) or not 0 <= max_offer <= 1000:
             raise ValueError(f"bad max_offer {max_offer!r}: allowed 0..1000")
         self.players, self.max_offer, self.win_reward = players, max_offer, float(win_reward)
         self.encoder = AceEncoder(players, max_offer)
-        self.render_mode = render_mode
-        self.possible_agents = [f"player_{s}" for s in range(players)]
-        self.seat = {a: s for s, a in enumerate(self.possible_agents)}
         self.actions = len(ACTION_WORDS) + max_offer + 1
-        box = spaces.Box(-np.inf, np.inf, (self.encoder.size,), np.float32)
-        mask = spaces.Box(0, 1, (self.actions,), np.int8)
-        self.observation_spaces = {a: spaces.Dict({"observation": box, "action_mask": mask})
-                                   for a in self.possible_agents}
-        self.action_spaces = {a: spaces.Discrete(self.actions) for a in self.possible_agents}
-        self._rng = np.random.default_rng()
+        self.seat_agents(players, self.encoder.size, -np.inf, self.actions, render_mode)
         self.game = AceChasingGame(players, seed=0)
 
-    def observation_space(self, agent: str) -> spaces.Space[Any]:
-        """The observation space of ``agent``."""
-        return self.observation_spaces[agent]
+    def new_game(self, seed: int) -> None:
+        """A new game of Ace Chasing."""
+        self.game = AceChasingGame(self.players, seed=seed)
 
-    def action_space(self, agent: str) -> spaces.Space[Any]:
-        """``Discrete(4 + max_offer + 1)``: see the module docstring."""
-        return self.action_spaces[agent]
+    def to_act(self) -> int | None:
+        """The seat to act, or None once the game is over."""
+        return self.game.to_act
 
-    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        """A new game; ``seed`` fixes all of its chance, later resets without one follow on."""
-        if seed is not None:
-            self._rng = np.random.default_rng(seed)
-        self.game = AceChasingGame(self.players, seed=int(self._rng.integers(2**63)))
-        self.agents = list(self.possible_agents)
-        self.rewards = {a: 0.0 for a in self.agents}
-        self._cumulative_rewards = {a: 0.0 for a in self.agents}
-        self.terminations = {a: False for a in self.agents}
-        self.truncations = {a: False for a in self.agents}
-        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
-        self._skip_agent_selection = None
-        self._select()
+    def out(self, seat: int) -> bool:
+        """Whether ``seat`` is out, or the game over."""
+        return self.game.over or not self.game.observation(None)["in"][seat]
 
     def action_mask(self, seat: int) -> npt.NDArray[np.int8]:
         """Which actions ``seat`` may take now (all 0 when it is not its turn)."""
@@ -181,53 +157,22 @@ class raw_env(AECEnv):  # type: ignore[misc]
         return {"observation": self.encoder.tensor(self.game.observation(seat)),
                 "action_mask": self.action_mask(seat)}
 
-    def step(self, action: int | None) -> None:
-        """The selected agent acts (see the module docstring); a terminated agent steps with None."""
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(action)
-            return
-        seat = self.seat[agent]
+    def play(self, seat: int, action: int | None) -> list[float]:
+        """The seat acts (see the module docstring): each seat's change in money, and at the end
+        the winner's ``win_reward``."""
         if action is None or not self.action_mask(seat)[int(action)]:
-            raise ValueError(f"{agent} is to act: action {action!r} is not legal now "
-                             f"(legal: {np.flatnonzero(self.action_mask(seat)).tolist()})")
+            raise ValueError(f"{self.possible_agents[seat]} is to act: action {action!r} is not legal "
+                             f"now (legal: {np.flatnonzero(self.action_mask(seat)).tolist()})")
         game = self.game
         before = list(game.money)
-        self._cumulative_rewards[agent] = 0.0
         game.act(self.action_of(int(action)), seat)
         gained = [float(after - was) for after, was in zip(game.money, before)]
         if game.over:
             for winner in game.winners:
                 gained[winner] += self.win_reward
-        self.rewards = {a: gained[self.seat[a]] for a in self.agents}
-        for a in self.agents:
-            if game.over or not game.observation(None)["in"][self.seat[a]]:
-                self.terminations[a] = True
-        self._select()
-        self._accumulate_rewards()
-        if self.render_mode == "human":
-            self.render()
+        return gained
 
-    def _select(self) -> None:
-        seat = self.game.to_act
-        if seat is not None:
-            self.agent_selection = self.possible_agents[seat]
-        else:
-            self.agent_selection = self.agents[0]
-        self._deads_step_first()
-
-    def render(self) -> str | None:
-        """The last round as the public sees it (no hidden card), printed or returned."""
-        if self.render_mode is None:
-            return None
+    def public_text(self) -> str:
+        """The last events as the public sees them, in words."""
         obs = self.game.observation(None)
-        lines = [line for view in obs["history"][-12:] for line in narrate(view, obs["names"])]
-        text = "\n".join(lines)
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
-
-    def close(self) -> None:
-        """Nothing to release."""
-
+        return "\n".join(line for view in obs["history"][-12:] for line in narrate(view, obs["names"]))

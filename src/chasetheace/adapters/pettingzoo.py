@@ -21,10 +21,9 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 import numpy as np
-from gymnasium import spaces
 from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
 
+from .aec import SeatAgents, wrapped
 from .encoding import Encoder
 from .episode import Episode, table_options
 
@@ -35,56 +34,33 @@ NAME = "chase_the_ace_v0"
 
 def env(**options: Any) -> AECEnv:
     """The environment wrapped as PettingZoo recommends (bounds and call-order checks)."""
-    out: AECEnv = raw_env(**options)
-    out = wrappers.AssertOutOfBoundsWrapper(out)
-    return wrappers.OrderEnforcingWrapper(out)
+    return wrapped(raw_env(**options))
 
 
-class raw_env(AECEnv):  # type: ignore[misc]
+class raw_env(SeatAgents):
     """The unwrapped AEC environment; see the module docstring for the options."""
 
-    metadata: ClassVar[dict[str, Any]] = {
-        "render_modes": ["human", "ansi"], "name": NAME, "is_parallelizable": False, "render_fps": 1}
+    metadata: ClassVar[dict[str, Any]] = {**SeatAgents.metadata, "name": NAME}
 
     def __init__(self, players: int = 3, preset: str = "standard", single_hand: bool = False,
                  win_reward: float = 1.0, render_mode: str | None = None, **rules: Any) -> None:
         super().__init__()
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"bad render_mode {render_mode!r}: allowed human, ansi")
         chosen, n = table_options(players, preset, **rules)
         self.episode = Episode(chosen, n, single_hand=bool(single_hand), win_reward=win_reward)
         self.encoder = Encoder(chosen, n)
-        self.render_mode = render_mode
-        self.possible_agents = [f"player_{s}" for s in range(n)]
-        self.seat = {a: s for s, a in enumerate(self.possible_agents)}
-        box = spaces.Box(0.0, 1.0, (self.encoder.size,), np.float32)
-        mask = spaces.Box(0, 1, (2,), np.int8)
-        self.observation_spaces = {a: spaces.Dict({"observation": box, "action_mask": mask})
-                                   for a in self.possible_agents}
-        self.action_spaces = {a: spaces.Discrete(2) for a in self.possible_agents}
-        self._rng = np.random.default_rng()
+        self.seat_agents(n, self.encoder.size, 0.0, 2, render_mode)
 
-    def observation_space(self, agent: str) -> spaces.Space[Any]:
-        """The observation space of ``agent``."""
-        return self.observation_spaces[agent]
+    def new_game(self, seed: int) -> None:
+        """A new game (or hand) of the episode."""
+        self.episode.reset(seed=seed)
 
-    def action_space(self, agent: str) -> spaces.Space[Any]:
-        """Discrete(2): 0 keeps, 1 swaps."""
-        return self.action_spaces[agent]
+    def to_act(self) -> int | None:
+        """The seat to act, or None once the episode is over."""
+        return self.episode.to_act
 
-    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        """A new game; ``seed`` fixes all of its chance, later resets without one follow on."""
-        if seed is not None:
-            self._rng = np.random.default_rng(seed)
-        self.episode.reset(seed=int(self._rng.integers(2**63)))
-        self.agents = list(self.possible_agents)
-        self.rewards = {a: 0.0 for a in self.agents}
-        self._cumulative_rewards = {a: 0.0 for a in self.agents}
-        self.terminations = {a: False for a in self.agents}
-        self.truncations = {a: False for a in self.agents}
-        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
-        self._skip_agent_selection = None
-        self._select()
+    def out(self, seat: int) -> bool:
+        """Whether ``seat`` is eliminated, or the episode over."""
+        return self.episode.out(seat)
 
     def observe(self, agent: str) -> dict[str, Any]:
         """What ``agent``'s seat may know, encoded, with the mask of its legal actions."""
@@ -94,44 +70,14 @@ class raw_env(AECEnv):  # type: ignore[misc]
         mask = np.array([1, 1] if ep.to_act == seat else [0, 0], np.int8)
         return {"observation": self.encoder.tensor(obs, hand=ep.encoded_hand), "action_mask": mask}
 
-    def step(self, action: int | None) -> None:
-        """The selected agent keeps (0) or swaps (1); a terminated agent steps with None."""
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(action)
-            return
+    def play(self, seat: int, action: int | None) -> list[float]:
+        """The seat keeps (0) or swaps (1)."""
         if action is None:
-            raise ValueError(f"{agent} is to act: the action must be 0 (keep) or 1 (swap), not None")
-        ep = self.episode
-        self._cumulative_rewards[agent] = 0.0
-        gained = ep.act(int(action))
-        self.rewards = {a: gained[self.seat[a]] for a in self.agents}
-        for a in self.agents:
-            if ep.out(self.seat[a]):
-                self.terminations[a] = True
-        self._select()
-        self._accumulate_rewards()
-        if self.render_mode == "human":
-            self.render()
+            raise ValueError(f"{self.possible_agents[seat]} is to act: the action must be 0 (keep) or "
+                             "1 (swap), not None")
+        return self.episode.act(int(action))
 
-    def _select(self) -> None:
-        seat = self.episode.to_act
-        if seat is not None:
-            self.agent_selection = self.possible_agents[seat]
-        else:
-            self.agent_selection = self.agents[0]
-        self._deads_step_first()
-
-    def render(self) -> str | None:
-        """The table as the public sees it (no hidden card), printed or returned."""
-        if self.render_mode is None:
-            return None
+    def public_text(self) -> str:
+        """The table as the public sees it, with this hand's events."""
         game = self.episode.game
-        text = self.encoder.text(game.observation(None), hand=self.episode.encoded_hand, history=True)
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
-
-    def close(self) -> None:
-        """Nothing to release."""
+        return self.encoder.text(game.observation(None), hand=self.episode.encoded_hand, history=True)
