@@ -308,7 +308,7 @@ def test_a_bot_the_kernel_cannot_play_falls_back_to_the_engine_saying_so(
     assert cli.main(["simulate", "--json", *argv, "--engine", "fast"]) == 2  # asked for by name
     out = capsys.readouterr()
     assert out.out == "" and out.err.count("\n") == 1 and "error: --engine fast:" in out.err
-    assert "Stubborn" in out.err and "the kernel plays threshold, random, counting and solved" in out.err
+    assert "stubborn" in out.err.lower() and "the kernel plays threshold, random, counting and solved" in out.err
     for engine in ([], ["--engine", "auto"]):  # auto is the default
         fell_back, err = run_json(capsys, [*argv, *engine])
         assert "cannot play" in err and "Stubborn" in err and "using the Python engine" in err
@@ -317,6 +317,18 @@ def test_a_bot_the_kernel_cannot_play_falls_back_to_the_engine_saying_so(
             k: v for k, v in python.items() if k not in TIMING}
         assert fell_back["engine"] == "python"
     assert quiet == ""
+
+
+def test_an_explicit_fast_engine_refuses_a_bot_it_cannot_play_before_making_it(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    from chasetheace import cli, registry
+
+    monkeypatch.setitem(registry.BOTS, "solved-game", registry.BotKind(
+        lambda arg, rules, players: pytest.fail("made (and solved) before the refusal"), "stand-in"))
+    assert cli.main(["simulate", "--engine", "fast", "--bot", "solved-game", "--players", "3"]) == 2
+    out = capsys.readouterr()
+    assert out.out == "" and out.err.count("\n") == 1
+    assert "--engine fast: the kernel cannot play 'solved-game'" in out.err
 
 
 def test_simulate_runs_the_kernel_by_default_and_says_so(capsys: pytest.CaptureFixture[str]) -> None:

@@ -165,6 +165,10 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
         print(f"{PROG}: note: {preset_info(args.preset).title} is a game for {meant} players; "
               f"simulating its rules at {players}", file=sys.stderr)
     specs = tuple(bot_specs(args.bot, players, "threshold:8"))
+    if args.engine == "fast":
+        from ..fast.sim import check_fast_specs
+
+        check_fast_specs(specs)  # before the bots are made: making some solves
     games = args.games if args.games is not None or args.hands is not None else 1000
     config = SimConfig(rules=rules, bots=specs, seed=args.seed, games=games, hands=args.hands,
                        game=args.game)

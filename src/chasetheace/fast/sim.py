@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from .. import sim as engine_sim
@@ -22,7 +22,8 @@ if TYPE_CHECKING:
     from ..rules import Rules
     from .policy import Policies
 
-__all__ = ["CHUNK_HANDS", "CHUNK_GAMES", "ENGINES", "choose_engine", "simulate", "simulate_fast", "warm_up"]
+__all__ = ["CHUNK_HANDS", "CHUNK_GAMES", "ENGINES", "choose_engine", "simulate", "simulate_fast", "warm_up",
+           "check_fast_specs"]
 
 CHUNK_HANDS = 1_000_000
 """Hands per chunk of a run counted in hands (fixed: results do not depend on the workers)."""
@@ -65,6 +66,20 @@ def choose_engine(config: SimConfig, engine: str, notice: Callable[[str], None] 
 
 KERNEL_BOTS = "threshold, random, counting and solved bots (solved up to 10 players)"
 """The bots the kernel plays, in words."""
+
+
+KERNEL_KINDS = ("threshold", "random", "counting", "solved")
+"""The bot kinds (the part of a spec before its colon) the kernel plays."""
+
+
+def check_fast_specs(specs: Sequence[str]) -> None:
+    """For ``--engine fast``: ValueError naming the first bot spec the kernel has no table for,
+    before any bot is made (making a ``solved-game`` bot solves)."""
+    for spec in specs:
+        kind = spec.strip().lower().partition(":")[0]
+        if kind not in KERNEL_KINDS:
+            raise ValueError(f"--engine fast: the kernel cannot play {spec!r}; the kernel plays "
+                             f"{KERNEL_BOTS} (--engine auto plays the Python engine instead)")
 
 
 def _why_not(config: SimConfig) -> str | None:
