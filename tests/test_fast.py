@@ -308,7 +308,8 @@ def test_a_bot_the_kernel_cannot_play_falls_back_to_the_engine_saying_so(
     assert cli.main(["simulate", "--json", *argv, "--engine", "fast"]) == 2  # asked for by name
     out = capsys.readouterr()
     assert out.out == "" and out.err.count("\n") == 1 and "error: --engine fast:" in out.err
-    assert "stubborn" in out.err.lower() and "the kernel plays threshold, random, counting and solved" in out.err
+    assert "stubborn" in out.err.lower()
+    assert "the kernel plays threshold, random, counting and solved" in out.err
     for engine in ([], ["--engine", "auto"]):  # auto is the default
         fell_back, err = run_json(capsys, [*argv, *engine])
         assert "cannot play" in err and "Stubborn" in err and "using the Python engine" in err
