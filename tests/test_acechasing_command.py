@@ -241,3 +241,11 @@ def test_simulate_game_ace_chasing(monkeypatch: pytest.MonkeyPatch, capsys: pyte
     assert stable(json.loads(again)) == stable(first)
     status, out, _ = cli_run(monkeypatch, capsys, ["simulate", "--game", "ace-chasing", "--games", "10"])
     assert status == 0 and "The matador survives" in out and "rounds per second" in out
+
+
+def test_a_bad_player_count_is_one_line_before_anything_is_said(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, err = cli_run(monkeypatch, capsys, ["play", "--game", "ace-chasing", "--hints",
+                                                     "--players", "3"])
+    assert status == 2 and out == ""
+    assert err == "chase-the-ace: error: bad number of players 3: Ace Chasing takes 4..52\n"

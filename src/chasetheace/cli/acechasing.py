@@ -347,6 +347,7 @@ def play_games(args: argparse.Namespace, console: Console, players: int, matador
 
     from .ace_view import ace_table
 
+    AceChasingGame(players)  # a bad player count is one error line before anything is said
     if args.save is not None:
         check_writable(args.save)
         check_new_record(args.save)
