@@ -38,3 +38,19 @@ def test_a_swap_between_others_hides_its_cards() -> None:
     seen, own = swap.seen(outsider), swap.seen(swap.seat)
     assert isinstance(seen, SwapSeen) and seen.given is None and seen.received is None
     assert isinstance(own, SwapSeen) and own.given == swap.given
+
+
+@settings(max_examples=25, deadline=None)
+@given(players=st.integers(4, 7), seed=st.integers(0, 2**32 - 1))
+def test_ace_chasing_views_read_back_as_their_typed_form(players: int, seed: int) -> None:
+    from chasetheace.acechasing.events import read_view as read_ace_view
+
+    game = cta.AceChasingGame(players, seed=seed)
+    cta.play_ace_chasing_game(game, [cta.make_ace_chasing_bot("random")] * players, seed=seed)
+    for seat in [None, *range(players)]:
+        history = game.observation(seat)["history"]
+        assert len(history) == len(game.events)
+        for view, event in zip(history, game.events):
+            assert isinstance(view, View)
+            plain = json.loads(json.dumps(view))
+            assert read_ace_view(plain) == view.seen == event.seen(seat)
