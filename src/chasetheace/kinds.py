@@ -144,6 +144,9 @@ class GameKind:
     make_bot: Callable[[str, Rules, int], Any]
     """``make_bot(spec, rules, players)``: a bot of this game from a spec such as ``odds`` or
     ``threshold:8``; ValueError naming a bad spec."""
+    absent_move: Callable[[Sequence[Any]], str] = lambda legal: "keep"
+    """``absent_move(legal)``: the move (as text) made for a person who timed out or is away
+    when no bot stands in: the most cautious of ``legal``."""
     solver: bool = False
     """Whether the solver covers this game: hints, a prepared solved bot and reviews by the
     equilibrium (they need solutions of the hand)."""

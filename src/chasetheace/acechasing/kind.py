@@ -95,6 +95,12 @@ def _seeded_record(names: Sequence[str], rules: Rules, carry: int,
             "events": events}
 
 
+def _absent_move(legal: Sequence[Any]) -> str:
+    """No bet as a bettor, decline as the matador, keep in the exchanges."""
+    words = [move_text(action) for action in legal]
+    return "offer:0" if words == ["offer"] else "decline" if "decline" in words else "keep"
+
+
 _SERVER_SPECS = frozenset({"exact", "odds", "random", "threshold",
                            *(f"threshold:{r}" for r in "A23456789TJQK")})
 
@@ -115,5 +121,6 @@ KIND = GameKind(
     server_bot_specs=_SERVER_SPECS,
     seeded_record=_seeded_record,
     make_bot=lambda spec, rules, players: make_ace_chasing_bot(spec),
+    absent_move=_absent_move,
 )
 """Ace Chasing, RULES.md part B."""

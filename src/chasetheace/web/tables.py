@@ -228,12 +228,11 @@ class Table:
         return GAMES[self.options.game].move_text(choice)
 
     def default_action(self, seat: int) -> str:
-        """What a person who timed out (or is away) does without a stand-in bot: keep; at Ace
-        Chasing, no bet as a bettor, decline as the matador."""
+        """What a person who timed out (or is away) does without a stand-in bot: the game's most
+        cautious move (keep; at Ace Chasing, no bet as a bettor, decline as the matador)."""
         game = self.game
         assert game is not None and game.to_act == seat
-        legal = [str(getattr(a, "value", a)) for a in game.legal_actions()]
-        return "offer:0" if legal == ["offer"] else "decline" if "decline" in legal else "keep"
+        return GAMES[self.options.game].absent_move(game.legal_actions())
 
     def public(self, creator: int = 0) -> dict[str, Any]:
         """What every client may know about the table (never a token, a seed or a card)."""
