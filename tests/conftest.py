@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, settings
 sys.path.insert(0, str(Path(__file__).parent))  # the helpers below, and each test's `from helpers import`
 
 from helpers import SCREENSHOTS
+from pgtools import pg, pg_url  # noqa: F401  (fixtures: a throwaway PostgreSQL server)
 
 for _name, _examples in (("ci", 60), ("dev", 30), ("long", 1000)):
     settings.register_profile(_name, max_examples=_examples, deadline=None,

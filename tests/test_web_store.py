@@ -1,4 +1,5 @@
-"""The store and table replay: a table rebuilt from SQLite at any point is the same table."""
+"""The store and table replay: a table rebuilt from its store at any point is the same table, on
+SQLite and on PostgreSQL (a throwaway server: skipped where PostgreSQL is not installed)."""
 
 from __future__ import annotations
 
@@ -9,8 +10,31 @@ import pytest
 
 import chasetheace as cta
 from chasetheace.web.protocol import Create, ProtocolError
-from chasetheace.web.store import Store
+from chasetheace.web.store import Store, StoreConflict, TableStore, open_store
 from chasetheace.web.tables import Lobby, Table
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def db(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A new database: a SQLite file, or a fresh database on the session's PostgreSQL server."""
+    if request.param == "sqlite":
+        return str(tmp_path / "t.sqlite3")
+    url: str = request.getfixturevalue("pg_url")
+    return url
+
+
+def execute(store: TableStore, sql: str) -> None:
+    """Run one statement on the store's database behind its back (a tampering hand)."""
+    if isinstance(store, Store):
+        store.db.execute(sql)
+        return
+    import psycopg
+
+    from chasetheace.web.pgstore import PgStore
+
+    assert isinstance(store, PgStore)
+    with psycopg.connect(store.url, autocommit=True) as conn:
+        conn.execute(sql.encode())
 
 
 def every_view(table: Table) -> list[Mapping[str, object]]:
@@ -20,8 +44,8 @@ def every_view(table: Table) -> list[Mapping[str, object]]:
 
 
 @pytest.mark.parametrize("preset", ["standard", "chase-the-ace", "hoyle", "le-her"])
-def test_a_table_restored_at_any_point_is_the_same(tmp_path: Path, preset: str) -> None:
-    store = Store(str(tmp_path / "t.sqlite3"))
+def test_a_table_restored_at_any_point_is_the_same(tmp_path: Path, preset: str, db: str) -> None:
+    store = open_store(db)
     seats = 2 if preset == "le-her" else 4
     table, seat, _ = Lobby(store).create(Create("Ann", preset=preset, seats=seats, bots="random"))
     table.start(seat)
@@ -41,20 +65,23 @@ def test_a_table_restored_at_any_point_is_the_same(tmp_path: Path, preset: str) 
             bot = again.bot_to_act()
             if bot is not None:  # a bot chooses the same after a restart
                 assert again.bot_action(bot) == table.bot_action(bot)
+            tail = store.load_tail(table.id, 1, max(0, steps - 3))  # a copy a few moves behind catches up
+            assert tail is not None and tail.first_action == max(0, steps - 3)
     record = store.game_record(table.id, 1, game.rules.to_dict())
     assert cta.Game.from_record(record).events == game.events
     store.close()
-    assert not (tmp_path / "t.sqlite3-wal").exists() or (tmp_path / "t.sqlite3-wal").stat().st_size == 0
+    if isinstance(store, Store):
+        assert not (tmp_path / "t.sqlite3-wal").exists() or (tmp_path / "t.sqlite3-wal").stat().st_size == 0
 
 
-def test_a_tampered_log_is_detected(tmp_path: Path) -> None:
-    store = Store(str(tmp_path / "t.sqlite3"))
+def test_a_tampered_log_is_detected(db: str) -> None:
+    store = open_store(db)
     table, seat, _ = Lobby(store).create(Create("Ann", seats=3, bots="threshold"))
     table.start(seat)
     game = table.game
     assert game is not None and game.to_act is not None
     table.act(game.to_act, "swap" if game.to_act == 0 else table.bot_action(game.to_act))
-    store.db.execute("UPDATE actions SET action = CASE action WHEN 'keep' THEN 'swap' ELSE 'keep' END")
+    execute(store, "UPDATE actions SET action = CASE action WHEN 'keep' THEN 'swap' ELSE 'keep' END")
     saved = store.load_table(table.id)
     assert saved is not None
     with pytest.raises(ValueError, match="differs from its stored event log"):
@@ -69,8 +96,8 @@ def test_unknown_tables_and_ids_are_refused(tmp_path: Path) -> None:
         assert info.value.code == "no_table"
 
 
-def test_a_move_the_store_fails_to_save_is_undone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    store = Store(str(tmp_path / "t.sqlite3"))
+def test_a_move_the_store_fails_to_save_is_undone(db: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    store = open_store(db)
     table, seat, _ = Lobby(store).create(Create("Ann", seats=3, bots="threshold"))
     table.start(seat)
     before = every_view(table)
@@ -92,6 +119,7 @@ def test_a_database_of_each_earlier_schema_is_upgraded_on_start(tmp_path: Path) 
     from chasetheace.web.store import _SCHEMA, SCHEMA_VERSION, UPGRADES
 
     assert sorted(UPGRADES) == list(range(1, SCHEMA_VERSION))  # a step from every earlier version
+    assert SCHEMA_VERSION == 3
     for version in range(1, SCHEMA_VERSION):
         path = tmp_path / f"v{version}.sqlite3"
         con = sqlite3.connect(path)
@@ -109,6 +137,7 @@ def test_a_database_of_each_earlier_schema_is_upgraded_on_start(tmp_path: Path) 
             str(SCHEMA_VERSION),)
         columns = {row[1] for row in store.db.execute("PRAGMA table_info(seats)")}
         assert "recovery_hash" in columns
+        assert "act_id" in {row[1] for row in store.db.execute("PRAGMA table_info(actions)")}
         assert store.db.execute("SELECT name, token_hash FROM seats").fetchall() == [("Ann", "h")]
         store.close()
         Store(str(path)).close()  # opening it again changes nothing
@@ -131,4 +160,38 @@ def test_a_newer_or_unknown_schema_is_refused_changing_nothing(tmp_path: Path, v
     con = sqlite3.connect(path)
     assert con.execute("SELECT value FROM meta").fetchall() == [(version,)]
     assert "recovery_hash" not in {row[1] for row in con.execute("PRAGMA table_info(seats)")}
+    con.close()
+
+
+def test_a_move_saved_twice_or_an_act_id_used_twice_is_a_conflict(db: str) -> None:
+    store = open_store(db)
+    table, seat, _ = Lobby(store).create(Create("Ann", seats=3, bots="threshold"))
+    table.start(seat)
+    game = table.game
+    assert game is not None and game.to_act is not None
+    who = game.to_act
+    move = "keep" if who == 0 else table.bot_action(who)
+    table.act(who, move, act_id="a-1")
+    assert store.applied(table.id, "a-1") and not store.applied(table.id, "a-2")
+    with pytest.raises(StoreConflict):  # another process saved move 0 first
+        store.append_action(table.id, 1, who, move, "human", [], 0)
+    with pytest.raises(StoreConflict):  # the same act id again
+        store.append_action(table.id, 1, who, move, "human", [], 1, act_id="a-1")
+    saved = store.load_table(table.id)
+    assert saved is not None and len(saved.games[-1].actions) == 1
+    store.close()
+
+
+def test_a_database_of_another_application_is_refused_changing_nothing(tmp_path: Path) -> None:
+    import sqlite3
+
+    path = tmp_path / "theirs.sqlite3"
+    con = sqlite3.connect(path)
+    con.execute("CREATE TABLE invoices (id INTEGER PRIMARY KEY)")
+    con.commit()
+    con.close()
+    with pytest.raises(ValueError, match=r"another application.*invoices"):
+        Store(str(path))
+    con = sqlite3.connect(path)
+    assert [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")] == ["invoices"]
     con.close()

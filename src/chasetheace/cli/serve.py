@@ -40,7 +40,9 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")
     parser.add_argument("--db", default="chase-the-ace.sqlite3",
-                        help="SQLite database file (default ./chase-the-ace.sqlite3)")
+                        help="SQLite database file (default ./chase-the-ace.sqlite3), or a PostgreSQL URL "
+                             "postgresql://USER@HOST:PORT/DBNAME shared by any number of server processes "
+                             "(the postgres extra; docs/deploy.md)")
     parser.add_argument("--bot-delay", type=float, default=0.8,
                         help="seconds a bot waits before it plays, so people can follow (default 0.8)")
     parser.add_argument("--log-level", default="warning", choices=["debug", "info", "warning", "error"],
@@ -123,7 +125,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"chase-the-ace: error: {exc}", file=sys.stderr)
         return 2
     from ..web.lock import DatabaseInUseError, DatabaseLock
+    from ..web.store import is_url
 
+    if is_url(args.db):  # many processes share a PostgreSQL database: no lock
+        return _serve(args, limits, bots, hosts)
     lock = DatabaseLock(args.db)
     try:
         lock.acquire()
@@ -151,13 +156,21 @@ def _serve(args: argparse.Namespace, limits: Any, bots: Any, hosts: list[str]) -
     import uvicorn
 
     from ..web.app import create_app
+    from ..web.store import is_url, open_store
 
+    shown = args.db
     try:
-        from ..web.store import Store
+        if is_url(args.db):
+            from ..web.pgstore import mask_url
 
-        Store(args.db).close()
+            shown = mask_url(args.db)
+        open_store(args.db).close()
+    except ImportError as exc:
+        print(f"chase-the-ace: error: {exc}", file=sys.stderr)
+        return 2
     except Exception as exc:  # a database that cannot be opened is a user's mistake
-        print(f"chase-the-ace: error: cannot open database {args.db!r}: {exc}", file=sys.stderr)
+        text = str(exc) if is_url(args.db) else f"cannot open database {args.db!r}: {exc}"
+        print(f"chase-the-ace: error: {text}", file=sys.stderr)
         return 2
     try:
         sock = _listen(args.host, args.port)
@@ -168,7 +181,7 @@ def _serve(args: argparse.Namespace, limits: Any, bots: Any, hosts: list[str]) -
     app = create_app(args.db, bot_delay=args.bot_delay, manage_gc=True, limits=limits, bots=bots,
                      lock=False, hosts=hosts)
     port = sock.getsockname()[1]
-    print(f"chase-the-ace: serving on http://{args.host}:{port}/ (database {args.db})", flush=True)
+    print(f"chase-the-ace: serving on http://{args.host}:{port}/ (database {shown})", flush=True)
     if not args.allow_host and args.host in ("0.0.0.0", "::", ""):
         print("chase-the-ace: listening on every address but answering only to localhost: name the "
               "host names clients use with --allow-host", file=sys.stderr, flush=True)

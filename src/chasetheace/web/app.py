@@ -47,7 +47,7 @@ from .guards import LOCAL_HOSTS, Downloads, HostCheck, HttpRateLimit, not_found
 from .limits import Buckets, Limits, client_key
 from .lock import DatabaseLock
 from .seats import Guesses
-from .store import Store
+from .store import Store, StoreConflict, StoreUnavailable, TableStore, is_url, open_store
 from .tables import _ID, AnyGame, Lobby, Table
 
 __all__ = ["Server", "Connection", "create_app", "RATE", "BURST", "QUEUE"]
@@ -134,7 +134,7 @@ class _Due:
 class Server:
     """The tables, the connections watching each, and the bots and timers that move them."""
 
-    def __init__(self, store: Store, *, bot_delay: float = 0.8, timer_scale: float = 1.0,
+    def __init__(self, store: TableStore, *, bot_delay: float = 0.8, timer_scale: float = 1.0,
                  limits: Limits | None = None, bots: WebBots | None = None) -> None:
         self.store = store
         self.limits = limits or Limits()
@@ -154,7 +154,9 @@ class Server:
         self.client_rate = Buckets(self.limits.rate_per_client, self.limits.burst_per_client)
         # tables are read and replayed off the event loop (not for an in-memory database, which
         # a second connection cannot see)
-        self.loader = None if store.path == ":memory:" else _Loader(store.path)
+        self.loader = None if store.path == ":memory:" else _Loader(store)
+        # on PostgreSQL, this process's part among several (:mod:`.cluster`); started by the app
+        self.cluster: Any = None
         self.loading: dict[str, asyncio.Future[None]] = {}
         self.welcome = P.encode(_welcome(self.bots, self.limits))
         self.advisor = Advisor()  # hints and reviews from cached solutions, prepared off the loop
@@ -273,6 +275,8 @@ class Server:
             self.dispatch(conn, msg)
         except P.ProtocolError as exc:
             conn.send(P.encode(P.error(exc.code, str(exc))))
+        except (StoreUnavailable, StoreConflict) as exc:
+            self.store_trouble(conn, exc)
         except Exception:  # a bug or a failing disk: say so, keep the connection, log the details
             log.exception("failed to handle a message")
             conn.send(P.encode(P.error("internal", "the server could not handle this message")))
@@ -296,6 +300,8 @@ class Server:
                 self.dispatch(conn, msg)
         except P.ProtocolError as exc:
             conn.send(P.encode(P.error(exc.code, str(exc))))
+        except (StoreUnavailable, StoreConflict) as exc:
+            self.store_trouble(conn, exc)
         except Exception:
             log.exception("failed to load table %s", table_id)
             conn.send(P.encode(P.error("internal", "the server could not handle this message")))
@@ -313,6 +319,22 @@ class Server:
             task = self.loading[table_id] = asyncio.ensure_future(self._load(table_id))
             task.add_done_callback(lambda _: self.loading.pop(table_id, None))
         await asyncio.shield(task)
+
+    def store_trouble(self, conn: Connection, exc: Exception) -> None:
+        """The database could not take a change: it was unreachable, or (several processes) another
+        process changed the table first; nothing was saved, and this client is told."""
+        if isinstance(exc, StoreUnavailable):
+            conn.send(P.encode(P.error("database_unavailable", "the game's database is unreachable: "
+                                       "nothing was saved; try again in a moment")))
+            return
+        if conn.table is not None and self.cluster is not None:
+            self.cluster.refresh(conn.table)
+        conn.send(P.encode(P.error("conflict", "the table changed meanwhile: look again and try again")))
+
+    def sync(self, table: Table) -> None:
+        """With several processes: bring the table up to what the database holds (their moves)."""
+        if self.cluster is not None:
+            self.cluster.refresh(table)
 
     async def _load(self, table_id: str) -> None:
         assert self.loader is not None
@@ -337,10 +359,12 @@ class Server:
             self.bind(conn, table, seat, token, table.issue_recovery(seat))
         elif isinstance(msg, P.Join):
             table = self.table(msg.table)
-            seat, token = table.join(msg.name)
+            self.sync(table)
+            seat, token = self.retried(table, lambda: table.join(msg.name))
             self.bind(conn, table, seat, token, table.issue_recovery(seat))
         elif isinstance(msg, P.Recover):
             table = self.table(msg.table)
+            self.sync(table)
             try:
                 self.guesses.check(conn.client)
                 seat, token, code = table.recover(msg.code)
@@ -352,6 +376,7 @@ class Server:
             self.bind(conn, table, seat, token, code)
         elif isinstance(msg, P.Resume):
             table = self.table(msg.table)
+            self.sync(table)
             self.bind(conn, table, table.seat_of(msg.token))
         elif isinstance(msg, P.Watch):
             table = self.table(msg.table)
@@ -366,15 +391,31 @@ class Server:
             if isinstance(msg, P.HintRequest):
                 hint_request(self, conn, table, seat)  # answers this client only, changes nothing
                 return
+            self.sync(table)
             if isinstance(msg, P.Act):
-                self.human_act(table, seat, msg.move)
+                if msg.act_id is not None and self.store.applied(table.id, msg.act_id):
+                    self.broadcast(table, only=conn)  # applied already (sent again): once is enough
+                    return
+                self.retried(table, lambda: self.human_act(table, seat, msg.move, msg.act_id))
             elif isinstance(msg, P.Start):
-                table.start(seat, self.creator(table))
+                self.retried(table, lambda: table.start(seat, self.creator(table)))
             elif isinstance(msg, P.Replace):
                 table.replace(msg.seat, seat, self.creator(table), self.present(table))
             else:
-                table.rematch(seat, self.creator(table))
+                self.retried(table, lambda: table.rematch(seat, self.creator(table)))
             self.changed(table)
+
+    def retried(self, table: Table, change: Callable[[], Any]) -> Any:
+        """Make a change; with several processes, if another process changed the table first
+        (a conflict), read the table again and try once more (the change may no longer apply:
+        then the engine says why)."""
+        try:
+            return change()
+        except StoreConflict:
+            if self.cluster is None:
+                raise
+            self.cluster.refresh(table)
+            return change()
 
     def check_quota(self, client: str) -> None:
         """ProtocolError (``too_many_tables``) if ``client`` opened its share of tables lately."""
@@ -389,11 +430,11 @@ class Server:
                 f"you opened {len(made)} tables in the last {self.limits.table_window / 60:g} minutes, "
                 "the most allowed: play at one of them, or try again later", "too_many_tables")
 
-    def human_act(self, table: Table, seat: int, action: str) -> None:
+    def human_act(self, table: Table, seat: int, action: str, act_id: str | None = None) -> None:
         """A person's decision: checked against the engine, which names what was wrong."""
         if table.game is not None and table.game.to_act is not None and table.game.to_act != seat:
             raise P.ProtocolError(f"it is not your turn: seat {table.game.to_act} is to act", "out_of_turn")
-        table.act(seat, action)
+        table.act(seat, action, act_id=act_id)
 
     def seated(self, conn: Connection) -> tuple[Table, int]:
         """The table and seat this connection plays, or ProtocolError."""
@@ -406,8 +447,11 @@ class Server:
         return self.lobby.get(table_id)
 
     def present(self, table: Table) -> set[int]:
-        """The seats whose person is connected now."""
-        return {c.seat for c in self.watchers.get(table.id, ()) if c.seat is not None}
+        """The seats whose person is connected now (to this process or, on PostgreSQL, another)."""
+        here = {c.seat for c in self.watchers.get(table.id, ()) if c.seat is not None}
+        if self.cluster is not None:
+            here |= self.cluster.present_elsewhere(table.id)
+        return here
 
     def creator(self, table: Table) -> int:
         """The seat that holds the creator's role (start, rematch): the creator's, or while the
@@ -440,6 +484,8 @@ class Server:
                     self.unbind(other)
         if seat is not None:
             table.reclaim(seat)  # back at a seat a bot played for them: it is theirs again
+            if self.cluster is not None:
+                self.cluster.seated(table.id, seat, True)
         conn.table, conn.seat, conn.game_no, conn.sent = table, seat, 0, 0
         self.watchers.setdefault(table.id, set()).add(conn)
         joined: dict[str, Any] = {"type": "joined", "v": P.VERSION, "table": table.id, "seat": seat,
@@ -468,6 +514,9 @@ class Server:
             watchers.discard(conn)
             if not watchers:
                 del self.watchers[table.id]
+        if (seat is not None and self.cluster is not None
+                and not any(c.seat == seat for c in self.watchers.get(table.id, ()))):
+            self.cluster.seated(table.id, seat, False)
         if seat is not None:  # a spectator leaving changes nothing the players see
             self.schedule(table)
             self.broadcast(table)
@@ -534,7 +583,8 @@ class Server:
         game = table.game
         plan: tuple[tuple[int, int], str, float, str | None] | None = None
         marker = (table.game_no, len(game.events) if game is not None else 0)
-        if game is not None and game.to_act is not None:
+        if game is not None and game.to_act is not None and (self.cluster is None
+                                                             or self.cluster.holds(table.id)):
             here = self.present(table)
             stand_in = table.options.stand_in if table.options.on_timeout == "bot" else "keep"
             now = time.monotonic()
@@ -579,6 +629,12 @@ class Server:
                 table.act(seat, table.default_action(seat), "timer")
             else:
                 table.act(seat, table.bot_action(seat, stand_in), "timer")
+        except StoreConflict:  # another process moved first (a lease changed hands): read it again
+            self.sync(table)
+            return
+        except StoreUnavailable:
+            log.warning("automatic move at table %s waits for the database", table.id)
+            return
         except Exception:  # an automatic move must never take the server down
             log.exception("automatic move failed at table %s", table.id)
             return
@@ -629,27 +685,27 @@ class _Loader:
     log and replays its game, so a long game never stalls the event loop (the replay is pure
     Python, but the loop gets the interpreter back every few milliseconds)."""
 
-    def __init__(self, path: str) -> None:
-        self.path = path
+    def __init__(self, store: TableStore) -> None:
+        self.source = store
         self.executor = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="cta-loader")
-        self._store: Store | None = None
+        self._store: TableStore | None = None
 
-    def restore(self, table_id: str, store: Store, bots: WebBots) -> Table | None:
+    def restore(self, table_id: str, store: TableStore, bots: WebBots) -> Table | None:
         """In the worker thread: the table rebuilt from its log (bound to the server's ``store``
         for its writes), or None if there is no such table."""
         if not _ID.fullmatch(table_id):
             return None
         if self._store is None:
-            self._store = Store(self.path, read_only=True)
+            self._store = self.source.reader()
         saved = self._store.load_table(table_id)
         return None if saved is None else Table.restore(saved, store, bots)
 
     def close(self) -> None:
         """Stop the thread and close its connection."""
         def shut() -> None:
-            if self._store is not None:
+            if isinstance(self._store, Store):
                 self._store.db.close()
-                self._store = None
+            self._store = None
         with contextlib.suppress(RuntimeError):
             self.executor.submit(shut).result(10)
         self.executor.shutdown(wait=True)
@@ -749,7 +805,7 @@ class _SecurityHeaders:
 def create_app(db: str = "chase-the-ace.sqlite3", *, bot_delay: float = 0.8,
                timer_scale: float = 1.0, manage_gc: bool = False, limits: Limits | None = None,
                bots: WebBots | None = None, lock: bool = True,
-               hosts: Sequence[str] = LOCAL_HOSTS) -> Starlette:
+               hosts: Sequence[str] = LOCAL_HOSTS, cluster: Mapping[str, float] | None = None) -> Starlette:
     """The ASGI app: the page at ``/`` and ``/t/{table}``, the socket at ``/ws``, ``/healthz``.
 
     The running :class:`Server` is ``app.state.server``. ``manage_gc`` lets the server freeze the
@@ -757,19 +813,29 @@ def create_app(db: str = "chase-the-ace.sqlite3", *, bot_delay: float = 0.8,
     ``lock`` takes the database's lock at start (:class:`~.lock.DatabaseLock`): a second server on
     the same database fails to start (``serve`` takes the lock itself, before it listens).
     ``hosts`` are the host names it answers to (:class:`~.guards.HostCheck`; ``*``: any).
+    ``db`` may be a ``postgresql://`` URL: then any number of processes share it (no lock), and
+    ``cluster`` may set the lease's ``lease`` and ``beat`` seconds (:class:`~.cluster.Cluster`).
     """
+    cluster = dict(cluster or {})
     holder: dict[str, Server] = {}
     downloads = Downloads()  # finished games' records and reviews, built once
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        held = DatabaseLock(db)
+        held = DatabaseLock(":memory:" if is_url(db) else db)  # many processes share PostgreSQL
         if lock:
             held.acquire()
-        store = Store(db)
+        store = open_store(db)
         app.state.server = holder["server"] = Server(store, bot_delay=bot_delay, timer_scale=timer_scale,
                                                      limits=limits, bots=bots)
         app.state.loop = asyncio.get_running_loop()
+        if store.shared:
+            from .cluster import Cluster
+            from .pgstore import PgStore
+
+            assert isinstance(store, PgStore)
+            app.state.server.cluster = Cluster(app.state.server, store, **cluster)
+            app.state.server.cluster.start()
         checkpoints = asyncio.create_task(_housekeeping(holder["server"], manage_gc))
         try:
             yield
@@ -779,6 +845,8 @@ def create_app(db: str = "chase-the-ace.sqlite3", *, bot_delay: float = 0.8,
             checkpoints.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await checkpoints
+            if app.state.server.cluster is not None:
+                await app.state.server.cluster.stop()
             if holder["server"].loader is not None:
                 holder["server"].loader.close()
             store.close()
@@ -790,6 +858,8 @@ def create_app(db: str = "chase-the-ace.sqlite3", *, bot_delay: float = 0.8,
     async def health(request: Request) -> Response:
         server = holder["server"]
         return JSONResponse({"ok": True, "version": P.VERSION, "tables_loaded": len(server.lobby.tables),
+                             "leases": None if server.cluster is None else len(server.cluster.held),
+                             "database": server.cluster is None or server.cluster.up,
                              "tables_watched": len(server.watchers),
                              "connections": server.connections})
 

@@ -112,6 +112,9 @@ class Act:
 
     action: str
     amount: int | None = field(default=None, repr=False)
+    # the client's id for this act (1 to 64 characters): an act sent again with the same id (after a
+    # reconnection, to any server process) is applied once
+    act_id: str | None = field(default=None, repr=False)
 
     @property
     def move(self) -> str:
@@ -302,7 +305,8 @@ def _act(f: _Fields) -> Act:
         if not isinstance(amount, int) or isinstance(amount, bool) or not 0 <= amount <= MAX_BET:
             raise ProtocolError(f"act: an offer's 'amount' must be a whole number 0..{MAX_BET} "
                                 f"(0: no bet), got {_short(amount)}")
-    msg = Act(action, amount)
+    act_id = f.text("act_id") if "act_id" in f.obj else None
+    msg = Act(action, amount, act_id)
     f.done()
     return msg
 

@@ -27,18 +27,21 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from ..events import Event
 from ..rules import Rules
 
-__all__ = ["Store", "StoredTable", "StoredSeat", "StoredGame", "StoredAction", "SCHEMA_VERSION"]
+__all__ = ["Store", "StoredTable", "StoredSeat", "StoredGame", "StoredAction", "SCHEMA_VERSION",
+           "StoreConflict", "StoreUnavailable", "TableStore", "open_store", "is_url"]
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 """The version of the database's layout this server reads and writes (``meta.schema``)."""
 
 UPGRADES: dict[int, tuple[str, ...]] = {
     1: ("ALTER TABLE seats ADD COLUMN recovery_hash TEXT",),  # 1 -> 2: seats' recovery codes
+    2: ("ALTER TABLE actions ADD COLUMN act_id TEXT",  # 2 -> 3: a client's act applied once
+        "CREATE UNIQUE INDEX IF NOT EXISTS actions_act_id ON actions (table_id, act_id)"),
 }
 """The statements that take a database from each version to the next; a server upgrades an
 older database on start, one version after another, and refuses a newer one."""
@@ -59,6 +62,33 @@ CREATE TABLE IF NOT EXISTS actions (
     action TEXT NOT NULL, actor TEXT NOT NULL, events TEXT NOT NULL, at REAL NOT NULL,
     PRIMARY KEY (table_id, game_no, seq));
 """
+
+
+class StoreConflict(Exception):
+    """A write that lost a race: another server process saved that seat, game or move first (or
+    the act with that id was applied already). Nothing was written; read the table again."""
+
+
+class StoreUnavailable(Exception):
+    """The database cannot be reached now (a server of several processes on PostgreSQL while
+    PostgreSQL is down or restarting). Nothing was written; try again later."""
+
+
+def is_url(db: str) -> bool:
+    """Whether ``--db`` names a PostgreSQL database (a ``postgresql://`` or ``postgres://`` URL)
+    rather than a SQLite file."""
+    return db.startswith(("postgresql://", "postgres://"))
+
+
+def open_store(db: str) -> TableStore:
+    """The store ``db`` names: a ``postgresql://`` URL opens :class:`~.pgstore.PgStore` (the
+    ``postgres`` extra), anything else is a SQLite file. ValueError (the URL's password masked)
+    if it cannot be opened; ImportError if the driver is missing."""
+    if is_url(db):
+        from .pgstore import PgStore
+
+        return PgStore(db)
+    return Store(db)
 
 
 @dataclass(frozen=True)
@@ -103,10 +133,43 @@ class StoredTable:
     options: dict[str, Any]
     seats: list[StoredSeat]
     games: list[StoredGame]
+    first_action: int = 0  # the number of the last game's first action held (see load_tail)
+
+
+class TableStore(Protocol):
+    """What the web server needs of a store: :class:`Store` (SQLite) and
+    :class:`~.pgstore.PgStore` (PostgreSQL) both are one. ``shared`` says whether other server
+    processes may write the same database (then :class:`StoreConflict` can happen)."""
+
+    path: str
+    shared: bool
+
+    def close(self) -> None: ...
+    def checkpoint(self, mode: str = "PASSIVE") -> None: ...
+    def reader(self) -> TableStore: ...
+    def create_table(self, table_id: str, options: dict[str, Any], *,
+                     created: float | None = None) -> None: ...
+    def add_seat(self, table_id: str, seat: int, name: str, token_hash: str) -> None: ...
+    def set_seat_keys(self, table_id: str, seat: int, token_hash: str | None,
+                      recovery_hash: str | None) -> None: ...
+    def start_game(self, table_id: str, game_no: int, seed: int, carry: int, names: Sequence[str],
+                   kinds: Sequence[str], events: Sequence[Event]) -> None: ...
+    def append_action(self, table_id: str, game_no: int, seat: int, action: str, actor: str,
+                      events: Sequence[Event], seq: int | None = None, act_id: str | None = None) -> None: ...
+    def applied(self, table_id: str, act_id: str) -> bool: ...
+    def set_kinds(self, table_id: str, game_no: int, kinds: Sequence[str]) -> None: ...
+    def idle_tables(self, before: float, limit: int = 200) -> list[str]: ...
+    def delete_table(self, table_id: str) -> None: ...
+    def load_table(self, table_id: str) -> StoredTable | None: ...
+    def load_tail(self, table_id: str, game_no: int, seq: int) -> StoredTable | None: ...
+    def game_record(self, table_id: str, game_no: int, rules: dict[str, Any],
+                    game: str = "chase-the-ace") -> dict[str, Any]: ...
 
 
 class Store:
     """The SQLite database of every table; each write is committed before anyone is told of it."""
+
+    shared = False  # one server process per SQLite file (:mod:`.lock`)
 
     def __init__(self, path: str, *, read_only: bool = False) -> None:
         self.path = path
@@ -130,6 +193,14 @@ class Store:
         transaction); a newer one is refused, changing nothing."""
         db = self.db
         fresh = db.execute("SELECT name FROM sqlite_master WHERE name='meta'").fetchone() is None
+        if fresh:
+            others = [r[0] for r in db.execute(
+                "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%' "
+                "ORDER BY name")]
+            if others:
+                raise ValueError(f"database {path!r} holds tables of another application "
+                                 f"({', '.join(others[:5])}) and no chase-the-ace schema: "
+                                 "give chase-the-ace a database of its own")
         db.executescript(_SCHEMA)
         row = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
         if fresh or row is None:
@@ -169,6 +240,10 @@ class Store:
         finally:
             db.close()
 
+    def reader(self) -> Store:
+        """A store for reading in another thread beside this one (a read-only connection)."""
+        return Store(self.path, read_only=True)
+
     @property
     def journal_mode(self) -> str:
         """The journal mode in force (``wal`` for a file database)."""
@@ -201,16 +276,26 @@ class Store:
                          _dump([e.to_dict() for e in events])))
 
     def append_action(self, table_id: str, game_no: int, seat: int, action: str, actor: str,
-                      events: Sequence[Event], seq: int | None = None) -> None:
+                      events: Sequence[Event], seq: int | None = None, act_id: str | None = None) -> None:
         """Append one decision and the events it caused to the game's log; ``seq`` is its number
-        in the game (0, 1, ...), counted here if not given (a cost that grows with the game)."""
+        in the game (0, 1, ...), counted here if not given (a cost that grows with the game);
+        ``act_id`` the client's id for it (StoreConflict if that id or that number is taken)."""
         if seq is None:
             row = self.db.execute("SELECT COUNT(*) FROM actions WHERE table_id=? AND game_no=?",
                                   (table_id, game_no)).fetchone()
             seq = int(row[0])
-        self.db.execute("INSERT INTO actions VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                        (table_id, game_no, seq, seat, action, actor, _dump([e.to_dict() for e in events]),
-                         time.time()))
+        try:
+            self.db.execute("INSERT INTO actions (table_id, game_no, seq, seat, action, actor, events, at, "
+                            "act_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                            (table_id, game_no, seq, seat, action, actor,
+                             _dump([e.to_dict() for e in events]), time.time(), act_id))
+        except sqlite3.IntegrityError as exc:
+            raise StoreConflict(f"move {seq} of game {game_no} at table {table_id} is saved already") from exc
+
+    def applied(self, table_id: str, act_id: str) -> bool:
+        """Whether a move with this act id was saved at the table."""
+        return self.db.execute("SELECT 1 FROM actions WHERE table_id=? AND act_id=?",
+                               (table_id, act_id)).fetchone() is not None
 
     def set_kinds(self, table_id: str, game_no: int, kinds: Sequence[str]) -> None:
         """Save who plays each seat of a game (a person's seat handed to a bot, or taken back)."""
@@ -239,6 +324,13 @@ class Store:
 
     def load_table(self, table_id: str) -> StoredTable | None:
         """A table as saved, or None if there is no such table."""
+        return self.load_tail(table_id, 0, 0)
+
+    def load_tail(self, table_id: str, game_no: int, seq: int) -> StoredTable | None:
+        """A table as saved with only its latest game, and of that game's decisions only those
+        from number ``seq`` on if it is game ``game_no`` (else all of them): what a copy of the
+        table at that point is missing (:attr:`StoredTable.first_action` says where it starts).
+        None if there is no such table."""
         db = self.db
         row = db.execute("SELECT created, options FROM tables WHERE id=?", (table_id,)).fetchone()
         if row is None:
@@ -250,12 +342,14 @@ class Store:
                  for g, seed, carry, names, kinds, evs in db.execute(
                      "SELECT game_no, seed, carry, names, kinds, events FROM games WHERE table_id=? "
                      "ORDER BY game_no", (table_id,))]
+        first = 0
         if games:
             last = games[-1]
+            first = seq if last.game_no == game_no else 0
             last.actions = [StoredAction(s, a, who, json.loads(evs)) for s, a, who, evs in db.execute(
-                "SELECT seat, action, actor, events FROM actions WHERE table_id=? AND game_no=? "
-                "ORDER BY seq", (table_id, last.game_no))]
-        return StoredTable(table_id, row[0], json.loads(row[1]), seats, games)
+                "SELECT seat, action, actor, events FROM actions WHERE table_id=? AND game_no=? AND seq>=? "
+                "ORDER BY seq", (table_id, last.game_no, first))]
+        return StoredTable(table_id, row[0], json.loads(row[1]), seats, games, first)
 
     def game_record(self, table_id: str, game_no: int, rules: dict[str, Any],
                     game: str = "chase-the-ace") -> dict[str, Any]:

@@ -34,7 +34,7 @@ from ..rules import OPTIONS, Rules, preset_info
 from .botkinds import WebBots
 from .names import LookAlikeError, check_name
 from .protocol import MAX_SEATS, Create, ProtocolError
-from .store import Store, StoredTable
+from .store import StoredTable, TableStore
 
 __all__ = ["TableOptions", "Table", "Lobby", "HUMAN", "MAX_COUNT", "hash_token", "AnyGame"]
 
@@ -137,7 +137,7 @@ def hash_recovery(code: str) -> str:
 class Table:
     """One table: its people, its current game and how many games it has played."""
 
-    def __init__(self, table_id: str, options: TableOptions, store: Store,
+    def __init__(self, table_id: str, options: TableOptions, store: TableStore,
                  bots: WebBots | None = None) -> None:
         self.id, self.options, self.store = table_id, options, store
         self.offered = bots or WebBots()
@@ -151,6 +151,7 @@ class Table:
         self._bots: dict[tuple[int, str], Any] = {}
         self._bots_game = 0
         self.moves = 0  # decisions saved in the current game
+        self.stale = False  # a move failed to save and the store could not be read to undo it
 
     # --- state --------------------------------------------------------------------------------
 
@@ -316,9 +317,10 @@ class Table:
         self.kinds = kinds
         return True
 
-    def act(self, seat: int, action: str, actor: str = HUMAN) -> list[Event]:
+    def act(self, seat: int, action: str, actor: str = HUMAN, act_id: str | None = None) -> list[Event]:
         """``seat`` acts (keeps or swaps; at Ace Chasing also offers, accepts, declines); the engine
-        judges it; the log is saved before anyone is told."""
+        judges it; the log is saved before anyone is told (with the client's ``act_id``, if any:
+        the store refuses a second move with the same id)."""
         game = self.game
         if game is None:
             raise ProtocolError("the game has not started", "not_now")
@@ -328,9 +330,12 @@ class Table:
             code = ("game_over" if game.over else "out_of_turn" if game.to_act != seat else "bad_action")
             raise ProtocolError(str(exc), code) from None
         try:
-            self.store.append_action(self.id, self.game_no, seat, action, actor, events, self.moves)
+            self.store.append_action(self.id, self.game_no, seat, action, actor, events, self.moves, act_id)
         except Exception:
-            self._reload()  # the move was not saved: undo it by rebuilding the game from the store
+            try:
+                self._reload()  # the move was not saved: undo it by rebuilding the game from the store
+            except Exception:
+                self.stale = True  # nor can the store be read now: rebuild before the next use
             raise
         self.moves += 1
         return events
@@ -338,9 +343,42 @@ class Table:
     def _reload(self) -> None:
         saved = self.store.load_table(self.id)
         if saved is not None:
-            again = Table.restore(saved, self.store, self.offered)
-            self.game, self.game_no, self.game_seed, self.kinds, self.moves = (
-                again.game, again.game_no, again.game_seed, again.kinds, again.moves)
+            self._become(Table.restore(saved, self.store, self.offered))
+        self.stale = False
+
+    def _become(self, again: Table) -> None:
+        self.people = again.people
+        self.game, self.game_no, self.game_seed, self.kinds, self.moves = (
+            again.game, again.game_no, again.game_seed, again.kinds, again.moves)
+
+    def catch_up(self, saved: StoredTable) -> bool:
+        """Bring this copy up to the store's (read by ``store.load_tail(id, game_no, moves)``): the
+        moves other server processes saved are replayed and checked against their events, a new
+        game is rebuilt; whether anything changed."""
+        before = self._marks()
+        if not saved.games:
+            self.people = [_Person(s.name, s.token_hash, s.recovery_hash) for s in saved.seats]
+        else:
+            last = saved.games[-1]
+            if (self.stale or last.game_no != self.game_no or saved.first_action != self.moves
+                    or self.game is None):
+                if saved.first_action != 0:  # a tail that does not fit this copy: read it all
+                    full = self.store.load_table(self.id)
+                    if full is None:
+                        return False
+                    saved = full
+                self._become(Table.restore(saved, self.store, self.offered))
+            else:
+                self.people = [_Person(s.name, s.token_hash, s.recovery_hash) for s in saved.seats]
+                for act in last.actions:
+                    _check_log(self.id, _play(self.game, act.action, act.seat, self.options.game), act.events)
+                    self.moves += 1
+                self.kinds = list(last.kinds)
+        self.stale = False
+        return before != self._marks()
+
+    def _marks(self) -> tuple[Any, ...]:
+        return (list(self.people), self.game_no, self.moves, list(self.kinds))
 
     def _check_creator(self, seat: int, what: str, creator: int) -> None:
         if seat != creator:
@@ -373,7 +411,7 @@ class Table:
         self.game_no += 1
 
     @classmethod
-    def restore(cls, saved: StoredTable, store: Store, bots: WebBots | None = None) -> Table:
+    def restore(cls, saved: StoredTable, store: TableStore, bots: WebBots | None = None) -> Table:
         """Rebuild a table from the store: the current game is replayed from its seed and checked
         event by event against the stored log."""
         table = cls(saved.id, TableOptions.from_dict(saved.options), store, bots)
@@ -414,7 +452,7 @@ def _check_log(table_id: str, events: list[Event], stored: list[dict[str, Any]])
 class Lobby:
     """Every table, loaded from the store when first asked for."""
 
-    def __init__(self, store: Store, bots: WebBots | None = None) -> None:
+    def __init__(self, store: TableStore, bots: WebBots | None = None) -> None:
         self.store = store
         self.bots = bots or WebBots()
         self.tables: dict[str, Table] = {}
@@ -435,6 +473,8 @@ class Lobby:
     def get(self, table_id: str) -> Table:
         """The table with this id; ProtocolError if there is none."""
         table = self.tables.get(table_id)
+        if table is not None and table.stale:
+            table._reload()
         if table is None:
             saved = self.store.load_table(table_id) if _ID.fullmatch(table_id) else None
             if saved is None:

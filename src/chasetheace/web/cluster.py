@@ -1,0 +1,234 @@
+"""Several server processes on one PostgreSQL database: fan-out, presence, leases, failover.
+
+Any process may apply a person's move at any table: it saves the move under the next number of
+the game, and the primary key ``(table, game, number)`` lets exactly one process save each
+number (a loser reads the table again; :class:`~.store.StoreConflict`). So moves are applied
+one at a time, in one order, whatever process their player is connected to, and no hop to
+another process stands between a click and its answer. Each write also sends a NOTIFY
+(:mod:`.pgstore`); this process LISTENs on its own connection and, for each table it has in
+memory, reads the moves it is missing, replays them on its copy of the game (deterministic
+from the seed, checked against the stored events) and sends each of its clients its own view.
+
+Bots, absent players' moves and turn timers run in one process per table: the holder of the
+table's lease (a row in ``leases`` with an expiry; renewed every :attr:`Cluster.beat` seconds,
+lasting :attr:`Cluster.lease`). A process wants the lease of each table where it has a person
+seated and connected; when the holder dies (kill -9), its lease runs out and a process that
+wants the table takes it within ``lease + beat`` seconds, reads the table from the database
+and goes on with its bots and timers. Should two processes ever run a bot's move at once (a
+holder paused past its lease), the primary key still lets one of them save it.
+
+Which seats have a person connected (bots and timers wait while nobody is there; an absent
+player's turn is played for them) is shared in ``presence``, rewritten at every heartbeat and
+changed at once when someone comes or goes.
+
+When PostgreSQL goes away the listener's connection drops: every client is told (an ``error``
+with code ``database_unavailable``), nothing is saved or applied meanwhile, and when the listener
+is back every table in memory is read again and play resumes (a ``notice`` tells the clients).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from . import protocol as P
+from .pgstore import CHANNEL, PgStore
+from .store import StoreConflict, StoreUnavailable
+
+if TYPE_CHECKING:
+    from .app import Server
+    from .tables import Table
+
+__all__ = ["Cluster"]
+
+log = logging.getLogger("chasetheace.web.cluster")
+
+
+class Cluster:
+    """This process's part in a server of several processes on one PostgreSQL database."""
+
+    def __init__(self, server: Server, store: PgStore, *, lease: float = 3.0, beat: float = 1.0) -> None:
+        self.server, self.store = server, store
+        self.lease, self.beat = lease, beat
+        self.held: dict[str, float] = {}  # table -> until when (monotonic) this process holds its lease
+        self.elsewhere: dict[str, set[int]] = {}  # table -> seats connected to other processes
+        self.dirty: set[str] = set()
+        self.wake = asyncio.Event()
+        self.up = False  # the listener is connected
+        self.tasks: list[asyncio.Task[None]] = []
+
+    @property
+    def process(self) -> str:
+        return self.store.process
+
+    def start(self) -> None:
+        self.tasks = [asyncio.create_task(self._listen()), asyncio.create_task(self._beats()),
+                      asyncio.create_task(self._catch_up())]
+
+    async def stop(self) -> None:
+        for task in self.tasks:
+            task.cancel()
+        for task in self.tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+
+    # --- leases ---------------------------------------------------------------------------------
+
+    def holds(self, table_id: str) -> bool:
+        """Whether this process runs the table's bots and timers now."""
+        return self.held.get(table_id, 0.0) > time.monotonic()
+
+    def wanted(self) -> list[str]:
+        """The tables this process wants the lease of: where a person of its is seated."""
+        return sorted(t for t, conns in self.server.watchers.items()
+                      if any(c.seat is not None for c in conns))
+
+    async def _beats(self) -> None:
+        while True:
+            try:
+                await self.heartbeat()
+            except Exception:
+                log.exception("cluster heartbeat failed")
+            await asyncio.sleep(self.beat)
+
+    async def heartbeat(self) -> None:
+        """Say this process is alive, with its people; take, renew or give up leases."""
+        server = self.server
+        present = sorted({(c.table.id, c.seat) for conns in server.watchers.values() for c in conns
+                          if c.table is not None and c.seat is not None})
+        wanted = self.wanted()
+        asked = time.monotonic()
+        try:
+            held, seats = await asyncio.to_thread(self.store.beat, present, wanted, self.lease, self.lease)
+        except StoreUnavailable:
+            return  # the leases run out by themselves: bots and timers stop here
+        until = asked + self.lease - 0.5  # a margin: stop before the database's expiry passes
+        gained = [t for t in held if not self.holds(t)]
+        lost = [t for t in self.held if t not in held]
+        self.held = {t: until for t in held}
+        for t, s in seats.items():
+            self.elsewhere[t] = s
+        for table_id in [*gained, *lost, *held]:
+            table = server.lobby.tables.get(table_id)
+            if table is None:
+                continue
+            if table_id in gained:  # taken over: read the table as saved, then go on with it
+                self.refresh(table)
+            else:
+                server.schedule(table)
+
+    # --- presence -------------------------------------------------------------------------------
+
+    def present_elsewhere(self, table_id: str) -> set[int]:
+        return self.elsewhere.get(table_id, set())
+
+    def seated(self, table_id: str, seat: int, here: bool) -> None:
+        """A person of this process sat down at (or left) a seat: tell the others now."""
+        with contextlib.suppress(StoreUnavailable, StoreConflict):  # else the next heartbeat says it
+            self.store.set_presence(table_id, seat, here)
+
+    # --- fan-out --------------------------------------------------------------------------------
+
+    def refresh(self, table: Table) -> bool:
+        """Read what this copy of the table is missing (moves, seats, a new game; who is connected
+        elsewhere), apply it, tell this process's clients; whether anything changed. The database
+        being away is left for later (the table is marked to be read again)."""
+        try:
+            saved = self.store.load_tail(table.id, table.game_no, table.moves)
+            elsewhere = self.store.present_elsewhere(table.id, self.lease)
+        except StoreUnavailable:
+            self.dirty.add(table.id)
+            return False
+        if saved is None:  # deleted (expired) meanwhile
+            return False
+        changed = table.catch_up(saved)
+        if elsewhere != self.elsewhere.get(table.id, set()):
+            self.elsewhere[table.id] = elsewhere
+            changed = True
+        if changed:
+            self.server.changed(table)
+        else:
+            self.server.schedule(table)
+        return changed
+
+    def heard(self, payload: str) -> None:
+        sender, _, table_id = payload.partition("|")
+        if sender == self.process or (table_id not in self.server.lobby.tables
+                                      and table_id not in self.server.loading):
+            return
+        self.dirty.add(table_id)
+        self.wake.set()
+
+    async def _catch_up(self) -> None:
+        """Apply what the notifications announced, a batch at a time."""
+        while True:
+            await self.wake.wait()
+            self.wake.clear()
+            batch, self.dirty = self.dirty, set()
+            for table_id in batch:
+                if table_id in self.server.loading:  # read after its load: the load may predate the write
+                    with contextlib.suppress(Exception):
+                        await self.server.loading[table_id]
+                table = self.server.lobby.tables.get(table_id)
+                if table is not None:
+                    try:
+                        self.refresh(table)
+                    except Exception:
+                        log.exception("could not bring table %s up to date", table_id)
+                await asyncio.sleep(0)
+
+    async def _listen(self) -> None:
+        """LISTEN for the other processes' writes, reconnecting when the connection drops."""
+        import psycopg
+
+        first = True
+        while True:
+            try:
+                conn = await psycopg.AsyncConnection.connect(self.store.url, autocommit=True,
+                                                             connect_timeout=3)
+            except (psycopg.Error, OSError):
+                await asyncio.sleep(1.0)
+                continue
+            try:
+                async with conn:
+                    await conn.execute(f"LISTEN {CHANNEL}")
+                    self.up = True
+                    self.store.mark_up()
+                    if not first:
+                        self._back()
+                    first = False
+                    async for note in conn.notifies():
+                        self.heard(note.payload)
+            except (psycopg.Error, OSError):
+                pass
+            finally:
+                if self.up:
+                    self.up = False
+                    self._lost()
+            await asyncio.sleep(0.5)
+
+    def _tell(self, message: dict[str, Any], tables: Callable[[], list[str]] | None = None) -> None:
+        text = P.encode(message)
+        for conn in list(self.server.open):
+            conn.send(text)
+
+    def _lost(self) -> None:
+        log.warning("the database %s is unreachable: play waits for it", self.store.path)
+        self.store.mark_down(1.0)
+        self.held.clear()
+        for table in list(self.server.lobby.tables.values()):
+            self.server.schedule(table)  # holds nothing now: bots and timers stop
+        self._tell(P.error("database_unavailable", "the game's database is unreachable: moves cannot be "
+                           "saved now; play resumes when it is back"))
+
+    def _back(self) -> None:
+        log.warning("the database %s is back", self.store.path)
+        self._tell({"type": "notice", "v": P.VERSION, "code": "database_back",
+                    "message": "the game's database is back: play on"})
+        self.dirty.update(self.server.lobby.tables)
+        self.wake.set()
+        asyncio.get_running_loop().create_task(self.heartbeat())

@@ -1,0 +1,425 @@
+"""Persistence on PostgreSQL: the same tables, seats, games and moves as the SQLite store, shared
+by any number of server processes.
+
+The layout and its versions follow :mod:`.store` (``meta.schema``; each earlier version is
+upgraded on start, in one transaction under an advisory lock so processes starting together
+upgrade once; a newer one is refused; a database holding another application's tables is
+refused). Version 3 adds what several processes need: ``processes`` (each live process and its
+heartbeat), ``presence`` (which seats have a person connected to which process) and ``leases``
+(which process runs a table's bots and timers, until when).
+
+Every write is one short transaction that also sends ``NOTIFY cta_tables, 'PROCESS|TABLE'``:
+PostgreSQL delivers it at commit to every process listening (:mod:`.cluster`), which reads what
+it is missing and tells its own clients. Two processes saving the same move number, seat or
+game collide on the primary key: the second gets :class:`~.store.StoreConflict` and nothing is
+written. A database that cannot be reached is :class:`~.store.StoreUnavailable` (fast: after a
+failure, calls fail at once for a second instead of each waiting on the connection pool).
+
+Connections come from a psycopg-pool pool (checked before use, so a restarted PostgreSQL costs
+no failed move); the driver is the ``postgres`` extra, imported only here.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+import socket
+import threading
+import time
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+from urllib.parse import urlsplit, urlunsplit
+
+from ..events import Event
+from ..rules import Rules
+from .store import (
+    SCHEMA_VERSION,
+    StoreConflict,
+    StoredAction,
+    StoredGame,
+    StoredSeat,
+    StoredTable,
+    StoreUnavailable,
+    _dump,
+)
+
+__all__ = ["PgStore", "mask_url", "PG_UPGRADES", "PG_SCHEMA_V1", "CHANNEL"]
+
+CHANNEL = "cta_tables"
+"""The NOTIFY channel: payload ``PROCESS|TABLE_ID``, sent with every write about a table."""
+
+_LOCK_KEY = 0x43544131  # the advisory lock taken while a process creates or upgrades the schema
+
+PG_SCHEMA_V1 = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS tables (
+    id TEXT PRIMARY KEY, created DOUBLE PRECISION NOT NULL, options TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS seats (
+    table_id TEXT NOT NULL REFERENCES tables(id), seat INTEGER NOT NULL, name TEXT NOT NULL,
+    token_hash TEXT NOT NULL, PRIMARY KEY (table_id, seat));
+CREATE TABLE IF NOT EXISTS games (
+    table_id TEXT NOT NULL REFERENCES tables(id), game_no INTEGER NOT NULL, seed BIGINT NOT NULL,
+    carry INTEGER NOT NULL, names TEXT NOT NULL, kinds TEXT NOT NULL, events TEXT NOT NULL,
+    PRIMARY KEY (table_id, game_no));
+CREATE TABLE IF NOT EXISTS actions (
+    table_id TEXT NOT NULL, game_no INTEGER NOT NULL, seq INTEGER NOT NULL, seat INTEGER NOT NULL,
+    action TEXT NOT NULL, actor TEXT NOT NULL, events TEXT NOT NULL, at DOUBLE PRECISION NOT NULL,
+    PRIMARY KEY (table_id, game_no, seq));
+CREATE INDEX IF NOT EXISTS actions_at ON actions (table_id, at);
+"""
+"""The layout of version 1 (the SQLite store's first, in PostgreSQL's types)."""
+
+PG_UPGRADES: dict[int, tuple[str, ...]] = {
+    1: ("ALTER TABLE seats ADD COLUMN recovery_hash TEXT",),
+    2: ("ALTER TABLE actions ADD COLUMN act_id TEXT",
+        "CREATE UNIQUE INDEX actions_act_id ON actions (table_id, act_id)",
+        "CREATE TABLE processes (id TEXT PRIMARY KEY, seen TIMESTAMPTZ NOT NULL)",
+        "CREATE TABLE presence (process TEXT NOT NULL REFERENCES processes(id) ON DELETE CASCADE, "
+        "table_id TEXT NOT NULL, seat INTEGER NOT NULL, PRIMARY KEY (process, table_id, seat))",
+        "CREATE INDEX presence_table ON presence (table_id)",
+        "CREATE TABLE leases (table_id TEXT PRIMARY KEY, holder TEXT NOT NULL, "
+        "expires TIMESTAMPTZ NOT NULL)"),
+}
+"""From each version to the next, as :data:`.store.UPGRADES` for SQLite."""
+
+T = TypeVar("T")
+_ALIVE = "INSERT INTO processes VALUES (%s, now()) ON CONFLICT (id) DO UPDATE SET seen = now()"
+
+
+def mask_url(url: str) -> str:
+    """The URL with its password (if any) replaced by ``***``: what logs and errors show."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return re.sub(r"//[^@/]*@", "//***@", url)
+    if parts.password is None:
+        return url
+    user = parts.username or ""
+    host = parts.netloc.rsplit("@", 1)[1]
+    return urlunsplit(parts._replace(netloc=f"{user}:***@{host}"))
+
+
+class PgStore:
+    """The PostgreSQL database of every table, shared by the server's processes."""
+
+    shared = True
+
+    def __init__(self, url: str, *, process: str | None = None, pool_size: int = 4,
+                 connect_timeout: float = 5.0) -> None:
+        self.url = url
+        self.path = mask_url(url)
+        self.process = process or f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(3)}"
+        try:
+            import psycopg
+            import psycopg_pool
+        except ImportError as exc:
+            raise ImportError(f"--db {self.path} needs the postgres extra ({exc.name}): "
+                              "pip install 'chase-the-ace[postgres]'", name=exc.name) from None
+        self._psycopg = psycopg
+        self._timeout = connect_timeout
+        self._check_url(url)
+        self._down_until = 0.0
+        self._lock = threading.Lock()
+        try:
+            with psycopg.connect(url, connect_timeout=max(1, round(connect_timeout))) as conn:
+                self._upgrade(conn)
+        except psycopg.Error as exc:
+            raise ValueError(f"cannot use database {self.path}: {self._mask(exc)}") from None
+        self.pool = psycopg_pool.ConnectionPool(
+            url, min_size=1, max_size=pool_size, open=False,
+            check=psycopg_pool.ConnectionPool.check_connection,
+            kwargs={"connect_timeout": max(1, round(connect_timeout))}, reconnect_timeout=365 * 86400.0,
+            name="chase-the-ace")
+        self.pool.open(wait=False)
+
+    # --- set-up ---------------------------------------------------------------------------------
+
+    def _check_url(self, url: str) -> None:
+        try:
+            parts = urlsplit(url)
+            parts.port  # noqa: B018 (raises on a bad port)
+        except ValueError as exc:
+            raise ValueError(f"bad database URL {self.path}: {exc}") from None
+        if not parts.path.strip("/") and "dbname=" not in parts.query:
+            raise ValueError(f"bad database URL {self.path}: name the database "
+                             "(postgresql://USER@HOST:PORT/DBNAME)")
+
+    def _mask(self, exc: BaseException) -> str:
+        text = " ".join(str(exc).split())
+        password = urlsplit(self.url).password
+        if password:
+            text = text.replace(password, "***")
+        return text or type(exc).__name__
+
+    def _upgrade(self, conn: Any) -> None:
+        """Create the schema at :data:`.store.SCHEMA_VERSION` or bring an older one up to it, in one
+        transaction under an advisory lock; a newer one, or another application's tables, is
+        refused with nothing changed."""
+        with conn.transaction():
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK_KEY,))
+            names = [r[0] for r in conn.execute(
+                "SELECT tablename FROM pg_tables WHERE schemaname = current_schema() ORDER BY tablename")]
+            if "meta" not in names:
+                if names:
+                    raise ValueError(f"database {self.path} holds tables of another application "
+                                     f"({', '.join(names[:5])}) and no chase-the-ace schema: give "
+                                     "chase-the-ace a database of its own")
+                version = 0
+            else:
+                row = conn.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+                if row is None or not str(row[0]).isdecimal():
+                    raise ValueError(f"database {self.path} has an unknown schema version "
+                                     f"{None if row is None else row[0]!r}")
+                version = int(row[0])
+            if version > SCHEMA_VERSION:
+                raise ValueError(f"database {self.path} has schema version {version}, written by a newer "
+                                 f"chase-the-ace; this server reads up to {SCHEMA_VERSION}: "
+                                 "upgrade the server")
+            if version == 0:
+                conn.execute(PG_SCHEMA_V1)
+                version = 1
+            for step in range(version, SCHEMA_VERSION):
+                for statement in PG_UPGRADES[step]:
+                    conn.execute(statement)
+            conn.execute("INSERT INTO meta VALUES ('schema', %s) ON CONFLICT (key) DO UPDATE SET value = "
+                         "EXCLUDED.value", (str(SCHEMA_VERSION),))
+
+    def close(self) -> None:
+        """Close the pool (this process's presence and leases go with it)."""
+        try:
+            self._tx(lambda cur: cur.execute("DELETE FROM processes WHERE id=%s", (self.process,)))
+            self._tx(lambda cur: cur.execute("DELETE FROM leases WHERE holder=%s", (self.process,)))
+        except (StoreUnavailable, StoreConflict):
+            pass
+        self.pool.close()
+
+    def checkpoint(self, mode: str = "PASSIVE") -> None:
+        """Nothing to do: PostgreSQL checkpoints by itself."""
+
+    def reader(self) -> PgStore:
+        """This store: its pool serves any thread."""
+        return self
+
+    # --- one transaction ------------------------------------------------------------------------
+
+    def _tx(self, work: Callable[[Any], T], notify: str | None = None) -> T:
+        """Run ``work(cursor)`` in one transaction (with a NOTIFY about table ``notify``)."""
+        psycopg = self._psycopg
+        if time.monotonic() < self._down_until:
+            raise StoreUnavailable(f"database {self.path} is unavailable")
+        try:
+            with self.pool.connection(timeout=1.0) as conn, conn.cursor() as cur:
+                result = work(cur)
+                if notify is not None:
+                    cur.execute("SELECT pg_notify(%s, %s)", (CHANNEL, f"{self.process}|{notify}"))
+                return result
+        except psycopg.errors.UniqueViolation as exc:
+            raise StoreConflict(self._mask(exc)) from None
+        except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
+            self._down_until = time.monotonic() + 1.0
+            raise StoreUnavailable(f"database {self.path} is unavailable: {self._mask(exc)}") from None
+        except Exception as exc:
+            if type(exc).__module__.startswith("psycopg_pool"):  # PoolTimeout, PoolClosed
+                self._down_until = time.monotonic() + 1.0
+                raise StoreUnavailable(f"database {self.path} is unavailable: {self._mask(exc)}") from None
+            raise
+
+    def mark_down(self, seconds: float = 1.0) -> None:
+        """Fail calls at once for ``seconds`` (the listener saw the database go)."""
+        self._down_until = time.monotonic() + seconds
+
+    def mark_up(self) -> None:
+        """Try the database again at the next call."""
+        self._down_until = 0.0
+
+    # --- writes ---------------------------------------------------------------------------------
+
+    def create_table(self, table_id: str, options: dict[str, Any], *, created: float | None = None) -> None:
+        """Save a new table's options."""
+        self._tx(lambda cur: cur.execute("INSERT INTO tables VALUES (%s, %s, %s)",
+                                         (table_id, time.time() if created is None else created,
+                                          _dump(options))))
+
+    def add_seat(self, table_id: str, seat: int, name: str, token_hash: str) -> None:
+        """Save a person taking a seat (StoreConflict if another process gave that seat first)."""
+        self._tx(lambda cur: cur.execute(
+            "INSERT INTO seats (table_id, seat, name, token_hash) VALUES (%s, %s, %s, %s)",
+            (table_id, seat, name, token_hash)), table_id)
+
+    def set_seat_keys(self, table_id: str, seat: int, token_hash: str | None,
+                      recovery_hash: str | None) -> None:
+        """Save a seat's new token (None: unchanged) and recovery code hashes."""
+        def work(cur: Any) -> None:
+            if token_hash is not None:
+                cur.execute("UPDATE seats SET token_hash=%s WHERE table_id=%s AND seat=%s",
+                            (token_hash, table_id, seat))
+            cur.execute("UPDATE seats SET recovery_hash=%s WHERE table_id=%s AND seat=%s",
+                        (recovery_hash, table_id, seat))
+        self._tx(work, table_id)
+
+    def start_game(self, table_id: str, game_no: int, seed: int, carry: int, names: Sequence[str],
+                   kinds: Sequence[str], events: Sequence[Event]) -> None:
+        """Save the start of a game: its seed and the events of the deal."""
+        self._tx(lambda cur: cur.execute(
+            "INSERT INTO games VALUES (%s, %s, %s, %s, %s, %s, %s)",
+            (table_id, game_no, seed, carry, _dump(list(names)), _dump(list(kinds)),
+             _dump([e.to_dict() for e in events]))), table_id)
+
+    def append_action(self, table_id: str, game_no: int, seat: int, action: str, actor: str,
+                      events: Sequence[Event], seq: int | None = None, act_id: str | None = None) -> None:
+        """Append one decision (number ``seq``, counted here if not given); StoreConflict if another
+        process saved that number first or the act id is taken."""
+        def work(cur: Any) -> None:
+            number = seq
+            if number is None:
+                cur.execute("SELECT COUNT(*) FROM actions WHERE table_id=%s AND game_no=%s",
+                            (table_id, game_no))
+                number = int(cur.fetchone()[0])
+            cur.execute("INSERT INTO actions (table_id, game_no, seq, seat, action, actor, events, at, "
+                        "act_id) "
+                        "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                        (table_id, game_no, number, seat, action, actor, _dump([e.to_dict() for e in events]),
+                         time.time(), act_id))
+        self._tx(work, table_id)
+
+    def applied(self, table_id: str, act_id: str) -> bool:
+        """Whether a move with this act id was saved at the table."""
+        return self._tx(lambda cur: cur.execute("SELECT 1 FROM actions WHERE table_id=%s AND act_id=%s",
+                                                (table_id, act_id)).fetchone() is not None)
+
+    def set_kinds(self, table_id: str, game_no: int, kinds: Sequence[str]) -> None:
+        """Save who plays each seat of a game."""
+        self._tx(lambda cur: cur.execute("UPDATE games SET kinds=%s WHERE table_id=%s AND game_no=%s",
+                                         (_dump(list(kinds)), table_id, game_no)), table_id)
+
+    def idle_tables(self, before: float, limit: int = 200) -> list[str]:
+        """Tables created before ``before`` with no move since then and no person connected to any
+        live process, nor leased (the oldest ``limit``)."""
+        return self._tx(lambda cur: [r[0] for r in cur.execute(
+            "SELECT id FROM tables t WHERE created < %s AND NOT EXISTS "
+            "(SELECT 1 FROM actions a WHERE a.table_id = t.id AND a.at >= %s) AND NOT EXISTS "
+            "(SELECT 1 FROM presence p JOIN processes q ON q.id = p.process WHERE p.table_id = t.id "
+            "AND q.seen > now() - interval '10 seconds') AND NOT EXISTS "
+            "(SELECT 1 FROM leases l WHERE l.table_id = t.id AND l.expires > now()) "
+            "ORDER BY created LIMIT %s", (before, before, limit))])
+
+    def delete_table(self, table_id: str) -> None:
+        """Delete a table with its seats, games, moves and lease, in one transaction."""
+        def work(cur: Any) -> None:
+            for name in ("actions", "games", "seats", "leases", "presence"):
+                cur.execute(f"DELETE FROM {name} WHERE table_id=%s", (table_id,))
+            cur.execute("DELETE FROM tables WHERE id=%s", (table_id,))
+        self._tx(work, table_id)
+
+    # --- reads ----------------------------------------------------------------------------------
+
+    def load_table(self, table_id: str) -> StoredTable | None:
+        """A table as saved, or None if there is no such table."""
+        return self.load_tail(table_id, 0, 0)
+
+    def load_tail(self, table_id: str, game_no: int, seq: int) -> StoredTable | None:
+        """As :meth:`.store.Store.load_tail`: the table with the moves a copy at game ``game_no``,
+        move ``seq`` is missing."""
+        def work(cur: Any) -> StoredTable | None:
+            row = cur.execute("SELECT created, options FROM tables WHERE id=%s", (table_id,)).fetchone()
+            if row is None:
+                return None
+            seats = [StoredSeat(s, n, h, r) for s, n, h, r in cur.execute(
+                "SELECT seat, name, token_hash, recovery_hash FROM seats WHERE table_id=%s ORDER BY seat",
+                (table_id,)).fetchall()]
+            games = [StoredGame(g, seed, carry, json.loads(names), json.loads(kinds), json.loads(evs))
+                     for g, seed, carry, names, kinds, evs in cur.execute(
+                         "SELECT game_no, seed, carry, names, kinds, events FROM games WHERE table_id=%s "
+                         "ORDER BY game_no", (table_id,)).fetchall()]
+            first = 0
+            if games:
+                last = games[-1]
+                first = seq if last.game_no == game_no else 0
+                last.actions = [StoredAction(s, a, who, json.loads(evs)) for s, a, who, evs in cur.execute(
+                    "SELECT seat, action, actor, events FROM actions WHERE table_id=%s AND game_no=%s "
+                    "AND seq>=%s ORDER BY seq", (table_id, last.game_no, first)).fetchall()]
+            return StoredTable(table_id, row[0], json.loads(row[1]), seats, games, first)
+        # one snapshot for the whole read: a move committed meanwhile is either all in or all out
+        return self._tx(lambda cur: (cur.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ"),
+                                     work(cur))[1])
+
+    def game_record(self, table_id: str, game_no: int, rules: dict[str, Any],
+                    game: str = "chase-the-ace") -> dict[str, Any]:
+        """A stored game as a game record (hidden cards included: for referees only)."""
+        def work(cur: Any) -> tuple[Any, list[str]]:
+            cur.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+            row = cur.execute("SELECT carry, names, events FROM games WHERE table_id=%s AND game_no=%s",
+                              (table_id, game_no)).fetchone()
+            moves = [r[0] for r in cur.execute("SELECT events FROM actions WHERE table_id=%s AND game_no=%s "
+                                               "ORDER BY seq", (table_id, game_no)).fetchall()]
+            return row, moves
+        row, moves = self._tx(work)
+        if row is None:
+            raise ValueError(f"no game {game_no} at table {table_id!r}")
+        events = json.loads(row[2])
+        for evs in moves:
+            events.extend(json.loads(evs))
+        from ..registry import game_kind
+
+        return game_kind(game).seeded_record(json.loads(row[1]), Rules.from_dict(rules), row[0], events)
+
+    # --- processes, presence, leases (:mod:`.cluster`) ------------------------------------------
+
+    def beat(self, present: Sequence[tuple[str, int]], wanted: Sequence[str], lease: float,
+             alive: float) -> tuple[set[str], dict[str, set[int]]]:
+        """One heartbeat of this process, in one transaction: say it is alive, state the seats it
+        has people connected at (``present``: table, seat), take or renew the lease of each table
+        in ``wanted`` that no other live holder has (for ``lease`` seconds), give up the others it
+        held; returns the tables it holds and, for them, the seats connected to other live
+        processes (alive: a heartbeat within ``alive`` seconds)."""
+        def work(cur: Any) -> tuple[set[str], dict[str, set[int]]]:
+            me = self.process
+            cur.execute(_ALIVE, (me,))
+            cur.execute("DELETE FROM presence WHERE process=%s", (me,))
+            if present:
+                cur.execute("INSERT INTO presence SELECT %s, t, s FROM unnest(%s::text[], %s::int[]) "
+                            "AS x(t, s) "
+                            "ON CONFLICT DO NOTHING",
+                            (me, [t for t, _ in present], [s for _, s in present]))
+            cur.execute("DELETE FROM leases WHERE holder=%s AND NOT (table_id = ANY(%s::text[]))",
+                        (me, list(wanted)))
+            held: set[str] = set()
+            if wanted:
+                held = {r[0] for r in cur.execute(
+                    "INSERT INTO leases SELECT t, %s, now() + make_interval(secs => %s) "
+                    "FROM unnest(%s::text[]) AS x(t) ON CONFLICT (table_id) DO UPDATE "
+                    "SET holder = EXCLUDED.holder, expires = EXCLUDED.expires "
+                    "WHERE leases.holder = EXCLUDED.holder OR leases.expires < now() RETURNING table_id",
+                    (me, lease, sorted(wanted))).fetchall()}
+            seats: dict[str, set[int]] = {t: set() for t in held}
+            if held:
+                for t, s in cur.execute(
+                        "SELECT p.table_id, p.seat FROM presence p JOIN processes q ON q.id = p.process "
+                        "WHERE p.table_id = ANY(%s::text[]) AND p.process <> %s "
+                        "AND q.seen > now() - make_interval(secs => %s)",
+                        (sorted(held), me, alive)).fetchall():
+                    seats[t].add(s)
+            cur.execute("DELETE FROM processes WHERE seen < now() - interval '1 day'")
+            return held, seats
+        return self._tx(work)
+
+    def set_presence(self, table_id: str, seat: int, here: bool) -> None:
+        """Say at once that a person connected to this process sits at (or left) a seat."""
+        def work(cur: Any) -> None:
+            if here:
+                cur.execute(_ALIVE, (self.process,))
+                cur.execute("INSERT INTO presence VALUES (%s, %s, %s) ON CONFLICT DO NOTHING",
+                            (self.process, table_id, seat))
+            else:
+                cur.execute("DELETE FROM presence WHERE process=%s AND table_id=%s AND seat=%s",
+                            (self.process, table_id, seat))
+        self._tx(work, table_id)
+
+    def present_elsewhere(self, table_id: str, alive: float) -> set[int]:
+        """The seats of a table with a person connected to another live process."""
+        return self._tx(lambda cur: {r[0] for r in cur.execute(
+            "SELECT p.seat FROM presence p JOIN processes q ON q.id = p.process WHERE p.table_id = %s "
+            "AND p.process <> %s AND q.seen > now() - make_interval(secs => %s)",
+            (table_id, self.process, alive)).fetchall()})

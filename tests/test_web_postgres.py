@@ -1,0 +1,368 @@
+"""The web table on PostgreSQL: its schema versions, bad input at start, and several server
+processes on one database (real ``python -m chasetheace.web`` processes, real WebSocket clients,
+a throwaway PostgreSQL server from the installed binaries: skipped where it is missing)."""
+
+from __future__ import annotations
+
+import os
+import re
+import selectors
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+import helpers
+from helpers import TEST_TOOL
+from pgtools import PgServer, fresh_name, pg_server
+
+pytest.importorskip("uvicorn")
+pytest.importorskip("httpx", reason=TEST_TOOL.format("httpx"))
+psycopg = pytest.importorskip("psycopg", reason="the postgres extra is not installed: "
+                                                "pip install 'chase-the-ace[postgres]'")
+import httpx  # noqa: E402
+
+import chasetheace as cta  # noqa: E402
+from chasetheace.web.pgstore import PG_SCHEMA_V1, PG_UPGRADES, PgStore, mask_url  # noqa: E402
+from chasetheace.web.store import SCHEMA_VERSION  # noqa: E402
+from webtools import CARD, Client, create, join, play_to_end  # noqa: E402
+
+# the tests' limits: one client address (127.0.0.1) opens many connections and tables
+LIMITS = ["--connections-per-client", "1000", "--tables-per-client", "100000", "--rate-per-client", "100000",
+          "--burst-per-client", "100000", "--http-rate", "100000", "--http-burst", "100000"]
+
+
+# --- the schema -----------------------------------------------------------------------------------
+
+
+def _at_version(url: str, version: int) -> None:
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(PG_SCHEMA_V1.encode())
+        for step in range(1, version):
+            for statement in PG_UPGRADES[step]:
+                conn.execute(statement.encode())
+        conn.execute("INSERT INTO meta VALUES ('schema', %s)", (str(version),))
+        conn.execute("INSERT INTO tables VALUES ('T1', 1.0, '{}')")
+        conn.execute("INSERT INTO seats (table_id, seat, name, token_hash) VALUES ('T1', 0, 'Ann', 'h')")
+
+
+def _columns(url: str, table: str) -> set[str]:
+    with psycopg.connect(url) as conn:
+        return {r[0] for r in conn.execute(
+            "SELECT column_name FROM information_schema.columns WHERE table_name = %s", (table,))}
+
+
+def test_a_database_of_each_earlier_version_is_upgraded_on_start(pg: PgServer) -> None:
+    assert sorted(PG_UPGRADES) == list(range(1, SCHEMA_VERSION))
+    for version in range(1, SCHEMA_VERSION + 1):
+        url = pg.new_database(fresh_name(f"v{version}"))
+        _at_version(url, version)
+        PgStore(url).close()
+        with psycopg.connect(url) as conn:
+            assert conn.execute("SELECT value FROM meta WHERE key='schema'").fetchone() == (
+                str(SCHEMA_VERSION),)
+            assert conn.execute("SELECT name, token_hash FROM seats").fetchall() == [("Ann", "h")]
+        assert {"recovery_hash"} <= _columns(url, "seats") and {"act_id"} <= _columns(url, "actions")
+        PgStore(url).close()  # opening it again changes nothing
+
+
+def test_processes_starting_together_create_the_schema_once(pg_url: str) -> None:
+    import concurrent.futures
+
+    with concurrent.futures.ThreadPoolExecutor(4) as pool:
+        stores = list(pool.map(lambda _: PgStore(pg_url), range(4)))
+    for store in stores:
+        store.close()
+    with psycopg.connect(pg_url) as conn:
+        assert conn.execute("SELECT value FROM meta").fetchall() == [(str(SCHEMA_VERSION),)]
+
+
+@pytest.mark.parametrize("version", ["99", "two"])
+def test_a_newer_or_unknown_version_is_refused_changing_nothing(pg_url: str, version: str) -> None:
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute(PG_SCHEMA_V1.encode())
+        conn.execute("INSERT INTO meta VALUES ('schema', %s)", (version,))
+    with pytest.raises(ValueError, match="schema version"):
+        PgStore(pg_url)
+    with psycopg.connect(pg_url) as conn:
+        assert conn.execute("SELECT value FROM meta").fetchall() == [(version,)]
+    assert "recovery_hash" not in _columns(pg_url, "seats")
+
+
+def test_a_database_of_another_application_is_refused_changing_nothing(pg_url: str) -> None:
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute("CREATE TABLE invoices (id INTEGER PRIMARY KEY)")
+    with pytest.raises(ValueError, match=r"another application \(invoices\)"):
+        PgStore(pg_url)
+    with psycopg.connect(pg_url) as conn:
+        assert [r[0] for r in conn.execute(
+            "SELECT tablename FROM pg_tables WHERE schemaname = 'public'")] == ["invoices"]
+
+
+def test_a_password_is_masked() -> None:
+    assert mask_url("postgresql://ann:s3cret@db:5432/cta") == "postgresql://ann:***@db:5432/cta"
+    assert mask_url("postgresql://ann@db/cta") == "postgresql://ann@db/cta"
+
+
+# --- bad input at start ---------------------------------------------------------------------------
+
+
+def _serve(*argv: str, prelude: str = "") -> subprocess.CompletedProcess[str]:
+    code = f"{prelude}import sys; from chasetheace.cli.serve import main; sys.exit(main(sys.argv[1:]))"
+    return subprocess.run([sys.executable, "-c", code, "--port", "0", *argv], capture_output=True, text=True,
+                          timeout=60)
+
+
+def _one_error(done: subprocess.CompletedProcess[str], *words: str) -> None:
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.count("\n") == 1 and done.stderr.startswith("chase-the-ace: error: "), done.stderr
+    assert "Traceback" not in done.stderr and "s3cret" not in done.stderr + done.stdout
+    for word in words:
+        assert word in done.stderr, done.stderr
+
+
+def test_an_unreachable_or_wrong_url_is_one_error_line_without_the_password(pg: PgServer) -> None:
+    free = _free_port()
+    _one_error(_serve("--db", f"postgresql://ann:s3cret@127.0.0.1:{free}/cta"), "cannot use database",
+               "ann:***@")
+    _one_error(_serve("--db", f"postgresql://ann:s3cret@127.0.0.1:{pg.port}/"), "name the database")
+    _one_error(_serve("--db", "postgresql://ann:s3cret@127.0.0.1:99999999/x"), "bad database URL")
+    _one_error(_serve("--db", f"postgresql://nobody:s3cret@127.0.0.1:{pg.port}/no_such_db"),
+               "cannot use database")
+
+
+def test_a_database_of_another_application_is_refused_at_start(pg_url: str) -> None:
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute("CREATE TABLE invoices (id INTEGER PRIMARY KEY)")
+    _one_error(_serve("--db", pg_url), "another application")
+
+
+def test_a_missing_driver_is_one_error_line_naming_the_extra(pg_url: str) -> None:
+    done = _serve("--db", pg_url, prelude="import sys; sys.modules['psycopg'] = None; ")
+    _one_error(done, "postgres extra", "pip install 'chase-the-ace[postgres]'")
+    with psycopg.connect(pg_url) as conn:  # nothing written
+        assert conn.execute("SELECT count(*) FROM pg_tables WHERE schemaname = 'public'").fetchone() == (0,)
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+# --- several processes ----------------------------------------------------------------------------
+
+
+class Process:
+    """``python -m chasetheace.web`` on loopback on a PostgreSQL database (port 0: it prints it)."""
+
+    def __init__(self, url: str, *extra: str) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "chasetheace.web", "--port", "0", "--db", url, "--bot-delay", "0.02",
+             *LIMITS, *extra], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        assert self.proc.stdout is not None
+        line = ""
+        with selectors.DefaultSelector() as sel:
+            sel.register(self.proc.stdout, selectors.EVENT_READ)
+            if sel.select(30):
+                line = self.proc.stdout.readline()
+        found = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
+        assert found, (line, self.proc.poll(), self.proc.stderr.read() if self.proc.poll() is not None
+                       and self.proc.stderr else "")
+        self.port = int(found.group(1))
+        deadline = time.monotonic() + 30
+        while True:
+            assert self.proc.poll() is None, self.proc.stderr.read() if self.proc.stderr else ""
+            try:
+                if httpx.get(f"http://127.0.0.1:{self.port}/healthz", timeout=1).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                pass
+            assert time.monotonic() < deadline, "the server did not start"
+            time.sleep(0.05)
+
+    def client(self) -> Client:
+        return Client(f"ws://127.0.0.1:{self.port}/ws")
+
+    def health(self) -> dict[str, Any]:
+        answer: dict[str, Any] = httpx.get(f"http://127.0.0.1:{self.port}/healthz", timeout=5).json()
+        return answer
+
+    def kill(self) -> None:
+        os.kill(self.proc.pid, signal.SIGKILL)
+        self.proc.wait(10)
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(15)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+
+@pytest.fixture
+def started() -> Iterator[list[Process]]:
+    procs: list[Process] = []
+    yield procs
+    for p in procs:
+        if p.proc.poll() is None:
+            p.kill()
+
+
+def resume(proc: Process, table: str, token: str | None) -> Client:
+    c = proc.client()
+    answer = c.request({"type": "resume", "table": table, "token": token}, "joined")
+    assert answer["type"] == "joined", answer
+    c.until(lambda m: m["type"] == "state")
+    return c
+
+
+def record_of(url: str, table: str, game_no: int = 1) -> dict[str, Any]:
+    store = PgStore(url)
+    try:
+        saved = store.load_table(table)
+        assert saved is not None
+        return store.game_record(table, game_no, saved.options["rules"],
+                                 saved.options.get("game", "chase-the-ace"))
+    finally:
+        store.close()
+
+
+def _holder(url: str, table: str) -> str | None:
+    with psycopg.connect(url) as conn:
+        row = conn.execute("SELECT holder FROM leases WHERE table_id = %s AND expires > now()",
+                           (table,)).fetchone()
+        return None if row is None else str(row[0])
+
+
+def test_two_people_on_two_processes_play_a_game_to_the_end(pg_url: str, started: list[Process]) -> None:
+    one, two = Process(pg_url), Process(pg_url)
+    started += [one, two]
+    ann, bob = one.client(), two.client()
+    table = create(ann, seats=2, bots=None, options={"lives": 2})["table"]
+    join(bob, table, "Bob")
+    ann.wait_for(lambda c: c.table_info["seats"][1]["name"] == "Bob")  # Bob's seat reached Ann's process
+    ann.send({"type": "start"})
+    bob.until(lambda m: m["type"] == "state" and m["game"] is not None)
+    play_to_end([ann, bob])
+    for c in (ann, bob):
+        c.wait_for(lambda c: c.game is not None and c.game["over"])
+    assert ann.history[-1] == bob.history[-1]
+    record = record_of(pg_url, table)
+    game = cta.Game.from_record(record)
+    assert game.over and len(game.events) >= len(ann.history)
+    # each was sent only cards its seat may know (its own, and those shown to all), from either process
+    for c in (ann, bob):
+        allowed = helpers.known_cards(game.events, c.seat)
+        for raw, _ in c.log:
+            assert set(CARD.findall(raw)) <= allowed
+    for c in (ann, bob):
+        c.close()
+
+
+def test_a_retried_act_is_applied_once_on_any_process(pg_url: str, started: list[Process]) -> None:
+    one, two = Process(pg_url), Process(pg_url)
+    started += [one, two]
+    ann = one.client()
+    table = create(ann, seats=3, bots="threshold:8")["table"]
+    ann.send({"type": "start"})
+    ann.wait_for(lambda c: c.my_turn() or (c.game is not None and c.game["over"]), timeout=20)
+    assert ann.my_turn()
+    moves = ann.events_seen
+    ann.send({"type": "act", "action": "keep", "act_id": "ann-1"})
+    ann.wait_for(lambda c: c.events_seen > moves)
+    again = resume(two, table, ann.token)  # as a page that reconnected elsewhere and sent it again
+    again.send({"type": "act", "action": "keep", "act_id": "ann-1"})
+    answers = again.quiet()
+    assert not [m for m in answers if m["type"] == "error"], answers
+    with psycopg.connect(pg_url) as conn:
+        assert conn.execute("SELECT count(*) FROM actions WHERE act_id = 'ann-1'").fetchone() == (1,)
+        assert conn.execute("SELECT count(*) FROM actions WHERE table_id = %s AND seat = 0",
+                            (table,)).fetchone() == (1,)
+    again.close()
+    ann.close()
+
+
+def test_a_killed_lease_holder_hands_the_table_over_and_the_game_finishes(
+        pg_url: str, started: list[Process]) -> None:
+    one, two, three = Process(pg_url), Process(pg_url), Process(pg_url)
+    started += [one, two, three]
+    ann, bob = one.client(), two.client()
+    table = create(ann, seats=5, bots="counting", options={"lives": 3})["table"]
+    join(bob, table, "Bob")
+    ann.wait_for(lambda c: c.table_info["seats"][1]["name"] == "Bob")
+    ann.send({"type": "start"})
+    acted, deadline = 0, time.monotonic() + 60
+    while acted < 4 or ann.game is None or ann.game["hand"] < 2:  # mid-game, the bots having played
+        for c in (ann, bob):
+            c.pump(0.01)
+            if c.my_turn() and c.acted != c.marker:
+                c.acted = c.marker
+                c.send({"type": "act", "action": "swap"})
+                acted += 1
+        assert time.monotonic() < deadline, "the game did not get going"
+        assert ann.game is None or not ann.game["over"], "over before the kill: give it more lives"
+    holder = _holder(pg_url, table)
+    assert holder is not None
+    killed, other = (one, two) if holder.split(":")[1] == str(one.proc.pid) else (two, one)
+    assert holder.split(":")[1] == str(killed.proc.pid)
+    survivor_client = ann if other is one else bob
+    gone_client = bob if survivor_client is ann else ann
+    seen_before = list(gone_client.history), gone_client.base
+    killed.kill()
+    # the page of the dead process's player reconnects by itself: here, to the third process
+    back = resume(three, table, gone_client.token)
+    assert back.history[:len(seen_before[0])] == seen_before[0] or back.base > seen_before[1]
+    t0 = time.monotonic()
+    wait_for_lease = time.monotonic() + 15
+    while _holder(pg_url, table) in (None, holder):
+        assert time.monotonic() < wait_for_lease, "no process took the table over"
+        time.sleep(0.1)
+    took = time.monotonic() - t0
+    assert took < 10  # well within the lease (3 s) plus a heartbeat: a loose bound against hangs
+    play_to_end([survivor_client, back], limit=120)
+    record = record_of(pg_url, table)
+    game = cta.Game.from_record(record)
+    assert game.over
+    # no move anyone saw accepted is lost: each client's events are the record's as that seat sees them
+    final = resume(other, table, survivor_client.token)
+    assert final.history[-1] == survivor_client.history[-1]
+    assert survivor_client.history == final.history[-len(survivor_client.history):]
+    for c in (survivor_client, back, final):
+        c.close()
+
+
+def test_postgresql_stopped_and_started_under_a_running_server() -> None:
+    with pg_server() as server:
+        url = server.new_database("stopstart")
+        proc = Process(url)
+        try:
+            ann = proc.client()
+            table = create(ann, seats=3, bots="threshold:8")["table"]
+            ann.send({"type": "start"})
+            ann.wait_for(lambda c: c.my_turn(), timeout=20)
+            server.stop()
+            told = ann.until(lambda m: m["type"] == "error", timeout=15)
+            assert told["code"] == "database_unavailable"
+            ann.send({"type": "act", "action": "keep"})  # refused: nothing can be saved
+            refused = ann.until(lambda m: m["type"] == "error", timeout=15)
+            assert refused["code"] == "database_unavailable"
+            assert proc.health()["database"] is False
+            server.start()
+            back = ann.until(lambda m: m["type"] == "notice", timeout=20)
+            assert back["code"] == "database_back"
+            ann.acted = None
+            play_to_end([ann], limit=120)
+            game = cta.Game.from_record(record_of(url, table))
+            assert game.over
+            ann.close()
+        finally:
+            proc.stop()
