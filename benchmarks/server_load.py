@@ -10,6 +10,18 @@ the bots' moves come on top.
 
     python benchmarks/server_load.py                          # 200 tables of 5: 1,000 players
     python benchmarks/server_load.py --tables 20 --duration 5 # a quick look
+    python benchmarks/server_load.py --processes 3 --db postgresql://postgres@127.0.0.1:5432/load
+    python benchmarks/server_load.py --processes 3 --db postgresql://... --rolling-restart
+
+With ``--db postgresql://...`` (an empty database, or one of this benchmark's earlier runs) it
+starts ``--processes`` server processes on it; the players of each table are spread over them
+(player i of table t on process (t + i) mod N), so most moves cross processes, and the latency
+of those deliveries (an action sent to one process, the update received from another) is shown
+apart. ``--rolling-restart`` stops the processes one by one during the run (SIGTERM, as a deploy
+does) and starts each again; their players reconnect to another process and resume their
+seats, sending an unanswered act again with its ``act_id``. At the end every table is checked
+against the database: no move a player saw is missing (lost moves), and tables that made no
+move in the last seconds of the run are counted as stuck.
 
 Only loopback is used; every loop is bounded by ``--duration`` and the connection count.
 """
@@ -18,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import gc
 import json
 import os
@@ -45,6 +58,7 @@ class Pending:
     marker: int  # events the actor had seen when it acted
     sent: float
     waiting: set[int]
+    process: int = 0  # the process the actor is connected to
 
 
 @dataclass
@@ -55,6 +69,7 @@ class TableRun:
     clients: list[Player] = field(default_factory=list)
     pending: list[Pending] = field(default_factory=list)
     table_id: str = ""
+    moved: float = 0.0  # when a client last saw a new event (monotonic)
 
 
 class Bench:
@@ -69,6 +84,10 @@ class Bench:
         self.errors: list[str] = []
         self.rng = random.Random(1)
         self.tasks: set[asyncio.Future[Any]] = set()
+        self.cross: list[float] = []  # deliveries from another process than the actor's
+        self.ports: dict[int, int | None] = {}  # process index -> port (None while restarting)
+        self.reconnects: list[float] = []  # seconds from a dropped connection to the seat resumed
+        self.retried = 0  # acts sent again (same act_id) after a reconnection
 
     def spawn(self, coro: Any) -> None:
         """Run a coroutine in the background, keeping a reference until it is done."""
@@ -80,29 +99,62 @@ class Bench:
 class Player:
     """One WebSocket client holding one seat."""
 
-    def __init__(self, bench: Bench, run: TableRun, ws: ClientConnection, number: int) -> None:
-        self.bench, self.run, self.ws, self.number = bench, run, ws, number
+    def __init__(self, bench: Bench, run: TableRun, ws: ClientConnection, number: int, process: int) -> None:
+        self.bench, self.run, self.ws, self.number, self.process = bench, run, ws, number, process
         self.seat: int | None = None
         self.seen = 0
         self.game_no = 0
         self.acted: tuple[int, int] | None = None
         self.joined = asyncio.Event()
         self.open = True
+        self.token: str | None = None
+        self.best = (0, 0)  # the furthest (game, events) this player saw
+        self.dropped: float | None = None
+        self.unanswered: dict[str, Any] | None = None  # the last act sent, till an update answers it
 
     async def reader(self) -> None:
-        try:
-            async for raw in self.ws:
-                self.bench.messages += 1
-                self.handle(json.loads(raw))
-        except Exception as exc:  # a dropped connection is counted, not fatal
-            self.bench.errors.append(f"client {self.number}: {exc!r}")
+        while True:
+            try:
+                async for raw in self.ws:
+                    self.bench.messages += 1
+                    self.handle(json.loads(raw))
+            except Exception as exc:  # a dropped connection is counted, not fatal
+                if self.bench.ports.get(self.process) is not None:
+                    self.bench.errors.append(f"client {self.number}: {exc!r}")
+            if time.monotonic() > self.bench.until or self.token is None or not self.bench.ports:
+                break
+            if not await self.reconnect():
+                break
         self.open = False
+
+    async def reconnect(self) -> bool:
+        """The process went away (a restart): resume the seat on another process."""
+        self.open, self.dropped = False, time.monotonic()
+        for attempt in range(40):
+            live = [i for i, port in self.bench.ports.items() if port is not None and i != self.process]
+            live = live or [i for i, port in self.bench.ports.items() if port is not None]
+            if live:
+                index = live[(self.number + attempt) % len(live)]
+                try:
+                    self.ws = await connect(f"ws://{HOST}:{self.bench.ports[index]}/ws", max_size=None,
+                                            compression=None, open_timeout=10, proxy=None, ping_interval=None)
+                except OSError:
+                    await asyncio.sleep(0.1)
+                    continue
+                self.process, self.open = index, True
+                self.acted = None  # act again if the turn is still ours (the same act_id: applied once)
+                await self.ws.send(json.dumps({"type": "resume", "table": self.run.table_id,
+                                               "token": self.token}))
+                return True
+            await asyncio.sleep(0.25)
+        return False
 
     def handle(self, msg: dict[str, Any]) -> None:
         kind = msg["type"]
         if kind == "joined":
             self.seat = msg["seat"]
             self.run.table_id = msg["table"]
+            self.token = msg.get("token", self.token)
             self.joined.set()
         elif kind == "error":
             self.bench.errors.append(f"client {self.number}: {msg['code']}: {msg['message']}")
@@ -115,9 +167,17 @@ class Player:
         total = msg["events_from"] + len(msg["events"])
         self.game_no, self.seen = game_no, total
         run = self.run
+        if (game_no, total) > self.best:
+            self.best = (game_no, total)
+            run.moved = time.monotonic()
+        if self.dropped is not None:
+            self.bench.reconnects.append(time.monotonic() - self.dropped)
+            self.dropped = None
         for p in run.pending:
             if self.number in p.waiting and (game_no > p.game_no or total > p.marker):
                 p.waiting.discard(self.number)
+                if p.process != self.process:
+                    self.bench.cross.append(now - p.sent)
                 if not p.waiting:
                     self.bench.latencies.append(now - p.sent)
         run.pending = [p for p in run.pending if p.waiting]
@@ -134,17 +194,25 @@ class Player:
             self.acted = (game_no, total)
             action = "swap" if "A23456".find(game["card"][0]) >= 0 else "keep"
             delay = self.bench.think * (0.5 + self.bench.rng.random())
-            asyncio.get_running_loop().call_later(delay, self.send, {"type": "act", "action": action},
-                                                  (game_no, total))
+            act = {"type": "act", "action": action, "act_id": f"{self.number}-{game_no}-{total}"}
+            if self.unanswered is not None and self.unanswered["act_id"] == act["act_id"]:
+                self.bench.retried += 1  # sent before a reconnection, unanswered: again, at once
+                delay = 0.0
+            self.unanswered = act
+            asyncio.get_running_loop().call_later(delay, self.send, act, (game_no, total))
 
     def send(self, message: dict[str, Any], marker: tuple[int, int] | None) -> None:
         if not self.open or time.monotonic() > self.bench.until:
             return
         if marker is not None:
             waiting = {c.number for c in self.run.clients if c.open}
-            self.run.pending.append(Pending(marker[0], marker[1], time.perf_counter(), waiting))
+            self.run.pending.append(Pending(marker[0], marker[1], time.perf_counter(), waiting, self.process))
             self.bench.actions += 1
-        self.bench.spawn(self.ws.send(json.dumps(message)))
+        self.bench.spawn(self._send(json.dumps(message)))
+
+    async def _send(self, text: str) -> None:
+        with contextlib.suppress(Exception):  # a connection closing meanwhile: it resumes and acts again
+            await self.ws.send(text)
 
 
 def rss_mb(pid: int) -> float:
@@ -162,56 +230,182 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-async def open_player(bench: Bench, run: TableRun, url: str, number: int) -> Player:
+async def open_player(bench: Bench, run: TableRun, process: int, number: int) -> Player:
+    url = f"ws://{HOST}:{bench.ports[process]}/ws"
     ws = await connect(url, max_size=None, compression=None, open_timeout=30, proxy=None, ping_interval=None)
-    player = Player(bench, run, ws, number)
+    player = Player(bench, run, ws, number, process)
     run.clients.append(player)
     bench.spawn(player.reader())
     return player
 
 
-async def seat_table(bench: Bench, run: TableRun, url: str, humans: int, seats: int) -> None:
-    creator = await open_player(bench, run, url, run.index * seats)
+async def seat_table(bench: Bench, run: TableRun, humans: int, seats: int) -> None:
+    n = len(bench.ports)
+    creator = await open_player(bench, run, run.index % n, run.index * seats)
     bots = "threshold:8" if humans < seats else None
     await creator.ws.send(json.dumps({"type": "create", "name": "P0", "seats": seats, "bots": bots}))
     await asyncio.wait_for(creator.joined.wait(), 30)
     for i in range(1, humans):
-        p = await open_player(bench, run, url, run.index * seats + i)
+        p = await open_player(bench, run, (run.index + i) % n, run.index * seats + i)
         await p.ws.send(json.dumps({"type": "join", "table": run.table_id, "name": f"P{i}"}))
         await asyncio.wait_for(p.joined.wait(), 30)
 
 
-async def main_async(args: argparse.Namespace, port: int, server_pid: int) -> dict[str, Any]:
-    url = f"ws://{HOST}:{port}/ws"
+class Servers:
+    """The server processes of a run, each restartable on the same database."""
+
+    def __init__(self, db: str, count: int, many: str) -> None:
+        self.db, self.many = db, many
+        self.procs: list[subprocess.Popen[str]] = []
+        self.ports: list[int] = []
+        self.restarts: list[float] = []  # seconds from SIGTERM to the new process answering
+        self.retired_cpu = 0.0  # CPU seconds of the processes stopped during the run
+        for _ in range(count):
+            proc, port = self.start()
+            self.procs.append(proc)
+            self.ports.append(port)
+
+    def start(self) -> tuple[subprocess.Popen[str], int]:
+        # port 0: the server binds a free port itself and prints it (no race for a port chosen
+        # here); one load generator is one client address, so the per-client limits are raised
+        many = self.many
+        proc = subprocess.Popen([sys.executable, "-m", "chasetheace.web", "--host", HOST, "--port", "0",
+                                 "--db", self.db, "--bot-delay", "0",
+                                 "--log-level", "error", "--connections-per-client", many,
+                                 "--connections", many, "--tables-per-client", many,
+                                 "--rate-per-client", many, "--burst-per-client", many,
+                                 "--http-rate", many, "--http-burst", many],
+                                stdout=subprocess.PIPE, text=True)
+        assert proc.stdout is not None
+        found = re.search(r":(\d+)/", proc.stdout.readline())
+        if found is None:
+            raise SystemExit("a server did not start")
+        port = int(found.group(1))
+        for _ in range(400):
+            try:
+                urllib.request.urlopen(f"http://{HOST}:{port}/healthz", timeout=1).read()
+                break
+            except OSError:
+                time.sleep(0.05)
+        return proc, port
+
+    def stop_all(self) -> None:
+        for proc in self.procs:
+            proc.terminate()
+        for proc in self.procs:
+            try:
+                proc.wait(20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+
+    def cpu(self) -> float:
+        total = 0.0
+        for proc in self.procs:
+            with contextlib.suppress(OSError):
+                total += cpu_seconds(proc.pid)
+        return total
+
+    def rss(self) -> float:
+        total = 0.0
+        for proc in self.procs:
+            with contextlib.suppress(OSError):
+                total += rss_mb(proc.pid)
+        return total
+
+
+async def rolling_restart(bench: Bench, servers: Servers, duration: float) -> None:
+    """Restart the processes one by one, evenly spread over the first two thirds of the run."""
+    n = len(servers.procs)
+    for i in range(n):
+        await asyncio.sleep(duration * 2 / 3 / n)
+        t0 = time.monotonic()
+        bench.ports[i] = None  # its players reconnect to the others
+        old = servers.procs[i]
+        cpu_before = cpu_seconds(old.pid)
+        old.terminate()
+        await asyncio.to_thread(old.wait, 30)
+        servers.retired_cpu += cpu_before
+        proc, port = await asyncio.to_thread(servers.start)
+        servers.procs[i] = proc
+        bench.ports[i] = port
+        servers.restarts.append(time.monotonic() - t0)
+
+
+def stored_events(db: str, table_id: str, game_no: int) -> int:
+    """How many events the database holds for a table's game (deal and every saved move)."""
+    if db.startswith("postgresql://"):
+        import psycopg
+
+        with psycopg.connect(db) as conn:
+            deal = conn.execute("SELECT events FROM games WHERE table_id=%s AND game_no=%s",
+                                (table_id, game_no)).fetchone()
+            moves = conn.execute("SELECT events FROM actions WHERE table_id=%s AND game_no=%s",
+                                 (table_id, game_no)).fetchall()
+    else:
+        import sqlite3
+
+        con = sqlite3.connect(db)
+        try:
+            deal = con.execute("SELECT events FROM games WHERE table_id=? AND game_no=?",
+                               (table_id, game_no)).fetchone()
+            moves = con.execute("SELECT events FROM actions WHERE table_id=? AND game_no=?",
+                                (table_id, game_no)).fetchall()
+        finally:
+            con.close()
+    if deal is None:
+        return -1
+    return len(json.loads(deal[0])) + sum(len(json.loads(m[0])) for m in moves)
+
+
+async def main_async(args: argparse.Namespace, servers: Servers) -> dict[str, Any]:
     bench = Bench(args.think, float("inf"))
+    bench.ports = dict(enumerate(servers.ports))
     runs = [TableRun(i) for i in range(args.tables)]
     humans = args.seats - args.bots
     t0 = time.perf_counter()
     for start in range(0, len(runs), 25):  # seat the tables 25 at a time
-        await asyncio.gather(*(seat_table(bench, r, url, humans, args.seats) for r in runs[start:start + 25]))
+        await asyncio.gather(*(seat_table(bench, r, humans, args.seats) for r in runs[start:start + 25]))
     connect_s = time.perf_counter() - t0
     connected = sum(1 for r in runs for c in r.clients if c.open)
-    cpu0, wall0, mine0 = cpu_seconds(server_pid), time.perf_counter(), time.process_time()
+    cpu0, wall0, mine0 = servers.cpu(), time.perf_counter(), time.process_time()
+    servers.retired_cpu = 0.0
     bench.until = time.monotonic() + args.duration
     for r in runs:
         asyncio.get_running_loop().call_later(bench.rng.random() * args.think, r.clients[0].send,
                                               {"type": "start"}, None)
+    if args.rolling_restart:
+        bench.spawn(rolling_restart(bench, servers, args.duration))
     await asyncio.sleep(args.duration)
     held = sum(1 for r in runs for c in r.clients if c.open)
     measured = time.perf_counter() - wall0
-    cpu = cpu_seconds(server_pid) - cpu0
+    cpu = servers.cpu() + servers.retired_cpu - cpu0
     mine = time.process_time() - mine0
-    rss = rss_mb(server_pid)
+    rss = servers.rss()
+    ended = time.monotonic()
     await asyncio.sleep(0.5)  # let the last updates land
+    ports, bench.ports = bench.ports, {}
     for r in runs:
         for c in r.clients:
             await c.ws.close()
+    bench.ports = ports
+    # every move a player saw is in the database; a table with no move in the last seconds is stuck
+    lost = 0
+    for r in runs:
+        best = max(c.best for c in r.clients)
+        if best[0] > 0 and await asyncio.to_thread(stored_events, args.db, r.table_id, best[0]) < best[1]:
+            lost += 1
+    quiet = min(5.0, args.duration / 3)
+    stuck = sum(1 for r in runs if r.moved < ended - quiet)
     lat = sorted(bench.latencies)
+    cross = sorted(bench.cross)
+    back = sorted(bench.reconnects)
 
-    def pct(q: float) -> float:
-        return 1000 * lat[min(len(lat) - 1, int(q * len(lat)))] if lat else float("nan")
+    def pct(q: float, values: list[float] = lat) -> float:
+        return 1000 * values[min(len(values) - 1, int(q * len(values)))] if values else float("nan")
 
     return {
+        "processes": len(servers.procs),
+        "db": "postgresql" if args.db.startswith("postgresql://") else "sqlite",
         "tables": args.tables, "seats": args.seats, "bots_per_table": args.bots, "think_s": args.think,
         "connected": connected, "held": held, "connect_s": round(connect_s, 2),
         "seconds": round(measured, 2), "actions": bench.actions,
@@ -220,6 +414,12 @@ async def main_async(args: argparse.Namespace, port: int, server_pid: int) -> di
         "latency_samples": len(lat), "p50_ms": round(pct(0.50), 2), "p90_ms": round(pct(0.90), 2),
         "p99_ms": round(pct(0.99), 2), "max_ms": round(1000 * lat[-1], 2) if lat else None,
         "mean_ms": round(1000 * statistics.fmean(lat), 2) if lat else None,
+        "cross_samples": len(cross), "cross_p50_ms": round(pct(0.50, cross), 2),
+        "cross_p99_ms": round(pct(0.99, cross), 2),
+        "restarts": [round(x, 2) for x in servers.restarts], "reconnects": len(back),
+        "reconnect_p50_s": round(pct(0.50, back) / 1000, 3),
+        "reconnect_max_s": round(back[-1], 3) if back else None,
+        "acts_sent_again": bench.retried, "tables_with_lost_moves": lost, "tables_stuck": stuck,
         "server_cpu_percent_of_one_core": round(100 * cpu / measured, 1),
         "clients_cpu_percent_of_one_core": round(100 * mine / measured, 1), "errors": len(bench.errors),
         "load_average": os.getloadavg()[0], "server_rss_mb": round(rss, 1),
@@ -234,47 +434,50 @@ def main() -> int:
     parser.add_argument("--bots", type=int, default=0, help="bots per table (the rest are WebSocket players)")
     parser.add_argument("--think", type=float, default=1.0, help="mean seconds a person takes to act")
     parser.add_argument("--duration", type=float, default=20.0, help="seconds of play measured")
+    parser.add_argument("--processes", type=int, default=1,
+                        help="server processes (several need --db postgresql)")
+    parser.add_argument("--db", default=None, help="postgresql://... (default: a new SQLite file)")
+    parser.add_argument("--rolling-restart", action="store_true",
+                        help="restart the processes one by one during the run")
     args = parser.parse_args()
     if not (1 <= args.tables <= 1000 and 2 <= args.seats <= 12 and 0 <= args.bots < args.seats
-            and 0 < args.duration <= 600 and args.think >= 0):
-        parser.error("out of range: tables 1..1000, seats 2..12, bots 0..seats-1, duration 0..600 s")
-    folder = tempfile.mkdtemp(prefix="cta-load-")
-    # port 0: the server binds a free port itself and prints it (no race for a port chosen here);
-    # one load generator is one client address, so the per-client limits are raised for it
-    many = str(10 * args.tables * args.seats + 100)
-    server = subprocess.Popen([sys.executable, "-m", "chasetheace.web", "--host", HOST, "--port", "0",
-                               "--db", os.path.join(folder, "load.sqlite3"), "--bot-delay", "0",
-                               "--log-level", "error", "--connections-per-client", many,
-                               "--connections", many, "--tables-per-client", many,
-                               "--rate-per-client", many, "--burst-per-client", many,
-                               "--http-rate", many, "--http-burst", many],
-                              stdout=subprocess.PIPE, text=True)
+            and 0 < args.duration <= 600 and args.think >= 0 and 1 <= args.processes <= 8):
+        parser.error("out of range: tables 1..1000, seats 2..12, bots 0..seats-1, duration 0..600 s, "
+                     "processes 1..8")
+    if args.db is None:
+        args.db = os.path.join(tempfile.mkdtemp(prefix="cta-load-"), "load.sqlite3")
+    elif not args.db.startswith("postgresql://"):
+        parser.error("--db takes a postgresql:// URL (the default is a new SQLite file)")
+    if (args.processes > 1 or args.rolling_restart) and not args.db.startswith("postgresql://"):
+        parser.error("several processes, or a rolling restart, need --db postgresql://...")
+    servers = Servers(args.db, args.processes, str(10 * args.tables * args.seats + 100))
     try:
-        assert server.stdout is not None
-        found = re.search(r":(\d+)/", server.stdout.readline())
-        if found is None:
-            raise SystemExit("the server did not start")
-        port = int(found.group(1))
-        for _ in range(200):
-            try:
-                urllib.request.urlopen(f"http://{HOST}:{port}/healthz", timeout=1).read()
-                break
-            except OSError:
-                time.sleep(0.05)
         gc.disable()  # the load generator must not pause to collect garbage mid-measure
-        result = asyncio.run(main_async(args, port, server.pid))
+        result = asyncio.run(main_async(args, servers))
     finally:
-        server.terminate()
-        server.wait(10)
-    print(f"connected players held: {result['held']} of {result['connected']} "
-          f"({args.tables} tables of {args.seats}, {args.bots} bots each; seated in {result['connect_s']} s)")
+        servers.stop_all()
+    print(f"{result['processes']} process(es) on {result['db']}: connected players held: {result['held']} of "
+          f"{result['connected']} ({args.tables} tables of {args.seats}, {args.bots} bots each; seated in "
+          f"{result['connect_s']} s)")
     print(f"actions: {result['actions']} in {result['seconds']} s = {result['actions_per_s']} actions/s "
           f"(think {args.think} s); games finished {result['games_finished']}; "
           f"messages received {result['messages_received']}")
     print(f"latency action -> every client's update: p50 {result['p50_ms']} ms, p90 {result['p90_ms']} ms, "
           f"p99 {result['p99_ms']} ms, max {result['max_ms']} ms ({result['latency_samples']} actions)")
-    print(f"CPU: server {result['server_cpu_percent_of_one_core']}% of one core, load generator "
-          f"{result['clients_cpu_percent_of_one_core']}%; server memory {result['server_rss_mb']} MB; "
+    if result["cross_samples"]:
+        print(f"latency of updates crossing processes (action to one, update from another): p50 "
+              f"{result['cross_p50_ms']} ms, p99 {result['cross_p99_ms']} ms "
+              f"({result['cross_samples']} deliveries)")
+    if args.rolling_restart:
+        print(f"rolling restart: {len(result['restarts'])} processes restarted (each stopped to answering "
+              "again: "
+              f"{result['restarts']} s); {result['reconnects']} reconnections, seat back in p50 "
+              f"{result['reconnect_p50_s']} s, max {result['reconnect_max_s']} s; acts sent again "
+              f"{result['acts_sent_again']}")
+    print(f"tables with a lost move: {result['tables_with_lost_moves']}; "
+          f"tables stuck: {result['tables_stuck']}")
+    print(f"CPU: servers {result['server_cpu_percent_of_one_core']}% of one core, load generator "
+          f"{result['clients_cpu_percent_of_one_core']}%; servers' memory {result['server_rss_mb']} MB; "
           f"machine load average {result['load_average']:.2f}; "
           f"errors: {result['errors']}")
     print(json.dumps(result))

@@ -321,13 +321,10 @@ def test_a_killed_lease_holder_hands_the_table_over_and_the_game_finishes(
     # the page of the dead process's player reconnects by itself: here, to the third process
     back = resume(three, table, gone_client.token)
     assert back.history[:len(seen_before[0])] == seen_before[0] or back.base > seen_before[1]
-    t0 = time.monotonic()
-    wait_for_lease = time.monotonic() + 15
+    wait_for_lease = time.monotonic() + 30  # a deadline against a hang (benchmarks/ measures the time)
     while _holder(pg_url, table) in (None, holder):
         assert time.monotonic() < wait_for_lease, "no process took the table over"
         time.sleep(0.1)
-    took = time.monotonic() - t0
-    assert took < 10  # well within the lease (3 s) plus a heartbeat: a loose bound against hangs
     play_to_end([survivor_client, back], limit=120)
     record = record_of(pg_url, table)
     game = cta.Game.from_record(record)

@@ -138,8 +138,7 @@ class Cluster:
         elsewhere), apply it, tell this process's clients; whether anything changed. The database
         being away is left for later (the table is marked to be read again)."""
         try:
-            saved = self.store.load_tail(table.id, table.game_no, table.moves)
-            elsewhere = self.store.present_elsewhere(table.id, self.lease)
+            saved, elsewhere = self.store.catch_up(table.id, table.game_no, table.moves, self.lease)
         except StoreUnavailable:
             self.dirty.add(table.id)
             return False
@@ -205,6 +204,9 @@ class Cluster:
                         self.heard(note.payload)
             except (psycopg.Error, OSError):
                 pass
+            except asyncio.CancelledError:  # stopping: not the database's fault
+                self.up = False
+                raise
             finally:
                 if self.up:
                     self.up = False

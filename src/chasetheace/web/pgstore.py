@@ -85,6 +85,8 @@ PG_UPGRADES: dict[int, tuple[str, ...]] = {
 """From each version to the next, as :data:`.store.UPGRADES` for SQLite."""
 
 T = TypeVar("T")
+_ELSEWHERE = ("SELECT p.seat FROM presence p JOIN processes q ON q.id = p.process WHERE p.table_id = %s "
+              "AND p.process <> %s AND q.seen > now() - make_interval(secs => %s)")
 _ALIVE = "INSERT INTO processes VALUES (%s, now()) ON CONFLICT (id) DO UPDATE SET seen = now()"
 
 
@@ -322,6 +324,12 @@ class PgStore:
     def load_tail(self, table_id: str, game_no: int, seq: int) -> StoredTable | None:
         """As :meth:`.store.Store.load_tail`: the table with the moves a copy at game ``game_no``,
         move ``seq`` is missing."""
+        return self.catch_up(table_id, game_no, seq, None)[0]
+
+    def catch_up(self, table_id: str, game_no: int, seq: int,
+                 alive: float | None) -> tuple[StoredTable | None, set[int]]:
+        """:meth:`load_tail` and, unless ``alive`` is None, the seats with a person connected to
+        another live process (:meth:`present_elsewhere`), in one snapshot."""
         def work(cur: Any) -> StoredTable | None:
             row = cur.execute("SELECT created, options FROM tables WHERE id=%s", (table_id,)).fetchone()
             if row is None:
@@ -341,9 +349,15 @@ class PgStore:
                     "SELECT seat, action, actor, events FROM actions WHERE table_id=%s AND game_no=%s "
                     "AND seq>=%s ORDER BY seq", (table_id, last.game_no, first)).fetchall()]
             return StoredTable(table_id, row[0], json.loads(row[1]), seats, games, first)
-        # one snapshot for the whole read: a move committed meanwhile is either all in or all out
-        return self._tx(lambda cur: (cur.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ"),
-                                     work(cur))[1])
+        def both(cur: Any) -> tuple[StoredTable | None, set[int]]:
+            # one snapshot for the whole read: a move committed meanwhile is either all in or all out
+            cur.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+            saved = work(cur)
+            seats: set[int] = set()
+            if alive is not None:
+                seats = {r[0] for r in cur.execute(_ELSEWHERE, (table_id, self.process, alive)).fetchall()}
+            return saved, seats
+        return self._tx(both)
 
     def game_record(self, table_id: str, game_no: int, rules: dict[str, Any],
                     game: str = "chase-the-ace") -> dict[str, Any]:
@@ -420,6 +434,4 @@ class PgStore:
     def present_elsewhere(self, table_id: str, alive: float) -> set[int]:
         """The seats of a table with a person connected to another live process."""
         return self._tx(lambda cur: {r[0] for r in cur.execute(
-            "SELECT p.seat FROM presence p JOIN processes q ON q.id = p.process WHERE p.table_id = %s "
-            "AND p.process <> %s AND q.seen > now() - make_interval(secs => %s)",
-            (table_id, self.process, alive)).fetchall()})
+            _ELSEWHERE, (table_id, self.process, alive)).fetchall()})
