@@ -391,19 +391,35 @@ class Server:
             if isinstance(msg, P.HintRequest):
                 hint_request(self, conn, table, seat)  # answers this client only, changes nothing
                 return
-            self.sync(table)
             if isinstance(msg, P.Act):
-                if msg.act_id is not None and self.store.applied(table.id, msg.act_id):
-                    self.broadcast(table, only=conn)  # applied already (sent again): once is enough
+                if not self.player_act(conn, table, seat, msg):
                     return
-                self.retried(table, lambda: self.human_act(table, seat, msg.move, msg.act_id))
             elif isinstance(msg, P.Start):
+                self.sync(table)
                 self.retried(table, lambda: table.start(seat, self.creator(table)))
             elif isinstance(msg, P.Replace):
                 table.replace(msg.seat, seat, self.creator(table), self.present(table))
             else:
                 self.retried(table, lambda: table.rematch(seat, self.creator(table)))
             self.changed(table)
+
+    def player_act(self, conn: Connection, table: Table, seat: int, msg: P.Act) -> bool:
+        """A person's move; False if it was applied already (an act sent again with the same
+        ``act_id``, to this process or another): then only this client is sent the state. With
+        several processes, a move refused because this copy of the table is behind is tried again
+        once the copy has caught up (the notification of the move before it may be on its way)."""
+        try:
+            self.retried(table, lambda: self.human_act(table, seat, msg.move, msg.act_id))
+        except (P.ProtocolError, StoreConflict) as exc:
+            if msg.act_id is not None and self.store.applied(table.id, msg.act_id):
+                self.sync(table)
+                self.broadcast(table, only=conn)
+                return False
+            if (self.cluster is None or not isinstance(exc, P.ProtocolError)
+                    or exc.code not in ("out_of_turn", "not_now") or not self.cluster.refresh(table)):
+                raise
+            self.retried(table, lambda: self.human_act(table, seat, msg.move, msg.act_id))
+        return True
 
     def retried(self, table: Table, change: Callable[[], Any]) -> Any:
         """Make a change; with several processes, if another process changed the table first
@@ -859,6 +875,7 @@ def create_app(db: str = "chase-the-ace.sqlite3", *, bot_delay: float = 0.8,
         server = holder["server"]
         return JSONResponse({"ok": True, "version": P.VERSION, "tables_loaded": len(server.lobby.tables),
                              "leases": None if server.cluster is None else len(server.cluster.held),
+                             "cluster": None if server.cluster is None else server.cluster.counts,
                              "database": server.cluster is None or server.cluster.up,
                              "tables_watched": len(server.watchers),
                              "connections": server.connections})

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import time
 from collections.abc import Callable
@@ -37,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import protocol as P
 from .pgstore import CHANNEL, PgStore
-from .store import StoreConflict, StoreUnavailable
+from .store import StoreConflict, StoredAction, StoreUnavailable
 
 if TYPE_CHECKING:
     from .app import Server
@@ -56,10 +57,12 @@ class Cluster:
         self.lease, self.beat = lease, beat
         self.held: dict[str, float] = {}  # table -> until when (monotonic) this process holds its lease
         self.elsewhere: dict[str, set[int]] = {}  # table -> seats connected to other processes
-        self.dirty: set[str] = set()
+        self.dirty: set[str] = set()  # tables to read again
+        self.seats_dirty: set[str] = set()  # tables whose people connected elsewhere changed
         self.wake = asyncio.Event()
         self.up = False  # the listener is connected
         self.tasks: list[asyncio.Task[None]] = []
+        self.counts = {"notified": 0, "moves_applied": 0, "tables_read": 0}  # shown by /healthz
 
     @property
     def process(self) -> str:
@@ -137,6 +140,7 @@ class Cluster:
         """Read what this copy of the table is missing (moves, seats, a new game; who is connected
         elsewhere), apply it, tell this process's clients; whether anything changed. The database
         being away is left for later (the table is marked to be read again)."""
+        self.counts["tables_read"] += 1
         try:
             saved, elsewhere = self.store.catch_up(table.id, table.game_no, table.moves, self.lease)
         except StoreUnavailable:
@@ -155,18 +159,63 @@ class Cluster:
         return changed
 
     def heard(self, payload: str) -> None:
-        sender, _, table_id = payload.partition("|")
-        if sender == self.process or (table_id not in self.server.lobby.tables
-                                      and table_id not in self.server.loading):
+        """A notification: ``PROCESS|TABLE`` (read the table again), ``PROCESS|TABLE|p`` (who is
+        connected changed) or ``PROCESS|TABLE|m|MOVE`` (a saved move, applied here at once if it
+        is the next one this copy expects)."""
+        sender, _, rest = payload.partition("|")
+        table_id, _, rest = rest.partition("|")
+        kind, _, data = rest.partition("|")
+        if sender == self.process:
             return
+        self.counts["notified"] += 1
+        table = self.server.lobby.tables.get(table_id)
+        if table is None:
+            if table_id in self.server.loading:
+                self.dirty.add(table_id)
+                self.wake.set()
+            return
+        if table_id not in self.dirty:
+            if kind == "m" and self.apply_move(table, data):
+                return
+            if kind == "p":
+                self.seats_dirty.add(table_id)
+                self.wake.set()
+                return
         self.dirty.add(table_id)
         self.wake.set()
+
+    def apply_move(self, table: Table, data: str) -> bool:
+        """Apply a move another process saved (from its notification); False if it is not the
+        next move of this copy (then the table is read from the database)."""
+        try:
+            move = json.loads(data)
+            if table.stale or table.game is None or move["g"] != table.game_no or move["s"] != table.moves:
+                return False
+            table.apply_saved(StoredAction(move["seat"], move["a"], move["w"], move["e"]))
+        except (ValueError, KeyError, TypeError):
+            return False
+        self.counts["moves_applied"] += 1
+        self.server.changed(table)
+        return True
 
     async def _catch_up(self) -> None:
         """Apply what the notifications announced, a batch at a time."""
         while True:
             await self.wake.wait()
             self.wake.clear()
+            seats, self.seats_dirty = self.seats_dirty - self.dirty, set()
+            for table_id in seats:
+                table = self.server.lobby.tables.get(table_id)
+                if table is None:
+                    continue
+                try:
+                    elsewhere = self.store.present_elsewhere(table_id, self.lease)
+                except StoreUnavailable:
+                    self.dirty.add(table_id)
+                    continue
+                if elsewhere != self.elsewhere.get(table_id, set()):
+                    self.elsewhere[table_id] = elsewhere
+                    self.server.changed(table)
             batch, self.dirty = self.dirty, set()
             for table_id in batch:
                 if table_id in self.server.loading:  # read after its load: the load may predate the write

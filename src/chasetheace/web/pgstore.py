@@ -85,6 +85,7 @@ PG_UPGRADES: dict[int, tuple[str, ...]] = {
 """From each version to the next, as :data:`.store.UPGRADES` for SQLite."""
 
 T = TypeVar("T")
+_MAX_PAYLOAD = 7900  # PostgreSQL's NOTIFY takes up to 8000 bytes
 _ELSEWHERE = ("SELECT p.seat FROM presence p JOIN processes q ON q.id = p.process WHERE p.table_id = %s "
               "AND p.process <> %s AND q.seen > now() - make_interval(secs => %s)")
 _ALIVE = "INSERT INTO processes VALUES (%s, now()) ON CONFLICT (id) DO UPDATE SET seen = now()"
@@ -120,6 +121,7 @@ class PgStore:
             raise ImportError(f"--db {self.path} needs the postgres extra ({exc.name}): "
                               "pip install 'chase-the-ace[postgres]'", name=exc.name) from None
         self._psycopg = psycopg
+        self._tries = pool_size + 1  # a connection found broken is dropped and the next one tried
         self._timeout = connect_timeout
         self._check_url(url)
         self._down_until = 0.0
@@ -131,8 +133,8 @@ class PgStore:
             raise ValueError(f"cannot use database {self.path}: {self._mask(exc)}") from None
         self.pool = psycopg_pool.ConnectionPool(
             url, min_size=1, max_size=pool_size, open=False,
-            check=psycopg_pool.ConnectionPool.check_connection,
-            kwargs={"connect_timeout": max(1, round(connect_timeout))}, reconnect_timeout=365 * 86400.0,
+            kwargs={"connect_timeout": max(1, round(connect_timeout)), "autocommit": True},
+            reconnect_timeout=365 * 86400.0,
             name="chase-the-ace")
         self.pool.open(wait=False)
 
@@ -206,27 +208,37 @@ class PgStore:
 
     # --- one transaction ------------------------------------------------------------------------
 
-    def _tx(self, work: Callable[[Any], T], notify: str | None = None) -> T:
-        """Run ``work(cursor)`` in one transaction (with a NOTIFY about table ``notify``)."""
+    def _tx(self, work: Callable[[Any], T], notify: str | None = None, *, atomic: bool = True) -> T:
+        """Run ``work(cursor)`` in one transaction (with a NOTIFY about table ``notify``), or, not
+        ``atomic``, as it is (one statement is a transaction of its own). A connection that broke
+        while in the pool (PostgreSQL restarted) is dropped and the call made on another."""
         psycopg = self._psycopg
         if time.monotonic() < self._down_until:
             raise StoreUnavailable(f"database {self.path} is unavailable")
-        try:
-            with self.pool.connection(timeout=1.0) as conn, conn.cursor() as cur:
-                result = work(cur)
-                if notify is not None:
-                    cur.execute("SELECT pg_notify(%s, %s)", (CHANNEL, f"{self.process}|{notify}"))
-                return result
-        except psycopg.errors.UniqueViolation as exc:
-            raise StoreConflict(self._mask(exc)) from None
-        except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
-            self._down_until = time.monotonic() + 1.0
-            raise StoreUnavailable(f"database {self.path} is unavailable: {self._mask(exc)}") from None
-        except Exception as exc:
-            if type(exc).__module__.startswith("psycopg_pool"):  # PoolTimeout, PoolClosed
+        for attempt in range(self._tries):
+            try:
+                with self.pool.connection(timeout=1.0) as conn:
+                    if not atomic:
+                        with conn.cursor() as cur:
+                            return work(cur)
+                    with conn.transaction(), conn.cursor() as cur:
+                        result = work(cur)
+                        if notify is not None:
+                            cur.execute("SELECT pg_notify(%s, %s)", (CHANNEL, f"{self.process}|{notify}"))
+                        return result
+            except psycopg.errors.UniqueViolation as exc:
+                raise StoreConflict(self._mask(exc)) from None
+            except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
+                if attempt + 1 < self._tries:
+                    continue  # (a write that did commit before the break is then a conflict: no double)
                 self._down_until = time.monotonic() + 1.0
                 raise StoreUnavailable(f"database {self.path} is unavailable: {self._mask(exc)}") from None
-            raise
+            except Exception as exc:
+                if type(exc).__module__.startswith("psycopg_pool"):  # PoolTimeout, PoolClosed
+                    self._down_until = time.monotonic() + 1.0
+                    raise StoreUnavailable(f"database {self.path} is unavailable: {self._mask(exc)}") from None
+                raise
+        raise AssertionError("unreachable")
 
     def mark_down(self, seconds: float = 1.0) -> None:
         """Fail calls at once for ``seconds`` (the listener saw the database go)."""
@@ -273,18 +285,23 @@ class PgStore:
                       events: Sequence[Event], seq: int | None = None, act_id: str | None = None) -> None:
         """Append one decision (number ``seq``, counted here if not given); StoreConflict if another
         process saved that number first or the act id is taken."""
-        def work(cur: Any) -> None:
-            number = seq
-            if number is None:
-                cur.execute("SELECT COUNT(*) FROM actions WHERE table_id=%s AND game_no=%s",
-                            (table_id, game_no))
-                number = int(cur.fetchone()[0])
-            cur.execute("INSERT INTO actions (table_id, game_no, seq, seat, action, actor, events, at, "
-                        "act_id) "
-                        "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)",
-                        (table_id, game_no, number, seat, action, actor, _dump([e.to_dict() for e in events]),
-                         time.time(), act_id))
-        self._tx(work, table_id)
+        if seq is None:
+            seq = self._tx(lambda cur: int(cur.execute(
+                "SELECT COUNT(*) FROM actions WHERE table_id=%s AND game_no=%s",
+                (table_id, game_no)).fetchone()[0]))
+        dumped = [e.to_dict() for e in events]
+        # the move itself rides on the notification (when it fits), so the other processes apply it
+        # without reading it back; one statement: the insert and the NOTIFY commit together
+        move = _dump({"g": game_no, "s": seq, "seat": seat, "a": action, "w": actor, "e": dumped})
+        payload = f"{self.process}|{table_id}|m|{move}"
+        if len(payload.encode()) > _MAX_PAYLOAD:
+            payload = f"{self.process}|{table_id}"
+        self._tx(lambda cur: cur.execute(
+            "WITH saved AS (INSERT INTO actions (table_id, game_no, seq, seat, action, actor, events, at, "
+            "act_id) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING 1) "
+            "SELECT pg_notify(%s, %s) FROM saved",
+            (table_id, game_no, seq, seat, action, actor, _dump(dumped), time.time(), act_id, CHANNEL, payload)),
+            atomic=False)
 
     def applied(self, table_id: str, act_id: str) -> bool:
         """Whether a move with this act id was saved at the table."""
@@ -429,7 +446,7 @@ class PgStore:
             else:
                 cur.execute("DELETE FROM presence WHERE process=%s AND table_id=%s AND seat=%s",
                             (self.process, table_id, seat))
-        self._tx(work, table_id)
+        self._tx(work, f"{table_id}|p")
 
     def present_elsewhere(self, table_id: str, alive: float) -> set[int]:
         """The seats of a table with a person connected to another live process."""

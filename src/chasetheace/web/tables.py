@@ -34,7 +34,7 @@ from ..rules import OPTIONS, Rules, preset_info
 from .botkinds import WebBots
 from .names import LookAlikeError, check_name
 from .protocol import MAX_SEATS, Create, ProtocolError
-from .store import StoredTable, TableStore
+from .store import StoredAction, StoredTable, TableStore
 
 __all__ = ["TableOptions", "Table", "Lobby", "HUMAN", "MAX_COUNT", "hash_token", "AnyGame"]
 
@@ -376,6 +376,17 @@ class Table:
                 self.kinds = list(last.kinds)
         self.stale = False
         return before != self._marks()
+
+    def apply_saved(self, act: StoredAction) -> None:
+        """Replay one move another server process saved (the next one of this game), checked
+        against the events it caused there; ValueError (the copy unchanged) if they differ."""
+        game = self.game
+        assert game is not None
+        events = _play(game, act.action, act.seat, self.options.game)
+        if [e.to_dict() for e in events] != act.events:
+            self.stale = True  # the game moved already: rebuild it before its next use
+            raise ValueError(f"table {self.id}: a move from another process differs from its events")
+        self.moves += 1
 
     def _marks(self) -> tuple[Any, ...]:
         return (list(self.people), self.game_no, self.moves, list(self.kinds))
