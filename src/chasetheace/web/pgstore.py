@@ -236,7 +236,8 @@ class PgStore:
             except Exception as exc:
                 if type(exc).__module__.startswith("psycopg_pool"):  # PoolTimeout, PoolClosed
                     self._down_until = time.monotonic() + 1.0
-                    raise StoreUnavailable(f"database {self.path} is unavailable: {self._mask(exc)}") from None
+                    raise StoreUnavailable(f"database {self.path} is unavailable: "
+                                           f"{self._mask(exc)}") from None
                 raise
         raise AssertionError("unreachable")
 
@@ -300,7 +301,8 @@ class PgStore:
             "WITH saved AS (INSERT INTO actions (table_id, game_no, seq, seat, action, actor, events, at, "
             "act_id) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING 1) "
             "SELECT pg_notify(%s, %s) FROM saved",
-            (table_id, game_no, seq, seat, action, actor, _dump(dumped), time.time(), act_id, CHANNEL, payload)),
+            (table_id, game_no, seq, seat, action, actor, _dump(dumped), time.time(), act_id, CHANNEL,
+             payload)),
             atomic=False)
 
     def applied(self, table_id: str, act_id: str) -> bool:
