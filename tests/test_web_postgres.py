@@ -363,3 +363,20 @@ def test_postgresql_stopped_and_started_under_a_running_server() -> None:
             ann.close()
         finally:
             proc.stop()
+
+
+def test_a_turn_timer_shows_on_every_process(pg_url: str, started: list[Process]) -> None:
+    one, two = Process(pg_url), Process(pg_url)
+    started += [one, two]
+    ann, bob = one.client(), two.client()
+    table = create(ann, seats=2, bots=None, timer=60)["table"]
+    join(bob, table, "Bob")
+    ann.wait_for(lambda c: c.table_info["seats"][1]["name"] == "Bob")
+    ann.send({"type": "start"})
+    for c in (ann, bob):  # whichever process runs the timer, both clients see the time left
+        c.wait_for(lambda c: c.game is not None and c.table_info["turn_ms_left"] is not None, timeout=15)
+        assert 0 < c.table_info["turn_ms_left"] <= 60_000
+    with psycopg.connect(pg_url) as conn:
+        assert conn.execute("SELECT count(*) FROM turns WHERE table_id = %s", (table,)).fetchone() == (1,)
+    for c in (ann, bob):
+        c.close()

@@ -25,6 +25,9 @@ def test_a_valid_create_reads_with_defaults() -> None:
     ('{"type": "act", "action": "fold"}', "bad_message", "'action' must be one of keep, swap"),
     ('{"type": "act"}', "bad_message", "missing field 'action'"),
     ('{"type": "act", "action": "keep", "seat": 3}', "bad_message", "unknown field(s) 'seat'"),
+    ('{"type": "act", "action": "keep", "act_id": ""}', "bad_message", "'act_id' must be a non-empty string"),
+    ('{"type": "act", "action": "keep", "act_id": 7}', "bad_message", "'act_id'"),
+    ('{"type": "act", "action": "keep", "act_id": "' + "x" * 65 + '"}', "bad_message", "at most 64"),
     ('{"type": "join", "table": "x", "name": ""}', "bad_message", "'name'"),
     ('{"type": "join", "table": "x", "name": "a\\u0000b"}', "bad_message", "printable"),
     ('{"type": "join", "table": "x", "name": "' + "n" * 25 + '"}', "bad_message", "1 to 24"),
@@ -41,6 +44,12 @@ def test_bad_messages_name_what_is_wrong(text: str, code: str, words: str) -> No
         P.parse_message(text)
     assert info.value.code == code
     assert words in str(info.value)
+
+
+def test_an_act_may_carry_an_id() -> None:
+    msg = P.parse_message('{"type": "act", "action": "swap", "act_id": "a-1"}')
+    assert msg == P.Act("swap", None, "a-1") and isinstance(msg, P.Act) and msg.act_id == "a-1"
+    assert P.parse_message('{"type": "act", "action": "swap"}') == P.Act("swap")
 
 
 def test_oversized_and_binary_messages_are_refused() -> None:

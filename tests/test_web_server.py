@@ -127,6 +127,19 @@ def test_a_timer_can_hand_the_turn_to_a_bot(server: LiveServer, clients: list[Cl
     assert server.count("SELECT COUNT(*) FROM actions WHERE table_id=? AND actor='timer'", ann.table) > 0
 
 
+def test_an_act_sent_again_with_its_id_is_applied_once(server: LiveServer, clients: list[Client]) -> None:
+    table, (ann, bob) = seated_table(server, clients, humans=2, seats=2)
+    first = ann if ann.my_turn() else bob
+    first.wait_for(lambda c: c.my_turn())
+    seen = first.events_seen
+    first.send({"type": "act", "action": "keep", "act_id": "once"})
+    first.wait_for(lambda c: c.events_seen > seen)
+    first.send({"type": "act", "action": "keep", "act_id": "once"})  # as after a lost answer
+    assert not [m for m in first.quiet() if m["type"] == "error"]
+    assert server.count("SELECT count(*) FROM actions WHERE table_id=? AND act_id='once'", table) == 1
+    assert server.count("SELECT count(*) FROM actions WHERE table_id=?", table) == 1
+
+
 def test_reconnecting_with_the_token_returns_to_the_seat(server: LiveServer, clients: list[Client]) -> None:
     table, (ann, bob) = seated_table(server, clients, humans=2, seats=3)
     token = bob.token

@@ -563,6 +563,8 @@ class Server:
         info = table.public(self.creator(table))
         info["connected"] = sorted(self.present(table))
         deadline = self.deadlines.get(table.id)
+        if deadline is None and self.cluster is not None and table.game is not None and not table.game.over:
+            deadline = self.cluster.turn_ends(table.id, (table.game_no, len(table.game.events)))
         info["turn_ms_left"] = (None if deadline is None
                                 else max(0, round((deadline - time.monotonic()) * 1000)))
         head = f'{{"type":"state","v":{P.VERSION},"table":{P.encode(info)},'
@@ -613,7 +615,12 @@ class Server:
             elif table.options.timer is not None:
                 ends = self.turn_ends.get(table.id)
                 if ends is None or ends[0] != marker:
-                    ends = self.turn_ends[table.id] = (marker, now + table.options.timer * self.timer_scale)
+                    # with several processes, the deadline another process set for this turn holds
+                    shared = None if self.cluster is None else self.cluster.turn_ends(table.id, marker)
+                    ends = self.turn_ends[table.id] = (
+                        marker, now + table.options.timer * self.timer_scale if shared is None else shared)
+                    if self.cluster is not None and shared is None:
+                        self.cluster.share_turn(table.id, marker, ends[1])
                 plan = (marker, "timer", max(0.0, ends[1] - now), stand_in)
         due = self.pending.get(table.id)
         if due is not None and plan is not None and (due.marker, due.why) == plan[:2]:
@@ -629,6 +636,14 @@ class Server:
             self.deadlines[table.id] = time.monotonic() + delay
         handle = asyncio.get_running_loop().call_later(delay, self.automatic, table, marker, kind)
         self.pending[table.id] = _Due(marker, why, handle)
+
+    def reschedule(self, table: Table) -> None:
+        """:meth:`schedule`, and tell the clients if a turn timer was set or stopped (a lease
+        taken over or given up, with several processes)."""
+        before = self.deadlines.get(table.id)
+        self.schedule(table)
+        if self.deadlines.get(table.id) != before:
+            self.broadcast(table)
 
     def automatic(self, table: Table, marker: tuple[int, int], stand_in: str | None) -> None:
         """Play a bot's move, or for a person who timed out or is away (keep, or a stand-in bot)."""

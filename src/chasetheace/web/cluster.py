@@ -59,6 +59,8 @@ class Cluster:
         self.elsewhere: dict[str, set[int]] = {}  # table -> seats connected to other processes
         self.dirty: set[str] = set()  # tables to read again
         self.seats_dirty: set[str] = set()  # tables whose people connected elsewhere changed
+        # table -> the position (game, events) whose turn timer runs out when (seconds since the epoch)
+        self.turns: dict[str, tuple[tuple[int, int], float]] = {}
         self.wake = asyncio.Event()
         self.up = False  # the listener is connected
         self.tasks: list[asyncio.Task[None]] = []
@@ -122,7 +124,7 @@ class Cluster:
             if table_id in gained:  # taken over: read the table as saved, then go on with it
                 self.refresh(table)
             else:
-                server.schedule(table)
+                server.reschedule(table)
 
     # --- presence -------------------------------------------------------------------------------
 
@@ -134,6 +136,23 @@ class Cluster:
         with contextlib.suppress(StoreUnavailable, StoreConflict):  # else the next heartbeat says it
             self.store.set_presence(table_id, seat, here)
 
+    # --- turn timers ----------------------------------------------------------------------------
+
+    def turn_ends(self, table_id: str, marker: tuple[int, int]) -> float | None:
+        """When (on this process's monotonic clock) the turn timer of this position runs out, as
+        the process that set it saved it; None if none was saved for this position."""
+        saved = self.turns.get(table_id)
+        if saved is None or saved[0] != marker:
+            return None
+        return time.monotonic() + (saved[1] - time.time())
+
+    def share_turn(self, table_id: str, marker: tuple[int, int], ends: float) -> None:
+        """Save a turn timer this process set (``ends`` on its monotonic clock)."""
+        epoch = time.time() + (ends - time.monotonic())
+        self.turns[table_id] = (marker, epoch)
+        with contextlib.suppress(StoreUnavailable, StoreConflict):
+            self.store.set_turn(table_id, marker[0], marker[1], epoch)
+
     # --- fan-out --------------------------------------------------------------------------------
 
     def refresh(self, table: Table) -> bool:
@@ -142,20 +161,23 @@ class Cluster:
         being away is left for later (the table is marked to be read again)."""
         self.counts["tables_read"] += 1
         try:
-            saved, elsewhere = self.store.catch_up(table.id, table.game_no, table.moves, self.lease)
+            saved, elsewhere, turn = self.store.catch_up(table.id, table.game_no, table.moves, self.lease)
         except StoreUnavailable:
             self.dirty.add(table.id)
             return False
         if saved is None:  # deleted (expired) meanwhile
             return False
         changed = table.catch_up(saved)
+        if turn is not None and self.turns.get(table.id) != ((turn[0], turn[1]), turn[2]):
+            self.turns[table.id] = ((turn[0], turn[1]), turn[2])
+            changed = True
         if elsewhere != self.elsewhere.get(table.id, set()):
             self.elsewhere[table.id] = elsewhere
             changed = True
         if changed:
             self.server.changed(table)
         else:
-            self.server.schedule(table)
+            self.server.reschedule(table)
         return changed
 
     def heard(self, payload: str) -> None:
@@ -180,6 +202,12 @@ class Cluster:
             if kind == "p":
                 self.seats_dirty.add(table_id)
                 self.wake.set()
+                return
+            if kind == "t":
+                with contextlib.suppress(ValueError):
+                    game_no, events, ends = data.split(":")
+                    self.turns[table_id] = ((int(game_no), int(events)), float(ends))
+                    self.server.broadcast(table)  # its clients see the time left
                 return
         self.dirty.add(table_id)
         self.wake.set()
@@ -272,7 +300,7 @@ class Cluster:
         self.store.mark_down(1.0)
         self.held.clear()
         for table in list(self.server.lobby.tables.values()):
-            self.server.schedule(table)  # holds nothing now: bots and timers stop
+            self.server.reschedule(table)  # holds nothing now: bots and timers stop
         self._tell(P.error("database_unavailable", "the game's database is unreachable: moves cannot be "
                            "saved now; play resumes when it is back"))
 

@@ -80,7 +80,9 @@ PG_UPGRADES: dict[int, tuple[str, ...]] = {
         "table_id TEXT NOT NULL, seat INTEGER NOT NULL, PRIMARY KEY (process, table_id, seat))",
         "CREATE INDEX presence_table ON presence (table_id)",
         "CREATE TABLE leases (table_id TEXT PRIMARY KEY, holder TEXT NOT NULL, "
-        "expires TIMESTAMPTZ NOT NULL)"),
+        "expires TIMESTAMPTZ NOT NULL)",
+        "CREATE TABLE turns (table_id TEXT PRIMARY KEY, game_no INTEGER NOT NULL, events INTEGER NOT NULL, "
+        "ends DOUBLE PRECISION NOT NULL)"),
 }
 """From each version to the next, as :data:`.store.UPGRADES` for SQLite."""
 
@@ -329,7 +331,7 @@ class PgStore:
     def delete_table(self, table_id: str) -> None:
         """Delete a table with its seats, games, moves and lease, in one transaction."""
         def work(cur: Any) -> None:
-            for name in ("actions", "games", "seats", "leases", "presence"):
+            for name in ("actions", "games", "seats", "leases", "presence", "turns"):
                 cur.execute(f"DELETE FROM {name} WHERE table_id=%s", (table_id,))
             cur.execute("DELETE FROM tables WHERE id=%s", (table_id,))
         self._tx(work, table_id)
@@ -346,9 +348,10 @@ class PgStore:
         return self.catch_up(table_id, game_no, seq, None)[0]
 
     def catch_up(self, table_id: str, game_no: int, seq: int,
-                 alive: float | None) -> tuple[StoredTable | None, set[int]]:
+                 alive: float | None) -> tuple[StoredTable | None, set[int], tuple[int, int, float] | None]:
         """:meth:`load_tail` and, unless ``alive`` is None, the seats with a person connected to
-        another live process (:meth:`present_elsewhere`), in one snapshot."""
+        another live process (:meth:`present_elsewhere`) and the turn timer's deadline
+        (:meth:`set_turn`), in one snapshot."""
         def work(cur: Any) -> StoredTable | None:
             row = cur.execute("SELECT created, options FROM tables WHERE id=%s", (table_id,)).fetchone()
             if row is None:
@@ -368,14 +371,18 @@ class PgStore:
                     "SELECT seat, action, actor, events FROM actions WHERE table_id=%s AND game_no=%s "
                     "AND seq>=%s ORDER BY seq", (table_id, last.game_no, first)).fetchall()]
             return StoredTable(table_id, row[0], json.loads(row[1]), seats, games, first)
-        def both(cur: Any) -> tuple[StoredTable | None, set[int]]:
+        def both(cur: Any) -> tuple[StoredTable | None, set[int], tuple[int, int, float] | None]:
             # one snapshot for the whole read: a move committed meanwhile is either all in or all out
             cur.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
             saved = work(cur)
             seats: set[int] = set()
+            turn = None
             if alive is not None:
                 seats = {r[0] for r in cur.execute(_ELSEWHERE, (table_id, self.process, alive)).fetchall()}
-            return saved, seats
+                row = cur.execute("SELECT game_no, events, ends FROM turns WHERE table_id=%s",
+                                  (table_id,)).fetchone()
+                turn = None if row is None else (int(row[0]), int(row[1]), float(row[2]))
+            return saved, seats, turn
         return self._tx(both)
 
     def game_record(self, table_id: str, game_no: int, rules: dict[str, Any],
@@ -449,6 +456,17 @@ class PgStore:
                 cur.execute("DELETE FROM presence WHERE process=%s AND table_id=%s AND seat=%s",
                             (self.process, table_id, seat))
         self._tx(work, f"{table_id}|p")
+
+    def set_turn(self, table_id: str, game_no: int, events: int, ends: float) -> None:
+        """Save when the turn timer of a position (game, events so far) runs out (seconds since the
+        epoch), so another process that takes the table over keeps it, and tell the others (their
+        clients see the time left)."""
+        payload = f"{self.process}|{table_id}|t|{game_no}:{events}:{ends!r}"
+        self._tx(lambda cur: cur.execute(
+            "WITH saved AS (INSERT INTO turns VALUES (%s, %s, %s, %s) ON CONFLICT (table_id) DO UPDATE SET "
+            "game_no = EXCLUDED.game_no, events = EXCLUDED.events, ends = EXCLUDED.ends RETURNING 1) "
+            "SELECT pg_notify(%s, %s) FROM saved", (table_id, game_no, events, ends, CHANNEL, payload)),
+            atomic=False)
 
     def present_elsewhere(self, table_id: str, alive: float) -> set[int]:
         """The seats of a table with a person connected to another live process."""
