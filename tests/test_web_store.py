@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 import chasetheace as cta
+from chasetheace.web.databases import open_store
 from chasetheace.web.protocol import Create, ProtocolError
-from chasetheace.web.store import Store, StoreConflict, TableStore, open_store
+from chasetheace.web.store import Store, StoreConflict, TableStore
 from chasetheace.web.tables import Lobby, Table
 
 

@@ -156,7 +156,7 @@ def _serve(args: argparse.Namespace, limits: Any, bots: Any, hosts: list[str]) -
     import uvicorn
 
     from ..web.app import create_app
-    from ..web.store import is_url, open_store
+    from ..web.databases import is_url, open_store
 
     shown = args.db
     try:

@@ -43,11 +43,12 @@ from ..rules import OPTIONS, PRESETS
 from . import protocol as P
 from .advice import Advisor, hint_request, record_endpoint, review_endpoint
 from .botkinds import WebBots
+from .databases import is_url, open_store
 from .guards import LOCAL_HOSTS, Downloads, HostCheck, HttpRateLimit, not_found
 from .limits import Buckets, Limits, client_key
 from .lock import DatabaseLock
 from .seats import Guesses
-from .store import Store, StoreConflict, StoreUnavailable, TableStore, is_url, open_store
+from .store import Store, StoreConflict, StoreUnavailable, TableStore
 from .tables import _ID, AnyGame, Lobby, Table
 
 __all__ = ["Server", "Connection", "create_app", "RATE", "BURST", "QUEUE"]

@@ -33,16 +33,36 @@ import contextlib
 import json
 import logging
 import time
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol
 
 from . import protocol as P
 from .pgstore import CHANNEL, PgStore
 from .store import StoreConflict, StoredAction, StoreUnavailable
+from .tables import Lobby, Table
 
-if TYPE_CHECKING:
-    from .app import Server
-    from .tables import Table
+
+class _Client(Protocol):
+    table: Table | None
+    seat: int | None
+
+    def send(self, text: str) -> None: ...
+
+
+class Server(Protocol):
+    """What the cluster needs of the app's server (:class:`~.app.Server`)."""
+
+    @property
+    def lobby(self) -> Lobby: ...
+    @property
+    def watchers(self) -> Mapping[str, Any]: ...
+    @property
+    def open(self) -> Any: ...
+    @property
+    def loading(self) -> Mapping[str, Any]: ...
+    def changed(self, table: Table) -> None: ...
+    def reschedule(self, table: Table) -> None: ...
+    def broadcast(self, table: Table, only: Any = None) -> None: ...
 
 __all__ = ["Cluster"]
 

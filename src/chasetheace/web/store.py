@@ -33,7 +33,7 @@ from ..events import Event
 from ..rules import Rules
 
 __all__ = ["Store", "StoredTable", "StoredSeat", "StoredGame", "StoredAction", "SCHEMA_VERSION",
-           "StoreConflict", "StoreUnavailable", "TableStore", "open_store", "is_url"]
+           "StoreConflict", "StoreUnavailable", "TableStore", "is_url"]
 
 SCHEMA_VERSION = 3
 """The version of the database's layout this server reads and writes (``meta.schema``)."""
@@ -78,17 +78,6 @@ def is_url(db: str) -> bool:
     """Whether ``--db`` names a PostgreSQL database (a ``postgresql://`` or ``postgres://`` URL)
     rather than a SQLite file."""
     return db.startswith(("postgresql://", "postgres://"))
-
-
-def open_store(db: str) -> TableStore:
-    """The store ``db`` names: a ``postgresql://`` URL opens :class:`~.pgstore.PgStore` (the
-    ``postgres`` extra), anything else is a SQLite file. ValueError (the URL's password masked)
-    if it cannot be opened; ImportError if the driver is missing."""
-    if is_url(db):
-        from .pgstore import PgStore
-
-        return PgStore(db)
-    return Store(db)
 
 
 @dataclass(frozen=True)
