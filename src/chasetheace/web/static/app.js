@@ -10,6 +10,7 @@ const $ = (id) => document.getElementById(id);
 const ui = {
   ws: null, welcome: null, table: null, seat: null, role: null, state: null,
   history: [], base: 0, fresh: true, gameNo: 0, retry: 0, wanted: null, ticking: null, previewing: false,
+  unanswered: null, rejoined: false,
   online: false, myTurn: false, sound: false, token: null,
   linkToken: null, badLink: false, trying: null, tried: null,
 };
@@ -103,6 +104,7 @@ function receive(msg) {
   else if (msg.type === "error") onError(msg);
   else if (msg.type === "tables") onTables(msg);
   else if (msg.type === "hint") showHint(msg.text);
+  else if (msg.type === "notice") toast(msg.message);
 }
 
 function showHint(text) {
@@ -172,6 +174,7 @@ function rejoin(table) {
 function onJoined(msg) {
   if (msg.role === "spectator" && ui.previewing) return;
   ui.previewing = false;
+  ui.rejoined = ui.unanswered !== null && ui.table === msg.table;
   ui.table = msg.table;
   ui.seat = msg.seat;
   ui.role = msg.role;
@@ -349,7 +352,27 @@ function onState(msg) {
   ui.state = msg;
   ui.seat = msg.you.seat;
   for (const ev of msg.events) { ui.history.push(ev); logEvent(ev); }
+  retryAct(msg);
   render(msg);
+}
+
+// Each act carries an id: if the connection drops before the table moves on, the page sends it
+// again once back at its seat (on this server process or another), and the server applies it once.
+function act(message) {
+  const id = window.crypto && crypto.randomUUID ? crypto.randomUUID() : String(Math.random()).slice(2) + Date.now();
+  const m = { type: "act", ...message, act_id: id };
+  ui.unanswered = { m, at: ui.base + ui.history.length, game: ui.gameNo };
+  send(m);
+}
+
+function retryAct(msg) {
+  const u = ui.unanswered;
+  if (!u) return;
+  if (msg.table.game_no !== u.game || ui.base + ui.history.length > u.at) { ui.unanswered = null; return; }
+  if (ui.rejoined && msg.game && msg.game.to_act === msg.you.seat) {
+    ui.rejoined = false;
+    send(u.m);
+  }
 }
 
 function nameOf(seat) {
@@ -716,12 +739,12 @@ document.addEventListener("DOMContentLoaded", () => {
     ui.previewing = false;
     send({ type: "watch", table: tableFromPath() });
   });
-  $("keep").addEventListener("click", () => send({ type: "act", action: "keep" }));
-  $("offer").addEventListener("click", () => send({ type: "act", action: "offer", amount: Math.max(0, Math.floor(Number($("amount").value) || 0)) }));
-  $("no-bet").addEventListener("click", () => send({ type: "act", action: "offer", amount: 0 }));
-  $("accept").addEventListener("click", () => send({ type: "act", action: "accept" }));
-  $("decline").addEventListener("click", () => send({ type: "act", action: "decline" }));
-  $("swap").addEventListener("click", () => send({ type: "act", action: "swap" }));
+  $("keep").addEventListener("click", () => act({ action: "keep" }));
+  $("offer").addEventListener("click", () => act({ action: "offer", amount: Math.max(0, Math.floor(Number($("amount").value) || 0)) }));
+  $("no-bet").addEventListener("click", () => act({ action: "offer", amount: 0 }));
+  $("accept").addEventListener("click", () => act({ action: "accept" }));
+  $("decline").addEventListener("click", () => act({ action: "decline" }));
+  $("swap").addEventListener("click", () => act({ action: "swap" }));
   $("start").addEventListener("click", () => send({ type: "start" }));
   $("rematch").addEventListener("click", () => send({ type: "rematch" }));
   $("hint").addEventListener("click", () => send({ type: "hint" }));
