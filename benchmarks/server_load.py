@@ -260,6 +260,7 @@ class Servers:
         self.ports: list[int] = []
         self.restarts: list[float] = []  # seconds from SIGTERM to the new process answering
         self.retired_cpu = 0.0  # CPU seconds of the processes stopped during the run
+        self.kill = False  # restart with SIGKILL instead of SIGTERM
         for _ in range(count):
             proc, port = self.start()
             self.procs.append(proc)
@@ -322,7 +323,10 @@ async def rolling_restart(bench: Bench, servers: Servers, duration: float) -> No
         bench.ports[i] = None  # its players reconnect to the others
         old = servers.procs[i]
         cpu_before = cpu_seconds(old.pid)
-        old.terminate()
+        if servers.kill:
+            old.kill()  # as in a crash: no goodbye, its leases run out
+        else:
+            old.terminate()
         await asyncio.to_thread(old.wait, 30)
         servers.retired_cpu += cpu_before
         proc, port = await asyncio.to_thread(servers.start)
@@ -439,6 +443,8 @@ def main() -> int:
     parser.add_argument("--db", default=None, help="postgresql://... (default: a new SQLite file)")
     parser.add_argument("--rolling-restart", action="store_true",
                         help="restart the processes one by one during the run")
+    parser.add_argument("--kill", action="store_true",
+                        help="with --rolling-restart: stop each with SIGKILL (a crash), not SIGTERM")
     args = parser.parse_args()
     if not (1 <= args.tables <= 1000 and 2 <= args.seats <= 12 and 0 <= args.bots < args.seats
             and 0 < args.duration <= 600 and args.think >= 0 and 1 <= args.processes <= 8):
@@ -451,6 +457,7 @@ def main() -> int:
     if (args.processes > 1 or args.rolling_restart) and not args.db.startswith("postgresql://"):
         parser.error("several processes, or a rolling restart, need --db postgresql://...")
     servers = Servers(args.db, args.processes, str(10 * args.tables * args.seats + 100))
+    servers.kill = args.kill
     try:
         gc.disable()  # the load generator must not pause to collect garbage mid-measure
         result = asyncio.run(main_async(args, servers))
@@ -469,7 +476,8 @@ def main() -> int:
               f"{result['cross_p50_ms']} ms, p99 {result['cross_p99_ms']} ms "
               f"({result['cross_samples']} deliveries)")
     if args.rolling_restart:
-        print(f"rolling restart: {len(result['restarts'])} processes restarted (each stopped to answering "
+        how = "SIGKILL" if args.kill else "SIGTERM"
+        print(f"rolling restart ({how}): {len(result['restarts'])} processes restarted (each stopped to answering "
               "again: "
               f"{result['restarts']} s); {result['reconnects']} reconnections, seat back in p50 "
               f"{result['reconnect_p50_s']} s, max {result['reconnect_max_s']} s; acts sent again "
