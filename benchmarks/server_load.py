@@ -477,8 +477,8 @@ def main() -> int:
               f"({result['cross_samples']} deliveries)")
     if args.rolling_restart:
         how = "SIGKILL" if args.kill else "SIGTERM"
-        print(f"rolling restart ({how}): {len(result['restarts'])} processes restarted (each stopped to answering "
-              "again: "
+        print(f"rolling restart ({how}): {len(result['restarts'])} processes restarted (each stopped to "
+              "answering again: "
               f"{result['restarts']} s); {result['reconnects']} reconnections, seat back in p50 "
               f"{result['reconnect_p50_s']} s, max {result['reconnect_max_s']} s; acts sent again "
               f"{result['acts_sent_again']}")
