@@ -380,3 +380,19 @@ def test_a_turn_timer_shows_on_every_process(pg_url: str, started: list[Process]
         assert conn.execute("SELECT count(*) FROM turns WHERE table_id = %s", (table,)).fetchone() == (1,)
     for c in (ann, bob):
         c.close()
+
+
+def test_the_public_list_shows_tables_of_every_process(pg_url: str, started: list[Process]) -> None:
+    one, two = Process(pg_url), Process(pg_url)
+    started += [one, two]
+    ann = one.client()
+    table = create(ann, seats=3, bots=None, public=True)["table"]
+    private = create(one.client(), name="Cy", seats=3, bots=None)["table"]
+    looker = two.client()
+    listed = looker.request({"type": "list"}, "tables")
+    ids = [t["id"] for t in listed["tables"]]
+    assert table in ids and private not in ids
+    entry = listed["tables"][ids.index(table)]
+    assert entry["host"] == "Ann" and entry["taken"] == 1 and entry["seats"] == 3
+    for c in (ann, looker):
+        c.close()

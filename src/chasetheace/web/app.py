@@ -488,6 +488,9 @@ class Server:
                               "bots": table.options.bots, "timer": table.options.timer})
                 if len(found) >= self.limits.public_tables:
                     break
+        if self.cluster is not None and len(found) < self.limits.public_tables:
+            found += self.cluster.open_tables(self.limits.public_tables - len(found),
+                                              {t["id"] for t in found})
         return found
 
     def bind(self, conn: Connection, table: Table, seat: int | None, token: str | None = None,

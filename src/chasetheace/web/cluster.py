@@ -156,6 +156,21 @@ class Cluster:
         with contextlib.suppress(StoreUnavailable, StoreConflict):  # else the next heartbeat says it
             self.store.set_presence(table_id, seat, here)
 
+    def open_tables(self, limit: int, known: set[str]) -> list[dict[str, Any]]:
+        """Public tables not started, with a free seat and a person connected to another process."""
+        try:
+            rows = self.store.open_tables(limit + len(known), self.lease)
+        except StoreUnavailable:
+            return []
+        found = []
+        for table_id, options, taken, host in rows:
+            if table_id in known or taken >= options.get("seats", 0):
+                continue
+            found.append({"id": table_id, "preset": options.get("preset"), "seats": options.get("seats"),
+                          "taken": taken, "host": host, "bots": options.get("bots"),
+                          "timer": options.get("timer")})
+        return found[:limit]
+
     # --- turn timers ----------------------------------------------------------------------------
 
     def turn_ends(self, table_id: str, marker: tuple[int, int]) -> float | None:

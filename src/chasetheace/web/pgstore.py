@@ -81,6 +81,7 @@ PG_UPGRADES: dict[int, tuple[str, ...]] = {
         "CREATE INDEX presence_table ON presence (table_id)",
         "CREATE TABLE leases (table_id TEXT PRIMARY KEY, holder TEXT NOT NULL, "
         "expires TIMESTAMPTZ NOT NULL)",
+        "CREATE INDEX tables_public ON tables (created) WHERE (options::jsonb ->> 'public') = 'true'",
         "CREATE TABLE turns (table_id TEXT PRIMARY KEY, game_no INTEGER NOT NULL, events INTEGER NOT NULL, "
         "ends DOUBLE PRECISION NOT NULL)"),
 }
@@ -467,6 +468,19 @@ class PgStore:
             "game_no = EXCLUDED.game_no, events = EXCLUDED.events, ends = EXCLUDED.ends RETURNING 1) "
             "SELECT pg_notify(%s, %s) FROM saved", (table_id, game_no, events, ends, CHANNEL, payload)),
             atomic=False)
+
+    def open_tables(self, limit: int, alive: float) -> list[tuple[str, dict[str, Any], int, str]]:
+        """Public tables not started with a person connected to another live process: id, options,
+        seats taken and the first seat's name (the newest ``limit``)."""
+        rows = self._tx(lambda cur: cur.execute(
+            "SELECT t.id, t.options, (SELECT count(*) FROM seats s WHERE s.table_id = t.id), "
+            "(SELECT name FROM seats s WHERE s.table_id = t.id AND s.seat = 0) FROM tables t "
+            "WHERE (t.options::jsonb ->> 'public') = 'true' "
+            "AND NOT EXISTS (SELECT 1 FROM games g WHERE g.table_id = t.id) "
+            "AND EXISTS (SELECT 1 FROM presence p JOIN processes q ON q.id = p.process "
+            "WHERE p.table_id = t.id AND p.process <> %s AND q.seen > now() - make_interval(secs => %s)) "
+            "ORDER BY t.created DESC LIMIT %s", (self.process, alive, limit)).fetchall())
+        return [(r[0], json.loads(r[1]), int(r[2]), str(r[3])) for r in rows]
 
     def present_elsewhere(self, table_id: str, alive: float) -> set[int]:
         """The seats of a table with a person connected to another live process."""
