@@ -138,7 +138,7 @@ class Player:
                 try:
                     self.ws = await connect(f"ws://{HOST}:{self.bench.ports[index]}/ws", max_size=None,
                                             compression=None, open_timeout=10, proxy=None, ping_interval=None)
-                except OSError:
+                except Exception:  # refused, or too slow to answer while it takes over many players
                     await asyncio.sleep(0.1)
                     continue
                 self.process, self.open = index, True
@@ -261,6 +261,9 @@ class Servers:
         self.restarts: list[float] = []  # seconds from SIGTERM to the new process answering
         self.retired_cpu = 0.0  # CPU seconds of the processes stopped during the run
         self.kill = False  # restart with SIGKILL instead of SIGTERM
+        # a folder: run the servers under cProfile (each writes it when stopped with SIGTERM)
+        self.profile: str | None = os.environ.get("CTA_LOAD_PROFILE")
+        self.started: list[int] = []
         for _ in range(count):
             proc, port = self.start()
             self.procs.append(proc)
@@ -270,7 +273,11 @@ class Servers:
         # port 0: the server binds a free port itself and prints it (no race for a port chosen
         # here); one load generator is one client address, so the per-client limits are raised
         many = self.many
-        proc = subprocess.Popen([sys.executable, "-m", "chasetheace.web", "--host", HOST, "--port", "0",
+        profile = [] if self.profile is None else [
+            "-m", "cProfile", "-o", os.path.join(self.profile, f"server-{len(self.started)}.prof")]
+        self.started.append(1)
+        proc = subprocess.Popen([sys.executable, *profile, "-m", "chasetheace.web", "--host", HOST,
+                                 "--port", "0",
                                  "--db", self.db, "--bot-delay", "0",
                                  "--log-level", "error", "--connections-per-client", many,
                                  "--connections", many, "--tables-per-client", many,

@@ -396,3 +396,19 @@ def test_the_public_list_shows_tables_of_every_process(pg_url: str, started: lis
     assert entry["host"] == "Ann" and entry["taken"] == 1 and entry["seats"] == 3
     for c in (ann, looker):
         c.close()
+
+
+def test_a_seat_resumed_on_another_process_is_taken_from_the_old_connection(
+        pg_url: str, started: list[Process]) -> None:
+    one, two = Process(pg_url), Process(pg_url)
+    started += [one, two]
+    ann = one.client()
+    table = create(ann, seats=3, bots=None)["table"]
+    again = resume(two, table, ann.token)
+    told = ann.until(lambda m: m["type"] == "error", timeout=10)
+    assert told["code"] == "replaced"
+    ann.send({"type": "start"})  # the old connection holds no seat now
+    assert ann.until(lambda m: m["type"] == "error")["code"] == "not_seated"
+    assert again.request({"type": "ping"}, "pong")["type"] == "pong"
+    for c in (ann, again):
+        c.close()

@@ -523,6 +523,13 @@ class Server:
         if left is not None and left is not table:
             self.release(left)
 
+    def replace_seat(self, table: Table, seat: int) -> None:
+        """A person took their seat on another server process: a connection of theirs here loses it."""
+        for other in list(self.watchers.get(table.id, ())):
+            if other.seat == seat:
+                other.send(P.encode(P.error("replaced", "this seat was resumed by another connection")))
+                self.unbind(other)
+
     def unbind(self, conn: Connection) -> Table | None:
         """Detach a connection from its table; returns the table it left."""
         table, seat = conn.table, conn.seat

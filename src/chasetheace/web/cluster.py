@@ -38,7 +38,7 @@ from typing import Any, Protocol
 
 from . import protocol as P
 from .pgstore import CHANNEL, PgStore
-from .store import StoreConflict, StoredAction, StoreUnavailable
+from .store import StoreConflict, StoredAction, StoredTable, StoreUnavailable
 from .tables import Lobby, Table
 
 
@@ -63,6 +63,7 @@ class Server(Protocol):
     def changed(self, table: Table) -> None: ...
     def reschedule(self, table: Table) -> None: ...
     def broadcast(self, table: Table, only: Any = None) -> None: ...
+    def replace_seat(self, table: Table, seat: int) -> None: ...
 
 __all__ = ["Cluster"]
 
@@ -196,10 +197,32 @@ class Cluster:
         being away is left for later (the table is marked to be read again)."""
         self.counts["tables_read"] += 1
         try:
-            saved, elsewhere, turn = self.store.catch_up(table.id, table.game_no, table.moves, self.lease)
+            read = self.store.catch_up(table.id, table.game_no, table.moves, self.lease)
         except StoreUnavailable:
             self.dirty.add(table.id)
             return False
+        return self._apply(table, read)
+
+    async def refresh_off_loop(self, table: Table) -> None:
+        """:meth:`refresh`, the database read in a worker thread (the event loop goes on meanwhile);
+        if the copy moved on during the read, it is read again on the loop."""
+        self.counts["tables_read"] += 1
+        marks = (table.game_no, table.moves)
+        try:
+            read = await asyncio.to_thread(self.store.catch_up, table.id, table.game_no, table.moves,
+                                           self.lease)
+        except StoreUnavailable:
+            self.dirty.add(table.id)
+            return
+        if (table.game_no, table.moves) != marks or self.server.lobby.tables.get(table.id) is not table:
+            if self.server.lobby.tables.get(table.id) is table:
+                self.refresh(table)
+            return
+        self._apply(table, read)
+
+    def _apply(self, table: Table,
+               read: tuple[StoredTable | None, set[int], tuple[int, int, float] | None]) -> bool:
+        saved, elsewhere, turn = read
         if saved is None:  # deleted (expired) meanwhile
             return False
         changed = table.catch_up(saved)
@@ -231,6 +254,10 @@ class Cluster:
                 self.dirty.add(table_id)
                 self.wake.set()
             return
+        if kind == "r":  # a person took a seat on another process: an older connection here loses it
+            if data.isdecimal():
+                self.server.replace_seat(table, int(data))
+            kind = "p"
         if table_id not in self.dirty:
             if kind == "m" and self.apply_move(table, data):
                 return
@@ -263,6 +290,7 @@ class Cluster:
 
     async def _catch_up(self) -> None:
         """Apply what the notifications announced, a batch at a time."""
+        readers = asyncio.Semaphore(3)  # reads at once (the pool has 4 connections)
         while True:
             await self.wake.wait()
             self.wake.clear()
@@ -272,7 +300,7 @@ class Cluster:
                 if table is None:
                     continue
                 try:
-                    elsewhere = self.store.present_elsewhere(table_id, self.lease)
+                    elsewhere = await asyncio.to_thread(self.store.present_elsewhere, table_id, self.lease)
                 except StoreUnavailable:
                     self.dirty.add(table_id)
                     continue
@@ -280,17 +308,21 @@ class Cluster:
                     self.elsewhere[table_id] = elsewhere
                     self.server.changed(table)
             batch, self.dirty = self.dirty, set()
-            for table_id in batch:
+
+            async def one(table_id: str) -> None:
                 if table_id in self.server.loading:  # read after its load: the load may predate the write
                     with contextlib.suppress(Exception):
                         await self.server.loading[table_id]
                 table = self.server.lobby.tables.get(table_id)
-                if table is not None:
+                if table is None:
+                    return
+                async with readers:
                     try:
-                        self.refresh(table)
+                        await self.refresh_off_loop(table)
                     except Exception:
                         log.exception("could not bring table %s up to date", table_id)
-                await asyncio.sleep(0)
+
+            await asyncio.gather(*(one(t) for t in batch))
 
     async def _listen(self) -> None:
         """LISTEN for the other processes' writes, reconnecting when the connection drops."""
@@ -307,10 +339,12 @@ class Cluster:
             try:
                 async with conn:
                     await conn.execute(f"LISTEN {CHANNEL}")
+                    if not first:  # the pool's connections broke with the old server: renew them first
+                        await asyncio.to_thread(self.store.renew)
                     self.up = True
                     self.store.mark_up()
                     if not first:
-                        self._back()
+                        await self._back()
                     first = False
                     async for note in conn.notifies():
                         self.heard(note.payload)
@@ -339,10 +373,10 @@ class Cluster:
         self._tell(P.error("database_unavailable", "the game's database is unreachable: moves cannot be "
                            "saved now; play resumes when it is back"))
 
-    def _back(self) -> None:
+    async def _back(self) -> None:
         log.warning("the database %s is back", self.store.path)
+        await self.heartbeat()  # leases and presence first: bots and timers go on where they were
+        for table in list(self.server.lobby.tables.values()):
+            self.refresh(table)
         self._tell({"type": "notice", "v": P.VERSION, "code": "database_back",
                     "message": "the game's database is back: play on"})
-        self.dirty.update(self.server.lobby.tables)
-        self.wake.set()
-        asyncio.get_running_loop().create_task(self.heartbeat())

@@ -21,6 +21,7 @@ no failed move); the driver is the ``postgres`` extra, imported only here.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -244,6 +245,14 @@ class PgStore:
                 raise
         raise AssertionError("unreachable")
 
+    def renew(self) -> None:
+        """Drop the pool's connections that broke (PostgreSQL restarted) and wait, a few seconds
+        at most, until it holds a working one again."""
+        with contextlib.suppress(Exception):
+            self.pool.check()
+        with contextlib.suppress(Exception):
+            self.pool.wait(timeout=5.0)
+
     def mark_down(self, seconds: float = 1.0) -> None:
         """Fail calls at once for ``seconds`` (the listener saw the database go)."""
         self._down_until = time.monotonic() + seconds
@@ -275,7 +284,8 @@ class PgStore:
                             (token_hash, table_id, seat))
             cur.execute("UPDATE seats SET recovery_hash=%s WHERE table_id=%s AND seat=%s",
                         (recovery_hash, table_id, seat))
-        self._tx(work, table_id)
+        # no notification: only ``resume`` and ``recover`` read the keys, and they read the table first
+        self._tx(work)
 
     def start_game(self, table_id: str, game_no: int, seed: int, carry: int, names: Sequence[str],
                    kinds: Sequence[str], events: Sequence[Event]) -> None:
@@ -456,7 +466,8 @@ class PgStore:
             else:
                 cur.execute("DELETE FROM presence WHERE process=%s AND table_id=%s AND seat=%s",
                             (self.process, table_id, seat))
-        self._tx(work, f"{table_id}|p")
+        # a seat taken here is taken from any other process's connection on it (``r``: replaced)
+        self._tx(work, f"{table_id}|r|{seat}" if here else f"{table_id}|p")
 
     def set_turn(self, table_id: str, game_no: int, events: int, ends: float) -> None:
         """Save when the turn timer of a position (game, events so far) runs out (seconds since the
