@@ -119,7 +119,7 @@ class Player:
                     self.bench.messages += 1
                     self.handle(json.loads(raw))
             except Exception as exc:  # a dropped connection is counted, not fatal
-                if self.bench.ports.get(self.process) is not None:
+                if self.bench.ports.get(self.process) is not None and "1012" not in str(exc):
                     self.bench.errors.append(f"client {self.number}: {exc!r}")
             if time.monotonic() > self.bench.until or self.token is None or not self.bench.ports:
                 break
@@ -138,15 +138,16 @@ class Player:
                 try:
                     self.ws = await connect(f"ws://{HOST}:{self.bench.ports[index]}/ws", max_size=None,
                                             compression=None, open_timeout=10, proxy=None, ping_interval=None)
-                except Exception:  # refused, or too slow to answer while it takes over many players
+                    self.acted = None  # act again if the turn is still ours (the same act_id: applied once)
+                    await self.ws.send(json.dumps({"type": "resume", "table": self.run.table_id,
+                                                   "token": self.token}))
+                except Exception:  # refused, closed, or too slow while it takes over many players
                     await asyncio.sleep(0.1)
                     continue
                 self.process, self.open = index, True
-                self.acted = None  # act again if the turn is still ours (the same act_id: applied once)
-                await self.ws.send(json.dumps({"type": "resume", "table": self.run.table_id,
-                                               "token": self.token}))
                 return True
             await asyncio.sleep(0.25)
+        self.bench.errors.append(f"client {self.number}: gave up reconnecting")
         return False
 
     def handle(self, msg: dict[str, Any]) -> None:
@@ -322,10 +323,11 @@ class Servers:
 
 
 async def rolling_restart(bench: Bench, servers: Servers, duration: float) -> None:
-    """Restart the processes one by one, evenly spread over the first two thirds of the run."""
+    """Restart the processes one by one, evenly spread over the first half of the run (the rest
+    shows that every table plays on)."""
     n = len(servers.procs)
     for i in range(n):
-        await asyncio.sleep(duration * 2 / 3 / n)
+        await asyncio.sleep(duration / 2 / n)
         t0 = time.monotonic()
         bench.ports[i] = None  # its players reconnect to the others
         old = servers.procs[i]

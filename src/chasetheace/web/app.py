@@ -158,6 +158,7 @@ class Server:
         self.loader = None if store.path == ":memory:" else _Loader(store)
         # on PostgreSQL, this process's part among several (:mod:`.cluster`); started by the app
         self.cluster: Any = None
+        self.just_loaded: dict[str, bool] = {}
         self.loading: dict[str, asyncio.Future[None]] = {}
         self.welcome = P.encode(_welcome(self.bots, self.limits))
         self.advisor = Advisor()  # hints and reviews from cached solutions, prepared off the loop
@@ -307,6 +308,7 @@ class Server:
             log.exception("failed to load table %s", table_id)
             conn.send(P.encode(P.error("internal", "the server could not handle this message")))
         finally:  # loaded for a message that was refused, or for a client gone meanwhile: let it go
+            self.just_loaded.pop(table_id, None)
             table = self.lobby.tables.get(table_id)
             if table is not None:
                 self.release(table)
@@ -333,8 +335,9 @@ class Server:
         conn.send(P.encode(P.error("conflict", "the table changed meanwhile: look again and try again")))
 
     def sync(self, table: Table) -> None:
-        """With several processes: bring the table up to what the database holds (their moves)."""
-        if self.cluster is not None:
+        """With several processes: bring the table up to what the database holds (their moves);
+        a table read from the database for this very message is up to date already."""
+        if self.cluster is not None and not self.just_loaded.pop(table.id, None):
             self.cluster.refresh(table)
 
     async def _load(self, table_id: str) -> None:
@@ -344,6 +347,8 @@ class Server:
                                            self.store, self.bots)
         if table is not None and table_id not in self.lobby.tables:
             self.lobby.tables[table_id] = table
+            if self.cluster is not None:
+                self.just_loaded[table_id] = True
 
     def dispatch(self, conn: Connection, msg: P.ClientMessage) -> None:
         """Apply one valid message."""

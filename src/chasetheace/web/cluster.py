@@ -29,6 +29,7 @@ is back every table in memory is read again and play resumes (a ``notice`` tells
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import json
 import logging
@@ -85,6 +86,7 @@ class Cluster:
         self.wake = asyncio.Event()
         self.up = False  # the listener is connected
         self.tasks: list[asyncio.Task[None]] = []
+        self.writer = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="cta-presence")
         self.counts = {"notified": 0, "moves_applied": 0, "tables_read": 0}  # shown by /healthz
 
     @property
@@ -96,6 +98,7 @@ class Cluster:
                       asyncio.create_task(self._catch_up())]
 
     async def stop(self) -> None:
+        self.writer.shutdown(wait=True)
         for task in self.tasks:
             task.cancel()
         for task in self.tasks:
@@ -153,9 +156,12 @@ class Cluster:
         return self.elsewhere.get(table_id, set())
 
     def seated(self, table_id: str, seat: int, here: bool) -> None:
-        """A person of this process sat down at (or left) a seat: tell the others now."""
-        with contextlib.suppress(StoreUnavailable, StoreConflict):  # else the next heartbeat says it
-            self.store.set_presence(table_id, seat, here)
+        """A person of this process sat down at (or left) a seat: tell the others now (written in
+        a thread of its own, in order, off the event loop)."""
+        def write() -> None:
+            with contextlib.suppress(StoreUnavailable, StoreConflict):  # else the next heartbeat says it
+                self.store.set_presence(table_id, seat, here)
+        self.writer.submit(write)
 
     def open_tables(self, limit: int, known: set[str]) -> list[dict[str, Any]]:
         """Public tables not started, with a free seat and a person connected to another process."""
