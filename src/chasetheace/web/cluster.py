@@ -87,6 +87,8 @@ class Cluster:
         self.up = False  # the listener is connected
         self.tasks: list[asyncio.Task[None]] = []
         self.writer = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="cta-presence")
+        self.restate = True  # the next heartbeat states this process's presence afresh
+        self.dead: set[str] = set()  # the processes known to be dead (their presence is ignored)
         self.counts = {"notified": 0, "moves_applied": 0, "tables_read": 0}  # shown by /healthz
 
     @property
@@ -127,14 +129,19 @@ class Cluster:
     async def heartbeat(self) -> None:
         """Say this process is alive, with its people; take, renew or give up leases."""
         server = self.server
-        present = sorted({(c.table.id, c.seat) for conns in server.watchers.values() for c in conns
-                          if c.table is not None and c.seat is not None})
+        present = None
+        if self.restate:  # at the start, and after the database was away: state every seat afresh
+            present = sorted({(c.table.id, c.seat) for conns in server.watchers.values() for c in conns
+                              if c.table is not None and c.seat is not None})
         wanted = self.wanted()
         asked = time.monotonic()
         try:
-            held, seats = await asyncio.to_thread(self.store.beat, present, wanted, self.lease, self.lease)
+            held, seats, self.dead = await asyncio.to_thread(
+                self.store.beat, present, wanted, sorted(self.held), self.lease, self.lease, self.dead)
         except StoreUnavailable:
             return  # the leases run out by themselves: bots and timers stop here
+        if present is not None:
+            self.restate = False
         until = asked + self.lease - 0.5  # a margin: stop before the database's expiry passes
         gained = [t for t in held if not self.holds(t)]
         lost = [t for t in self.held if t not in held]
@@ -159,8 +166,10 @@ class Cluster:
         """A person of this process sat down at (or left) a seat: tell the others now (written in
         a thread of its own, in order, off the event loop)."""
         def write() -> None:
-            with contextlib.suppress(StoreUnavailable, StoreConflict):  # else the next heartbeat says it
+            try:
                 self.store.set_presence(table_id, seat, here)
+            except (StoreUnavailable, StoreConflict):
+                self.restate = True  # the next heartbeat says it
         self.writer.submit(write)
 
     def open_tables(self, limit: int, known: set[str]) -> list[dict[str, Any]]:
@@ -381,6 +390,7 @@ class Cluster:
 
     async def _back(self) -> None:
         log.warning("the database %s is back", self.store.path)
+        self.restate = True
         await self.heartbeat()  # leases and presence first: bots and timers go on where they were
         for table in list(self.server.lobby.tables.values()):
             self.refresh(table)

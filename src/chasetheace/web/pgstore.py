@@ -418,42 +418,60 @@ class PgStore:
 
     # --- processes, presence, leases (:mod:`.cluster`) ------------------------------------------
 
-    def beat(self, present: Sequence[tuple[str, int]], wanted: Sequence[str], lease: float,
-             alive: float) -> tuple[set[str], dict[str, set[int]]]:
-        """One heartbeat of this process, in one transaction: say it is alive, state the seats it
-        has people connected at (``present``: table, seat), take or renew the lease of each table
-        in ``wanted`` that no other live holder has (for ``lease`` seconds), give up the others it
-        held; returns the tables it holds and, for them, the seats connected to other live
-        processes (alive: a heartbeat within ``alive`` seconds)."""
-        def work(cur: Any) -> tuple[set[str], dict[str, set[int]]]:
+    def beat(self, present: Sequence[tuple[str, int]] | None, wanted: Sequence[str], held: Sequence[str],
+             lease: float, alive: float, dead: set[str]) -> tuple[set[str], dict[str, set[int]], set[str]]:
+        """One heartbeat of this process, in one transaction: say it is alive; if ``present`` is
+        given, state afresh the seats it has people connected at (table, seat; otherwise they
+        are kept up to date by :meth:`set_presence`); renew the leases it ``held`` that it still
+        wants, give up the others, and take the lease of each ``wanted`` table that has no live
+        holder (for ``lease`` seconds). Returns the tables it holds; for the tables it just took
+        (for all it holds when a process died since the ``dead`` it knew of), the seats connected
+        to other live processes (alive: a heartbeat within ``alive`` seconds); and the processes
+        dead now. Each step touches only what changed: a steady beat is a few small statements."""
+        def work(cur: Any) -> tuple[set[str], dict[str, set[int]], set[str]]:
             me = self.process
             cur.execute(_ALIVE, (me,))
-            cur.execute("DELETE FROM presence WHERE process=%s", (me,))
-            if present:
-                cur.execute("INSERT INTO presence SELECT %s, t, s FROM unnest(%s::text[], %s::int[]) "
-                            "AS x(t, s) "
-                            "ON CONFLICT DO NOTHING",
-                            (me, [t for t, _ in present], [s for _, s in present]))
+            if present is not None:
+                cur.execute("DELETE FROM presence WHERE process=%s", (me,))
+                if present:
+                    cur.execute("INSERT INTO presence SELECT %s, t, s FROM unnest(%s::text[], %s::int[]) "
+                                "AS x(t, s) ON CONFLICT DO NOTHING",
+                                (me, [t for t, _ in present], [s for _, s in present]))
+            want = set(wanted)
             cur.execute("DELETE FROM leases WHERE holder=%s AND NOT (table_id = ANY(%s::text[]))",
-                        (me, list(wanted)))
-            held: set[str] = set()
-            if wanted:
-                held = {r[0] for r in cur.execute(
-                    "INSERT INTO leases SELECT t, %s, now() + make_interval(secs => %s) "
-                    "FROM unnest(%s::text[]) AS x(t) ON CONFLICT (table_id) DO UPDATE "
-                    "SET holder = EXCLUDED.holder, expires = EXCLUDED.expires "
-                    "WHERE leases.holder = EXCLUDED.holder OR leases.expires < now() RETURNING table_id",
-                    (me, lease, sorted(wanted))).fetchall()}
-            seats: dict[str, set[int]] = {t: set() for t in held}
-            if held:
+                        (me, sorted(want)))
+            kept = {r[0] for r in cur.execute(
+                "UPDATE leases SET expires = now() + make_interval(secs => %s) WHERE holder=%s "
+                "AND table_id = ANY(%s::text[]) RETURNING table_id",
+                (lease, me, sorted(want & set(held)))).fetchall()} if want & set(held) else set()
+            gained: set[str] = set()
+            others = sorted(want - kept)
+            if others:
+                free = [r[0] for r in cur.execute(
+                    "SELECT t FROM unnest(%s::text[]) AS x(t) WHERE NOT EXISTS (SELECT 1 FROM leases l "
+                    "WHERE l.table_id = x.t AND l.expires >= now() AND l.holder <> %s)",
+                    (others, me)).fetchall()]
+                if free:
+                    gained = {r[0] for r in cur.execute(
+                        "INSERT INTO leases SELECT t, %s, now() + make_interval(secs => %s) "
+                        "FROM unnest(%s::text[]) AS x(t) ON CONFLICT (table_id) DO UPDATE "
+                        "SET holder = EXCLUDED.holder, expires = EXCLUDED.expires "
+                        "WHERE leases.holder = EXCLUDED.holder OR leases.expires < now() RETURNING table_id",
+                        (me, lease, sorted(free))).fetchall()}
+            now_dead = {r[0] for r in cur.execute(
+                "SELECT id FROM processes WHERE seen < now() - make_interval(secs => %s)",
+                (alive,)).fetchall()}
+            holding = kept | gained
+            ask = sorted(holding if now_dead - dead else gained)
+            seats: dict[str, set[int]] = {t: set() for t in ask}
+            if ask:
                 for t, s in cur.execute(
                         "SELECT p.table_id, p.seat FROM presence p JOIN processes q ON q.id = p.process "
                         "WHERE p.table_id = ANY(%s::text[]) AND p.process <> %s "
-                        "AND q.seen > now() - make_interval(secs => %s)",
-                        (sorted(held), me, alive)).fetchall():
+                        "AND q.seen > now() - make_interval(secs => %s)", (ask, me, alive)).fetchall():
                     seats[t].add(s)
             cur.execute("DELETE FROM processes WHERE seen < now() - interval '1 day'")
-            return held, seats
+            return holding, seats, now_dead
         return self._tx(work)
 
     def set_presence(self, table_id: str, seat: int, here: bool) -> None:
