@@ -196,3 +196,23 @@ def test_a_database_of_another_application_is_refused_changing_nothing(tmp_path:
     con = sqlite3.connect(path)
     assert [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")] == ["invoices"]
     con.close()
+
+
+def test_idle_tables_expire_with_everything_they_hold(db: str) -> None:
+    store = open_store(db)
+    lobby = Lobby(store)
+    old, seat, _ = lobby.create(Create("Ann", seats=3, bots="threshold"))
+    old.start(seat)
+    fresh, _, _ = lobby.create(Create("Bob", seats=3, bots="threshold"))
+    import time
+
+    later = time.time() + 10
+    assert set(store.idle_tables(later)) == {old.id, fresh.id}
+    game = old.game
+    assert game is not None and game.to_act is not None
+    old.act(game.to_act, "keep" if game.to_act == 0 else old.bot_action(game.to_act))
+    assert store.idle_tables(time.time() - 3600) == []  # created since then
+    store.delete_table(old.id)
+    assert store.load_table(old.id) is None and store.load_table(fresh.id) is not None
+    assert store.idle_tables(later) == [fresh.id]
+    store.close()
