@@ -259,6 +259,11 @@ def test_two_people_on_two_processes_play_a_game_to_the_end(pg_url: str, started
     record = record_of(pg_url, table)
     game = cta.Game.from_record(record)
     assert game.over and len(game.events) >= len(ann.history)
+    # the finished game's record downloads from either process, the same
+    for proc in (one, two):
+        got = httpx.get(f"http://127.0.0.1:{proc.port}/api/record/{table}/1", timeout=10)
+        assert got.status_code == 200, got.text
+        assert cta.Game.from_record(got.json()).events == game.events
     # each was sent only cards its seat may know (its own, and those shown to all), from either process
     for c in (ann, bob):
         allowed = helpers.known_cards(game.events, c.seat)
