@@ -410,10 +410,11 @@ def test_a_seat_resumed_on_another_process_is_taken_from_the_old_connection(
     ann = one.client()
     table = create(ann, seats=3, bots=None)["table"]
     again = resume(two, table, ann.token)
-    told = ann.until(lambda m: m["type"] == "error", timeout=10)
-    assert told["code"] == "replaced"
+    told = ann.until(lambda m: m["type"] == "error", timeout=30)
+    assert told["code"] == "replaced", told
     ann.send({"type": "start"})  # the old connection holds no seat now
-    assert ann.until(lambda m: m["type"] == "error")["code"] == "not_seated"
+    refused = ann.until(lambda m: m["type"] == "error", timeout=30)
+    assert refused["code"] == "not_seated", refused
     assert again.request({"type": "ping"}, "pong")["type"] == "pong"
     for c in (ann, again):
         c.close()
