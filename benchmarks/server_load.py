@@ -262,9 +262,6 @@ class Servers:
         self.restarts: list[float] = []  # seconds from SIGTERM to the new process answering
         self.retired_cpu = 0.0  # CPU seconds of the processes stopped during the run
         self.kill = False  # restart with SIGKILL instead of SIGTERM
-        # a folder: run the servers under cProfile (each writes it when stopped with SIGTERM)
-        self.profile: str | None = os.environ.get("CTA_LOAD_PROFILE")
-        self.started: list[int] = []
         for _ in range(count):
             proc, port = self.start()
             self.procs.append(proc)
@@ -274,11 +271,7 @@ class Servers:
         # port 0: the server binds a free port itself and prints it (no race for a port chosen
         # here); one load generator is one client address, so the per-client limits are raised
         many = self.many
-        profile = [] if self.profile is None else [
-            "-m", "cProfile", "-o", os.path.join(self.profile, f"server-{len(self.started)}.prof")]
-        self.started.append(1)
-        proc = subprocess.Popen([sys.executable, *profile, "-m", "chasetheace.web", "--host", HOST,
-                                 "--port", "0",
+        proc = subprocess.Popen([sys.executable, "-m", "chasetheace.web", "--host", HOST, "--port", "0",
                                  "--db", self.db, "--bot-delay", "0",
                                  "--log-level", "error", "--connections-per-client", many,
                                  "--connections", many, "--tables-per-client", many,
