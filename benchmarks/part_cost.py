@@ -44,7 +44,8 @@ print(json.dumps(dict(nodes=part.nodes if part else 0, wall=wall, cpu=cpu, peak_
 def main() -> None:
     import json
 
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--players", type=int, nargs="+", default=[5, 6, 7, 8])
     parser.add_argument("--pair", type=int, nargs=2, action="append", metavar=("A", "B"),
                         help="the strengths of the eldest and the 2nd (default the largest part, 6 6)")

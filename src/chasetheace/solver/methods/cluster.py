@@ -12,8 +12,11 @@ belongs to (``ray.init(address="auto")``: started with ``ray start``, or named b
   whatever node has room; a part is a pure function of the rules, the players, its pair of cards
   and the strategy, so its result is the same.
 
-The parts come back in any order and are summed in one fixed order (see :class:`.parts.PartsEngine`):
-the figures through Ray are those of the local processes, bit for bit. Every node needs this
+The parts come back in any order and are summed in one fixed order (see :class:`.parts.PartsEngine`),
+each computed with numpy's BLAS on one thread (:data:`.parts.ONE_THREAD`, as in the local workers):
+the figures through Ray are those of the local processes, bit for bit, where the nodes run the
+same numpy on the same kind of processor (BLAS picks its kernels by processor: across kinds the
+figures may differ in their last bits, about 1e-16 of them, never more). Every node needs this
 package, its ``solve`` and ``fast`` extras and Ray, of the same versions as the machine that
 starts the solve. Ray is the optional extra ``cluster`` (``pip install 'chase-the-ace[cluster]'``),
 imported only here, when a cluster is asked for.
@@ -28,7 +31,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..model.hand import Hand, InfoKey
-from .parts import Got
+from .parts import ONE_THREAD, Got
 
 __all__ = ["MAX_RETRIES", "PART_MEMORY_MB", "PART_SECONDS", "RayRunner", "check_address", "part_memory",
            "ray_part"]
@@ -134,7 +137,8 @@ class RayRunner:
         ray = self._ray
         rules, players, tag = self._job
         keep_ref = ray.put(keep)
-        task = self._task.options(memory=self._declared, max_retries=self.max_retries, num_cpus=1)
+        task = self._task.options(memory=self._declared, max_retries=self.max_retries, num_cpus=1,
+                                  runtime_env={"env_vars": ONE_THREAD})
         # the keys inside a list: Ray hands the reference over unresolved, and a worker fetches the
         # keys only for the first part of a solve it runs
         at = {task.remote(rules, players, tag, [self._keys], dealt, keep_ref): i

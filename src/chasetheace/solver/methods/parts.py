@@ -23,6 +23,7 @@ again (after a kill) takes the parts it finished from there.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
@@ -36,8 +37,8 @@ from ..model.hand import Hand, InfoKey
 if TYPE_CHECKING:
     from .checkpoint import Checkpoint
 
-__all__ = ["LocalRunner", "PartResult", "PartsEngine", "PartsPasses", "Runner", "evaluate_part", "parts_of",
-           "run_part"]
+__all__ = ["ONE_THREAD", "LocalRunner", "PartResult", "PartsEngine", "PartsPasses", "Runner", "evaluate_part",
+           "parts_of", "run_part"]
 
 Array = Any  # numpy arrays
 
@@ -148,8 +149,19 @@ class Runner(Protocol):
         """Release the workers."""
 
 
+ONE_THREAD = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+"""The environment of a worker: numpy's BLAS on one thread. A sum over threads depends on their
+number in its last bits; on one thread a part's figures are the same in every worker, local or on
+a cluster (and a worker is one process per core already)."""
+
+
+def _ready() -> None:
+    """A task that does nothing: the pool's processes are started by the first tasks."""
+
+
 class LocalRunner:
-    """The parts in ``workers`` processes of this machine (a process pool, started with ``spawn``)."""
+    """The parts in ``workers`` processes of this machine (a process pool, started with ``spawn``,
+    each with :data:`ONE_THREAD`)."""
 
     def __init__(self, workers: int = 1) -> None:
         if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
@@ -160,6 +172,17 @@ class LocalRunner:
     def start(self, hand: Hand, keys: list[InfoKey]) -> None:
         self._pool = ProcessPoolExecutor(self.workers, mp_context=get_context("spawn"), initializer=_init,
                                          initargs=(hand.rules.to_dict(), hand.players, keys))
+        saved = {key: os.environ.get(key) for key in ONE_THREAD}
+        os.environ.update(ONE_THREAD)  # the processes start now, under this environment
+        try:
+            for future in [self._pool.submit(_ready) for _ in range(self.workers)]:
+                future.result()
+        finally:
+            for key, value in saved.items():
+                if value is None:
+                    del os.environ[key]
+                else:
+                    os.environ[key] = value
 
     def run(self, parts: list[tuple[int, int]], keep: Array) -> Iterator[tuple[int, Got]]:
         assert self._pool is not None, "start first"

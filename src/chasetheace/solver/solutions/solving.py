@@ -106,25 +106,27 @@ def solve(rules: Rules | None = None, players: int = 5, *, method: str = "auto",
         raise ValueError(f"the exact tree handles 2..{MAX_EXACT_PLAYERS} players in one piece and up to "
                          f"{MAX_PARTS_PLAYERS} in parts (methods dcfr, cfr+, pcfr+), not {players}: "
                          f"use method 'iid' or 'sampled'")
-    # the options that change nothing of the result are checked before any work
-    store = None
-    if checkpoint is not None:
-        if run not in (*CFR_METHODS, "iid"):
-            raise ValueError(f"checkpoint keeps CFR's iterates: methods {', '.join(CFR_METHODS)} and iid, "
-                             f"not {run!r}")
-        store = open_checkpoint(checkpoint, hand, run, iterations=iterations, tolerance=tolerance,
-                                check_every=check_every, exact_check=check if run == "iid" else None)
+    # the checkpoint and the cluster are checked, and the cluster reached, before any work
+    if checkpoint is not None and run not in (*CFR_METHODS, "iid"):
+        raise ValueError(f"checkpoint keeps CFR's iterates: methods {', '.join(CFR_METHODS)} and iid, "
+                         f"not {run!r}")
     runner = None
     if cluster is not None:
+        from ..methods.cluster import RayRunner, check_address
+
+        check_address(cluster)
         measured_in_parts = run in ("iid", "sampled") and check and players >= SPLIT_PLAYERS
         if not (in_parts or measured_in_parts):
             raise ValueError(f"cluster runs the parts of the exact tree ({SPLIT_PLAYERS} to "
                              f"{MAX_PARTS_PLAYERS} players: methods {', '.join(CFR_METHODS)}, or an exact "
                              f"check of iid or sampled); {run} at {players} players runs here")
-        from ..methods.cluster import RayRunner
 
         runner = RayRunner(cluster)  # reached now: an unreachable cluster is an error before any work
     try:
+        store = None
+        if checkpoint is not None:
+            store = open_checkpoint(checkpoint, hand, run, iterations=iterations, tolerance=tolerance,
+                                    check_every=check_every, exact_check=check if run == "iid" else None)
         return _solve(hand, run, iterations, tolerance, check_every, start, workers, progress, on_check,
                       check, time_limit, seed, store, runner)
     finally:
