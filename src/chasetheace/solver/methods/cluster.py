@@ -38,11 +38,12 @@ __all__ = ["MAX_RETRIES", "PART_MEMORY_MB", "PART_SECONDS", "RayRunner", "check_
 
 Array = Any
 
-PART_MEMORY_MB: dict[int, int] = {5: 195, 6: 175, 7: 330, 8: 2390}
+PART_MEMORY_MB: dict[int, int] = {5: 195, 6: 175, 7: 332, 8: 2386}
 """The peak resident memory (MB) of a process evaluating the largest part of the exact tree, per
 players, standard rules, the compiled loops (numba) loaded: the interpreter, numpy and numba take
-about 165 MB of it. Measured with ``benchmarks/part_cost.py`` (every one of the 91 parts at 7
-players: 317 to 330 MB; at 8 the two largest parts, (0, 12) and (6, 6): 2,386 and 2,312 MB).
+about 165 MB of it. Measured with ``benchmarks/part_cost.py``: at 5 and 6 players the parts (0, 12)
+and (6, 6); at 7 every one of the 91 parts (196 to 332 MB, 1.2 to 2.0 s each, 114 CPU seconds in
+all); at 8 the parts (0, 12) and (6, 6), 3.6 M nodes each (2,386 and 2,312 MB).
 Each part declares this times :data:`MARGIN` to Ray. Above 8 players (not measured here) the
 largest figure is taken ten times per player more: a part has about ten times the nodes per player
 (3.6 M at 8 players, 0.35 M at 7)."""
