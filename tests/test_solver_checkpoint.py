@@ -213,3 +213,16 @@ def test_cfr_interrupted_after_an_iterate_goes_on_from_it(tmp_path: Path) -> Non
     assert np.array_equal(got, want)
     assert [(i, nc) for i, _, nc in again.trace] == [(i, nc) for i, _, nc in record.trace]
     assert again.iterations == 12 and again.nash_conv == record.nash_conv
+
+
+def test_iid_keeps_its_iterates_too(tmp_path: Path) -> None:
+    rules = cta.Rules()
+    want = cta.solve(rules, 4, method="iid", iterations=30, tolerance=0.0)
+    first = cta.solve(rules, 4, method="iid", iterations=30, tolerance=0.0, checkpoint=tmp_path)
+    again = cta.solve(rules, 4, method="iid", iterations=30, tolerance=0.0, checkpoint=tmp_path)
+    _same(first.to_dict(), want.to_dict())
+    _same(again.to_dict(), want.to_dict())
+    manifest = json.loads((tmp_path / "manifest.json").read_text())
+    assert manifest["method"] == "iid" and manifest["exact_check"] is True and manifest["players"] == 4
+    with pytest.raises(ValueError, match=r"exact_check true there, false here"):
+        cta.solve(rules, 4, method="iid", iterations=30, tolerance=0.0, checkpoint=tmp_path, exact_check=False)
