@@ -225,4 +225,5 @@ def test_iid_keeps_its_iterates_too(tmp_path: Path) -> None:
     manifest = json.loads((tmp_path / "manifest.json").read_text())
     assert manifest["method"] == "iid" and manifest["exact_check"] is True and manifest["players"] == 4
     with pytest.raises(ValueError, match=r"exact_check true there, false here"):
-        cta.solve(rules, 4, method="iid", iterations=30, tolerance=0.0, checkpoint=tmp_path, exact_check=False)
+        cta.solve(rules, 4, method="iid", iterations=30, tolerance=0.0, checkpoint=tmp_path,
+                  exact_check=False)
