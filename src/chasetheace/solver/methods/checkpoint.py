@@ -21,8 +21,9 @@ leaves each file whole or absent, never half written. Running the same solve aga
 the last iterate written, reusing the parts of the pass it was in. Every figure is a float64 array
 saved as is, and the parts of a pass are summed in one fixed order whichever finished first, so a
 resumed solve returns the same strategy and figures, bit for bit, as an uninterrupted one; only the
-times differ (``seconds`` adds the time of every run; the NashConv checks keep the seconds at which
-they were made).
+times differ (the solution's ``seconds`` are those of the last run; the NashConv checks' seconds
+count from the first run's start, the earlier runs' time included, up to the last iterate each
+wrote).
 """
 
 from __future__ import annotations
