@@ -107,6 +107,7 @@ _WORKER: dict[str, Any] = {}
 
 
 def _init(rules: dict[str, Any], players: int, keys: list[InfoKey]) -> None:
+    os.environ.update(ONE_THREAD)  # for a process the pool starts again (numpy is not imported yet)
     _WORKER["hand"] = Hand(Rules.from_dict(rules), players)
     _WORKER["index"] = {key: i for i, key in enumerate(keys)}
 
