@@ -71,6 +71,17 @@ def _open(folder: Path, hand: Hand, **changes: Any) -> Checkpoint:
     return open_checkpoint(folder, hand, method, **parameters)
 
 
+def _group(pgid: int) -> list[int]:
+    """The live (not zombie) processes of the process group ``pgid`` (Linux: from /proc)."""
+    alive = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError):
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            if int(fields[2]) == pgid and fields[0] != "Z":
+                alive.append(int(stat.parent.name))
+    return alive
+
+
 def _parts(folder: Path) -> list[Path]:
     return sorted(folder.glob("passes/*/part-*.npz"))
 
@@ -88,8 +99,11 @@ def test_a_solve_killed_mid_pass_resumes_to_the_same_solution(tmp_path: Path) ->
         assert _parts(folder), f"no part was written (the solve ended {child.poll()})"
         os.kill(child.pid, signal.SIGKILL)  # kill -9 of the solve, mid-pass
         assert child.wait() == -signal.SIGKILL
+        if Path("/proc").is_dir():  # its workers end on their own, their parent gone
+            while _group(child.pid) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert not _group(child.pid), "the killed solve's workers are still running"
     finally:
-        # its worker processes too (they would end on their own, their parent gone)
         with contextlib.suppress(ProcessLookupError):
             os.killpg(child.pid, signal.SIGKILL)
         child.wait()

@@ -23,7 +23,10 @@ again (after a kill) takes the parts it finished from there.
 
 from __future__ import annotations
 
+import multiprocessing
+import multiprocessing.connection
 import os
+import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
@@ -108,8 +111,19 @@ _WORKER: dict[str, Any] = {}
 
 def _init(rules: dict[str, Any], players: int, keys: list[InfoKey]) -> None:
     os.environ.update(ONE_THREAD)  # for a process the pool starts again (numpy is not imported yet)
+    threading.Thread(target=_orphaned, daemon=True).start()
     _WORKER["hand"] = Hand(Rules.from_dict(rules), players)
     _WORKER["index"] = {key: i for i, key in enumerate(keys)}
+
+
+def _orphaned() -> None:
+    """In a worker: end the process when the solve that started it dies (``kill -9`` gives it no
+    chance to stop its workers, which would otherwise wait forever to send a part back, holding
+    the part's memory)."""
+    parent = multiprocessing.parent_process()
+    if parent is not None:
+        multiprocessing.connection.wait([parent.sentinel])
+        os._exit(1)
 
 
 def _task(dealt: tuple[int, int], keep: Array, precise: bool) -> tuple[Array, PartResult] | None:
