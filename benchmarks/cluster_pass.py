@@ -42,10 +42,11 @@ def main() -> None:
     with PartsEngine(hand, keys, workers=args.workers) as local:
         want = local.evaluate(sigma)
     print(f"local pool, {args.workers} workers: {time.perf_counter() - start:.0f} s", flush=True)
-    node = dict(num_cpus=1, object_store_memory=80 * 2**20, memory=part_memory(args.players) + 2**28)
+    node: dict[str, int] = dict(num_cpus=1, object_store_memory=80 * 2**20,
+                                memory=part_memory(args.players) + 2**28)
     cluster = Cluster(initialize_head=True, head_node_args=node)
     for _ in range(args.workers - 1):
-        cluster.add_node(**node)
+        cluster.add_node(**node)  # type: ignore[arg-type]
     cluster.wait_for_nodes()
     os.environ["RAY_ADDRESS"] = cluster.address  # what "auto" finds
     try:
