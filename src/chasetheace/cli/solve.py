@@ -47,6 +47,12 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
                         "(auto: up to 6 players; yes: up to 8, in parts: slow)")
     p.add_argument("--workers", type=int, default=1,
                    help="threads for the exact tree's passes (processes for its parts)")
+    p.add_argument("--checkpoint", metavar="DIR",
+                   help="keep each CFR iterate and each finished part of a pass in DIR; the same command "
+                        "run again after a crash or a kill resumes there, with the same result")
+    p.add_argument("--cluster", metavar="auto|ray://HOST:PORT",
+                   help="run the exact tree's parts (7 and 8 players) on a Ray cluster: auto, the one "
+                        "this machine belongs to; ray://HOST:PORT, a remote one (extra cluster)")
     p.add_argument("--situations", type=int, default=6, help="situations shown per position")
     p.add_argument("--json", action="store_true", help="print the whole solution as JSON")
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
@@ -111,7 +117,8 @@ def run(args: argparse.Namespace) -> int:
         try:
             sol = solve(rules, args.players, method=args.method, iterations=args.iterations,
                         exact_check=check, tolerance=args.tolerance, time_limit=args.time_limit,
-                        seed=args.seed, workers=args.workers, progress=None if args.quiet else status)
+                        seed=args.seed, workers=args.workers, progress=None if args.quiet else status,
+                        checkpoint=args.checkpoint, cluster=args.cluster)
         finally:
             status.close()
         if args.plot:

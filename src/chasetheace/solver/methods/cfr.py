@@ -13,13 +13,16 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 from scipy.sparse import csr_matrix
 
 from ..model import kernels
 from ..model.tree import AUTO, Tree, TurnLevel
+
+if TYPE_CHECKING:
+    from .checkpoint import Checkpoint
 
 __all__ = ["Engine", "Progress", "run_cfr"]
 
@@ -393,13 +396,15 @@ class Evaluator(Protocol):
 def run_cfr(engine: Evaluator, *, iterations: int = 1000, tolerance: float = 1e-4, method: str = "dcfr",
             check_every: int = 10, start: float | None = None,
             callback: Callable[[Progress], None] | None = None,
-            warm: Array | None = None) -> tuple[Array, Progress]:
+            warm: Array | None = None, checkpoint: Checkpoint | None = None) -> tuple[Array, Progress]:
     """Iterate CFR+ (``"cfr+"``), predictive CFR+ (``"pcfr+"``) or discounted CFR (``"dcfr"``, alpha 1.5,
     beta 0, gamma 2) until the exact NashConv of the average strategy is at most ``tolerance``.
 
     ``warm`` (a strategy, e.g. solved on a smaller model) is CFR's first iterate instead of the
-    uniform strategy (the regrets start at zero). Returns the average strategy and the progress
-    record.
+    uniform strategy (the regrets start at zero). ``checkpoint`` (:class:`.checkpoint.Checkpoint`)
+    keeps the state after each iteration, and a run given a checkpoint with a state in it goes on
+    from there (or returns at once if that run had finished): the iterates are those of an
+    uninterrupted run, bit for bit. Returns the average strategy and the progress record.
     """
     if method not in ("cfr+", "dcfr", "pcfr+"):
         raise ValueError(f"unknown method {method!r}: allowed cfr+, dcfr, pcfr+")
@@ -410,7 +415,21 @@ def run_cfr(engine: Evaluator, *, iterations: int = 1000, tolerance: float = 1e-
     sigma = np.full((m, 2), 0.5) if warm is None else np.asarray(warm, dtype=float)
     progress = Progress()
     alpha, beta, gamma = 1.5, 0.0, 2.0
-    for t in range(1, iterations + 1):
+    first = 1
+    state = None if checkpoint is None else checkpoint.load_iterate()
+    if state is not None:
+        if state["regret"].shape != (m, 2):
+            raise ValueError(f"checkpoint {checkpoint.folder if checkpoint else ''}: its iterate has "
+                             f"{len(state['regret'])} information sets, this game {m}")
+        regret, avg, sigma = state["regret"], state["avg"], state["sigma"]
+        first = int(state["t"]) + 1
+        progress.iterations, progress.nash_conv = int(state["checked"]), float(state["nash_conv"])
+        progress.trace = [(int(i), float(s), float(nc)) for i, s, nc in state["trace"].tolist()]
+        t0 -= float(state["seconds"])  # the seconds of the earlier runs count
+        progress.seconds = time.perf_counter() - t0
+        if bool(state["done"]):
+            return _normalise(avg), progress
+    for t in range(first, iterations + 1):
         cfv = engine.evaluate(sigma, precise=False).cfv
         value = (sigma * cfv).sum(axis=1, keepdims=True)
         inst = value - cfv  # regret of not having played the action (we minimise lives lost)
@@ -433,8 +452,15 @@ def run_cfr(engine: Evaluator, *, iterations: int = 1000, tolerance: float = 1e-
             progress.trace.append((t, progress.seconds, nc))
             if callback is not None:
                 callback(progress)
-            if nc <= tolerance:
-                break
+        done = t == iterations or (t == progress.iterations and progress.nash_conv <= tolerance)
+        if checkpoint is not None:
+            checkpoint.save_iterate(
+                t=np.array(t), regret=regret, avg=avg, sigma=sigma, checked=np.array(progress.iterations),
+                nash_conv=np.array(progress.nash_conv),
+                trace=np.array(progress.trace, dtype=float).reshape(-1, 3),
+                seconds=np.array(time.perf_counter() - t0), done=np.array(done))
+        if done:
+            break
     return _normalise(avg), progress
 
 

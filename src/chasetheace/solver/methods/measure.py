@@ -14,9 +14,13 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..model.hand import Hand, InfoKey
+
+if TYPE_CHECKING:
+    from .checkpoint import Checkpoint
+    from .parts import Runner
 
 __all__ = ["Measure", "SPLIT_PLAYERS", "MAX_MEASURE_PLAYERS", "measure"]
 
@@ -47,11 +51,14 @@ class Measure:
 
 
 def measure(hand: Hand, keep: Callable[[InfoKey], float], *, split: bool | None = None,
-            progress: Callable[[str], None] | None = None, workers: int = 1) -> Measure:
+            progress: Callable[[str], None] | None = None, workers: int = 1, runner: Runner | None = None,
+            checkpoint: Checkpoint | None = None) -> Measure:
     """Evaluate the strategy ``keep`` (the probability of keeping at an information set) exactly,
     with exact best responses; ``split`` evaluates the tree in parts (default from
-    :data:`SPLIT_PLAYERS` players), ``workers`` processes side by side (see :mod:`.parts`; the
-    result does not depend on it). Needs numpy (imported here: the limits above are cheap to import)."""
+    :data:`SPLIT_PLAYERS` players), ``workers`` processes side by side, or the ``runner`` given
+    (a Ray cluster: :mod:`.cluster`), keeping each finished part in ``checkpoint`` (see
+    :mod:`.parts`; the result depends on none of them). Needs numpy (imported here: the limits
+    above are cheap to import)."""
     import numpy as np
 
     from .parts import PartsEngine, evaluate_part, parts_of
@@ -60,12 +67,12 @@ def measure(hand: Hand, keep: Callable[[InfoKey], float], *, split: bool | None 
     split = hand.players >= SPLIT_PLAYERS if split is None else split
     if split and hand.jerk:
         raise ValueError("the exact tree under kings_jerk is not evaluated in parts")
-    if split and workers > 1 and not hand.pairing:
+    if split and (workers > 1 or runner is not None) and not hand.pairing:
         from ..model.tree import Tree
 
         keys = Tree(hand, card_removal=False).infosets  # every situation of the true game is among them
         probs = [keep(key) for key in keys]
-        with PartsEngine(hand, keys, workers, progress) as engine:
+        with PartsEngine(hand, keys, workers, progress, runner=runner, checkpoint=checkpoint) as engine:
             got = engine.evaluate(np.c_[probs, 1 - np.array(probs)])
         arisen = np.flatnonzero(got.present)
         return _figures([keys[i] for i in arisen], [probs[i] for i in arisen], got.cfv[arisen].tolist(),

@@ -13,21 +13,35 @@ exactness). :class:`PartsEngine` offers the part of :class:`~.cfr.Engine` that
 Every pass rebuilds each part's tree (the parts together are larger than memory), so a pass costs
 about as much as building them all, shared by the ``workers`` processes, each holding one part at
 a time (figures in :data:`..solutions.choice.MAX_PARTS_PLAYERS`).
+
+Who runs the parts is a :class:`Runner`: by default :class:`LocalRunner`, a pool of processes on
+this machine; :class:`.cluster.RayRunner` sends them to a Ray cluster. The parts are summed in one
+fixed order whichever finishes first, so the figures are the same, bit for bit, whoever ran them.
+With a :class:`.checkpoint.Checkpoint`, each finished part is saved as it comes in, and a pass run
+again (after a kill) takes the parts it finished from there.
 """
 
 from __future__ import annotations
 
+import multiprocessing
+import multiprocessing.connection
+import os
+import threading
 import time
-from collections.abc import Callable
-from concurrent.futures import Future, ProcessPoolExecutor
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from multiprocessing import get_context
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ...rules import Rules
 from ..model.hand import Hand, InfoKey
 
-__all__ = ["PartResult", "PartsEngine", "PartsPasses", "evaluate_part", "parts_of"]
+if TYPE_CHECKING:
+    from .checkpoint import Checkpoint
+
+__all__ = ["ONE_THREAD", "LocalRunner", "PartResult", "PartsEngine", "PartsPasses", "Runner", "evaluate_part",
+           "parts_of", "run_part"]
 
 Array = Any  # numpy arrays
 
@@ -96,22 +110,109 @@ _WORKER: dict[str, Any] = {}
 
 
 def _init(rules: dict[str, Any], players: int, keys: list[InfoKey]) -> None:
+    os.environ.update(ONE_THREAD)  # for a process the pool starts again (numpy is not imported yet)
+    threading.Thread(target=_orphaned, daemon=True).start()
     _WORKER["hand"] = Hand(Rules.from_dict(rules), players)
     _WORKER["index"] = {key: i for i, key in enumerate(keys)}
 
 
+def _orphaned() -> None:
+    """In a worker: end the process when the solve that started it dies (``kill -9`` gives it no
+    chance to stop its workers, which would otherwise wait forever to send a part back, holding
+    the part's memory)."""
+    parent = multiprocessing.parent_process()
+    if parent is not None:
+        multiprocessing.connection.wait([parent.sentinel])
+        os._exit(1)
+
+
 def _task(dealt: tuple[int, int], keep: Array, precise: bool) -> tuple[Array, PartResult] | None:
-    """In a worker: one part under the strategy ``keep`` (indexed like the engine's keys); the
-    part's information sets come back as indices into them."""
+    """In a worker of the pool: :func:`run_part` with the hand and keys it was started with."""
+    return run_part(_WORKER["hand"], _WORKER["index"], dealt, keep, precise)
+
+
+def run_part(hand: Hand, index: dict[InfoKey, int], dealt: tuple[int, int], keep: Array,
+             precise: bool = True) -> tuple[Array, PartResult] | None:
+    """One part under the strategy ``keep`` (indexed by ``index``: the engine's keys); the part's
+    information sets come back as indices into them (``None``: an empty part). What a worker does,
+    in the pool or on a cluster."""
     import numpy as np
 
-    index = _WORKER["index"]
-    result = evaluate_part(_WORKER["hand"], dealt, lambda key: float(keep[index[key]]), precise)
+    result = evaluate_part(hand, dealt, lambda key: float(keep[index[key]]), precise)
     if result is None:
         return None
     idx = np.array([index[key] for key in result.keys], dtype=np.int64)
     result.keys = []  # the indices say it, and cost less to send back
     return idx, result
+
+
+Got = tuple[Array, PartResult] | None
+"""What a part gives back (see :func:`run_part`)."""
+
+
+class Runner(Protocol):
+    """Who evaluates the parts of a pass: :class:`LocalRunner`, or :class:`.cluster.RayRunner`."""
+
+    def start(self, hand: Hand, keys: list[InfoKey]) -> None:
+        """Get ready to evaluate the parts of ``hand`` with the information sets ``keys``."""
+
+    def run(self, parts: list[tuple[int, int]], keep: Array) -> Iterator[tuple[int, Got]]:
+        """Evaluate ``parts`` under ``keep``; yield ``(position in parts, result)`` as each finishes,
+        in any order, each once."""
+
+    def close(self) -> None:
+        """Release the workers."""
+
+
+ONE_THREAD = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+"""The environment of a worker: numpy's BLAS on one thread. A sum over threads depends on their
+number in its last bits; on one thread a part's figures are the same in every worker, local or on
+a cluster (and a worker is one process per core already)."""
+
+
+def _ready() -> None:
+    """A task that does nothing: the pool's processes are started by the first tasks."""
+
+
+class LocalRunner:
+    """The parts in ``workers`` processes of this machine (a process pool, started with ``spawn``,
+    each with :data:`ONE_THREAD`)."""
+
+    def __init__(self, workers: int = 1) -> None:
+        if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
+            raise ValueError(f"bad workers {workers!r}: an integer >= 1")
+        self.workers = workers
+        self._pool: ProcessPoolExecutor | None = None
+
+    def start(self, hand: Hand, keys: list[InfoKey]) -> None:
+        self._pool = ProcessPoolExecutor(self.workers, mp_context=get_context("spawn"), initializer=_init,
+                                         initargs=(hand.rules.to_dict(), hand.players, keys))
+        saved = {key: os.environ.get(key) for key in ONE_THREAD}
+        os.environ.update(ONE_THREAD)  # the processes start now, under this environment
+        try:
+            for future in [self._pool.submit(_ready) for _ in range(self.workers)]:
+                future.result()
+        finally:
+            for key, value in saved.items():
+                if value is None:
+                    del os.environ[key]
+                else:
+                    os.environ[key] = value
+
+    def run(self, parts: list[tuple[int, int]], keep: Array) -> Iterator[tuple[int, Got]]:
+        assert self._pool is not None, "start first"
+        futures: dict[Future[Got], int] = {self._pool.submit(_task, dealt, keep, True): i
+                                           for i, dealt in enumerate(parts)}
+        try:
+            for future in as_completed(futures):
+                yield futures[future], future.result()
+        finally:
+            for future in futures:
+                future.cancel()
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(cancel_futures=True)
 
 
 @dataclass
@@ -131,28 +232,31 @@ class PartsEngine:
 
     ``infosets`` fixes the rows of ``sigma`` (every information set of the true game must be among
     them: those of the hand without card removal are, see :class:`~..model.tree.Tree`); ``workers``
-    processes evaluate the parts side by side (the result does not depend on it). Use it as a
-    context manager, or call :meth:`close`.
+    processes evaluate the parts side by side, or the ``runner`` given (e.g. a Ray cluster, see
+    :mod:`.cluster`); the result depends on neither. With a ``checkpoint``, every finished part
+    is saved, and a pass over a strategy whose parts were saved before takes them from there. Use
+    it as a context manager, or call :meth:`close`.
     """
 
     def __init__(self, hand: Hand, infosets: list[InfoKey], workers: int = 1,
-                 progress: Callable[[str], None] | None = None) -> None:
-        if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
-            raise ValueError(f"bad workers {workers!r}: an integer >= 1")
+                 progress: Callable[[str], None] | None = None, *, runner: Runner | None = None,
+                 checkpoint: Checkpoint | None = None) -> None:
         if hand.jerk:
             raise ValueError("the exact tree under kings_jerk is not evaluated in parts")
         import numpy as np
 
+        self.runner: Runner = LocalRunner(workers) if runner is None else runner
         self.hand = hand
         self.infosets = list(infosets)
         self.n_info = len(self.infosets)
         self.owner = np.array([key[0] for key in self.infosets], dtype=np.int64)
         self.workers = workers
         self.progress = progress
+        self.checkpoint = checkpoint
         self.passes = 0
+        self.computed = 0  # parts evaluated by the runner (not taken from the checkpoint)
         self.last: PartsPasses | None = None
-        self._pool = ProcessPoolExecutor(workers, mp_context=get_context("spawn"), initializer=_init,
-                                         initargs=(hand.rules.to_dict(), hand.players, self.infosets))
+        self.runner.start(hand, self.infosets)
 
     def __enter__(self) -> PartsEngine:
         return self
@@ -161,8 +265,8 @@ class PartsEngine:
         self.close()
 
     def close(self) -> None:
-        """Stop the worker processes."""
-        self._pool.shutdown(cancel_futures=True)
+        """Stop the worker processes (or let go of the cluster's)."""
+        self.runner.close()
 
     def evaluate(self, sigma: Array, precise: bool = True, table: bool = True) -> PartsPasses:
         """One pass over every part: the summed counterfactual values. Always in double precision
@@ -180,21 +284,38 @@ class PartsEngine:
         # workers finish together
         top = self.hand.kinds - 1
         parts.sort(key=lambda p: -min(p[0], top - p[0]) - min(p[1], top - p[1]))
-        futures: list[Future[tuple[Array, PartResult] | None]] = [
-            self._pool.submit(_task, dealt, keep, True) for dealt in parts]
-        for done, future in enumerate(futures, 1):
-            got = future.result()
-            if got is not None:
-                idx, part = got
-                np.add.at(out.cfv, idx, part.cfv)
-                np.add.at(out.cfp, idx, part.cfp)
-                np.add.at(out.info_reach, idx, part.reach)
-                out.present[idx] = True
-                out.lives += part.lives
-                out.losses += part.losses
-            if self.progress is not None and (done % 13 == 0 or done == len(futures)):
-                self.progress(f"pass {self.passes + 1} over the exact tree: part {done} of {len(futures)}, "
+        # the parts are summed in this order whichever finishes first (floating-point sums depend
+        # on their order); those that finish early wait in ``ready`` for their turn
+        ready: dict[int, Got] = {}
+        summed = 0
+
+        def take(i: int, got: Got) -> None:
+            nonlocal summed
+            ready[i] = got
+            while summed in ready:
+                _add(out, ready.pop(summed))
+                summed += 1
+            if self.progress is not None and (summed % 13 == 0 or summed == len(parts)):
+                self.progress(f"pass {self.passes + 1} over the exact tree: part {summed} of {len(parts)}, "
                               f"{time.perf_counter() - start:.0f} s")
+
+        saved = None if self.checkpoint is None else self.checkpoint.pass_name(keep)
+        todo = []
+        for i, dealt in enumerate(parts):
+            had = None
+            if self.checkpoint is not None and saved is not None:
+                had = self.checkpoint.load_part(saved, dealt)
+            if had is None:
+                todo.append(i)
+            else:
+                take(i, _from_arrays(had))
+        for j, got in self.runner.run([parts[i] for i in todo], keep):
+            i = todo[j]
+            if self.checkpoint is not None and saved is not None:
+                self.checkpoint.save_part(saved, parts[i], **_to_arrays(got))
+            self.computed += 1
+            take(i, got)
+        assert summed == len(parts), "a part did not come back"
         self.passes += 1
         self.last = out
         return out
@@ -205,3 +326,37 @@ class PartsEngine:
 
         here = (np.asarray(sigma) * cfv).sum(axis=1) - cfv.min(axis=1)
         return np.bincount(self.owner, here, minlength=self.hand.players)
+
+
+def _add(out: PartsPasses, got: Got) -> None:
+    """Add one part's figures to the pass's sums."""
+    import numpy as np
+
+    if got is None:
+        return
+    idx, part = got
+    np.add.at(out.cfv, idx, part.cfv)
+    np.add.at(out.cfp, idx, part.cfp)
+    np.add.at(out.info_reach, idx, part.reach)
+    out.present[idx] = True
+    out.lives += part.lives
+    out.losses += part.losses
+
+
+def _to_arrays(got: Got) -> dict[str, Array]:
+    """A part's result as arrays, to save (an empty part: ``empty`` only)."""
+    import numpy as np
+
+    if got is None:
+        return {"empty": np.array(True)}
+    idx, part = got
+    return {"empty": np.array(False), "idx": idx, "cfv": part.cfv, "cfp": part.cfp, "reach": part.reach,
+            "lives": part.lives, "losses": part.losses, "nodes": np.array(part.nodes)}
+
+
+def _from_arrays(data: dict[str, Array]) -> Got:
+    """A part's result from the arrays saved by :func:`_to_arrays`."""
+    if bool(data["empty"]):
+        return None
+    return data["idx"], PartResult([], data["cfv"], data["cfp"], data["reach"], data["lives"], data["losses"],
+                                   int(data["nodes"]))

@@ -3,13 +3,15 @@ names, as a :class:`~.solution.Solution`."""
 
 from __future__ import annotations
 
+import json
+import os
 import time
 from collections.abc import Callable
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from ...rules import Rules
-from ..methods.measure import MAX_MEASURE_PLAYERS
+from ..methods.measure import MAX_MEASURE_PLAYERS, SPLIT_PLAYERS
 from ..model.hand import Hand, infoset_of
 from .choice import (
     AUTO_EXACT_PLAYERS,
@@ -27,7 +29,9 @@ from .choice import (
 from .solution import Solution, caveats
 
 if TYPE_CHECKING:
+    from ..methods.checkpoint import Checkpoint
     from ..methods.measure import Measure
+    from ..methods.parts import Runner
 
 __all__ = ["solve",
            # handed on for the old path chasetheace.solver.solution (this module under that name)
@@ -40,7 +44,8 @@ def solve(rules: Rules | None = None, players: int = 5, *, method: str = "auto",
           tolerance: float = 1e-4, workers: int = 1, check_every: int = 10,
           time_limit: float | None = None, seed: int = 0, exact_check: bool | None = None,
           progress: Callable[[str], None] | None = None,
-          on_check: Callable[[Any], None] | None = None) -> Solution:
+          on_check: Callable[[Any], None] | None = None,
+          checkpoint: str | os.PathLike[str] | None = None, cluster: str | None = None) -> Solution:
     """An equilibrium of one hand with ``players`` seats under ``rules``.
 
     ``method``: ``"lp"`` (two players, exactly one loser: the exact sequence-form LP), ``"dcfr"``
@@ -60,6 +65,17 @@ def solve(rules: Rules | None = None, players: int = 5, *, method: str = "auto",
     text as the work goes on (the command prints it on stderr); ``on_check`` with the CFR methods'
     :class:`~chasetheace.solver.methods.cfr.Progress` at each NashConv check (the solution cache
     draws its progress bar from it).
+
+    ``checkpoint`` (a folder; the CFR methods and ``iid``): keep there each CFR iterate and each
+    finished part of a pass over the exact tree in parts, so that the same call after a crash or a
+    kill resumes where it stopped and returns the same solution, bit for bit, as an uninterrupted
+    run (only the times differ): see :mod:`~chasetheace.solver.methods.checkpoint`. A folder of
+    another solve (rules, players, method, iterations, tolerance, check_every, exact_check,
+    versions) is refused with ValueError. ``cluster`` (``"auto"``: the running Ray cluster;
+    ``"ray://host:port"``: a remote one; needs the ``cluster`` extra): the parts of the exact tree
+    (from :data:`~chasetheace.solver.methods.measure.SPLIT_PLAYERS` players) run as Ray tasks
+    instead of local processes, with the same result (:mod:`~chasetheace.solver.methods.cluster`).
+    Both are checked, and the cluster reached, before any work.
     """
     rules = Rules() if rules is None else rules
     if not isinstance(rules, Rules):
@@ -79,22 +95,59 @@ def solve(rules: Rules | None = None, players: int = 5, *, method: str = "auto",
                          f"not {players}")
     check = players <= EXACT_CHECK_PLAYERS if exact_check is None else exact_check
     run = auto_choice(hand, exact_check).method if method == "auto" else method
-    if run == "sampled":
-        limit = 60.0 if time_limit is None else time_limit
-        return _from_sampled(hand, iterations, limit, seed, start, progress, check)
     if run == "iid":
         if hand.pairing or hand.jerk:
             raise ValueError("method 'iid' does not model pairing or kings_jerk: use 'dcfr' or 'sampled'")
         if players > MAX_IID_PLAYERS:
             raise ValueError(f"method 'iid' handles 2..{MAX_IID_PLAYERS} players, not {players}: "
                              f"use method 'sampled'")
-        return _from_iid(hand, iterations, tolerance, check_every, start, workers, progress, check)
-    if run in CFR_METHODS and MAX_EXACT_PLAYERS < players <= MAX_PARTS_PLAYERS:
-        return _from_parts(hand, run, iterations, tolerance, check_every, start, workers, progress, on_check)
-    if players > MAX_EXACT_PLAYERS:
+    in_parts = run in CFR_METHODS and MAX_EXACT_PLAYERS < players <= MAX_PARTS_PLAYERS
+    if run in CFR_METHODS and not in_parts and players > MAX_EXACT_PLAYERS:
         raise ValueError(f"the exact tree handles 2..{MAX_EXACT_PLAYERS} players in one piece and up to "
                          f"{MAX_PARTS_PLAYERS} in parts (methods dcfr, cfr+, pcfr+), not {players}: "
                          f"use method 'iid' or 'sampled'")
+    # the checkpoint and the cluster are checked, and the cluster reached, before any work
+    if checkpoint is not None and run not in (*CFR_METHODS, "iid"):
+        raise ValueError(f"checkpoint keeps CFR's iterates: methods {', '.join(CFR_METHODS)} and iid, "
+                         f"not {run!r}")
+    runner = None
+    if cluster is not None:
+        from ..methods.cluster import RayRunner, check_address
+
+        check_address(cluster)
+        measured_in_parts = run in ("iid", "sampled") and check and players >= SPLIT_PLAYERS
+        if not (in_parts or measured_in_parts):
+            raise ValueError(f"cluster runs the parts of the exact tree ({SPLIT_PLAYERS} to "
+                             f"{MAX_PARTS_PLAYERS} players: methods {', '.join(CFR_METHODS)}, or an exact "
+                             f"check of iid or sampled); {run} at {players} players runs here")
+
+        runner = RayRunner(cluster)  # reached now: an unreachable cluster is an error before any work
+    try:
+        store = None
+        if checkpoint is not None:
+            store = open_checkpoint(checkpoint, hand, run, iterations=iterations, tolerance=tolerance,
+                                    check_every=check_every, exact_check=check if run == "iid" else None)
+        return _solve(hand, run, iterations, tolerance, check_every, start, workers, progress, on_check,
+                      check, time_limit, seed, store, runner)
+    finally:
+        if runner is not None:
+            runner.disconnect()
+
+
+def _solve(hand: Hand, run: str, iterations: int, tolerance: float, check_every: int, start: float,
+           workers: int, progress: Callable[[str], None] | None, on_check: Callable[[Any], None] | None,
+           check: bool, time_limit: float | None, seed: int, store: Checkpoint | None,
+           runner: Runner | None) -> Solution:
+    players = hand.players
+    if run == "sampled":
+        limit = 60.0 if time_limit is None else time_limit
+        return _from_sampled(hand, iterations, limit, seed, start, progress, check, runner)
+    if run == "iid":
+        return _from_iid(hand, iterations, tolerance, check_every, start, workers, progress, check, store,
+                         runner)
+    if run in CFR_METHODS and MAX_EXACT_PLAYERS < players <= MAX_PARTS_PLAYERS:
+        return _from_parts(hand, run, iterations, tolerance, check_every, start, workers, progress, on_check,
+                           checkpoint=store, runner=runner)
     if run == "lp":
         from ..methods.lp import is_zero_sum, solve_zero_sum
 
@@ -104,7 +157,33 @@ def solve(rules: Rules | None = None, players: int = 5, *, method: str = "auto",
             raise ValueError("method 'lp' needs two players and exactly one life lost per hand "
                              "(ties not all-lose, no ace_pays_double), e.g. the le-her preset")
         return _from_lp(hand, solve_zero_sum(hand), start)
-    return _from_cfr(hand, run, iterations, tolerance, check_every, start, workers, progress, on_check)
+    return _from_cfr(hand, run, iterations, tolerance, check_every, start, workers, progress, on_check, store)
+
+
+def open_checkpoint(folder: str | os.PathLike[str], hand: Hand, method: str, **parameters: Any) -> Checkpoint:
+    """The checkpoint folder of a solve of ``hand`` by ``method`` with ``parameters`` (those that
+    change its result): made if new, refused (ValueError) if it holds another solve."""
+    from ..methods.checkpoint import SOLVER, Checkpoint
+
+    if not isinstance(folder, str | os.PathLike) or not str(folder):
+        raise ValueError(f"bad checkpoint {folder!r}: a folder")
+    manifest = {"solver": SOLVER, "rules": json.loads(json.dumps(hand.rules.to_dict(), sort_keys=True)),
+                "players": hand.players, "method": method, **parameters}
+    return Checkpoint(folder, manifest)
+
+
+def _warm_from(store: Checkpoint | None, model: Any, workers: int, **cfr: Any) -> Any:
+    """The strategy solved without card removal (on ``model``) that CFR starts from: from the
+    checkpoint if it holds one, else solved by :func:`~..methods.cfr.run_cfr` with ``cfr`` (and
+    saved there)."""
+    from ..methods.cfr import Engine, run_cfr
+
+    if store is not None and (had := store.load("warm.npz")) is not None:
+        return had["sigma"]
+    rough = run_cfr(Engine(model, workers), **cfr)[0]
+    if store is not None:
+        store.save("warm.npz", sigma=rough)
+    return rough
 
 
 def _engine(hand: Hand, workers: int = 1, progress: Callable[[str], None] | None = None) -> Any:
@@ -216,12 +295,12 @@ def _reporter(method: str, tolerance: float, progress: Callable[[str], None] | N
 
 def _from_cfr(hand: Hand, method: str, iterations: int, tolerance: float, check_every: int,
               start: float, workers: int, progress: Callable[[str], None] | None = None,
-              on_check: Callable[[Any], None] | None = None) -> Solution:
+              on_check: Callable[[Any], None] | None = None, store: Checkpoint | None = None) -> Solution:
     """CFR on the exact tree; from :data:`~.choice.WARM_PLAYERS` players it starts from the strategy
     solved without card removal, as CFR's first iterate."""
     import numpy as np
 
-    from ..methods.cfr import Engine, run_cfr
+    from ..methods.cfr import run_cfr
     from ..model.tree import Tree
 
     warm = None
@@ -229,7 +308,7 @@ def _from_cfr(hand: Hand, method: str, iterations: int, tolerance: float, check_
         if progress is not None:
             progress("solving without card removal first, to start from")
         model = Tree(hand, card_removal=False)
-        rough, _ = run_cfr(Engine(model, workers), iterations=iterations, tolerance=tolerance,
+        rough = _warm_from(store, model, workers, iterations=iterations, tolerance=tolerance,
                            check_every=check_every)
         index = {key: i for i, key in enumerate(model.infosets)}
         del model
@@ -241,21 +320,24 @@ def _from_cfr(hand: Hand, method: str, iterations: int, tolerance: float, check_
     # the warm strategy is the first iterate only: measured at 6 players, giving it the weight of
     # 10 iterations took 30 iterations to NashConv 9.3e-5, as the first iterate 5 to 3.2e-5
     sigma, record = run_cfr(engine, iterations=iterations, tolerance=tolerance, method=method,
-                            check_every=check_every, start=start, callback=report, warm=warm)
+                            check_every=check_every, start=start, callback=report, warm=warm,
+                            checkpoint=store)
     return _tables(hand, engine, sigma, method, start, iterations=record.iterations,
                    trace=record.trace)
 
 
 def _from_parts(hand: Hand, method: str, iterations: int, tolerance: float, check_every: int,
                 start: float, workers: int, progress: Callable[[str], None] | None = None,
-                on_check: Callable[[Any], None] | None = None) -> Solution:
+                on_check: Callable[[Any], None] | None = None, *, checkpoint: Checkpoint | None = None,
+                runner: Runner | None = None) -> Solution:
     """CFR on the exact tree evaluated in parts (:mod:`..methods.parts`), started from the strategy solved
     without card removal as CFR's first iterate. Every NashConv check is an exact best response in
     the true game; the solution's figures are those of the last check (no refinement off the path:
-    that would take a pass per round)."""
+    that would take a pass per round). ``checkpoint``: keep the iterates and parts there, and
+    resume from them; ``runner``: who runs the parts (default ``workers`` local processes)."""
     import numpy as np
 
-    from ..methods.cfr import Engine, run_cfr
+    from ..methods.cfr import run_cfr
     from ..methods.parts import PartsEngine
     from ..model.tree import Tree
 
@@ -265,16 +347,19 @@ def _from_parts(hand: Hand, method: str, iterations: int, tolerance: float, chec
     if progress is not None:
         progress("solving without card removal first, to start from")
     model = Tree(hand, card_removal=False)
-    rough, _ = run_cfr(Engine(model, 1), iterations=max(iterations, 1000), tolerance=tolerance,
+    rough = _warm_from(checkpoint, model, 1, iterations=max(iterations, 1000), tolerance=tolerance,
                        check_every=check_every)
     keys = list(model.infosets)
     del model
 
     report = _reporter(method, tolerance, progress, on_check)
-    with PartsEngine(hand, keys, workers, progress) as engine:
+    with PartsEngine(hand, keys, workers, progress, runner=runner, checkpoint=checkpoint) as engine:
         sigma, record = run_cfr(engine, iterations=iterations, tolerance=tolerance, method=method,
-                                check_every=check_every, start=start, callback=report, warm=rough)
+                                check_every=check_every, start=start, callback=report, warm=rough,
+                                checkpoint=checkpoint)
         got = engine.last  # the pass of the last check: the average strategy returned
+        if got is None:  # a finished solve run again: that pass, from the checkpoint
+            got = engine.evaluate(sigma)
     assert got is not None
     gains = engine.gains(sigma, got.cfv)
     on = np.flatnonzero(got.present)  # the situations of the true game
@@ -292,7 +377,8 @@ def _from_parts(hand: Hand, method: str, iterations: int, tolerance: float, chec
 
 
 def _from_iid(hand: Hand, iterations: int, tolerance: float, check_every: int, start: float, workers: int,
-              progress: Callable[[str], None] | None, check: bool) -> Solution:
+              progress: Callable[[str], None] | None, check: bool, store: Checkpoint | None = None,
+              runner: Runner | None = None) -> Solution:
     """DCFR on the hand without card removal; then, with ``check``, the strategy measured exactly in
     the true game (an exact best response on the exact tree)."""
     from ..methods.cfr import Engine, Progress, run_cfr
@@ -308,7 +394,7 @@ def _from_iid(hand: Hand, iterations: int, tolerance: float, check_every: int, s
                      f"(target {tolerance:g}), {p.seconds:.0f} s")
 
     sigma, record = run_cfr(engine, iterations=iterations, tolerance=tolerance, check_every=check_every,
-                            start=start, callback=report)
+                            start=start, callback=report, checkpoint=store)
     if not check:
         return _tables(hand, engine, sigma, "iid", start, iterations=record.iterations, trace=record.trace,
                        measured="abstract")
@@ -317,13 +403,15 @@ def _from_iid(hand: Hand, iterations: int, tolerance: float, check_every: int, s
     index = {key: i for i, key in enumerate(engine.tree.infosets)}
     keep = sigma[:, 0].tolist()
     # every situation of the true game also arises without card removal
-    result = measure(hand, lambda key: keep[index[key]], progress=progress, workers=workers)
+    result = measure(hand, lambda key: keep[index[key]], progress=progress, workers=workers, runner=runner,
+                     checkpoint=store)
     return _measured(hand, "iid", result, iterations=record.iterations, seconds=time.perf_counter() - start,
                      trace=record.trace)
 
 
 def _from_sampled(hand: Hand, batches: int, time_limit: float | None, seed: int, start: float,
-                  progress: Callable[[str], None] | None = None, check: bool = True) -> Solution:
+                  progress: Callable[[str], None] | None = None, check: bool = True,
+                  runner: Runner | None = None) -> Solution:
     """Train the sampled method; measure its strategy exactly on the exact tree where that fits
     (up to :data:`~.choice.EXACT_CHECK_PLAYERS` players), else by the sampled estimates."""
     import numpy as np
@@ -348,7 +436,7 @@ def _from_sampled(hand: Hand, batches: int, time_limit: float | None, seed: int,
         sampled = Solution(rules=hand.rules, players=hand.players, method="sampled", infosets=keys, keep=keep,
                            reach=[0.0] * len(keys), values=[(0.0, 0.0)] * len(keys), loss_probabilities=[],
                            expected_lives_lost=[], nash_conv=float("nan"), gains=[])
-        result = measure(hand, sampled.played_keep, progress=progress)
+        result = measure(hand, sampled.played_keep, progress=progress, runner=runner)
         return _measured(hand, "sampled", result, iterations=done, seconds=time.perf_counter() - start)
     est = solver.estimate(20_000)
     met = [solver.met.get(i, (0.0, 0.0, 0.0)) for i in range(len(keys))]
