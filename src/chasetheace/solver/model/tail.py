@@ -88,7 +88,7 @@ import numpy as np
 
 from .dealing import Array
 
-__all__ = ["CHUNK", "TailTables", "evaluate_tail", "tail_children"]
+__all__ = ["CHUNK", "TailTables", "chunks", "evaluate_tail", "tail_children"]
 
 CHUNK = 1 << 18
 """Children of position ``n - 2`` generated and evaluated at once (bounds the temporaries)."""
@@ -153,7 +153,7 @@ def tail_children(t: TailTables, kind: str, g0: int, g1: int, stopped_h: Array,
                 given=given)
 
 
-def _chunks(rest: Array) -> list[tuple[int, int]]:
+def chunks(rest: Array) -> list[tuple[int, int]]:
     """Ranges of groups with about CHUNK children each."""
     per = (rest > 0).sum(axis=1)
     ends = np.cumsum(per)
@@ -193,7 +193,7 @@ def evaluate_tail(t: TailTables, closed: dict[str, Any], reach: Array, info: Arr
     s_l = np.zeros(len(t.s_hid))
     s_p = np.zeros(len(t.s_hid))
     for kind, gr, rest in (("keep", g_keep, t.k_rest), ("swap", g_swap, t.s_rest)):
-        for g0, g1 in _chunks(rest):
+        for g0, g1 in chunks(rest):
             ch = tail_children(t, kind, g0, g1, closed["stopped_h"], blocker)
             m = len(ch["c"])
             if not m:
@@ -213,7 +213,7 @@ def evaluate_tail(t: TailTables, closed: dict[str, Any], reach: Array, info: Arr
             if kind == "keep":
                 k_w[at] = np.add.reduceat(rows * pr, starts, axis=0)
                 continue
-            f = np.where(ch["c"] == blocker, ch["card"], ch["c"])
+            f = np.where(ch["c"] == blocker, t.s_card[ch["group"]], ch["c"])  # blocked: keeps its card
             s_w[at] = np.add.reduceat(rows * pr * both[k, f], starts, axis=0)
             col = rows[np.arange(m), f + shift] * ch["pr"] * mask[k, f + shift]
             plow = t.s_low[ch["group"]]
