@@ -431,7 +431,7 @@ class Tree(Dealing):
             swapped = next_hid[hid, 3 + c]  # the dealer receives the card, gives c
             ok = (rest[:, c] > 0) & ~auto & ~stopped_h[swapped]
             codes.append((swapped[ok].astype(np.int64) * k + card[ok]) * (k + 1) + c + 1)
-        return np.unique(np.concatenate(codes)) if codes else np.zeros(0, dtype=np.int64)
+        return np.concatenate(codes) if codes else np.zeros(0, dtype=np.int64)
 
     def _dealer_infosets(self, codes: list[Array]) -> Array:
         """``dinfo[h, card, given + 1]``: the dealer's information set ids for its situations."""
@@ -516,16 +516,16 @@ class Tree(Dealing):
             s_card=card[sfirst], s_rest=rest[sfirst], s_low=self.levels[-1].low[sfirst].astype(np.int64),
             s_allow=s_allow, s_next=s_next, ninfo=np.zeros((rows, k, k + 2), dtype=np.int64))
         # every child once (in chunks): the information sets of the last two positions it reaches
-        own: list[Array] = []
-        dealer: list[Array] = []
-        for kind, groups in (("keep", len(kfirst)), ("swap", len(sfirst))):
+        own = np.zeros(rows * k * (k + 2), dtype=bool)  # marked, not sorted: the children are many
+        dealer = np.zeros(rows * k * (k + 1), dtype=bool)
+        for kind in ("keep", "swap"):
             for g0, g1 in tail_chunks(tail.k_rest if kind == "keep" else tail.s_rest):
                 ch = tail_children(tail, kind, g0, g1, stopped_h, hand.blocker)
                 d = ~ch["auto"]
-                own.append(np.unique((ch["hid"][d] * k + ch["card"][d]) * (k + 2) + ch["given"][d] + 1))
-                dealer.append(self._dealer_codes(ch["hid"], ch["stopped"], ch["card"], ch["rest"], next_hid,
-                                                 stopped_h))
-        for code_ in (np.unique(np.concatenate(own)).tolist() if own else []):
+                own[(ch["hid"][d] * k + ch["card"][d]) * (k + 2) + ch["given"][d] + 1] = True
+                dealer[self._dealer_codes(ch["hid"], ch["stopped"], ch["card"], ch["rest"], next_hid,
+                                          stopped_h)] = True
+        for code_ in np.flatnonzero(own).tolist():
             h, rem = divmod(code_, k * (k + 2))
             x, g = divmod(rem, k + 2)
             key = (n - 2, self._hists[h], x, g - 1)
@@ -534,7 +534,7 @@ class Tree(Dealing):
                 v = self._info_index[key] = len(self.infosets)
                 self.infosets.append(key)
             tail.ninfo[h, x, g] = v
-        dinfo = self._dealer_infosets(dealer)
+        dinfo = self._dealer_infosets([np.flatnonzero(dealer)])
         self.tail = tail
         self.closed = dict(next_hid=next_hid, stopped_h=stopped_h, dinfo=dinfo, **self._closed_consts())
 
