@@ -102,6 +102,15 @@ def test_evaluate_part_gives_the_same_figures_either_way(preset: str, players: i
         _same_parts(old, new)
 
 
+def test_every_part_of_a_small_pack_either_way() -> None:
+    # the 32-card pack at 4 players: parts where nobody decides at position n - 3 (no swap group)
+    hand = Hand(cta.Rules(deck=32), 4)
+    table = _table(Tree(hand, card_removal=False).infosets, 4)
+    for pair in parts_of(hand):
+        _same_parts(evaluate_part(hand, pair, table.__getitem__, evaluation="closed_dealer"),
+                    evaluate_part(hand, pair, table.__getitem__, evaluation="closed_three"))
+
+
 def test_the_closed_three_refuses_what_it_does_not_model() -> None:
     assert EVALUATIONS == ("closed_dealer", "closed_three")
     for rules, players in ((cta.Rules(pairing=True), 4), (cta.Rules(kings_jerk=True), 4), (cta.Rules(), 2)):

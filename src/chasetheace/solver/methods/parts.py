@@ -56,7 +56,7 @@ EVALUATIONS = ("closed_dealer", "closed_three")
 ``"closed_dealer"`` builds the nodes up to the dealer's right neighbour and evaluates the last two
 positions in closed form; ``"closed_three"`` builds them up to the position before and evaluates
 the last three from its groups (:mod:`..model.tail`: the same figures, about a tenth of the nodes)."""
-EVALUATION = "closed_dealer"
+EVALUATION = "closed_three"
 """The evaluation the parts use by default (one of :data:`EVALUATIONS`)."""
 
 

@@ -230,8 +230,8 @@ def evaluate_tail(t: TailTables, closed: dict[str, Any], reach: Array, info: Arr
     has = t.sg >= 0
     w[:] = s_keep[:, None] * both[k, card] * wk
     w[has] += swap[has, None] * s_w[sg[has]]
-    swap_l = np.where(has, s_l[sg], 0.0)
-    swap_p = np.where(has, s_p[sg], 0.0)
+    swap_l = np.append(s_l, 0.0)[np.where(has, t.sg, len(s_l))]  # (a part may have no swap group)
+    swap_p = np.append(s_p, 0.0)[np.where(has, t.sg, len(s_p))]
     n = len(life)
     life[n - 3] += reach @ (s_keep * keep_l + swap * swap_l)
     loss[n - 3] += reach @ (s_keep * keep_p + swap * swap_p)
