@@ -51,6 +51,7 @@ class Engine:
         if compiled:
             kernels.loops()  # ValueError without numba
         self.compiled = tree.compiled if compiled is None else compiled
+        self.tail_loop = True  # closed_three: the groups' loop (False: numpy chunks, see ..model.tail)
         self.tree = tree
         self.workers = workers
         self._pool: ThreadPoolExecutor | None = ThreadPoolExecutor(workers) if workers > 1 else None
@@ -233,7 +234,8 @@ class Engine:
                               level.card.astype(np.int64), level.low.astype(np.int64),
                               np.ascontiguousarray(np.asarray(sigma, dtype=float)[:, 0]),
                               kernels.closed_last(self.compiled), consts, rows, cfv,
-                              np.zeros_like(cfv) if cfp is None else cfp, life, loss)
+                              np.zeros_like(cfv) if cfp is None else cfp, life, loss,
+                              kernels.tail_groups(self.compiled) if self.tail_loop else None)
         w[ids] = rows
         return extra
 

@@ -169,7 +169,8 @@ def chunks(rest: Array) -> list[tuple[int, int]]:
 
 def evaluate_tail(t: TailTables, closed: dict[str, Any], reach: Array, info: Array, card: Array,
                   low: Array, keep: Array, run: Callable[..., None], consts: dict[str, Any], w: Array,
-                  cfv: Array, cfp: Array, life: Array, loss: Array) -> Array:
+                  cfv: Array, cfp: Array, life: Array, loss: Array,
+                  groups: Callable[..., None] | None = None) -> Array:
     """One pass over the last three positions from the nodes of position ``n - 3`` (their ``reach``,
     information sets ``info``, ``card`` and ``low``) under ``keep`` (probability of keeping per
     information set): fills the nodes' continuations ``w`` and adds the three positions'
@@ -177,7 +178,10 @@ def evaluate_tail(t: TailTables, closed: dict[str, Any], reach: Array, info: Arr
     returns the reach of the information sets of positions ``n - 2`` and ``n - 1`` (no built node
     has them). ``run`` is :func:`.kernels.closed_last` (compiled or not), ``closed`` the tables it
     reads (see :meth:`.tree.Tree._tail_tables`), ``consts`` the engine's factors (``mask``,
-    ``both``, ``coef_l``, ``coef_p``, ``lives``, ``shift``, ``dw``, ``blocker``)."""
+    ``both``, ``coef_l``, ``coef_p``, ``lives``, ``shift``, ``dw``, ``blocker``). ``groups``
+    (:func:`.kernels.tail_groups`), if given, walks the groups and their children in one loop;
+    otherwise the children are generated with numpy, :data:`CHUNK` at a time, and ``run`` evaluates
+    them (the same sums in another order)."""
     n_info = len(keep)
     width = w.shape[1]
     k = t.k_rest.shape[1]
@@ -192,7 +196,18 @@ def evaluate_tail(t: TailTables, closed: dict[str, Any], reach: Array, info: Arr
     s_w = np.zeros((len(t.s_hid), width))
     s_l = np.zeros(len(t.s_hid))
     s_p = np.zeros(len(t.s_hid))
+    if groups is not None:
+        for swap, gr in ((False, g_keep), (True, g_swap)):
+            g_w, g_l, g_p = (s_w, s_l, s_p) if swap else (k_w, np.zeros(len(g_keep)), np.zeros(len(g_keep)))
+            groups(swap, gr, t.s_rest if swap else t.k_rest, t.s_allow if swap else t.k_allow,
+                   t.s_hid if swap else t.k_hid, t.s_card if swap else t.k_low, t.s_low if swap else t.k_low,
+                   t.s_next, t.ninfo, keep, closed["next_hid"], closed["stopped_h"], closed["dinfo"], blocker,
+                   shift, dw, closed["stock"], mask, both, closed["end_row"], closed["keep_w"], closed["base"],
+                   closed["delta"], closed["exc"], closed["exc_n"], closed["out_l"], closed["out_p"], coef_p,
+                   consts["lives"], coef_l, coef_p, g_w, g_l, g_p, cfv, cfp, extra_reach, life, loss)
     for kind, gr, rest in (("keep", g_keep, t.k_rest), ("swap", g_swap, t.s_rest)):
+        if groups is not None:
+            break
         for g0, g1 in chunks(rest):
             ch = tail_children(t, kind, g0, g1, closed["stopped_h"], blocker)
             m = len(ch["c"])
