@@ -40,8 +40,10 @@ def one(players: int, pair: tuple[int, int], evaluation: str) -> dict[str, objec
 
     kernels.loops()
     hand = Hand(cta.Rules(), players)
-    warm = Tree(Hand(cta.Rules(), 5), pair=(5, 7), closed_dealer=True, closed_three=evaluation == "closed_three")
-    Engine(warm, compiled=True).evaluate(np.full((len(warm.infosets), 2), 0.5), table=True)  # compile the loops
+    three = evaluation == "closed_three"
+    warm = Tree(Hand(cta.Rules(), 5), pair=(5, 7), closed_dealer=True, closed_three=three)
+    half = np.full((len(warm.infosets), 2), 0.5)
+    Engine(warm, compiled=True).evaluate(half, table=True)  # compiles the loops
     start = time.process_time()
     tree = Tree(hand, pair=pair, closed_dealer=True, closed_three=evaluation == "closed_three")
     built = time.process_time()
@@ -61,10 +63,12 @@ def one(players: int, pair: tuple[int, int], evaluation: str) -> dict[str, objec
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--players", type=int, nargs="+", default=[7, 8, 9])
     parser.add_argument("--pair", type=int, nargs=2, default=[5, 7])
-    parser.add_argument("--old", action="store_true", help="today's evaluation at 9 players too (about 20 GB)")
+    parser.add_argument("--old", action="store_true",
+                        help="today's evaluation at 9 players too (about 20 GB)")
     parser.add_argument("--one", nargs=4, metavar=("PLAYERS", "A", "B", "EVALUATION"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one:
@@ -79,7 +83,8 @@ def main() -> None:
             if evaluation == "closed_dealer" and players >= 9 and not args.old:
                 print(f"{players:>7} {evaluation:>13}  (skipped: about 20 GB; --old runs it)")
                 continue
-            out = subprocess.run([sys.executable, __file__, "--one", str(players), *map(str, args.pair), evaluation],
+            cmd = [sys.executable, __file__, "--one", str(players), *map(str, args.pair), evaluation]
+            out = subprocess.run(cmd,
                                  capture_output=True, text=True, check=False)
             if out.returncode:
                 print(f"{players:>7} {evaluation:>13}  failed: {out.stderr.strip().splitlines()[-1:]}")

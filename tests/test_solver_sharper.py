@@ -69,7 +69,8 @@ def _three_ways(rules: cta.Rules, players: int, pair: tuple[int, int] | None, se
 @settings(max_examples=30, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 @given(RULES.filter(lambda r: not (r.pairing or r.kings_jerk)), st.sampled_from([3, 3, 4]),
        st.integers(0, 2**32 - 1))
-def test_the_closed_three_equal_the_whole_tree_under_any_rules(rules: cta.Rules, players: int, seed: int) -> None:
+def test_the_closed_three_equal_the_whole_tree_under_any_rules(rules: cta.Rules, players: int,
+                                                               seed: int) -> None:
     kinds = Hand(rules, players).kinds
     rng = np.random.default_rng(seed)
     pair = None
@@ -96,7 +97,8 @@ def test_evaluate_part_gives_the_same_figures_either_way(preset: str, players: i
     hand = Hand(rules, players)
     keys = Tree(hand, card_removal=False).infosets  # every situation of the true game is among them
     table = _table(keys, players)
-    for pair in (pairs or [None, *parts_of(hand)[:6]]):
+    some: list[tuple[int, int] | None] = [None, *parts_of(hand)[:6]]
+    for pair in (pairs or some):
         old = evaluate_part(hand, pair, table.__getitem__, evaluation="closed_dealer")
         new = evaluate_part(hand, pair, table.__getitem__, evaluation="closed_three")
         _same_parts(old, new)

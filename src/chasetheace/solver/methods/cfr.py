@@ -169,8 +169,8 @@ class Engine:
                 raise ValueError("a tree with closed_dealer is evaluated under one belief, unrevised")
             if tree.closed_three:  # the last three (see ..model.tail)
                 extra = self._tail(sigma, reaches[0], w, cfvs[0], cfps[0], lives[0], losses[0])
-                return self._levels(n - 4, sigma, sig_e, reaches, w, cfvs, cfps, lives, losses, table, precise,
-                                    revise, extra)
+                return self._levels(n - 4, sigma, sig_e, reaches, w, cfvs, cfps, lives, losses, table,
+                                    precise, revise, extra)
             dealer_reach = self._closed(sigma, reaches[0], w, cfvs[0], cfps[0], lives[0], losses[0])
             return self._levels(n - 3, sigma, sig_e, reaches, w, cfvs, cfps, lives, losses, table, precise,
                                 revise, dealer_reach)
@@ -230,9 +230,11 @@ class Engine:
         rows = np.zeros((len(level.card), tree.width))
         consts = dict(mask=self._mask, both=self._both, coef_l=self._coef_l, coef_p=self._coef_p,
                       lives=tree.lives(), shift=hand.shift, dw=tree.dw, blocker=hand.blocker)
-        extra = evaluate_tail(tree.tail, tree.closed, np.ascontiguousarray(reach[ids]), level.info.astype(np.int64),
-                              level.card.astype(np.int64), level.low.astype(np.int64),
-                              np.ascontiguousarray(np.asarray(sigma, dtype=float)[:, 0]),
+        assert tree.tail is not None
+        keep = np.ascontiguousarray(np.asarray(sigma, dtype=float)[:, 0])
+        extra = evaluate_tail(tree.tail, tree.closed, np.ascontiguousarray(reach[ids]),
+                              level.info.astype(np.int64), level.card.astype(np.int64),
+                              level.low.astype(np.int64), keep,
                               kernels.closed_last(self.compiled), consts, rows, cfv,
                               np.zeros_like(cfv) if cfp is None else cfp, life, loss,
                               kernels.tail_groups(self.compiled) if self.tail_loop else None)

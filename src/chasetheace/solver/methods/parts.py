@@ -27,7 +27,8 @@ from typing import Any
 from ...rules import Rules
 from ..model.hand import Hand, InfoKey
 
-__all__ = ["EVALUATION", "EVALUATIONS", "PartResult", "PartsEngine", "PartsPasses", "evaluate_part", "parts_of"]
+__all__ = ["EVALUATION", "EVALUATIONS", "PartResult", "PartsEngine", "PartsPasses", "evaluate_part",
+           "parts_of"]
 
 Array = Any  # numpy arrays
 

@@ -189,18 +189,20 @@ def _make_closed_last(node: Callable[..., None]) -> Callable[..., None]:
         whole = np.zeros(width)
         for p in range(len(card)):
             node(reach_p[p], info_p[p], card[p], low[p], hid[p], rest[p], stopped_p[p], keep, next_hid,
-                 stopped_h, dinfo, blocker, shift, dw_col, stock, mask, both, end_row, keep_w, base, delta, exc,
-                 exc_n, out_l, out_p, before, lives, w[p], cfv, cfp, dreach, life, loss, wd, acc, rd, whole)
+                 stopped_h, dinfo, blocker, shift, dw_col, stock, mask, both, end_row, keep_w, base, delta,
+                 exc, exc_n, out_l, out_p, before, lives, w[p], cfv, cfp, dreach, life, loss, wd, acc, rd,
+                 whole)
     return closed_last
 
 
 def _make_tail_groups(node: Callable[..., None]) -> Callable[..., None]:
     def tail_groups(swap: bool, g_reach: Any, g_rest: Any, g_allow: Any, g_hid: Any, g_card: Any, g_low: Any,
-                    s_next: Any, ninfo: Any, keep: Any, next_hid: Any, stopped_h: Any, dinfo: Any, blocker: int,
-                    shift: int, dw_col: int, stock: int, mask: Any, both: Any, end_row: Any, keep_w: Any,
-                    base: Any, delta: Any, exc: Any, exc_n: Any, out_l: Any, out_p: Any, before: Any,
-                    lives: Any, coef_l: Any, coef_p: Any, g_w: Any, g_l: Any, g_p: Any, cfv: Any, cfp: Any,
-                    xreach: Any, life: Any, loss: Any) -> None:  # pragma: no cover - compiled by numba
+                    s_next: Any, ninfo: Any, keep: Any, next_hid: Any, stopped_h: Any, dinfo: Any,
+                    blocker: int, shift: int, dw_col: int, stock: int, mask: Any, both: Any, end_row: Any,
+                    keep_w: Any, base: Any, delta: Any, exc: Any, exc_n: Any, out_l: Any, out_p: Any,
+                    before: Any, lives: Any, coef_l: Any, coef_p: Any, g_w: Any, g_l: Any, g_p: Any,
+                    cfv: Any, cfp: Any, xreach: Any, life: Any,
+                    loss: Any) -> None:  # pragma: no cover - compiled by numba
         """The groups of position ``n - 3`` of a ``closed_three`` tree (see :mod:`.tail`): each child
         (keep groups: ``(h', D + c, c, -1)``; swap groups: ``(h + s_c, D + c, x, c)`` or blocked)
         evaluated by the closed form of the last two positions with the group's reach times its
@@ -245,8 +247,8 @@ def _make_tail_groups(node: Callable[..., None]) -> Callable[..., None]:
                 if not auto:
                     xreach[ip] += r
                 node(r, ip, card, low, h, rest, stopped, keep, next_hid, stopped_h, dinfo, blocker, shift,
-                     dw_col, stock, mask, both, end_row, keep_w, base, delta, exc, exc_n, out_l, out_p, before,
-                     lives, row, cfv, cfp, xreach, life, loss, wd, acc, rd, whole)
+                     dw_col, stock, mask, both, end_row, keep_w, base, delta, exc, exc_n, out_l, out_p,
+                     before, lives, row, cfv, cfp, xreach, life, loss, wd, acc, rd, whole)
                 if not swap:
                     for i in range(width):
                         g_w[g, i] += pr * row[i]

@@ -157,9 +157,9 @@ def chunks(rest: Array) -> list[tuple[int, int]]:
     """Ranges of groups with about CHUNK children each."""
     per = (rest > 0).sum(axis=1)
     ends = np.cumsum(per)
-    cuts = np.searchsorted(ends, np.arange(CHUNK, int(ends[-1]) + CHUNK, CHUNK)) if len(per) else []
+    cuts: Array = np.searchsorted(ends, np.arange(CHUNK, int(ends[-1]) + CHUNK, CHUNK)) if len(per) else []
     out, start = [], 0
-    for cut in list(cuts) + [len(per)]:
+    for cut in [*list(cuts), len(per)]:
         end = min(int(cut) + 1, len(per))
         if end > start:
             out.append((start, end))
@@ -197,14 +197,17 @@ def evaluate_tail(t: TailTables, closed: dict[str, Any], reach: Array, info: Arr
     s_l = np.zeros(len(t.s_hid))
     s_p = np.zeros(len(t.s_hid))
     if groups is not None:
-        for swap, gr in ((False, g_keep), (True, g_swap)):
-            g_w, g_l, g_p = (s_w, s_l, s_p) if swap else (k_w, np.zeros(len(g_keep)), np.zeros(len(g_keep)))
-            groups(swap, gr, t.s_rest if swap else t.k_rest, t.s_allow if swap else t.k_allow,
-                   t.s_hid if swap else t.k_hid, t.s_card if swap else t.k_low, t.s_low if swap else t.k_low,
+        unused = np.zeros(len(g_keep))
+        for sw, gr in ((False, g_keep), (True, g_swap)):
+            g_w, g_l, g_p = (s_w, s_l, s_p) if sw else (k_w, unused, unused)
+            # (keep groups: g_card is not read, g_low is the children's)
+            groups(sw, gr, t.s_rest if sw else t.k_rest, t.s_allow if sw else t.k_allow,
+                   t.s_hid if sw else t.k_hid, t.s_card if sw else t.k_low, t.s_low if sw else t.k_low,
                    t.s_next, t.ninfo, keep, closed["next_hid"], closed["stopped_h"], closed["dinfo"], blocker,
-                   shift, dw, closed["stock"], mask, both, closed["end_row"], closed["keep_w"], closed["base"],
-                   closed["delta"], closed["exc"], closed["exc_n"], closed["out_l"], closed["out_p"], coef_p,
-                   consts["lives"], coef_l, coef_p, g_w, g_l, g_p, cfv, cfp, extra_reach, life, loss)
+                   shift, dw, closed["stock"], mask, both, closed["end_row"], closed["keep_w"],
+                   closed["base"], closed["delta"], closed["exc"], closed["exc_n"], closed["out_l"],
+                   closed["out_p"], coef_p, consts["lives"], coef_l, coef_p, g_w, g_l, g_p, cfv, cfp,
+                   extra_reach, life, loss)
     for kind, gr, rest in (("keep", g_keep, t.k_rest), ("swap", g_swap, t.s_rest)):
         if groups is not None:
             break
@@ -217,8 +220,8 @@ def evaluate_tail(t: TailTables, closed: dict[str, Any], reach: Array, info: Arr
             rows = np.zeros((m, width))
             run(r, ch["info"], ch["card"], ch["low"], ch["hid"], ch["rest"], ch["stopped"], keep,
                 closed["next_hid"], closed["stopped_h"], closed["dinfo"], blocker, shift, dw, closed["stock"],
-                mask, both, closed["end_row"], closed["keep_w"], closed["base"], closed["delta"], closed["exc"],
-                closed["exc_n"], closed["out_l"], closed["out_p"], coef_p, consts["lives"],
+                mask, both, closed["end_row"], closed["keep_w"], closed["base"], closed["delta"],
+                closed["exc"], closed["exc_n"], closed["out_l"], closed["out_p"], coef_p, consts["lives"],
                 rows, cfv, cfp, extra_reach, life, loss)
             d = ~ch["auto"]
             extra_reach += np.bincount(ch["info"][d], r[d], minlength=n_info)

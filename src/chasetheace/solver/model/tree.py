@@ -214,8 +214,8 @@ class Tree(Dealing):
             return {}
         if self.closed_three and j == n - 3:  # positions n - 2 and n - 1 are never built: see .tail
             # (a node reached by a blocked swap, given -2, passes the history on unchanged)
-            self._last = dict(hid=hid.astype(np.int32), drawn=drawn, card=card, stopped=stopped | (given == -2),
-                              auto=auto)
+            self._last = dict(hid=hid.astype(np.int32), drawn=drawn, card=card,
+                              stopped=stopped | (given == -2), auto=auto)
             return {}
         if self.closed_dealer and j == n - 2:  # the dealer's nodes are never built: see closed_last
             # a node reached by a blocked swap (given -2) passes the history on unchanged, as a
@@ -239,8 +239,8 @@ class Tree(Dealing):
             pc = chance[ok, c]
             after = drawn[idx].copy()
             after[:, c] += 1
-            if c == hand.blocker and (self.closed_three and j + 2 == n - 2
-                                      or self.closed_dealer and not self.closed_three and j + 2 == n - 1):
+            if c == hand.blocker and ((self.closed_three and j + 2 == n - 2)
+                                      or (self.closed_dealer and not self.closed_three and j + 2 == n - 1)):
                 # the neighbour shows the blocker and the dealer's turn comes next: the neighbour's
                 # turn is kept as a node of its own (no decision, no token), as closed_last starts
                 # from that position's nodes
