@@ -3,6 +3,8 @@ figure equals today's evaluation (``closed_dealer``) and the whole tree's, to 1e
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 pytest.importorskip("numpy")
@@ -46,7 +48,9 @@ def _three_ways(rules: cta.Rules, players: int, pair: tuple[int, int] | None, se
     """The whole tree, the closed dealer and the closed three positions: the same figures."""
     hand = Hand(rules, players)
     engines = [Engine(Tree(hand, pair=pair)), Engine(Tree(hand, pair=pair, closed_dealer=True)),
+               Engine(Tree(hand, pair=pair, closed_three=True)),
                Engine(Tree(hand, pair=pair, closed_three=True))]
+    engines[3].tail_loop = False  # the children generated with numpy, in chunks
     keys = engines[0].tree.infosets
     table = _table(keys, seed)
     results = []
@@ -64,6 +68,7 @@ def _three_ways(rules: cta.Rules, players: int, pair: tuple[int, int] | None, se
     if pair is None:
         assert sum(results[2][4]) >= 1 - TOL  # somebody loses every hand
     assert engines[2].tree.node_count < engines[1].tree.node_count or engines[1].tree.node_count <= 6
+    assert engines[2].tree.node_count == engines[3].tree.node_count
 
 
 @settings(max_examples=30, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
@@ -102,6 +107,19 @@ def test_evaluate_part_gives_the_same_figures_either_way(preset: str, players: i
         old = evaluate_part(hand, pair, table.__getitem__, evaluation="closed_dealer")
         new = evaluate_part(hand, pair, table.__getitem__, evaluation="closed_three")
         _same_parts(old, new)
+
+
+def test_the_children_in_small_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the numpy path generates the children CHUNK at a time: many chunks, the same figures
+    from chasetheace.solver.model import tail
+
+    assert tail.chunks(np.ones((10, 3), dtype=np.int8)) == [(0, 10)]
+    monkeypatch.setattr(tail, "CHUNK", 7)
+    got = tail.chunks(np.ones((10, 3), dtype=np.int8))  # 3 children a group: 7 children, 3 groups
+    assert got[0][0] == 0 and got[-1][1] == 10 and len(got) >= 3
+    assert all(a < b == c for (a, b), (c, _) in itertools.pairwise(got))
+    _three_ways(cta.Rules(), 4, None, 7)
+    _three_ways(cta.Rules.preset("chase-the-ace"), 4, (4, 9), 8)
 
 
 def test_every_part_of_a_small_pack_either_way() -> None:
