@@ -3,7 +3,8 @@
 From 7 players the exact tree (true card removal) has about 80 million nodes, ten times more per
 player, and does not fit in memory. The deals split it: one part per pair of strengths dealt to the
 eldest and the 2nd, in either order (91 parts with 13 strengths), each an ordinary
-:class:`~..model.tree.Tree` built with ``pair`` (and, where numba is, ``closed_dealer``). Reaches,
+:class:`~..model.tree.Tree` built with ``pair`` (and, where numba is, ``closed_three``: the last
+three positions in closed form, see :mod:`..model.tail` and :data:`EVALUATION`). Reaches,
 counterfactual values, lives and losses are sums over the deals, so the parts' figures add up to
 the whole tree's exactly (a node two parts share is evaluated in both: that costs time, not
 exactness). :class:`PartsEngine` offers the part of :class:`~.cfr.Engine` that

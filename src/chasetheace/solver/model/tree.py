@@ -241,8 +241,9 @@ class Tree(Dealing):
             after[:, c] += 1
             if c == hand.blocker and ((self.closed_three and j + 2 == n - 2)
                                       or (self.closed_dealer and not self.closed_three and j + 2 == n - 1)):
-                # the neighbour shows the blocker and the dealer's turn comes next: the neighbour's
-                # turn is kept as a node of its own (no decision, no token), as closed_last starts
+                # the neighbour shows the blocker and the last position built comes next (the
+                # dealer's right neighbour; closed_three: the one before): the neighbour's turn is
+                # kept as a node of its own (no decision, no token), as the closed forms start
                 # from that position's nodes
                 src = dict(hid=self._extend(hid[idx], "b"), drawn=after,
                            card=np.full(len(idx), c, dtype=np.int8),
