@@ -72,11 +72,16 @@ def _closed_node(r: float, ip: int, x: int, lp: int, hp: int, rest: Any, stopped
                  next_hid: Any, stopped_h: Any, dinfo: Any, blocker: int, shift: int, dw_col: int, stock: int,
                  mask: Any, both: Any, end_row: Any, keep_w: Any, base: Any, delta: Any, exc: Any, exc_n: Any,
                  out_l: Any, out_p: Any, before: Any, lives: Any, w: Any, cfv: Any, cfp: Any, dreach: Any,
-                 life: Any, loss: Any, wd: Any, acc: Any, rd: Any,
-                 whole: Any) -> None:  # pragma: no cover - compiled by numba
-    """One node of the dealer's right neighbour (see :func:`_closed_last`): its reach ``r``,
+                 life: Any, loss: Any, wd: Any, acc: Any, rd: Any, whole: Any, hoisted: bool, c1: int,
+                 sw_g: Any, l_g: Any, p_g: Any, swap_w: Any) -> None:  # pragma: no cover - compiled by numba
+    """One node of the dealer's right neighbour (see :func:`_make_closed_last`): its reach ``r``,
     information set ``ip``, card ``x``, low ``lp``, history ``hp``, cards left ``rest`` and whether
-    play stopped; writes its continuation into ``w`` (``wd``, ``acc``, ``rd``, ``whole``: scratch)."""
+    play stopped; writes its continuation into ``w`` (``wd``, ``acc``, ``rd``, ``whole``: scratch).
+
+    ``hoisted``: the node is a child of a group of :mod:`.tail` whose cards left are ``rest`` plus
+    one ``c1``, and the sums over the stock that are linear in the cards left come from the
+    group's: ``sw_g[xd] = rest_g @ swap_w[xd]`` and ``l_g[xd, low]``, ``p_g[xd, low]`` (the same
+    with ``out_l``, ``out_p``), less the rows of ``c1`` and of the dealer's card."""
     kinds = rest.shape[0]
     width = w.shape[0]
     n = len(life)
@@ -85,10 +90,11 @@ def _closed_node(r: float, ip: int, x: int, lp: int, hp: int, rest: Any, stopped
         total += rest[c]
     for i in range(width):
         acc[i] = 0.0
-        sw = 0.0
-        for st in range(kinds):
-            sw += rest[st] * base[st, i]
-        whole[i] = sw
+        if not hoisted:
+            sw = 0.0
+            for st in range(kinds):
+                sw += rest[st] * base[st, i]
+            whole[i] = sw
     auto = stopped or x == blocker
     for a in range(2):  # 0: keep (or shown, or play stopped), 1: swap
         if auto and a == 1:
@@ -120,17 +126,21 @@ def _closed_node(r: float, ip: int, x: int, lp: int, hp: int, rest: Any, stopped
                     xd, gd = x, c
                     f = c
                 ld = lp if lp < f else f
-                for st in range(kinds):
-                    rd[st] = rest[st]
-                rd[c] -= 1
                 decides = not (stopped_h[h2] or xd == blocker)
                 d = dinfo[h2, xd, gd + 1] if decides else -1
                 kd = keep[d] if decides else 1.0
-                lswap = 0.0
-                pswap = 0.0
-                for st in range(kinds):
-                    lswap += rd[st] * out_l[xd, st, ld]
-                    pswap += rd[st] * out_p[xd, st, ld]
+                if hoisted:
+                    lswap = l_g[xd, ld] - out_l[xd, c1, ld] - out_l[xd, c, ld]
+                    pswap = p_g[xd, ld] - out_p[xd, c1, ld] - out_p[xd, c, ld]
+                else:
+                    for st in range(kinds):
+                        rd[st] = rest[st]
+                    rd[c] -= 1
+                    lswap = 0.0
+                    pswap = 0.0
+                    for st in range(kinds):
+                        lswap += rd[st] * out_l[xd, st, ld]
+                        pswap += rd[st] * out_p[xd, st, ld]
                 lswap /= stock
                 pswap /= stock
                 lkeep = before[xd, ld] * lives[xd]
@@ -145,10 +155,13 @@ def _closed_node(r: float, ip: int, x: int, lp: int, hp: int, rest: Any, stopped
                 life[n - 1] += re * (kd * lkeep + (1.0 - kd) * lswap)
                 loss[n - 1] += re * (kd * pkeep + (1.0 - kd) * pswap)
                 for i in range(width):
-                    sw = whole[i] - base[c, i]
-                    for q in range(exc_n[xd]):
-                        st = exc[xd, q]
-                        sw += rd[st] * delta[xd, st, i]
+                    if hoisted:
+                        sw = sw_g[xd, i] - swap_w[xd, c1, i] - swap_w[xd, c, i]
+                    else:
+                        sw = whole[i] - base[c, i]
+                        for q in range(exc_n[xd]):
+                            st = exc[xd, q]
+                            sw += rd[st] * delta[xd, st, i]
                     wd[i] = sw + kd * (keep_w[xd, i] - sw)
             at = wd[f + shift] * pr * mask[blk, f + shift]
             dw = wd[dw_col] * pr
@@ -187,11 +200,12 @@ def _make_closed_last(node: Callable[..., None]) -> Callable[..., None]:
         acc = np.zeros(width)
         rd = np.zeros(kinds)
         whole = np.zeros(width)
+        unused = np.zeros((1, 1))
         for p in range(len(card)):
             node(reach_p[p], info_p[p], card[p], low[p], hid[p], rest[p], stopped_p[p], keep, next_hid,
                  stopped_h, dinfo, blocker, shift, dw_col, stock, mask, both, end_row, keep_w, base, delta,
                  exc, exc_n, out_l, out_p, before, lives, w[p], cfv, cfp, dreach, life, loss, wd, acc, rd,
-                 whole)
+                 whole, False, 0, unused, unused, unused, delta)
     return closed_last
 
 
@@ -200,8 +214,8 @@ def _make_tail_groups(node: Callable[..., None]) -> Callable[..., None]:
                     s_next: Any, ninfo: Any, keep: Any, next_hid: Any, stopped_h: Any, dinfo: Any,
                     blocker: int, shift: int, dw_col: int, stock: int, mask: Any, both: Any, end_row: Any,
                     keep_w: Any, base: Any, delta: Any, exc: Any, exc_n: Any, out_l: Any, out_p: Any,
-                    before: Any, lives: Any, coef_l: Any, coef_p: Any, g_w: Any, g_l: Any, g_p: Any,
-                    cfv: Any, cfp: Any, xreach: Any, life: Any,
+                    before: Any, lives: Any, swap_w: Any, coef_l: Any, coef_p: Any, g_w: Any, g_l: Any,
+                    g_p: Any, cfv: Any, cfp: Any, xreach: Any, life: Any,
                     loss: Any) -> None:  # pragma: no cover - compiled by numba
         """The groups of position ``n - 3`` of a ``closed_three`` tree (see :mod:`.tail`): each child
         (keep groups: ``(h', D + c, c, -1)``; swap groups: ``(h + s_c, D + c, x, c)`` or blocked)
@@ -216,10 +230,28 @@ def _make_tail_groups(node: Callable[..., None]) -> Callable[..., None]:
         whole = np.zeros(width)
         row = np.zeros(width)
         rest = np.zeros(kinds, dtype=g_rest.dtype)
+        lows = out_l.shape[2]
+        sw_g = np.zeros((kinds, width))
+        l_g = np.zeros((kinds, lows))
+        p_g = np.zeros((kinds, lows))
         for g in range(len(g_reach)):
             total = 0.0
             for c in range(kinds):
                 total += g_rest[g, c]
+            for xd in range(kinds):  # the sums over the stock, once per group (see _closed_node)
+                for i in range(width):
+                    acc_sw = 0.0
+                    for st in range(kinds):
+                        acc_sw += g_rest[g, st] * swap_w[xd, st, i]
+                    sw_g[xd, i] = acc_sw
+                for ld in range(lows):
+                    acc_l = 0.0
+                    acc_p = 0.0
+                    for st in range(kinds):
+                        acc_l += g_rest[g, st] * out_l[xd, st, ld]
+                        acc_p += g_rest[g, st] * out_p[xd, st, ld]
+                    l_g[xd, ld] = acc_l
+                    p_g[xd, ld] = acc_p
             for c in range(kinds):
                 if g_rest[g, c] == 0 or not g_allow[g, c]:
                     continue
@@ -248,7 +280,8 @@ def _make_tail_groups(node: Callable[..., None]) -> Callable[..., None]:
                     xreach[ip] += r
                 node(r, ip, card, low, h, rest, stopped, keep, next_hid, stopped_h, dinfo, blocker, shift,
                      dw_col, stock, mask, both, end_row, keep_w, base, delta, exc, exc_n, out_l, out_p,
-                     before, lives, row, cfv, cfp, xreach, life, loss, wd, acc, rd, whole)
+                     before, lives, row, cfv, cfp, xreach, life, loss, wd, acc, rd, whole, True, c, sw_g, l_g,
+                     p_g, swap_w)
                 if not swap:
                     for i in range(width):
                         g_w[g, i] += pr * row[i]

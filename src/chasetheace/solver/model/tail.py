@@ -206,7 +206,8 @@ def evaluate_tail(t: TailTables, closed: dict[str, Any], reach: Array, info: Arr
                    t.s_next, t.ninfo, keep, closed["next_hid"], closed["stopped_h"], closed["dinfo"], blocker,
                    shift, dw, closed["stock"], mask, both, closed["end_row"], closed["keep_w"],
                    closed["base"], closed["delta"], closed["exc"], closed["exc_n"], closed["out_l"],
-                   closed["out_p"], coef_p, consts["lives"], coef_l, coef_p, g_w, g_l, g_p, cfv, cfp,
+                   closed["out_p"], coef_p, consts["lives"], closed["swap_w"], coef_l, coef_p, g_w, g_l, g_p,
+                   cfv, cfp,
                    extra_reach, life, loss)
     for kind, gr, rest in (("keep", g_keep, t.k_rest), ("swap", g_swap, t.s_rest)):
         if groups is not None:

@@ -463,6 +463,7 @@ class Tree(Dealing):
         for x in range(k):
             exc[x, :int(odd[x].sum())] = np.flatnonzero(odd[x])
         return dict(stock=stock, keep_w=self.mask() * self.end_row(), base=base, delta=delta, exc=exc,
+                    swap_w=swap_w,
                     exc_n=odd.sum(axis=1).astype(np.int64), out_l=out_l, out_p=out_p, end_row=self.end_row())
 
     def _tail_tables(self) -> None:
