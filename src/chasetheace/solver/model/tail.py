@@ -64,7 +64,11 @@ the parent's own ``x``, outside the sum over ``c``, so the group's ``sum_c (r_c 
 every parent; a swap group fixes ``x`` and ``D``, hence ``low``, so its whole sum does. Only the
 order of the additions changes (rounding, about 1e-16 relative). A child met from two groups (a
 blocked swap is reached from every ``x``) is evaluated twice, each with its share of the reach:
-linearity again; it costs a little time, not exactness.
+linearity again; it costs a little time, not exactness. (4) The same fact once more inside a
+group: the dealer's cut of the stock is linear in the cards left, so its sums (the continuation
+``rd @ swap_w[x]``, the lives and chances of losing it brings) are taken once per group over the
+group's cards left, and each child corrects them by the two cards dealt since (its own and the
+dealer's): two subtractions instead of a sum over the stock (:func:`.kernels.tail_groups`).
 
 Counts, with ``E_j`` the edges leaving position ``j`` (about ``2K`` per deciding node) and ``G``
 the groups (at most twice ``N_{n-3}``):
