@@ -19,6 +19,7 @@ import numpy as np
 from scipy.sparse import csr_matrix
 
 from ..model import kernels
+from ..model.tail import evaluate_tail
 from ..model.tree import AUTO, Tree, TurnLevel
 
 if TYPE_CHECKING:
@@ -53,6 +54,7 @@ class Engine:
         if compiled:
             kernels.loops()  # ValueError without numba
         self.compiled = tree.compiled if compiled is None else compiled
+        self.tail_loop = True  # closed_three: the groups' loop (False: numpy chunks, see ..model.tail)
         self.tree = tree
         self.workers = workers
         self._pool: ThreadPoolExecutor | None = ThreadPoolExecutor(workers) if workers > 1 else None
@@ -168,6 +170,10 @@ class Engine:
         if tree.closed_dealer:  # the last two positions at once, the dealer's nodes never built
             if revise is not None or len(reaches) != 1:
                 raise ValueError("a tree with closed_dealer is evaluated under one belief, unrevised")
+            if tree.closed_three:  # the last three (see ..model.tail)
+                extra = self._tail(sigma, reaches[0], w, cfvs[0], cfps[0], lives[0], losses[0])
+                return self._levels(n - 4, sigma, sig_e, reaches, w, cfvs, cfps, lives, losses, table,
+                                    precise, revise, extra)
             dealer_reach = self._closed(sigma, reaches[0], w, cfvs[0], cfps[0], lives[0], losses[0])
             return self._levels(n - 3, sigma, sig_e, reaches, w, cfvs, cfps, lives, losses, table, precise,
                                 revise, dealer_reach)
@@ -215,6 +221,28 @@ class Engine:
             rows, cfv, np.zeros_like(cfv) if cfp is None else cfp, dealer_reach, life, loss)
         w[ids] = rows
         return dealer_reach
+
+    def _tail(self, sigma: Array, reach: Array, w: Array, cfv: Array, cfp: Array | None, life: Array,
+              loss: Array) -> Array:
+        """The last three positions of a ``closed_three`` tree (:func:`..model.tail.evaluate_tail`):
+        fills the continuations of position ``n - 3``'s nodes; returns the reach of the information
+        sets of the last two positions (no node carries it)."""
+        tree, hand = self.tree, self.tree.hand
+        level = tree.levels[-1]
+        ids = slice(level.offset, level.offset + len(level.card))
+        rows = np.zeros((len(level.card), tree.width))
+        consts = dict(mask=self._mask, both=self._both, coef_l=self._coef_l, coef_p=self._coef_p,
+                      lives=tree.lives(), shift=hand.shift, dw=tree.dw, blocker=hand.blocker)
+        assert tree.tail is not None
+        keep = np.ascontiguousarray(np.asarray(sigma, dtype=float)[:, 0])
+        extra = evaluate_tail(tree.tail, tree.closed, np.ascontiguousarray(reach[ids]),
+                              level.info.astype(np.int64), level.card.astype(np.int64),
+                              level.low.astype(np.int64), keep,
+                              kernels.closed_last(self.compiled), consts, rows, cfv,
+                              np.zeros_like(cfv) if cfp is None else cfp, life, loss,
+                              kernels.tail_groups(self.compiled) if self.tail_loop else None)
+        w[ids] = rows
+        return extra
 
     def _levels(self, last: int, sigma: Array, sig_e: list[Array], reaches: list[Array], w: Array,
                 cfvs: list[Array], cfps: list[Array], lives: list[Array], losses: list[Array], table: bool,

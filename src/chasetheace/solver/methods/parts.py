@@ -3,7 +3,8 @@
 From 7 players the exact tree (true card removal) has about 80 million nodes, ten times more per
 player, and does not fit in memory. The deals split it: one part per pair of strengths dealt to the
 eldest and the 2nd, in either order (91 parts with 13 strengths), each an ordinary
-:class:`~..model.tree.Tree` built with ``pair`` (and, where numba is, ``closed_dealer``). Reaches,
+:class:`~..model.tree.Tree` built with ``pair`` (and, where numba is, ``closed_three``: the last
+three positions in closed form, see :mod:`..model.tail` and :data:`EVALUATION`). Reaches,
 counterfactual values, lives and losses are sums over the deals, so the parts' figures add up to
 the whole tree's exactly (a node two parts share is evaluated in both: that costs time, not
 exactness). :class:`PartsEngine` offers the part of :class:`~.cfr.Engine` that
@@ -40,8 +41,8 @@ from ..model.hand import Hand, InfoKey
 if TYPE_CHECKING:
     from .checkpoint import Checkpoint
 
-__all__ = ["ONE_THREAD", "LocalRunner", "PartResult", "PartsEngine", "PartsPasses", "Runner", "evaluate_part",
-           "parts_of", "run_part"]
+__all__ = ["EVALUATION", "EVALUATIONS", "ONE_THREAD", "LocalRunner", "PartResult", "PartsEngine", "PartsPasses",
+           "Runner", "evaluate_part", "parts_of", "run_part"]
 
 Array = Any  # numpy arrays
 
@@ -65,17 +66,31 @@ class PartResult:
     nodes: int
 
 
+EVALUATIONS = ("closed_dealer", "closed_three")
+"""How a part's tree is evaluated where the rules allow a closed form (:func:`closed_ok`):
+``"closed_dealer"`` builds the nodes up to the dealer's right neighbour and evaluates the last two
+positions in closed form; ``"closed_three"`` builds them up to the position before and evaluates
+the last three from its groups (:mod:`..model.tail`: the same figures, about a tenth of the nodes)."""
+EVALUATION = "closed_three"
+"""The evaluation the parts use by default (one of :data:`EVALUATIONS`)."""
+
+
 def evaluate_part(hand: Hand, pair: tuple[int, int] | None, keep: Callable[[InfoKey], float],
-                  precise: bool = True) -> PartResult | None:
+                  precise: bool = True, evaluation: str | None = None) -> PartResult | None:
     """Evaluate the strategy ``keep`` (probability of keeping per information set) on the part of
     the exact tree where the eldest and the 2nd hold ``pair`` (``None``: the whole tree); ``None``
-    if the part is empty."""
+    if the part is empty. ``evaluation``: one of :data:`EVALUATIONS` (default :data:`EVALUATION`;
+    where the rules allow no closed form, the whole part's tree is built whichever is asked)."""
     import numpy as np
 
     from ..model.tree import Tree
     from .cfr import Engine
 
-    tree = Tree(hand, pair=pair, closed_dealer=closed_ok(hand))
+    evaluation = EVALUATION if evaluation is None else evaluation
+    if evaluation not in EVALUATIONS:
+        raise ValueError(f"unknown evaluation {evaluation!r}: allowed {', '.join(EVALUATIONS)}")
+    closed = closed_ok(hand)
+    tree = Tree(hand, pair=pair, closed_dealer=closed, closed_three=closed and evaluation == "closed_three")
     if not tree.node_count:
         return None
     engine = Engine(tree)

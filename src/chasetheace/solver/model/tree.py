@@ -26,6 +26,8 @@ import numpy as np
 from .dealing import Array, Dealing
 from .hand import Hand
 from .kernels import loops, worth
+from .tail import TailTables, tail_children
+from .tail import chunks as tail_chunks
 
 __all__ = ["Tree", "TurnLevel"]
 
@@ -56,7 +58,8 @@ class Tree(Dealing):
     """All turn nodes of a hand; see the module docstring."""
 
     def __init__(self, hand: Hand, *, card_removal: bool = True, dealt: tuple[int, ...] = (),
-                 pair: tuple[int, int] | None = None, closed_dealer: bool = False) -> None:
+                 pair: tuple[int, int] | None = None, closed_dealer: bool = False,
+                 closed_three: bool = False) -> None:
         """``card_removal=False`` deals every card independently from the full pack (an abstraction:
         a node then keeps only the weakest earlier card instead of every card drawn, so the tree is
         about as small as the information sets). ``dealt`` keeps only the deals in which the first
@@ -67,7 +70,13 @@ class Tree(Dealing):
         node keys the cards drawn, not who drew them), where two ``dealt`` prefixes ``(a, b)`` and
         ``(b, a)`` build the same nodes twice. ``closed_dealer`` builds the nodes up to the dealer's
         right neighbour only: :func:`.kernels.closed_last` evaluates the last two positions from
-        them (the dealer's own nodes are about nine tenths of the tree)."""
+        them (the dealer's own nodes are about nine tenths of the tree). ``closed_three`` goes one
+        position further: the nodes are built up to position ``n - 3`` only, and
+        :func:`.tail.evaluate_tail` evaluates the last three positions from their groups (see
+        :mod:`.tail`; it implies ``closed_dealer``)."""
+        if closed_three and dealt:
+            raise ValueError("closed_three takes no dealt prefix (use pair)")
+        closed_dealer = closed_dealer or closed_three
         if pair is not None and dealt:
             raise ValueError("a tree is cut by dealt or by pair, not both")
         if not card_removal and (hand.pairing or hand.jerk):
@@ -77,6 +86,8 @@ class Tree(Dealing):
                              "or kings_jerk")
         super().__init__(hand, card_removal=card_removal, dealt=dealt, pair=pair)
         self.closed_dealer = closed_dealer
+        self.closed_three = closed_three
+        self.tail: TailTables | None = None
         k = self.kinds
         self.width = k + 3
         self.dl, self.dw = k + 1, k + 2
@@ -136,7 +147,7 @@ class Tree(Dealing):
                                given=np.full(len(col), -1, dtype=np.int8), src=np.arange(len(col))))
         root_prob = first[row, col]
         self._edges: list[dict[str, Array]] = []
-        for j in range(n - 1 if self.closed_dealer else n):
+        for j in range(n - 2 if self.closed_three else n - 1 if self.closed_dealer else n):
             level, nodes = self._finalise(j, pending[j])
             if j == 0:
                 self.reach0 = np.bincount(pending[0][0]["local"], root_prob, minlength=len(level.card))
@@ -201,6 +212,11 @@ class Tree(Dealing):
         self._drawn_last = drawn
         if j == n - 1:
             return {}
+        if self.closed_three and j == n - 3:  # positions n - 2 and n - 1 are never built: see .tail
+            # (a node reached by a blocked swap, given -2, passes the history on unchanged)
+            self._last = dict(hid=hid.astype(np.int32), drawn=drawn, card=card,
+                              stopped=stopped | (given == -2), auto=auto)
+            return {}
         if self.closed_dealer and j == n - 2:  # the dealer's nodes are never built: see closed_last
             # a node reached by a blocked swap (given -2) passes the history on unchanged, as a
             # stopped play does
@@ -223,9 +239,11 @@ class Tree(Dealing):
             pc = chance[ok, c]
             after = drawn[idx].copy()
             after[:, c] += 1
-            if c == hand.blocker and self.closed_dealer and j + 2 == n - 1:
-                # the neighbour shows the blocker and the dealer's turn comes next: the neighbour's
-                # turn is kept as a node of its own (no decision, no token), as closed_last starts
+            if c == hand.blocker and ((self.closed_three and j + 2 == n - 2)
+                                      or (self.closed_dealer and not self.closed_three and j + 2 == n - 1)):
+                # the neighbour shows the blocker and the last position built comes next (the
+                # dealer's right neighbour; closed_three: the one before): the neighbour's turn is
+                # kept as a node of its own (no decision, no token), as the closed forms start
                 # from that position's nodes
                 src = dict(hid=self._extend(hid[idx], "b"), drawn=after,
                            card=np.full(len(idx), c, dtype=np.int8),
@@ -286,7 +304,8 @@ class Tree(Dealing):
         self.end = offset  # the global id of the (first) end of the hand
         # the compiled loops of .kernels: where numba is, for large trees (closed_dealer: the
         # dealer's edges, about kinds per node of the last level built, are the work)
-        self.compiled = worth(self.total * self.kinds if self.closed_dealer else self.total)
+        work = self.total * self.kinds * (self.kinds if self.closed_three else 1)
+        self.compiled = worth(work if self.closed_dealer else self.total)
         end_counts: list[Array] = []
         for spec in self._edges:
             for e in spec.get("list", []) if spec else []:
@@ -323,7 +342,9 @@ class Tree(Dealing):
             for key, v in cat.items():
                 setattr(level, key, v[order])
             del cat, order
-        if self.closed_dealer:
+        if self.closed_three:
+            self._tail_tables()
+        elif self.closed_dealer:
             self._closed_tables()
         else:
             self._dealer_terminals()
@@ -375,17 +396,31 @@ class Tree(Dealing):
     def _closed_tables(self) -> None:
         """``closed_dealer``: the tables :func:`.kernels.closed_last` reads instead of the dealer's
         nodes, and the dealer's information sets (every one that some deal reaches)."""
-        hand, k = self.hand, self.kinds
         last = self._last
         del self._last, self._drawn_last
         hid, stopped, card = last["hid"], last["stopped"], self.levels[-1].card.astype(np.int64)
         rest = (self._copies[None, :] - last["drawn"]).astype(np.int8)
-        tokens = ["k", "K", "b"] + [hand.swap_token(c) for c in range(k)]  # 3 + c: swap receiving c
-        rows = len(self._hists)
-        next_hid = np.zeros((rows, len(tokens)), dtype=np.int32)
-        for h in np.unique(hid).tolist():
-            next_hid[h] = [self._hist((*self._hists[h], t)) for t in tokens]
+        next_hid = self._next_table(np.unique(hid).tolist())
         stopped_h = self._stopped(np.arange(len(self._hists)))
+        dinfo = self._dealer_infosets([self._dealer_codes(hid, stopped, card, rest, next_hid, stopped_h)])
+        self.closed = dict(hid=hid, rest=rest, stopped=stopped, next_hid=next_hid, stopped_h=stopped_h,
+                           dinfo=dinfo, **self._closed_consts())
+
+    def _next_table(self, hids: list[int]) -> Array:
+        """``next[h, t]``: the history after the dealer's right neighbour's token ``t`` (0 kept, 1
+        showed the blocker, 2 blocked, 3 + c swapped receiving c), for the histories ``hids``."""
+        tokens = ["k", "K", "b"] + [self.hand.swap_token(c) for c in range(self.kinds)]
+        rows = {h: [self._hist((*self._hists[h], t)) for t in tokens] for h in hids}
+        out = np.zeros((len(self._hists), len(tokens)), dtype=np.int32)
+        for h, row in rows.items():
+            out[h] = row
+        return out
+
+    def _dealer_codes(self, hid: Array, stopped: Array, card: Array, rest: Array, next_hid: Array,
+                      stopped_h: Array) -> Array:
+        """The dealer's situations ``(history * K + card) * (K + 1) + given + 1`` that the nodes of
+        its right neighbour (their history, whether play stopped, card and cards left) lead to."""
+        hand, k = self.hand, self.kinds
         auto = stopped | (card == hand.blocker)
         shown = np.where(stopped, hid, next_hid[hid, np.where(auto, 1, 0)])
         codes = []
@@ -397,19 +432,29 @@ class Tree(Dealing):
             swapped = next_hid[hid, 3 + c]  # the dealer receives the card, gives c
             ok = (rest[:, c] > 0) & ~auto & ~stopped_h[swapped]
             codes.append((swapped[ok].astype(np.int64) * k + card[ok]) * (k + 1) + c + 1)
-        unique = np.unique(np.concatenate(codes))
+        return np.concatenate(codes) if codes else np.zeros(0, dtype=np.int64)
+
+    def _dealer_infosets(self, codes: list[Array]) -> Array:
+        """``dinfo[h, card, given + 1]``: the dealer's information set ids for its situations."""
+        k = self.kinds
+        unique = np.unique(np.concatenate(codes)) if codes else np.zeros(0, dtype=np.int64)
         dinfo = np.full((len(self._hists), k, k + 1), -1, dtype=np.int64)
         for code in unique.tolist():
             h, rem = divmod(code, k * (k + 1))
             x, g = divmod(rem, k + 1)
-            key = (hand.players - 1, self._hists[h], x, g - 1)
+            key = (self.hand.players - 1, self._hists[h], x, g - 1)
             v = self._info_index.get(key)
             if v is None:
                 v = self._info_index[key] = len(self.infosets)
                 self.infosets.append(key)
             dinfo[h, x, g] = v
+        return dinfo
+
+    def _closed_consts(self) -> dict[str, Any]:
+        """The dealer's tables that :func:`.kernels.closed_last` reads, whatever was dealt."""
+        k = self.kinds
         out_w, out_l, out_p = self.dealer_tables()
-        stock = self._size - hand.players
+        stock = self._size - self.hand.players
         swap_w = out_w / stock
         base = self.mask()[:k] * self.end_row() / stock  # the dealer ends with the card drawn
         delta = swap_w - base[None, :, :]
@@ -417,10 +462,83 @@ class Tree(Dealing):
         exc = np.zeros((k, k), dtype=np.int64)
         for x in range(k):
             exc[x, :int(odd[x].sum())] = np.flatnonzero(odd[x])
-        self.closed = dict(hid=hid, rest=rest, stopped=stopped, next_hid=next_hid, stopped_h=stopped_h,
-                           dinfo=dinfo, stock=stock, keep_w=self.mask() * self.end_row(), base=base,
-                           delta=delta, exc=exc, exc_n=odd.sum(axis=1).astype(np.int64), out_l=out_l,
-                           out_p=out_p)
+        return dict(stock=stock, keep_w=self.mask() * self.end_row(), base=base, delta=delta, exc=exc,
+                    swap_w=swap_w,
+                    exc_n=odd.sum(axis=1).astype(np.int64), out_l=out_l, out_p=out_p, end_row=self.end_row())
+
+    def _tail_tables(self) -> None:
+        """``closed_three``: the groups of the nodes of position ``n - 3`` (see :mod:`.tail`), the
+        information sets of the last two positions (every one that some deal reaches), and the
+        tables :func:`.kernels.closed_last` reads."""
+        hand, k, n = self.hand, self.kinds, self.hand.players
+        last = self._last
+        del self._last, self._drawn_last
+        hid, drawn, card = last["hid"], last["drawn"], last["card"].astype(np.int64)
+        stopped, auto = last["stopped"], last["auto"]
+        size = len(card)
+        rest = (self._copies[None, :] - drawn).astype(np.int8)
+        code = np.zeros(size, dtype=np.int64)
+        for i in range(k):  # the multiset drawn, column by column
+            code += drawn[:, i].astype(np.int64) * int(self._base ** i)
+        span = int(self._base ** k)
+        kept = hid.copy()
+        shows = np.flatnonzero(auto & ~stopped)
+        kept[shows] = self._extend(hid[shows], "K")
+        dec = np.flatnonzero(~auto)
+        kept[dec] = self._extend(hid[dec], "k")
+        _, kfirst, kg = np.unique(kept.astype(np.int64) * span + code, return_index=True, return_inverse=True)
+        _, sfirst, sg_dec = np.unique((hid[dec].astype(np.int64) * k + card[dec]) * span + code[dec],
+                                      return_index=True, return_inverse=True)
+        sfirst = dec[sfirst]
+        sg = np.full(size, -1, dtype=np.int64)
+        sg[dec] = sg_dec.reshape(-1)
+        k_allow = np.ones((len(kfirst), k), dtype=bool)
+        s_allow = np.ones((len(sfirst), k), dtype=bool)
+        if self.pair is not None and n == 3:  # the dealer's right neighbour is the 2nd: the pair's other card
+            a, b = self.pair
+            for allow, first in ((k_allow, kfirst), (s_allow, sfirst)):
+                allow[:] = False
+                allow[np.arange(len(first)), np.where(card[first] == a, b, a)] = True
+        # the histories: after the swaps of position n - 3, then after the dealer's right neighbour
+        swap_rows = {h: [self._hist((*self._hists[h], "b" if c == hand.blocker else hand.swap_token(c)))
+                         for c in range(k)] for h in np.unique(hid[sfirst]).tolist()}
+        children = set(np.unique(kept[kfirst]).tolist())
+        for row in swap_rows.values():
+            children.update(row)
+        next_hid = self._next_table(sorted(children))
+        rows = len(self._hists)
+        next_hid = np.vstack([next_hid, np.zeros((rows - len(next_hid), next_hid.shape[1]), dtype=np.int32)])
+        s_next = np.zeros((rows, k), dtype=np.int64)
+        for h, row in swap_rows.items():
+            s_next[h] = row
+        stopped_h = self._stopped(np.arange(rows))
+        tail = TailTables(
+            kg=kg.reshape(-1), sg=sg, auto=auto, k_hid=kept[kfirst].astype(np.int64), k_rest=rest[kfirst],
+            k_low=(drawn[kfirst] > 0).argmax(axis=1), k_allow=k_allow, s_hid=hid[sfirst].astype(np.int64),
+            s_card=card[sfirst], s_rest=rest[sfirst], s_low=self.levels[-1].low[sfirst].astype(np.int64),
+            s_allow=s_allow, s_next=s_next, ninfo=np.zeros((rows, k, k + 2), dtype=np.int64))
+        # every child once (in chunks): the information sets of the last two positions it reaches
+        own = np.zeros(rows * k * (k + 2), dtype=bool)  # marked, not sorted: the children are many
+        dealer = np.zeros(rows * k * (k + 1), dtype=bool)
+        for kind in ("keep", "swap"):
+            for g0, g1 in tail_chunks(tail.k_rest if kind == "keep" else tail.s_rest):
+                ch = tail_children(tail, kind, g0, g1, stopped_h, hand.blocker)
+                d = ~ch["auto"]
+                own[(ch["hid"][d] * k + ch["card"][d]) * (k + 2) + ch["given"][d] + 1] = True
+                dealer[self._dealer_codes(ch["hid"], ch["stopped"], ch["card"], ch["rest"], next_hid,
+                                          stopped_h)] = True
+        for code_ in np.flatnonzero(own).tolist():
+            h, rem = divmod(code_, k * (k + 2))
+            x, g = divmod(rem, k + 2)
+            key = (n - 2, self._hists[h], x, g - 1)
+            v = self._info_index.get(key)
+            if v is None:
+                v = self._info_index[key] = len(self.infosets)
+                self.infosets.append(key)
+            tail.ninfo[h, x, g] = v
+        dinfo = self._dealer_infosets([np.flatnonzero(dealer)])
+        self.tail = tail
+        self.closed = dict(next_hid=next_hid, stopped_h=stopped_h, dinfo=dinfo, **self._closed_consts())
 
     def dealer_tables(self) -> tuple[Array, Array, Array]:
         """What the dealer's draw from the stock does, whatever was dealt: ``out_w[x, s]`` the
