@@ -160,9 +160,9 @@ def test_a_part_whose_node_dies_runs_again_with_the_same_result(cluster: tuple[C
 
 
 def test_each_part_declares_its_measured_memory() -> None:
-    assert part_memory(7) > 330 * MB and part_memory(8) > 2386 * MB
+    assert part_memory(7) > 248 * MB and part_memory(8) > 1600 * MB and part_memory(9) > 3387 * MB
     assert part_memory(8) < 4096 * MB  # a 4 GB worker takes one part at 8 players
-    assert part_memory(9) > 10 * part_memory(8) * 0.99
+    assert part_memory(10) > 10 * part_memory(9) * 0.99
     assert part_memory(4) == part_memory(5)
 
 

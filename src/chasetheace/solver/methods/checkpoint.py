@@ -42,7 +42,7 @@ __all__ = ["FORMAT", "SOLVER", "Checkpoint", "digest"]
 FORMAT = 1
 """The layout of a checkpoint folder; bumped whenever a file's meaning changes (a folder of another
 format is refused)."""
-SOLVER = 1
+SOLVER = 2
 """The version of the solver's figures as far as a checkpoint goes, written in its manifest: bump it
 whenever a part's or an iterate's figures change in any bit (a new evaluation of the parts, another
 CFR update), so that a checkpoint of the old arithmetic is refused, never mixed in."""

@@ -38,16 +38,17 @@ __all__ = ["MAX_RETRIES", "PART_MEMORY_MB", "PART_SECONDS", "RayRunner", "check_
 
 Array = Any
 
-PART_MEMORY_MB: dict[int, int] = {5: 195, 6: 175, 7: 332, 8: 2386}
+PART_MEMORY_MB: dict[int, int] = {5: 195, 6: 175, 7: 248, 8: 1600, 9: 3387}
 """The peak resident memory (MB) of a process evaluating the largest part of the exact tree, per
 players, standard rules, the compiled loops (numba) loaded: the interpreter, numpy and numba take
-about 165 MB of it. Measured with ``benchmarks/part_cost.py``: at 5 and 6 players the parts (0, 12)
-and (6, 6); at 7 every one of the 91 parts (196 to 332 MB, 1.2 to 2.0 s each, 114 CPU seconds in
-all); at 8 the parts (0, 12) and (6, 6), 3.6 M nodes each (2,386 and 2,312 MB).
-Each part declares this times :data:`MARGIN` to Ray. Above 8 players (not measured here) the
-largest figure is taken ten times per player more: a part has about ten times the nodes per player
-(3.6 M at 8 players, 0.35 M at 7)."""
-PART_SECONDS: dict[int, float] = {5: 0.3, 6: 0.3, 7: 1.3, 8: 14.4}
+about 165 MB of it. Measured with ``benchmarks/part_cost.py`` (the parts' evaluation with the last
+three positions closed, ``closed_three``): at 5 and 6 players the parts (0, 12) and (6, 6); at 7
+and 9 the parts (0, 12) and (6, 6) (7: 25,623 nodes, 248 MB; 9: 3.6 M nodes, 3,387 and 3,314 MB);
+at 8 the figure is a worker's peak over a whole pass of the 91 parts (1.6 GB; one part alone in a
+fresh process, 518 to 552 MB). Each part declares this times :data:`MARGIN` to Ray. Above 9
+players (not measured here) the largest figure is taken ten times per player more: a part has
+about ten times the nodes per player."""
+PART_SECONDS: dict[int, float] = {5: 0.3, 6: 0.3, 7: 2.1, 8: 8.2, 9: 66.2}
 """The seconds of one part's evaluation (its tree built included) on one core, measured with the
 memory above on a lightly loaded machine (at 5 players the first part loads the compiled loops)."""
 MARGIN = 1.25
