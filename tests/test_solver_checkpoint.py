@@ -24,7 +24,7 @@ import numpy as np
 import chasetheace as cta
 from chasetheace.cli.solve import main as solve_main
 from chasetheace.solver.methods.cfr import Engine, Progress, run_cfr
-from chasetheace.solver.methods.checkpoint import Checkpoint
+from chasetheace.solver.methods.checkpoint import SOLVER, Checkpoint
 from chasetheace.solver.methods.parts import PartsEngine, parts_of
 from chasetheace.solver.model.hand import Hand
 from chasetheace.solver.model.tree import Tree
@@ -170,8 +170,9 @@ def test_a_checkpoint_of_another_solve_is_refused(tmp_path: Path) -> None:
             _open(tmp_path, other, method="cfr+" if said == "method" else "dcfr")
     with pytest.raises(ValueError, match=r"iterations 3 there, 4 here"):
         _open(tmp_path, hand, iterations=4)
-    with pytest.raises(ValueError, match=r"solver 1 there, 2 here"):
-        Checkpoint(tmp_path, {**json.loads(manifest), "solver": 2})
+    later = SOLVER + 1
+    with pytest.raises(ValueError, match=rf"solver {SOLVER} there, {later} here"):
+        Checkpoint(tmp_path, {**json.loads(manifest), "solver": later})
     assert (tmp_path / "manifest.json").read_text() == manifest  # unchanged
     # a folder holding something else, a file in its place, a broken manifest
     (tmp_path / "other").mkdir()
