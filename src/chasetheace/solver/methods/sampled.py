@@ -30,6 +30,7 @@ from ..model.hand import Hand, InfoKey
 __all__ = ["Estimate", "HandBatch", "SampledSolver"]
 
 TOKENS = {"k": 1, "s": 2, "b": 3, "K": 4, "sA": 5, "s2": 6}  # 3 bits each in a history code
+_NAMES = {v: k for k, v in TOKENS.items()}
 Array = Any
 
 
@@ -326,17 +327,18 @@ class SampledSolver:
 
     def infosets(self) -> list[InfoKey]:
         """The visited information sets as solver keys (position, tokens, card, given)."""
-        names = {v: k for k, v in TOKENS.items()}
-        out = []
-        for t, h, jerk, x, p in self.keys:
-            tokens = []
-            while h:
-                tokens.append(names[h % 8])
-                h //= 8
-            if self.hand.jerk:
-                tokens.append("J" + "".join("1" if jerk >> i & 1 else "0" for i in range(self.n)))
-            out.append((t, tuple(reversed(tokens)), x, p))
-        return out
+        return [self.info_key(i) for i in range(len(self.keys))]
+
+    def info_key(self, i: int) -> InfoKey:
+        """The information set numbered ``i`` as a solver key (position, tokens, card, given)."""
+        t, h, jerk, x, p = self.keys[i]
+        tokens = []
+        while h:
+            tokens.append(_NAMES[h % 8])
+            h //= 8
+        if self.hand.jerk:
+            tokens.append("J" + "".join("1" if jerk >> j & 1 else "0" for j in range(self.n)))
+        return t, tuple(reversed(tokens)), x, p
 
 
 def _deviation_gain(pick: float, value: float, keep: float) -> float:
