@@ -26,8 +26,9 @@ sample, their difference ``d_t`` has much less variance than two independent one
   so ``sqrt(mean(m^2) / N)`` bounds it: the **upper bound** is ``G + z * sqrt(mean(m^2) / N)``,
   95 % one-sided by default (``z = 1.645``), no correction for the many information sets needed.
 - **The lower estimate** is cross-fitted: the hands are split in two halves, the deviation is chosen
-  on one (per information set, the action its samples call better; none where it has no sample)
-  and valued on the other, and the roles swapped; a deviation fixed before its hands are seen is
+  on one (per information set, the action its samples call better where they call it clearly: the
+  mean difference at least ``select`` standard errors from 0, from two samples; elsewhere no
+  deviation) and valued on the other, and the roles swapped; a deviation fixed before its hands are seen is
   valued without bias, so the estimate's expectation is at most the true NashConv. Its standard
   error comes from the per-hand values on the held-out halves.
 
@@ -99,6 +100,7 @@ class _Policy(SampledSolver):
 
 def bound_nash_conv(hand: Hand, keep: Callable[[InfoKey], float], hands: int = 20_000, *, seed: int = 0,
                     confidence: float = 0.95, batch: int = 2000, resamples: int = 200,
+                    select: float = 1.0,
                     progress: Callable[[str], None] | None = None) -> Bound:
     """Bracket the NashConv of the strategy ``keep`` (the probability of keeping at any information
     set of ``hand``) from ``hands`` sampled hands, seeded by ``seed``: see the module docstring."""
@@ -160,8 +162,13 @@ def bound_nash_conv(hand: Hand, keep: Callable[[InfoKey], float], hands: int = 2
     half = where % 2
     values = []
     for pick in (0, 1):
-        chosen = np.bincount(ids[half == pick], d[half == pick], minlength=m)
-        c = np.where(chosen > 0, q, np.where(chosen < 0, q - 1, 0.0))
+        mine = half == pick
+        count = np.bincount(ids[mine], minlength=m)
+        chosen = np.bincount(ids[mine], d[mine], minlength=m)
+        square = np.bincount(ids[mine], d[mine] ** 2, minlength=m)
+        spread = np.sqrt(np.maximum(square * count - chosen ** 2, 0.0))  # count * sd * sqrt(count)
+        sure = np.abs(chosen) * np.sqrt(np.maximum(count - 1, 0)) > select * spread  # |t| > select
+        c = np.where(sure & (chosen > 0), q, np.where(sure & (chosen < 0), q - 1, 0.0))
         other = half != pick
         z_hand = np.bincount(where[other], c[ids[other]] * d[other], minlength=hands)
         values.append(z_hand[np.arange(hands) % 2 != pick])
