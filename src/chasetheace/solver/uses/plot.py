@@ -129,7 +129,8 @@ def plot_thresholds(rows: Sequence[tuple[int, Sequence[int | None], Sequence[flo
             name = "-" if thresholds[i] is None else rank_name(deck, int(thresholds[i] or 0))
             left.text(c, i, name, ha="center", va="center", fontsize=6, color="white")
     bar = fig.colorbar(image, ax=left, fraction=0.04)
-    bar.set_ticks(range(deck.kinds + 1), [rank_name(deck, k) for k in range(deck.kinds)] + ["never"])
+    names = [rank_name(deck, k) for k in range(deck.kinds)] + ["never"]
+    bar.set_ticks(list(range(deck.kinds + 1)), labels=names)
     bar.set_label("keeps from (weakest card kept)")
     left.set_title("keep threshold by position", fontsize=10)
     shade = right.imshow(loss, origin="lower", aspect="auto", cmap="RdBu_r", vmin=0, vmax=2)
