@@ -98,6 +98,10 @@ def write_docs(out_dir: str = "docs", players: Sequence[int] = tuple(range(3, 10
         "reviews (docs/review.md) solve on the exact tree up to 5 players, and say how close a",
         "solution is in words: 'within 0.000053 lives of perfect play' is a NashConv of 5.3e-05.",
         "",
+        "Every table size from 2 to 20 players, as a player at the table gets it (with a NashConv",
+        "bracket where no exact best response is within reach), is in the section 'Big tables' below",
+        "(`python -m chasetheace.solver.guide.docs_big` rewrites it alone).",
+        "",
         "The `chase-the-ace` preset collects the cards under the stock unshuffled (`between_hands =",
         "to-bottom`): its tables hold for the first hand of a game, dealt from a shuffled pack.",
         "",
@@ -138,8 +142,10 @@ def write_docs(out_dir: str = "docs", players: Sequence[int] = tuple(range(3, 10
                          f"the eldest {sol.loss_probabilities[0]:.4f}; the worst seat is the "
                          f"{position_name(worst, sol.players)} ({sol.loss_probabilities[worst]:.4f}).")
         lines.append("")
+    from .docs_big import big_tables_section
     from .docs_game import whole_game_section
 
+    lines += big_tables_section(out_dir, PRESETS, plots=plots, progress=progress)
     lines += whole_game_section(out_dir, game_lives, plots=plots, progress=progress)
     lines.append(f"_Solved in {time.perf_counter() - start:.0f} s in all._")
     path = os.path.join(out_dir, "strategy.md")
