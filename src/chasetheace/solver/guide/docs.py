@@ -19,12 +19,10 @@ from ..model.words import rank_name
 from ..solutions.solution import Solution
 from ..solutions.solving import solve
 from ..uses.explain import hardest_cards, nash_conv_text, rules_of_thumb
+from .docs_big import PRESETS, big_tables_section
 
 __all__ = ["PRESETS", "write_docs", "main"]
 
-PRESETS = ("standard", "cuckoo", "chase-the-ace")
-"""Standard rules and two popular presets whose rules change decisions (a blocking king that
-the dealer may not draw; no blocker at all)."""
 
 
 def _section(sol: Solution, preset: str, image: str | None) -> list[str]:
@@ -142,7 +140,6 @@ def write_docs(out_dir: str = "docs", players: Sequence[int] = tuple(range(3, 10
                          f"the eldest {sol.loss_probabilities[0]:.4f}; the worst seat is the "
                          f"{position_name(worst, sol.players)} ({sol.loss_probabilities[worst]:.4f}).")
         lines.append("")
-    from .docs_big import big_tables_section
     from .docs_game import whole_game_section
 
     lines += big_tables_section(out_dir, PRESETS, plots=plots, progress=progress)

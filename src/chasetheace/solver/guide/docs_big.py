@@ -29,9 +29,12 @@ from ..model.hand import Deck, deck_of
 from ..model.words import rank_name
 from ..solutions.solution import Solution
 
-__all__ = ["HEADING", "PLAYERS", "Table", "big_tables_section", "keep_thresholds", "tables_of",
+__all__ = ["HEADING", "PLAYERS", "PRESETS", "Table", "big_tables_section", "keep_thresholds", "tables_of",
            "write_big_section", "main"]
 
+PRESETS = ("standard", "cuckoo", "chase-the-ace")
+"""Standard rules and two popular presets whose rules change decisions (a blocking king that
+the dealer may not draw; no blocker at all)."""
 HEADING = "## Big tables: 2 to 20 players"
 NEXT = "## The whole game: lives, and winning the game"
 """The heading after this section (:data:`~.docs_game.HEADING`)."""
@@ -214,8 +217,6 @@ def _counts(tokens: Sequence[str]) -> list[int]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """The command line."""
-    from .docs import PRESETS
-
     parser = argparse.ArgumentParser(description="Rewrite the big tables' section of docs/strategy.md.")
     parser.add_argument("--out", default="docs")
     parser.add_argument("--presets", nargs="*", default=list(PRESETS))
