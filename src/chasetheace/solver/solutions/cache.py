@@ -199,17 +199,18 @@ def _solve_one(rules_data: dict[str, Any], players: int, method: str, tolerance:
 
 def solve_ahead(rules: Rules, sizes: Collection[int], *, method: str = "auto", tolerance: float = 1e-4,
                 folder: str | os.PathLike[str] | None = None, progress: Progress | None = None,
-                workers: int = AHEAD_WORKERS) -> list[int]:
+                workers: int | None = None) -> list[int]:
     """Solve the table sizes of ``sizes`` not cached yet, up to ``workers`` at once in worker
     processes, the longest first, and save them (a review knows every table size it needs before
-    it starts). Returns the sizes solved; with one missing size or ``workers`` 1 it solves here.
+    it starts). Returns the sizes solved; with one missing size or ``workers`` 1 it solves here
+    (``workers`` None: :data:`AHEAD_WORKERS`).
     ``progress`` hears the start and each table done."""
     missing = sorted((n for n in set(sizes) if not is_cached(rules, n, method, tolerance, folder)),
                      key=lambda n: -_cost(rules, n))
     if method == "auto":
         for n in missing:
             check_players(rules, n)  # a table no method solves: one error, before any work
-    workers = min(workers, len(missing), os.cpu_count() or 1)
+    workers = min(AHEAD_WORKERS if workers is None else workers, len(missing), os.cpu_count() or 1)
     if workers <= 1:
         for n in missing:
             solution_for(rules, n, method=method, tolerance=tolerance, folder=folder, progress=progress)
