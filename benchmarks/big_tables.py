@@ -73,7 +73,13 @@ def _play(rules: Rules, players: int, seed: int) -> dict[str, object]:
 
 def child(part: str, rules: Rules, players: int, seed: int, record: str) -> None:
     """Run one part and print its figures as one JSON line, with this process's peak memory."""
+    cpu = time.process_time()
     figures = _part(part, rules, players, seed, record)
+    # CPU seconds of this process and of its worker processes: what the work costs whatever else
+    # runs on the machine (on two free cores a review takes about the larger of half of it and its
+    # longest single solve)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    figures["cpu_seconds"] = time.process_time() - cpu + kids.ru_utime + kids.ru_stime
     figures["peak_gb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6  # kilobytes on Linux
     # the review solves the missing table sizes in worker processes (at most two at once): the
     # largest of them, so that the two together took at most peak_gb + 2 * worker_peak_gb
