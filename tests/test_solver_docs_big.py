@@ -36,7 +36,7 @@ def test_the_section_is_written_before_the_whole_game_and_rewritten_alone(
     text = (tmp_path / "strategy.md").read_text()
     assert text.startswith(before + HEADING) and text.endswith(after) and text.count(HEADING) == 1
     assert "| 3 | dcfr |" in text and "(exact) |" in text and "| 6 | iid |" in text and " to ≤ " in text
-    assert "- 6: " in text and "95 % confidence" in text
+    assert "- 6: " in text and "95 % confidence" in text and "The eldest is the safest seat at " in text
     assert (tmp_path / "big-tables-standard.png").read_bytes()[:4] == b"\x89PNG"
     assert list((tmp_path / "cache").glob("*.npz"))  # what it solved is cached
     assert main(["--out", str(tmp_path), "--presets", "nonesuch"]) == 2

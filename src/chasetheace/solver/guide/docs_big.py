@@ -128,6 +128,36 @@ def _name(deck: Deck, card: int | None) -> str:
     return "never" if card is None else rank_name(deck, card)
 
 
+def _eldest(t: Table) -> int:
+    return 0
+
+
+def _dealer(t: Table) -> int:
+    return t.players - 1
+
+
+def summary(tables: Sequence[Table], deck: Deck) -> list[str]:
+    """What the tables show, in words: the safest and the worst seats, and how the thresholds move."""
+    if not tables:
+        return []
+    safest = [t for t in tables if min(range(t.players), key=lambda i: t.losses[i]) == 0]
+    gaps = [t.players - 1 - max(range(t.players), key=lambda i: t.losses[i]) for t in tables]
+    first, last = tables[0], tables[-1]
+    worst = max(range(last.players), key=lambda i: last.losses[i])
+    out = [f"- The eldest is the safest seat at {len(safest)} of the {len(tables)} table sizes; the seat "
+           f"that loses most is the dealer or one of the {max(gaps)} seats before it (at "
+           f"{last.players} players the {position_name(worst, last.players)}, "
+           f"{last.losses[worst] * last.players:.1f} times a fair share; the eldest "
+           f"{last.losses[0] * last.players:.1f}).",
+           "- Keep thresholds as the table grows: "
+           + "; ".join(f"{label} keeps from {_name(deck, first.thresholds[at(first)])} at "
+                       f"{first.players} players, from {_name(deck, last.thresholds[at(last)])} at "
+                       f"{last.players}"
+                       for label, at in (("the eldest", _eldest), ("the dealer", _dealer)))
+           + "."]
+    return out
+
+
 def _nash_text(t: Table) -> str:
     if t.exact is not None:
         return f"{t.exact:.1e} (exact)"
@@ -172,6 +202,7 @@ def big_tables_section(out_dir: str, presets: Sequence[str], players: Sequence[i
             lines.append(f"| {n} | {t.method} | {t.losses[0]:.3f} | {t.losses[-1]:.3f} | "
                          f"{position_name(worst, n)} ({t.losses[worst]:.3f}) | "
                          f"{position_name(best, n)} ({t.losses[best]:.3f}) | {keeps} | {_nash_text(t)} |")
+        lines += ["", *summary(tables, deck)]
         lines += ["", "Each position's keep threshold, eldest first (the last is the dealer's: keep or "
                   "cut the stock):", ""]
         for t in tables:
