@@ -90,7 +90,7 @@ def write_docs(out_dir: str = "docs", players: Sequence[int] = tuple(range(3, 10
         "`chasetheace/solver/solutions/choice.py`). From 7 players it is solved without card removal",
         "(every card dealt independently from the full pack: the tree is then about as small as the",
         "list of situations). An exact best response in the true game then takes far longer (`python",
-        "benchmarks/solver.py --players 7 --measure-7`), so the NashConv printed there is the one",
+        "benchmarks/solver.py --methods 7 --parts`), so the NashConv printed there is the one",
         "without card removal: an equilibrium of that model, whose distance from the true game's",
         "equilibrium is measured only by that benchmark, and its losses are the model's too. Hints and",
         "reviews (docs/review.md) solve on the exact tree up to 5 players, and say how close a",
