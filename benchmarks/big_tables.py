@@ -11,9 +11,11 @@ resident set) is its own:
 - ``hint``: the first hint at an ``--players`` table (a fresh game, seed ``--seed``): solving that
   table size and answering; then the mean time of the next hints (the solution in memory);
 - ``review``: a whole game of ``--players`` seats played by ``threshold:8`` bots (seed ``--seed``)
-  reviewed from the empty cache (every table size the game passes through is solved), then again
+  reviewed from the empty cache (every table size the game passes through is solved, two at a time
+  in worker processes: ``worker_peak_gb`` is the largest worker's peak memory), then again
   warm, from the cache on disk in a new process; it counts the decisions judged from similar
   situations (the sampled method never met them) and the ones not judged (should be 0);
+  ``BIG_TABLES_WORKERS=1`` solves them one after another, as before;
 - ``size``: the cached (or shipped) solution of ``--players`` seats, in the compact binary form and
   as JSON (``Solution.save``): bytes, and seconds to read each.
 
@@ -71,8 +73,17 @@ def _play(rules: Rules, players: int, seed: int) -> dict[str, object]:
 
 def child(part: str, rules: Rules, players: int, seed: int, record: str) -> None:
     """Run one part and print its figures as one JSON line, with this process's peak memory."""
+    cpu = time.process_time()
     figures = _part(part, rules, players, seed, record)
+    # CPU seconds of this process and of its worker processes: what the work costs whatever else
+    # runs on the machine (on two free cores a review takes about the larger of half of it and its
+    # longest single solve)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    figures["cpu_seconds"] = time.process_time() - cpu + kids.ru_utime + kids.ru_stime
     figures["peak_gb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6  # kilobytes on Linux
+    # the review solves the missing table sizes in worker processes (at most two at once): the
+    # largest of them, so that the two together took at most peak_gb + 2 * worker_peak_gb
+    figures["worker_peak_gb"] = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1e6
     print(json.dumps(figures))
 
 
@@ -100,6 +111,9 @@ def _part(part: str, rules: Rules, players: int, seed: int, record: str) -> dict
         return {"first_hint_seconds": first, "later_hint_seconds": sum(times) / len(times),
                 "later_hints": len(times)}
     if part == "review":
+        from chasetheace.solver.solutions import cache
+
+        cache.AHEAD_WORKERS = int(os.environ.get("BIG_TABLES_WORKERS", cache.AHEAD_WORKERS))
         with open(record, encoding="utf-8") as f:
             data = json.load(f)
         start = time.perf_counter()

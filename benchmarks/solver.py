@@ -1,13 +1,26 @@
-"""Solver speed, memory and exact NashConv for one hand under standard rules; and OpenSpiel's DCFR.
+"""Solver speed, memory and NashConv for one hand under standard rules, per table size; each method
+to NashConv 1e-4; and OpenSpiel's DCFR.
 
-    python benchmarks/solver.py                     # 3 to 9 players, then OpenSpiel
-    python benchmarks/solver.py --players 3 4       # some counts only
-    python benchmarks/solver.py --players 7 8 --parts   # 7 and 8 players on the exact tree in parts (long)
-    python benchmarks/solver.py --openspiel-seconds 300
-    python benchmarks/solver.py --players 6 --numpy --no-openspiel  # without the compiled passes
+    python benchmarks/solver.py --players 2..20     # every table size as a player gets it (the default)
+    python benchmarks/solver.py --players 9 12 15 20 --hands 200000
+    python benchmarks/solver.py --methods 3..9      # each method to NashConv 1e-4 (part 1 below)
+    python benchmarks/solver.py --methods 7 8 --parts   # 7 and 8 players on the exact tree in parts (long)
+    python benchmarks/solver.py --openspiel --openspiel-seconds 300
+    python benchmarks/solver.py --methods 6 --numpy     # without the compiled passes
 
-Part 1 runs every configuration in a process of its own and prints its wall-clock and CPU seconds
-(the CPU figure is the one to compare on a busy machine; the load average before the run is
+Table sizes (``--players``, a list or a range ``a..b``; rules ``--rule name=value`` or ``--preset``):
+each table size in a process of its own is solved as the solution cache solves it for a player
+(``chasetheace.solver.solutions.cache``: the exact tree up to 5 players, ``iid`` 6 to 8, the
+sampled method for 15 s from 9), and the table prints the method, the seconds and peak memory of
+the solve, the size of its compact file, and its NashConv: exact (an exact best response in the
+true game) where that is within reach (to 6 players: at 6 measured after the solve, which the time
+column leaves out), and for every table size from 6 the sampled bracket of
+``chasetheace.solver.methods.bound`` from ``--hands`` hands: an upper bound that holds with 95 %
+confidence (one-sided) and the cross-fitted lower estimate with its standard error, with the
+seconds and peak memory of that measurement.
+
+Part 1 (``--methods``) runs every configuration in a process of its own and prints its wall-clock
+and CPU seconds (the CPU figure is the one to compare on a busy machine; the load average before the run is
 printed beside them), its peak memory (resident set), the iterations, and the NashConv in lives
 per hand, saying how it was measured. The passes over the exact tree are compiled where numba
 (extra ``[fast]``) is installed, numpy otherwise or with ``--numpy`` (the header says which):
@@ -119,6 +132,88 @@ def part1(counts: list[int], workers: int, parts: bool) -> None:
                   flush=True)
 
 
+def counts_of(tokens: list[str]) -> list[int]:
+    """Player counts from ``["2..20"]`` or ``["3", "5", "9..12"]``; ValueError naming a bad one."""
+    out: list[int] = []
+    for token in tokens:
+        low, dots, high = token.partition("..")
+        try:
+            out.extend(range(int(low), int(high) + 1) if dots else [int(token)])
+        except ValueError:
+            raise ValueError(f"bad player count {token!r}: a number or a range such as 2..20") from None
+    for n in out:
+        if not 2 <= n <= choice.MAX_TABLE_PLAYERS:
+            raise ValueError(f"bad player count {n}: the solver handles 2..{choice.MAX_TABLE_PLAYERS}")
+    return out
+
+
+def _peak_gb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6  # kilobytes on Linux
+
+
+def table_child(n: int, preset: str, rule: list[str], hands: int) -> None:
+    """One table size, in its own process: solved as the solution cache solves it, then measured;
+    print one JSON line of figures."""
+    import tempfile
+
+    from chasetheace.rules import rules_from_args
+    from chasetheace.solver.methods.bound import bound_nash_conv
+    from chasetheace.solver.methods.measure import measure
+    from chasetheace.solver.model.hand import Hand
+    from chasetheace.solver.solutions import cache
+
+    rules = rules_from_args(preset, rule)
+    start = time.perf_counter()
+    sol = cache._solve(rules, n, "auto", 1e-4, None)  # what solution_for runs on a cache miss
+    seconds = time.perf_counter() - start
+    out: dict[str, object] = dict(method=sol.method, measured=sol.measured, seconds=seconds,
+                                  peak_gb=_peak_gb(), situations=len(sol.infosets))
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "solution.npz")
+        sol.save(path)
+        out["bytes"] = os.path.getsize(path)
+    hand = Hand(rules, n)
+    if sol.measured == "exact":
+        out["exact"] = sol.nash_conv
+    elif n <= choice.EXACT_CHECK_PLAYERS:
+        out["exact"] = measure(hand, sol.played_keep).nash_conv
+    if n >= 6:
+        got = bound_nash_conv(hand, sol.played_keep, hands, seed=0)
+        out.update(upper=got.upper, estimate=got.estimate, estimate_error=got.estimate_error,
+                   sampled_best=got.sampled_best, hands=got.hands, bound_seconds=got.seconds,
+                   bound_situations=got.situations)
+    out["peak_all_gb"] = _peak_gb()
+    print(json.dumps(out))
+
+
+def tables(counts: list[int], preset: str, rule: list[str], hands: int) -> None:
+    """Every table size of ``counts``, each in its own process: the table described in the docstring."""
+    rules = " ".join([f"preset {preset}", *rule])
+    print(f"Table sizes: {rules}, solved as the solution cache solves them for a player; the bracket from "
+          f"{hands:,} sampled hands (upper bound: 95 % one-sided)")
+    print(f"{'players':>7} {'method':>7} {'solve s':>8} {'peak GB':>7} {'file MB':>7} {'exact':>9} "
+          f"{'upper':>8} {'estimate':>17} {'bound s':>7} {'bound GB':>8} {'load':>5}")
+    begin = time.perf_counter()
+    for n in counts:
+        load = os.getloadavg()[0]
+        cmd = [sys.executable, __file__, "--table-child", str(n), str(hands), preset,
+               *(f"--rule={r}" for r in rule)]
+        run = subprocess.run(cmd, capture_output=True, text=True, check=False)
+        if run.returncode:
+            print(f"{n:>7} failed: {run.stderr.strip().splitlines()[-1:]}", flush=True)
+            continue
+        r = json.loads(run.stdout.strip().splitlines()[-1])
+        exact = f"{r['exact']:9.2e}" if "exact" in r else f"{'-':>9}"
+        if "upper" in r:
+            bracket = (f"{r['upper']:8.4f} {r['estimate']:8.4f} ± {r['estimate_error']:.4f} "
+                       f"{r['bound_seconds']:7.1f} {r['peak_all_gb']:8.2f}")
+        else:
+            bracket = f"{'-':>8} {'-':>17} {'-':>7} {'-':>8}"
+        print(f"{n:>7} {r['method']:>7} {r['seconds']:8.1f} {r['peak_gb']:7.2f} {r['bytes'] / 1e6:7.2f} "
+              f"{exact} {bracket} {load:5.2f}", flush=True)
+    print(f"all table sizes: {time.perf_counter() - begin:.0f} s")
+
+
 def part2(players: int, budget: float, vanilla: bool) -> None:
     print()
     print(f"Part 2: OpenSpiel comparison, {players} players, pack {SMALL_CARDS}, standard rules")
@@ -163,27 +258,54 @@ def part2(players: int, budget: float, vanilla: bool) -> None:
 
 
 def main() -> None:
-    """Run both parts."""
+    """Run the parts asked for (the table sizes 2..20 by default)."""
     if len(sys.argv) > 1 and sys.argv[1] == "--child":
         child(int(sys.argv[2]), sys.argv[3], int(sys.argv[4]), "--parts" in sys.argv)
         return
+    if len(sys.argv) > 1 and sys.argv[1] == "--table-child":
+        table_child(int(sys.argv[2]), sys.argv[4], [a.removeprefix("--rule=") for a in sys.argv[5:]],
+                    int(sys.argv[3]))
+        return
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--players", type=int, nargs="*", default=[3, 4, 5, 6, 7, 8, 9])
+    parser.add_argument("--players", nargs="*", default=None,
+                        help="table sizes: numbers or ranges such as 2..20 (the default, 2..20, "
+                             "when no part is named)")
+    parser.add_argument("--hands", type=int, default=50_000,
+                        help="sampled hands for the NashConv bracket from 6 players (default 50,000)")
+    parser.add_argument("--preset", default="standard", help="the rules' preset, for the table sizes")
+    parser.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE",
+                        help="a rule off the standard ones (repeatable), for the table sizes")
+    parser.add_argument("--methods", nargs="*", default=None,
+                        help="part 1: each method to NashConv 1e-4 at these player counts (default 3..9)")
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--numpy", action="store_true",
                         help="the numpy passes even where numba is installed (CHASETHEACE_NUMBA=0)")
     parser.add_argument("--parts", "--measure-7", action="store_true",
                         help="at 7 and 8 players: measure the iid strategy by an exact best response, and "
                              "run DCFR on the exact tree, both in parts (long: use --workers 2)")
+    parser.add_argument("--openspiel", action="store_true", help="part 2: OpenSpiel's DCFR on a small pack")
     parser.add_argument("--openspiel-players", type=int, default=3)
     parser.add_argument("--openspiel-seconds", type=float, default=600.0)
     parser.add_argument("--openspiel-vanilla", action="store_true", help="also time OpenSpiel's vanilla CFR")
-    parser.add_argument("--no-openspiel", action="store_true")
     args = parser.parse_args()
+    try:
+        players = counts_of(args.players or ([] if args.methods is not None or args.openspiel else ["2..20"]))
+        methods = None if args.methods is None else counts_of(args.methods or ["3..9"])
+        if args.hands < 4:
+            raise ValueError(f"bad --hands {args.hands}: at least 4")
+        from chasetheace.rules import rules_from_args
+
+        rules_from_args(args.preset, args.rule)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        sys.exit(2)
     if args.numpy:
         os.environ["CHASETHEACE_NUMBA"] = "0"  # read by the child processes
-    part1(args.players, args.workers, args.parts)
-    if not args.no_openspiel:
+    if players:
+        tables(players, args.preset, args.rule, args.hands)
+    if methods:
+        part1(methods, args.workers, args.parts)
+    if args.openspiel:
         part2(args.openspiel_players, args.openspiel_seconds, args.openspiel_vanilla)
 
 

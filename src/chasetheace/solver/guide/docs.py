@@ -19,12 +19,10 @@ from ..model.words import rank_name
 from ..solutions.solution import Solution
 from ..solutions.solving import solve
 from ..uses.explain import hardest_cards, nash_conv_text, rules_of_thumb
+from .docs_big import PRESETS, big_tables_section
 
 __all__ = ["PRESETS", "write_docs", "main"]
 
-PRESETS = ("standard", "cuckoo", "chase-the-ace")
-"""Standard rules and two popular presets whose rules change decisions (a blocking king that
-the dealer may not draw; no blocker at all)."""
 
 
 def _section(sol: Solution, preset: str, image: str | None) -> list[str]:
@@ -144,11 +142,15 @@ def write_docs(out_dir: str = "docs", players: Sequence[int] = tuple(range(3, 10
         "`chasetheace/solver/solutions/choice.py`). From 7 players it is solved without card removal",
         "(every card dealt independently from the full pack: the tree is then about as small as the",
         "list of situations). An exact best response in the true game then takes far longer (`python",
-        "benchmarks/solver.py --players 7 --measure-7`), so the NashConv printed there is the one",
+        "benchmarks/solver.py --methods 7 --parts`), so the NashConv printed there is the one",
         "without card removal: an equilibrium of that model, whose distance from the true game's",
         "equilibrium is measured only by that benchmark, and its losses are the model's too. Hints and",
         "reviews (docs/review.md) solve on the exact tree up to 5 players, and say how close a",
         "solution is in words: 'within 0.000053 lives of perfect play' is a NashConv of 5.3e-05.",
+        "",
+        "Every table size from 2 to 20 players, as a player at the table gets it (with a NashConv",
+        "bracket where no exact best response is within reach), is in the section 'Big tables' below",
+        "(`python -m chasetheace.solver.guide.docs_big` rewrites it alone).",
         "",
         "The `chase-the-ace` preset collects the cards under the stock unshuffled (`between_hands =",
         "to-bottom`): its tables hold for the first hand of a game, dealt from a shuffled pack.",
@@ -192,6 +194,7 @@ def write_docs(out_dir: str = "docs", players: Sequence[int] = tuple(range(3, 10
         lines.append("")
     from .docs_game import whole_game_section
 
+    lines += big_tables_section(out_dir, PRESETS, plots=plots, progress=progress)
     lines += EVALUATION_SECTION
     lines += whole_game_section(out_dir, game_lives, plots=plots, progress=progress)
     lines.append(f"_Solved in {time.perf_counter() - start:.0f} s in all._")

@@ -30,6 +30,7 @@ from ..model.hand import Hand, InfoKey
 __all__ = ["Estimate", "HandBatch", "SampledSolver"]
 
 TOKENS = {"k": 1, "s": 2, "b": 3, "K": 4, "sA": 5, "s2": 6}  # 3 bits each in a history code
+_NAMES = {v: k for k, v in TOKENS.items()}
 Array = Any
 
 
@@ -111,10 +112,16 @@ class SampledSolver:
         """The information sets of position ``t`` in the hands ``rows`` of ``state`` (``grow``: number
         the ones not met before; else they are -1)."""
         hist, x, p = state.hist[rows], state.cards[rows, t], state.given[rows]
-        keys = np.stack([hist, (state.jerk[rows] * 64 + x) * 64 + p + 1], axis=1)
-        unique, inverse = np.unique(keys, axis=0, return_inverse=True)
-        ids = np.empty(len(unique), dtype=np.int64)
-        for i, (h, jxp) in enumerate(unique.tolist()):
+        rest = (state.jerk[rows] * 64 + x) * 64 + p + 1
+        if not len(rows):
+            return np.zeros(0, dtype=np.int64)
+        # one number per (history, rest), ordered as the pairs are: the rank of the history first
+        # (a 1-D unique is far quicker than np.unique(axis=0) on the pairs, which sorted as bytes)
+        _, rank = np.unique(hist, return_inverse=True)
+        code = rank.reshape(-1).astype(np.int64) * (int(rest.max()) + 1) + rest
+        _, first, inverse = np.unique(code, return_index=True, return_inverse=True)
+        ids = np.empty(len(first), dtype=np.int64)
+        for i, (h, jxp) in enumerate(zip(hist[first].tolist(), rest[first].tolist())):
             key = (t, h, jxp // 4096, jxp // 64 % 64, jxp % 64 - 1)
             v = self.index.get(key, -1)
             if v < 0 and grow:
@@ -326,17 +333,18 @@ class SampledSolver:
 
     def infosets(self) -> list[InfoKey]:
         """The visited information sets as solver keys (position, tokens, card, given)."""
-        names = {v: k for k, v in TOKENS.items()}
-        out = []
-        for t, h, jerk, x, p in self.keys:
-            tokens = []
-            while h:
-                tokens.append(names[h % 8])
-                h //= 8
-            if self.hand.jerk:
-                tokens.append("J" + "".join("1" if jerk >> i & 1 else "0" for i in range(self.n)))
-            out.append((t, tuple(reversed(tokens)), x, p))
-        return out
+        return [self.info_key(i) for i in range(len(self.keys))]
+
+    def info_key(self, i: int) -> InfoKey:
+        """The information set numbered ``i`` as a solver key (position, tokens, card, given)."""
+        t, h, jerk, x, p = self.keys[i]
+        tokens = []
+        while h:
+            tokens.append(_NAMES[h % 8])
+            h //= 8
+        if self.hand.jerk:
+            tokens.append("J" + "".join("1" if jerk >> j & 1 else "0" for j in range(self.n)))
+        return t, tuple(reversed(tokens)), x, p
 
 
 def _deviation_gain(pick: float, value: float, keep: float) -> float:

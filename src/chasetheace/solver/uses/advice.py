@@ -299,9 +299,22 @@ def review(record: Mapping[str, Any], *, solutions: Solutions | None = None, fol
     RecordError if the record is not valid.
     """
     from ...game import Game
-    from ..solutions.cache import solution_for
+    from ..solutions.cache import solution_for, solve_ahead
 
     if solutions is None:
+        # every table size the record passes through, known before judging: the missing ones are
+        # solved side by side in worker processes (:func:`solve_ahead`), the longest first
+        sizes: set[int] = set()
+        found: list[Rules] = []
+
+        def size(game: Any, action: str) -> None:
+            sizes.add(len(game.observation(game.to_act)["order"]))
+            found[:] = [game.rules]
+
+        Game.from_record(record, visit=size)
+        if found:
+            solve_ahead(found[0], sizes, folder=folder, progress=progress)
+
         def solutions(rules: Rules, players: int) -> Solution:
             return solution_for(rules, players, folder=folder, progress=progress)
 

@@ -9,9 +9,10 @@ from ...seats import position_name
 from ..model.words import rank_name
 
 if TYPE_CHECKING:
+    from ..model.hand import Deck
     from ..solutions.solution import Solution
 
-__all__ = ["plot_game_gain", "plot_game_shifts", "plot_solution"]
+__all__ = ["plot_game_gain", "plot_game_shifts", "plot_solution", "plot_thresholds"]
 
 
 def plot_solution(sol: Solution, path: str) -> None:
@@ -100,5 +101,46 @@ def plot_game_gain(rows: Sequence[tuple[int, float, float, float, float]], path:
     ax.set_title("One player on the whole-game strategy, the others on the one-hand one")
     ax.legend(fontsize=8)
     fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def plot_thresholds(rows: Sequence[tuple[int, Sequence[int | None], Sequence[float]]], deck: Deck, title: str,
+                    path: str) -> None:
+    """Write a PNG of every table size: position (eldest at the bottom, the dealer at the top of each
+    column) against players, coloured by the position's keep threshold (the weakest card it keeps,
+    ``None``: it keeps nothing) on the left, and by its chance of losing times the players (1: a fair
+    share) on the right; ``rows`` is ``(players, thresholds, losses)`` per table size."""
+    import numpy as np
+
+    plt = _pyplot()
+    sizes = [n for n, _, _ in rows]
+    top = max(sizes)
+    keep = np.full((top, len(rows)), np.nan)
+    loss = np.full((top, len(rows)), np.nan)
+    for c, (n, thresholds, losses) in enumerate(rows):
+        for i in range(n):
+            keep[i, c] = deck.kinds if thresholds[i] is None else thresholds[i]
+            loss[i, c] = losses[i] * n
+    fig, (left, right) = plt.subplots(1, 2, figsize=(13, 0.32 * top + 2.2), layout="constrained")
+    image = left.imshow(keep, origin="lower", aspect="auto", cmap="viridis", vmin=0, vmax=deck.kinds)
+    for c, (n, thresholds, _) in enumerate(rows):
+        for i in range(n):
+            name = "-" if thresholds[i] is None else rank_name(deck, int(thresholds[i] or 0))
+            left.text(c, i, name, ha="center", va="center", fontsize=6, color="white")
+    bar = fig.colorbar(image, ax=left, fraction=0.04)
+    names = [rank_name(deck, k) for k in range(deck.kinds)] + ["never"]
+    bar.set_ticks(list(range(deck.kinds + 1)), labels=names)
+    bar.set_label("keeps from (weakest card kept)")
+    left.set_title("keep threshold by position", fontsize=10)
+    shade = right.imshow(loss, origin="lower", aspect="auto", cmap="RdBu_r", vmin=0, vmax=2)
+    fig.colorbar(shade, ax=right, fraction=0.04).set_label("P(lose) x players (1: a fair share)")
+    right.set_title("who loses most", fontsize=10)
+    for ax in (left, right):
+        ax.set_xticks(range(len(rows)), [str(n) for n in sizes], fontsize=8)
+        ax.set_yticks(range(top), [str(i + 1) for i in range(top)], fontsize=7)
+        ax.set_xlabel("players at the table")
+        ax.set_ylabel("position from the eldest (1); the dealer tops each column")
+    fig.suptitle(title)
     fig.savefig(path, dpi=100)
     plt.close(fig)

@@ -1,0 +1,277 @@
+"""The big tables' section of ``docs/strategy.md``: every table size from 2 to 20 players, per preset.
+
+    python -m chasetheace.solver.guide.docs_big [--out docs] [--presets standard cuckoo chase-the-ace]
+                                          [--players 2..20] [--hands 20000]
+
+rewrites only that section of an existing ``docs/strategy.md`` (from its heading to the whole
+game's heading), so the other sections need not be solved again; ``python -m
+chasetheace.solver.guide.docs`` writes the whole file, this section included. Each table size is
+solved as a player at the table gets it, through the solution cache
+(:func:`~chasetheace.solver.solutions.cache.solution_for`: read from disk when solved before, or
+shipped with the package), so a second run solves nothing. From 6 players each strategy's NashConv
+is bracketed by :func:`~chasetheace.solver.methods.bound.bound_nash_conv` (seeded, ``--hands``
+hands); up to 5 it is exact.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from ...rules import Rules, preset_info
+from ...seats import position_name
+from ..model.hand import Deck, deck_of
+from ..model.words import rank_name
+from ..solutions.solution import Solution
+
+__all__ = ["HEADING", "PLAYERS", "PRESETS", "Table", "big_tables_section", "keep_thresholds", "tables_of",
+           "write_big_section", "main"]
+
+PRESETS = ("standard", "cuckoo", "chase-the-ace")
+"""Standard rules and two popular presets whose rules change decisions (a blocking king that
+the dealer may not draw; no blocker at all)."""
+HEADING = "## Big tables: 2 to 20 players"
+NEXT = "## The whole game: lives, and winning the game"
+"""The heading after this section (:data:`~.docs_game.HEADING`)."""
+PLAYERS = range(2, 21)
+HANDS = 20_000
+"""Sampled hands for the NashConv bracket of each table from 6 players."""
+
+
+@dataclass(frozen=True)
+class Table:
+    """One table size under one preset, as the guide reports it."""
+
+    players: int
+    method: str
+    losses: list[float]                     # P(lose) per position, eldest first
+    thresholds: list[int | None]            # per position: the weakest card it keeps (None: never keeps)
+    exact: float | None                     # NashConv by an exact best response, where measured
+    upper: float | None                     # the sampled bracket (from 6 players)
+    estimate: float | None
+    estimate_error: float | None
+
+
+def keep_thresholds(sol: Solution) -> list[int | None]:
+    """Per position, the weakest card from which on it keeps more often than not (averaged over the
+    situations it meets with that card, weighted by how often they arise); None if it keeps nothing.
+    Cards a position never decides on (the blocker is shown) are skipped."""
+    out: list[int | None] = []
+    for row in sol.keep_by_card():
+        threshold = None
+        for card in range(len(row) - 1, -1, -1):
+            if math.isnan(row[card]):
+                continue
+            if row[card] < 0.5:
+                break
+            threshold = card
+        out.append(threshold)
+    return out
+
+
+def tables_of(rules: Rules, players: Sequence[int], hands: int = HANDS, seed: int = 0,
+              progress: Callable[[str], None] | None = None) -> list[Table]:
+    """Solve (or read from the cache) each table size and measure it: see the module docstring."""
+    from ..methods.bound import bound_nash_conv
+    from ..model.hand import Hand
+    from ..solutions.cache import solution_for
+
+    out = []
+    for n in players:
+        if progress is not None:
+            progress(f"{n} players")
+        sol = solution_for(rules, n)
+        exact = sol.nash_conv if sol.measured == "exact" else None
+        upper = estimate = error = None
+        if n >= 6:
+            got = bound_nash_conv(Hand(rules, n), sol.played_keep, hands, seed=seed)
+            upper, estimate, error = got.upper, got.estimate, got.estimate_error
+        out.append(Table(n, sol.method, list(sol.loss_probabilities), keep_thresholds(sol), exact,
+                         upper, estimate, error))
+    return out
+
+
+METHOD_TEXT = [
+    "How close to an equilibrium, from 6 players. An exact best response in the true game is out of",
+    "reach from 9 players (and takes minutes to hours at 7 and 8), so each strategy's NashConv is",
+    "bracketed from sampled hands (`chasetheace.solver.methods.bound`). Hands are dealt at random",
+    "(exact card removal, a seeded generator) and played with the strategy; at every decision the",
+    "hand is forked, keep and swap, and both forks are played to the end with the same random",
+    "numbers for the later seats, which gives the deciding seat a sample `d` of its keep-minus-swap",
+    "lives lost in that situation. Since each seat acts once a hand, a best response chooses per",
+    "situation, and NashConv is the largest mean saving over deviations (an action per situation for",
+    "every seat). The **sampled best response** takes in each situation the action its samples call",
+    "better: it fits the noise, so its expectation is at least the true NashConv, and it is at least",
+    "what the true best response saves on the same hands (an unbiased mean). The **upper bound** adds",
+    "1.645 times its standard deviation over samples of hands (the Poisson bootstrap, 200 resamples):",
+    "the true NashConv lies below it with 95 % confidence, one-sided (the normal approximation; no",
+    "correction for the many situations is needed, as the bound is on one sum). The **lower estimate**",
+    "is cross-fitted: the deviation is chosen on half of the hands (in each situation met at least",
+    "10 times there whose mean difference is at least one standard error from 0, the action it calls",
+    "better; elsewhere none)",
+    "and valued on the other half (and the other way round), which values a fixed deviation without",
+    "bias, so its expectation is at most the true NashConv (near an equilibrium it can fall a little",
+    "below 0: a deviation chosen on noise costs). Both are checked against the exact NashConv at 3",
+    "to 5 players (`tests/test_solver_bound.py`; with 10,000 hands the bound lay above it in 90 runs",
+    "of 90: 10 seeds by 9 threshold strategies at 3, 4 and 5 players).",
+    "With many situations and few hands the sampled best response's upward bias dominates the bound;",
+    "more hands tighten both (`python benchmarks/solver.py --players 9 12 15 20 --hands 200000`).",
+]
+
+
+def _name(deck: Deck, card: int | None) -> str:
+    return "never" if card is None else rank_name(deck, card)
+
+
+def _eldest(t: Table) -> int:
+    return 0
+
+
+def _dealer(t: Table) -> int:
+    return t.players - 1
+
+
+def summary(tables: Sequence[Table], deck: Deck) -> list[str]:
+    """What the tables show, in words: the safest and the worst seats, and how the thresholds move."""
+    if not tables:
+        return []
+    safest = [t for t in tables if min(range(t.players), key=lambda i: t.losses[i]) == 0]
+    gaps = [t.players - 1 - max(range(t.players), key=lambda i: t.losses[i]) for t in tables]
+    first, last = tables[0], tables[-1]
+    worst = max(range(last.players), key=lambda i: last.losses[i])
+    out = [f"- The eldest is the safest seat at {len(safest)} of the {len(tables)} table sizes; the seat "
+           f"that loses most is the dealer or one of the {max(gaps)} seats before it (at "
+           f"{last.players} players the {position_name(worst, last.players)}, "
+           f"{last.losses[worst] * last.players:.1f} times a fair share; the eldest "
+           f"{last.losses[0] * last.players:.1f}).",
+           "- Keep thresholds as the table grows: "
+           + "; ".join(f"{label} keeps from {_name(deck, first.thresholds[at(first)])} at "
+                       f"{first.players} players, from {_name(deck, last.thresholds[at(last)])} at "
+                       f"{last.players}"
+                       for label, at in (("the eldest", _eldest), ("the dealer", _dealer)))
+           + "."]
+    return out
+
+
+def _nash_text(t: Table) -> str:
+    if t.exact is not None:
+        return f"{t.exact:.1e} (exact)"
+    if t.upper is None or t.estimate is None or t.estimate_error is None:
+        return "-"
+    return f"{t.estimate:.3f} ± {t.estimate_error:.3f} to ≤ {t.upper:.3f}"
+
+
+def big_tables_section(out_dir: str, presets: Sequence[str], players: Sequence[int] = PLAYERS,
+                       hands: int = HANDS, plots: bool = True,
+                       progress: Callable[[str], None] | None = None) -> list[str]:
+    """The section's lines (and its plots, written to ``out_dir``)."""
+    start = time.perf_counter()
+    lines = [
+        HEADING, "",
+        "Every table size from 2 to 20, as a player at the table gets it: solved by the solution cache",
+        "(the exact tree up to 5 players; from 6 to 8 without card removal where the rules allow it;",
+        "the sampled method for 15 s from 9, or wherever pairing or kings_jerk rule out the model",
+        "without card removal). Where the sampled method never met a situation, its strategy keeps",
+        "the card if that position keeps it more often than not over the situations it did meet, and",
+        "the figures of a hint come from the most similar situations met (same position, card, card",
+        "given away, last public action, number of swaps, then fewer of these).",
+        "'Keeps from' is the weakest card from which on a position keeps more often than not, over",
+        "the situations it meets (weighted by how often they arise).",
+        "", *METHOD_TEXT, "",
+    ]
+    for preset in presets:
+        info = preset_info(preset)
+        say = None if progress is None else (lambda text, p=preset: progress(
+            f"{p}: {text} ({time.perf_counter() - start:.0f} s so far)"))
+        tables = tables_of(info.rules, players, hands, progress=say)
+        deck = deck_of(info.rules)
+        lines += [f"### `{preset}`, 2 to 20 players", ""]
+        lines += ["| players | method | eldest loses | dealer loses | worst seat | safest seat | "
+                  "keeps from (eldest, middle, dealer) | NashConv (estimate to bound) |",
+                  "|---|---|---|---|---|---|---|---|"]
+        for t in tables:
+            n = t.players
+            worst = max(range(n), key=lambda i: t.losses[i])
+            best = min(range(n), key=lambda i: t.losses[i])
+            keeps = ", ".join(_name(deck, t.thresholds[i]) for i in (0, n // 2, n - 1))
+            lines.append(f"| {n} | {t.method} | {t.losses[0]:.3f} | {t.losses[-1]:.3f} | "
+                         f"{position_name(worst, n)} ({t.losses[worst]:.3f}) | "
+                         f"{position_name(best, n)} ({t.losses[best]:.3f}) | {keeps} | {_nash_text(t)} |")
+        lines += ["", *summary(tables, deck)]
+        lines += ["", "Each position's keep threshold, eldest first (the last is the dealer's: keep or "
+                  "cut the stock):", ""]
+        for t in tables:
+            lines.append(f"- {t.players}: " + " ".join(_name(deck, c) for c in t.thresholds))
+        lines.append("")
+        if plots:
+            from ..uses.plot import plot_thresholds
+
+            image = f"big-tables-{preset}.png"
+            plot_thresholds([(t.players, t.thresholds, t.losses) for t in tables], deck,
+                            f"{preset}: who keeps what, and who loses, by table size",
+                            os.path.join(out_dir, image))
+            lines += [f"![{preset}, 2 to 20 players: keep thresholds and losses by position]({image})", ""]
+    lines += [f"_This section solved and measured in {time.perf_counter() - start:.0f} s "
+              f"({hands:,} sampled hands per bracket)._", ""]
+    return lines
+
+
+def write_big_section(out_dir: str = "docs", **options: object) -> str:
+    """Put the big tables' section into ``out_dir/strategy.md`` (it must exist): in place of the old
+    one, or before the whole game's section."""
+    path = os.path.join(out_dir, "strategy.md")
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    end = text.find(NEXT)
+    if end < 0:
+        raise ValueError(f"{path} has no whole-game section to put the big tables before ({NEXT!r})")
+    start = text.find(HEADING)
+    start = end if start < 0 else start
+    lines = big_tables_section(out_dir, **options)  # type: ignore[arg-type]
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text[:start] + "\n".join(lines) + "\n" + text[end:])
+    return path
+
+
+def _counts(tokens: Sequence[str]) -> list[int]:
+    out: list[int] = []
+    for token in tokens:
+        low, dots, high = token.partition("..")
+        out.extend(range(int(low), int(high) + 1) if dots else [int(token)])
+    return out
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """The command line."""
+    parser = argparse.ArgumentParser(description="Rewrite the big tables' section of docs/strategy.md.")
+    parser.add_argument("--out", default="docs")
+    parser.add_argument("--presets", nargs="*", default=list(PRESETS))
+    parser.add_argument("--players", nargs="*", default=["2..20"],
+                        help="numbers or ranges such as 2..20")
+    parser.add_argument("--hands", type=int, default=HANDS)
+    parser.add_argument("--no-plots", action="store_true")
+    args = parser.parse_args(argv)
+    try:
+        players = _counts(args.players)
+        for preset in args.presets:
+            preset_info(preset)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    start = time.perf_counter()
+
+    def say(text: str) -> None:
+        print(f"{time.perf_counter() - start:6.0f} s  {text}", file=sys.stderr, flush=True)
+
+    print(write_big_section(args.out, presets=args.presets, players=players, hands=args.hands,
+                            plots=not args.no_plots, progress=say))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
