@@ -41,8 +41,8 @@ from ..model.hand import Hand, InfoKey
 if TYPE_CHECKING:
     from .checkpoint import Checkpoint
 
-__all__ = ["EVALUATION", "EVALUATIONS", "ONE_THREAD", "LocalRunner", "PartResult", "PartsEngine", "PartsPasses",
-           "Runner", "evaluate_part", "parts_of", "run_part"]
+__all__ = ["EVALUATION", "EVALUATIONS", "ONE_THREAD", "LocalRunner", "PartResult", "PartsEngine",
+           "PartsPasses", "Runner", "evaluate_part", "parts_of", "run_part"]
 
 Array = Any  # numpy arrays
 
