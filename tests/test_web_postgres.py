@@ -4,10 +4,6 @@ a throwaway PostgreSQL server from the installed binaries: skipped where it is m
 
 from __future__ import annotations
 
-import os
-import re
-import selectors
-import signal
 import subprocess
 import sys
 import time
@@ -29,7 +25,7 @@ import httpx  # noqa: E402
 import chasetheace as cta  # noqa: E402
 from chasetheace.web.pgstore import PG_SCHEMA_V1, PG_UPGRADES, PgStore, mask_url  # noqa: E402
 from chasetheace.web.store import SCHEMA_VERSION  # noqa: E402
-from webtools import CARD, Client, create, join, play_to_end  # noqa: E402
+from webtools import CARD, ServerProcess, create, join, play_to_end, resume, server_processes  # noqa: E402
 
 # the tests' limits: one client address (127.0.0.1) opens many connections and tables
 LIMITS = ["--connections-per-client", "1000", "--tables-per-client", "100000", "--rate-per-client", "100000",
@@ -160,69 +156,14 @@ def _free_port() -> int:
 # --- several processes ----------------------------------------------------------------------------
 
 
-class Process:
-    """``python -m chasetheace.web`` on loopback on a PostgreSQL database (port 0: it prints it)."""
-
-    def __init__(self, url: str, *extra: str) -> None:
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "chasetheace.web", "--port", "0", "--db", url, "--bot-delay", "0.02",
-             *LIMITS, *extra], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        assert self.proc.stdout is not None
-        line = ""
-        with selectors.DefaultSelector() as sel:
-            sel.register(self.proc.stdout, selectors.EVENT_READ)
-            if sel.select(30):
-                line = self.proc.stdout.readline()
-        found = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
-        assert found, (line, self.proc.poll(), self.proc.stderr.read() if self.proc.poll() is not None
-                       and self.proc.stderr else "")
-        self.port = int(found.group(1))
-        deadline = time.monotonic() + 30
-        while True:
-            assert self.proc.poll() is None, self.proc.stderr.read() if self.proc.stderr else ""
-            try:
-                if httpx.get(f"http://127.0.0.1:{self.port}/healthz", timeout=1).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                pass
-            assert time.monotonic() < deadline, "the server did not start"
-            time.sleep(0.05)
-
-    def client(self) -> Client:
-        return Client(f"ws://127.0.0.1:{self.port}/ws")
-
-    def health(self) -> dict[str, Any]:
-        answer: dict[str, Any] = httpx.get(f"http://127.0.0.1:{self.port}/healthz", timeout=5).json()
-        return answer
-
-    def kill(self) -> None:
-        os.kill(self.proc.pid, signal.SIGKILL)
-        self.proc.wait(10)
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(15)
-            except subprocess.TimeoutExpired:
-                self.kill()
+def Process(url: str, *extra: str) -> ServerProcess:
+    return ServerProcess(url, *LIMITS, *extra, bot_delay=0.02, wait=30.0)
 
 
 @pytest.fixture
-def started() -> Iterator[list[Process]]:
-    procs: list[Process] = []
-    yield procs
-    for p in procs:
-        if p.proc.poll() is None:
-            p.kill()
-
-
-def resume(proc: Process, table: str, token: str | None) -> Client:
-    c = proc.client()
-    answer = c.request({"type": "resume", "table": table, "token": token}, "joined")
-    assert answer["type"] == "joined", answer
-    c.until(lambda m: m["type"] == "state")
-    return c
+def started() -> Iterator[list[ServerProcess]]:
+    with server_processes() as procs:
+        yield procs
 
 
 def record_of(url: str, table: str, game_no: int = 1) -> dict[str, Any]:
@@ -243,7 +184,8 @@ def _holder(url: str, table: str) -> str | None:
         return None if row is None else str(row[0])
 
 
-def test_two_people_on_two_processes_play_a_game_to_the_end(pg_url: str, started: list[Process]) -> None:
+def test_two_people_on_two_processes_play_a_game_to_the_end(
+        pg_url: str, started: list[ServerProcess]) -> None:
     one, two = Process(pg_url), Process(pg_url)
     started += [one, two]
     ann, bob = one.client(), two.client()
@@ -273,7 +215,7 @@ def test_two_people_on_two_processes_play_a_game_to_the_end(pg_url: str, started
         c.close()
 
 
-def test_a_retried_act_is_applied_once_on_any_process(pg_url: str, started: list[Process]) -> None:
+def test_a_retried_act_is_applied_once_on_any_process(pg_url: str, started: list[ServerProcess]) -> None:
     one, two = Process(pg_url), Process(pg_url)
     started += [one, two]
     ann = one.client()
@@ -297,7 +239,7 @@ def test_a_retried_act_is_applied_once_on_any_process(pg_url: str, started: list
 
 
 def test_a_killed_lease_holder_hands_the_table_over_and_the_game_finishes(
-        pg_url: str, started: list[Process]) -> None:
+        pg_url: str, started: list[ServerProcess]) -> None:
     one, two, three = Process(pg_url), Process(pg_url), Process(pg_url)
     started += [one, two, three]
     ann, bob = one.client(), two.client()
@@ -370,7 +312,7 @@ def test_postgresql_stopped_and_started_under_a_running_server() -> None:
             proc.stop()
 
 
-def test_a_turn_timer_shows_on_every_process(pg_url: str, started: list[Process]) -> None:
+def test_a_turn_timer_shows_on_every_process(pg_url: str, started: list[ServerProcess]) -> None:
     one, two = Process(pg_url), Process(pg_url)
     started += [one, two]
     ann, bob = one.client(), two.client()
@@ -387,7 +329,7 @@ def test_a_turn_timer_shows_on_every_process(pg_url: str, started: list[Process]
         c.close()
 
 
-def test_the_public_list_shows_tables_of_every_process(pg_url: str, started: list[Process]) -> None:
+def test_the_public_list_shows_tables_of_every_process(pg_url: str, started: list[ServerProcess]) -> None:
     one, two = Process(pg_url), Process(pg_url)
     started += [one, two]
     ann = one.client()
@@ -404,7 +346,7 @@ def test_the_public_list_shows_tables_of_every_process(pg_url: str, started: lis
 
 
 def test_a_seat_resumed_on_another_process_is_taken_from_the_old_connection(
-        pg_url: str, started: list[Process]) -> None:
+        pg_url: str, started: list[ServerProcess]) -> None:
     one, two = Process(pg_url), Process(pg_url)
     started += [one, two]
     ann = one.client()

@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import re
-import selectors
-import signal
 import subprocess
 import sys
 import time
@@ -18,68 +14,23 @@ from helpers import TEST_TOOL
 
 pytest.importorskip("uvicorn")
 pytest.importorskip("httpx", reason=TEST_TOOL.format("httpx"))
-import httpx
 
 import chasetheace as cta
 from chasetheace.web.store import Store
-from webtools import Client, create, join, play_to_end
+from webtools import ServerProcess, create, join, play_to_end, resume, server_processes
 
 
-class Process:
-    """``python -m chasetheace.web`` as a child process on loopback. It binds port 0 itself (so no
-    other process can take the port between its choice and its use) and prints the port."""
-
-    def __init__(self, db: Path, *extra: str) -> None:
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "chasetheace.web", "--port", "0", "--db", str(db), "--bot-delay", "0",
-             *extra],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        assert self.proc.stdout is not None
-        line = ""
-        with selectors.DefaultSelector() as sel:  # wait for the line, at most 20 s
-            sel.register(self.proc.stdout, selectors.EVENT_READ)
-            if sel.select(20):
-                line = self.proc.stdout.readline()
-        found = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
-        assert found, (line, self.proc.poll(), self.proc.stderr.read() if self.proc.poll() is not None
-                       and self.proc.stderr else "")
-        self.port = int(found.group(1))
-        deadline = time.monotonic() + 20
-        while True:  # listening already; wait until the app has started (its lifespan ran)
-            assert self.proc.poll() is None, self.proc.stderr.read() if self.proc.stderr else ""
-            try:
-                if httpx.get(f"http://127.0.0.1:{self.port}/healthz", timeout=1).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                pass
-            assert time.monotonic() < deadline, "the server did not start"
-            time.sleep(0.05)
-
-    def client(self) -> Client:
-        return Client(f"ws://127.0.0.1:{self.port}/ws")
-
-    def kill(self) -> None:
-        os.kill(self.proc.pid, signal.SIGKILL)  # no chance to clean up: as in a crash
-        self.proc.wait(10)
+def Process(db: Path, *extra: str) -> ServerProcess:
+    return ServerProcess(str(db), *extra, bot_delay=0.0, wait=20.0)
 
 
 @pytest.fixture
-def started(tmp_path: Path) -> Iterator[list[Process]]:
-    procs: list[Process] = []
-    yield procs
-    for p in procs:
-        if p.proc.poll() is None:
-            p.kill()
+def started() -> Iterator[list[ServerProcess]]:
+    with server_processes() as procs:
+        yield procs
 
 
-def resume(proc: Process, table: str, token: str | None) -> Client:
-    c = proc.client()
-    assert c.request({"type": "resume", "table": table, "token": token}, "joined")["type"] == "joined"
-    c.until(lambda m: m["type"] == "state")
-    return c
-
-
-def test_a_killed_server_restores_every_table_exactly(tmp_path: Path, started: list[Process]) -> None:
+def test_a_killed_server_restores_every_table_exactly(tmp_path: Path, started: list[ServerProcess]) -> None:
     db = tmp_path / "tables.sqlite3"
     first = Process(db)
     started.append(first)
@@ -116,7 +67,8 @@ def test_a_killed_server_restores_every_table_exactly(tmp_path: Path, started: l
     assert cta.Game.from_record(record).over
 
 
-def test_a_kill_while_bots_play_loses_nothing_anyone_saw(tmp_path: Path, started: list[Process]) -> None:
+def test_a_kill_while_bots_play_loses_nothing_anyone_saw(
+        tmp_path: Path, started: list[ServerProcess]) -> None:
     db = tmp_path / "tables.sqlite3"
     first = Process(db)
     started.append(first)
@@ -137,7 +89,7 @@ def test_a_kill_while_bots_play_loses_nothing_anyone_saw(tmp_path: Path, started
 
 
 def test_a_second_server_on_the_same_database_refuses_to_start(tmp_path: Path,
-                                                                started: list[Process]) -> None:
+                                                                started: list[ServerProcess]) -> None:
     db = tmp_path / "tables.sqlite3"
     first = Process(db)
     started.append(first)

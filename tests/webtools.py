@@ -5,12 +5,17 @@ from __future__ import annotations
 import concurrent.futures
 import contextlib
 import json
+import os
 import re
+import selectors
+import signal
 import socket
 import sqlite3
+import subprocess
+import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -274,3 +279,75 @@ def known_cards(events: list[dict[str, Any]], seat: int | None) -> set[str]:
     """The cards ``seat`` may know after ``events`` (a record's event dicts; a spectator: seat
     None), by the tests' one knowledge check, independent of the engine's views."""
     return helpers.known_cards([event_from_dict(ev) for ev in events], seat)
+
+
+class ServerProcess:
+    """``python -m chasetheace.web`` as a child process on loopback, on the database ``db`` (a SQLite
+    path or a PostgreSQL URL). It binds port 0 itself (so no other process can take the port between
+    its choice and its use) and prints the port; ready once its health check answers."""
+
+    def __init__(self, db: str, *extra: str, bot_delay: float = 0.0, wait: float = 30.0) -> None:
+        import httpx
+
+        self._httpx = httpx
+        argv = ["--port", "0", "--db", db, "--bot-delay", str(bot_delay), *extra]
+        self.proc = subprocess.Popen([sys.executable, "-m", "chasetheace.web", *argv],
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        assert self.proc.stdout is not None
+        line = ""
+        with selectors.DefaultSelector() as sel:  # wait for the line
+            sel.register(self.proc.stdout, selectors.EVENT_READ)
+            if sel.select(wait):
+                line = self.proc.stdout.readline()
+        found = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
+        assert found, (line, self.proc.poll(), self.proc.stderr.read() if self.proc.poll() is not None
+                       and self.proc.stderr else "")
+        self.port = int(found.group(1))
+        deadline = time.monotonic() + wait
+        while True:  # listening already; wait until the app has started (its lifespan ran)
+            assert self.proc.poll() is None, self.proc.stderr.read() if self.proc.stderr else ""
+            try:
+                if httpx.get(f"http://127.0.0.1:{self.port}/healthz", timeout=1).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                pass
+            assert time.monotonic() < deadline, "the server did not start"
+            time.sleep(0.05)
+
+    def client(self) -> Client:
+        return Client(f"ws://127.0.0.1:{self.port}/ws")
+
+    def health(self) -> dict[str, Any]:
+        answer: dict[str, Any] = self._httpx.get(f"http://127.0.0.1:{self.port}/healthz", timeout=5).json()
+        return answer
+
+    def kill(self) -> None:
+        os.kill(self.proc.pid, signal.SIGKILL)  # no chance to clean up: as in a crash
+        self.proc.wait(10)
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(15)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+
+@contextlib.contextmanager
+def server_processes() -> Iterator[list[ServerProcess]]:
+    """The child-process servers a test starts (append them): killed at the end if still running."""
+    procs: list[ServerProcess] = []
+    yield procs
+    for p in procs:
+        if p.proc.poll() is None:
+            p.kill()
+
+
+def resume(proc: ServerProcess, table: str, token: str | None) -> Client:
+    """A new client of ``proc`` resuming ``token``'s seat at ``table``, once it has the state."""
+    c = proc.client()
+    answer = c.request({"type": "resume", "table": table, "token": token}, "joined")
+    assert answer["type"] == "joined", answer
+    c.until(lambda m: m["type"] == "state")
+    return c
