@@ -20,64 +20,19 @@ import argparse
 import asyncio
 import json
 import os
-import re
 import signal
 import statistics
 import subprocess
 import sys
 import time
-import urllib.request
 from typing import Any
 
+from server_load import HOST, start_server
 from websockets.asyncio.client import ClientConnection, connect
-
-HOST = "127.0.0.1"
 
 
 def start(db: str, many: str) -> tuple[subprocess.Popen[str], int]:
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "chasetheace.web",
-            "--host",
-            HOST,
-            "--port",
-            "0",
-            "--db",
-            db,
-            "--bot-delay",
-            "0.05",
-            "--log-level",
-            "error",
-            "--connections-per-client",
-            many,
-            "--tables-per-client",
-            many,
-            "--rate-per-client",
-            many,
-            "--burst-per-client",
-            many,
-            "--http-rate",
-            many,
-            "--http-burst",
-            many,
-        ],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert proc.stdout is not None
-    found = re.search(r":(\d+)/", proc.stdout.readline())
-    if found is None:
-        raise SystemExit("a server did not start")
-    port = int(found.group(1))
-    for _ in range(400):
-        try:
-            urllib.request.urlopen(f"http://{HOST}:{port}/healthz", timeout=1).read()
-            break
-        except OSError:
-            time.sleep(0.05)
-    return proc, port
+    return start_server(db, many, bot_delay=0.05)
 
 
 class Player:

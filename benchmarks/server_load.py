@@ -252,6 +252,31 @@ async def seat_table(bench: Bench, run: TableRun, humans: int, seats: int) -> No
         await asyncio.wait_for(p.joined.wait(), 30)
 
 
+def start_server(db: str, many: str, bot_delay: float = 0.0) -> tuple[subprocess.Popen[str], int]:
+    """``python -m chasetheace.web`` on ``db``, ready: the process and its port. Port 0: the server
+    binds a free port itself and prints it (no race for a port chosen here); one load generator is
+    one client address, so the per-client limits are raised to ``many``."""
+    proc = subprocess.Popen([sys.executable, "-m", "chasetheace.web", "--host", HOST, "--port", "0",
+                             "--db", db, "--bot-delay", str(bot_delay),
+                             "--log-level", "error", "--connections-per-client", many,
+                             "--connections", many, "--tables-per-client", many,
+                             "--rate-per-client", many, "--burst-per-client", many,
+                             "--http-rate", many, "--http-burst", many],
+                            stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    found = re.search(r":(\d+)/", proc.stdout.readline())
+    if found is None:
+        raise SystemExit("a server did not start")
+    port = int(found.group(1))
+    for _ in range(400):
+        try:
+            urllib.request.urlopen(f"http://{HOST}:{port}/healthz", timeout=1).read()
+            break
+        except OSError:
+            time.sleep(0.05)
+    return proc, port
+
+
 class Servers:
     """The server processes of a run, each restartable on the same database."""
 
@@ -268,28 +293,7 @@ class Servers:
             self.ports.append(port)
 
     def start(self) -> tuple[subprocess.Popen[str], int]:
-        # port 0: the server binds a free port itself and prints it (no race for a port chosen
-        # here); one load generator is one client address, so the per-client limits are raised
-        many = self.many
-        proc = subprocess.Popen([sys.executable, "-m", "chasetheace.web", "--host", HOST, "--port", "0",
-                                 "--db", self.db, "--bot-delay", "0",
-                                 "--log-level", "error", "--connections-per-client", many,
-                                 "--connections", many, "--tables-per-client", many,
-                                 "--rate-per-client", many, "--burst-per-client", many,
-                                 "--http-rate", many, "--http-burst", many],
-                                stdout=subprocess.PIPE, text=True)
-        assert proc.stdout is not None
-        found = re.search(r":(\d+)/", proc.stdout.readline())
-        if found is None:
-            raise SystemExit("a server did not start")
-        port = int(found.group(1))
-        for _ in range(400):
-            try:
-                urllib.request.urlopen(f"http://{HOST}:{port}/healthz", timeout=1).read()
-                break
-            except OSError:
-                time.sleep(0.05)
-        return proc, port
+        return start_server(self.db, self.many)
 
     def stop_all(self) -> None:
         for proc in self.procs:
