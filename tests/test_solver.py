@@ -158,7 +158,7 @@ def test_kings_jerk_is_solved_and_the_bot_reads_the_shown_kings() -> None:
 
 @pytest.mark.parametrize("kwargs, message", [
     ({"players": 1}, "players"), ({"players": 60}, "2..51"), ({"method": "magic"}, "method"),
-    ({"method": "dcfr", "players": 9}, "sampled"), ({"workers": 0}, "workers"),
+    ({"method": "dcfr", "players": 10}, "sampled"), ({"workers": 0}, "workers"),
     ({"method": "lp", "players": 3}, "two players"),
     ({"iterations": 0}, "iterations"),
 ])

@@ -70,8 +70,8 @@ def test_iid_without_the_check_says_so() -> None:
 def test_iid_refuses_what_it_does_not_model() -> None:
     with pytest.raises(ValueError, match="kings_jerk"):
         cta.solve(cta.Rules(kings_jerk=True), 4, method="iid")
-    with pytest.raises(ValueError, match="up to 8"):
-        cta.solve(cta.Rules(), 9, method="iid", exact_check=True)
+    with pytest.raises(ValueError, match="up to 9"):
+        cta.solve(cta.Rules(), 10, method="iid", exact_check=True)
 
 
 def test_warm_start_from_the_model_without_card_removal() -> None:

@@ -123,9 +123,9 @@ def test_a_solution_from_the_parts_reports_its_exact_nash_conv() -> None:
 
 
 def test_the_limits_of_the_parts_are_clear_errors() -> None:
-    assert MAX_PARTS_PLAYERS == 8
-    with pytest.raises(ValueError, match="8 in parts"):
-        cta.solve(cta.Rules(), 9, method="dcfr")
+    assert MAX_PARTS_PLAYERS == 9
+    with pytest.raises(ValueError, match="9 in parts"):
+        cta.solve(cta.Rules(), 10, method="dcfr")
     with pytest.raises(ValueError, match="pairing or kings_jerk"):
         cta.solve(cta.Rules(pairing=True), 7, method="dcfr")
     with pytest.raises(ValueError, match="kings_jerk"):

@@ -31,7 +31,8 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
                    help=f"seats at the table (auto: exact up to {AUTO_EXACT_PLAYERS}, at "
                         f"{AUTO_EXACT_PLAYERS} without pairing or kings_jerk; iid up to {AUTO_IID_PLAYERS}, "
                         f"sampled above; --method dcfr solves up to {MAX_EXACT_PLAYERS} "
-                        f"on the exact tree, {MAX_PARTS_PLAYERS} on it in parts: about an hour)")
+                        f"on the exact tree, {MAX_PARTS_PLAYERS} on it in parts: hours at 9, "
+                        "see --checkpoint and --cluster)")
     p.add_argument("--preset", default="standard", help="a preset of RULES.md A5 (default standard)")
     p.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE",
                    help="change one rule option (repeatable), e.g. --rule ties=eldest-loses")

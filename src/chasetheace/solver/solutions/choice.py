@@ -25,11 +25,15 @@ CFR_METHODS = ("dcfr", "cfr+", "pcfr+")
 MAX_EXACT_PLAYERS = 6
 """The most players the exact tree takes in one piece (6 players: 8 M nodes, 24 M edges, a peak
 under 4 GB; 7 would need about ten times more)."""
-MAX_PARTS_PLAYERS = 8
+MAX_PARTS_PLAYERS = 9
 """The most players CFR runs on the exact tree for, evaluated in parts (:mod:`..methods.parts`).
 Measured with two workers, standard rules: at 7 players 5 iterations to NashConv 2.6e-5 in 11.5
 minutes (ordered parts, before the pairs), at 8 players 3 iterations to 1.8e-4 in 41 minutes (4,500
-CPU seconds, 2.6 GB per worker). A part at 9 players is about ten times larger than at 8."""
+CPU seconds, 2.6 GB per worker), both before the last three positions were closed (a part at 8
+players now takes 8 s and 0.55 GB instead of 14 s and 2.4 GB). At 9 players a part takes about 65 s
+and 3.4 GB: a pass over the 91 parts about 1.6 CPU hours (measured part by part, not run whole
+here), so CFR at 9 players takes hours on one machine: run it with ``checkpoint`` so that it
+survives interruption, or on a cluster (``cluster``; docs/cluster.md)."""
 MAX_SAMPLED_PLAYERS = 21
 """The most players for the sampled method (its history code holds 20 earlier turns of 3 bits in
 an int64: :data:`chasetheace.solver.methods.sampled.MAX_PLAYERS`, which needs numpy to import).
@@ -39,8 +43,8 @@ MAX_IID_PLAYERS = 9
 EXACT_CHECK_PLAYERS = 6
 """Up to this many players a strategy that was not solved on the exact tree (methods ``iid`` and
 ``sampled``) is measured on it by default: NashConv by an exact best response in the true game.
-Up to 8 on request (``exact_check=True``: the tree is then evaluated in 91 parts, see
-:mod:`..methods.parts`: minutes at 7 players, about ten at 8 on two workers); above, the
+Up to 9 on request (``exact_check=True``: the tree is then evaluated in 91 parts, see
+:mod:`..methods.parts`: a minute at 7 players, about 14 at 8 and 50 at 9 on two workers); above, the
 figures are those of the method (sampled estimates, or exact in the game without card removal)."""
 WARM_PLAYERS = 3
 """From this many players CFR on the exact tree starts from the strategy solved without card removal,
