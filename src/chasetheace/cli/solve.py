@@ -45,14 +45,14 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of the sampled method")
     p.add_argument("--exact-check", choices=("auto", "yes", "no"), default="auto",
                    help="measure an iid or sampled strategy by an exact best response in the true game "
-                        "(auto: up to 6 players; yes: up to 8, in parts: slow)")
+                        "(auto: up to 6 players; yes: up to 9, in parts: slow)")
     p.add_argument("--workers", type=int, default=1,
                    help="threads for the exact tree's passes (processes for its parts)")
     p.add_argument("--checkpoint", metavar="DIR",
                    help="keep each CFR iterate and each finished part of a pass in DIR; the same command "
                         "run again after a crash or a kill resumes there, with the same result")
     p.add_argument("--cluster", metavar="auto|ray://HOST:PORT",
-                   help="run the exact tree's parts (7 and 8 players) on a Ray cluster: auto, the one "
+                   help="run the exact tree's parts (7 to 9 players) on a Ray cluster: auto, the one "
                         "this machine belongs to; ray://HOST:PORT, a remote one (extra cluster)")
     p.add_argument("--situations", type=int, default=6, help="situations shown per position")
     p.add_argument("--json", action="store_true", help="print the whole solution as JSON")
