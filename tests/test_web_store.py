@@ -87,6 +87,7 @@ def test_a_tampered_log_is_detected(db: str) -> None:
     assert saved is not None
     with pytest.raises(ValueError, match="differs from its stored event log"):
         Table.restore(saved, store)
+    store.close()
 
 
 def test_unknown_tables_and_ids_are_refused(tmp_path: Path) -> None:
@@ -112,6 +113,7 @@ def test_a_move_the_store_fails_to_save_is_undone(db: str, monkeypatch: pytest.M
     with pytest.raises(OSError, match="disk full"):
         table.act(game.to_act, "keep")
     assert every_view(table) == before
+    store.close()
 
 
 def test_a_database_of_each_earlier_schema_is_upgraded_on_start(tmp_path: Path) -> None:
