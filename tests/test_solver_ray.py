@@ -25,7 +25,7 @@ import chasetheace as cta  # noqa: E402
 from chasetheace.cli.solve import main as solve_main  # noqa: E402
 from chasetheace.solver.methods.cluster import RayRunner, check_address, part_memory  # noqa: E402
 from chasetheace.solver.methods.parts import Got, LocalRunner, PartsEngine, parts_of  # noqa: E402
-from chasetheace.solver.model.hand import Hand  # noqa: E402
+from chasetheace.solver.model.hand import Hand, InfoKey  # noqa: E402
 from chasetheace.solver.model.tree import Tree  # noqa: E402
 
 SRC = str(Path(cta.__file__).resolve().parents[1])
@@ -86,6 +86,17 @@ def _equal(a: Got, b: Got) -> None:
     assert pa.nodes == pb.nodes
 
 
+def _collect_locally(hand: Hand, keys: list[InfoKey], parts: list[tuple[int, int]],
+                     keep: Any) -> dict[int, Got]:
+    """The parts' results through the local process pool (two workers)."""
+    local = LocalRunner(2)
+    local.start(hand, keys)
+    try:
+        return _collect(local, parts, keep)
+    finally:
+        local.close()
+
+
 @pytest.mark.parametrize("players", [5, 6, 7])
 def test_parts_through_ray_equal_the_local_processes(cluster: tuple[Cluster, str], players: int) -> None:
     hand = Hand(cta.Rules(), players)
@@ -94,12 +105,7 @@ def test_parts_through_ray_equal_the_local_processes(cluster: tuple[Cluster, str
     every = parts_of(hand)
     # a few parts only at 7 players (each takes seconds), the ends and the middle
     parts = every[::10] if players < 7 else [(0, 0), (0, 12), (6, 6), (12, 12)]
-    local = LocalRunner(2)
-    local.start(hand, keys)
-    try:
-        want = _collect(local, parts, keep)
-    finally:
-        local.close()
+    want = _collect_locally(hand, keys, parts, keep)
     through = RayRunner("auto")
     try:
         through.start(hand, keys)
@@ -135,12 +141,7 @@ def test_a_part_whose_node_dies_runs_again_with_the_same_result(cluster: tuple[C
     keys = Tree(hand, card_removal=False).infosets
     keep = _sigma(len(keys), 2)
     parts = parts_of(hand)[:24]
-    local = LocalRunner(2)
-    local.start(hand, keys)
-    try:
-        want = _collect(local, parts, keep)
-    finally:
-        local.close()
+    want = _collect_locally(hand, keys, parts, keep)
     worker = next(node for node in made.worker_nodes)
     runner = RayRunner("auto")
     try:
