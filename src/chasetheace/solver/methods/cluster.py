@@ -24,6 +24,7 @@ imported only here, when a cluster is asked for.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import re
 import socket
@@ -120,6 +121,8 @@ class RayRunner:
                 else:
                     ray.init(address=address)
             except Exception as exc:  # ConnectionError, RuntimeError, a client's own errors
+                with contextlib.suppress(Exception):  # a half-made connection would spoil the next try
+                    ray.shutdown()
                 raise ValueError(f"cannot reach the Ray cluster at {address}: "
                                  f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
         self._task = ray.remote(ray_part)
