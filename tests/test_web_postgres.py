@@ -25,7 +25,7 @@ import httpx  # noqa: E402
 import chasetheace as cta  # noqa: E402
 from chasetheace.web.pgstore import PG_SCHEMA_V1, PG_UPGRADES, PgStore, mask_url  # noqa: E402
 from chasetheace.web.store import SCHEMA_VERSION  # noqa: E402
-from webtools import CARD, ServerProcess, create, join, play_to_end, resume, server_processes  # noqa: E402
+from webtools import CARD, ServerProcess, create, join, play_to_end, resume, server_processes, swap_until  # noqa: E402
 
 # the tests' limits: one client address (127.0.0.1) opens many connections and tables
 LIMITS = ["--connections-per-client", "1000", "--tables-per-client", "100000", "--rate-per-client", "100000",
@@ -247,16 +247,9 @@ def test_a_killed_lease_holder_hands_the_table_over_and_the_game_finishes(
     join(bob, table, "Bob")
     ann.wait_for(lambda c: c.table_info["seats"][1]["name"] == "Bob")
     ann.send({"type": "start"})
-    acted, deadline = 0, time.monotonic() + 60
-    while acted < 4 or ann.game is None or ann.game["hand"] < 2:  # mid-game, the bots having played
-        for c in (ann, bob):
-            c.pump(0.01)
-            if c.my_turn() and c.acted != c.marker:
-                c.acted = c.marker
-                c.send({"type": "act", "action": "swap"})
-                acted += 1
-        assert time.monotonic() < deadline, "the game did not get going"
-        assert ann.game is None or not ann.game["over"], "over before the kill: give it more lives"
+    # mid-game, the bots having played
+    swap_until([ann, bob], lambda acted: acted >= 4 and ann.game is not None and ann.game["hand"] >= 2, 60)
+    assert ann.game is None or not ann.game["over"], "over before the kill: give it more lives"
     holder = _holder(pg_url, table)
     assert holder is not None
     killed, other = (one, two) if holder.split(":")[1] == str(one.proc.pid) else (two, one)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,7 +16,7 @@ pytest.importorskip("httpx", reason=TEST_TOOL.format("httpx"))
 
 import chasetheace as cta
 from chasetheace.web.store import Store
-from webtools import ServerProcess, create, join, play_to_end, resume, server_processes
+from webtools import ServerProcess, create, join, play_to_end, resume, server_processes, swap_until
 
 
 def Process(db: Path, *extra: str) -> ServerProcess:
@@ -39,15 +38,8 @@ def test_a_killed_server_restores_every_table_exactly(tmp_path: Path, started: l
     join(bob, table, "Bob")
     ann.send({"type": "start"})
     # play a few turns: kill while a person is to act, mid-hand
-    acted, deadline = 0, time.monotonic() + 30
-    while acted < 3 or not (ann.my_turn() or bob.my_turn()) or ann.game is None or ann.game["hand"] < 2:
-        for c in (ann, bob):
-            c.pump(0.01)
-            if c.my_turn() and c.acted != c.marker:
-                c.acted = c.marker
-                c.send({"type": "act", "action": "swap"})
-                acted += 1
-        assert time.monotonic() < deadline
+    swap_until([ann, bob], lambda acted: acted >= 3 and (ann.my_turn() or bob.my_turn())
+               and ann.game is not None and ann.game["hand"] >= 2, 30)
     # the bots have moved (bot delay 0) and both have heard of every move: a person is to act
     ann.wait_for(lambda c: c.game is not None and (c.game["over"] or c.game["to_act"] in (0, 1)))
     bob.wait_for(lambda c: c.events_seen == ann.events_seen)

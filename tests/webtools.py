@@ -351,3 +351,17 @@ def resume(proc: ServerProcess, table: str, token: str | None) -> Client:
     assert answer["type"] == "joined", answer
     c.until(lambda m: m["type"] == "state")
     return c
+
+
+def swap_until(clients: list[Client], done: Callable[[int], bool], timeout: float,
+               what: str = "the game did not get going") -> None:
+    """Each client swaps on its turn until ``done(swaps made)`` holds, within ``timeout`` seconds."""
+    acted, deadline = 0, time.monotonic() + timeout
+    while not done(acted):
+        for c in clients:
+            c.pump(0.01)
+            if c.my_turn() and c.acted != c.marker:
+                c.acted = c.marker
+                c.send({"type": "act", "action": "swap"})
+                acted += 1
+        assert time.monotonic() < deadline, what
