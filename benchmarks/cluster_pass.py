@@ -1,9 +1,9 @@
 """One pass over every part of the exact tree, in the local process pool and on a local Ray cluster.
 
-    python benchmarks/cluster_pass.py                 # 7 players: 91 parts each way
-    python benchmarks/cluster_pass.py --players 8     # about 21 CPU minutes each way, 2.9 GB a part
+    python benchmarks/cluster_pass.py                 # 7 players: 454 parts each way
+    python benchmarks/cluster_pass.py --players 8     # about 4 CPU minutes each way, 0.4 GB a part
 
-Needs the ``cluster`` extra (Ray). Evaluates a random strategy (seeded) over all 91 parts twice:
+Needs the ``cluster`` extra (Ray). Evaluates a random strategy (seeded) over every part twice:
 in ``--workers`` local processes, then on a Ray cluster of ``--workers`` nodes of one CPU each
 started here (``ray.cluster_utils.Cluster``, 80 MB of object store each), each part a Ray task
 declaring its measured memory; prints the seconds of each and whether every summed figure is the

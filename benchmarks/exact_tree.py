@@ -14,7 +14,9 @@ lives lost summed over the positions: the two evaluations must agree on it (they
 figure, see tests/test_solver_sharper.py). ``closed_dealer`` is today's (the nodes up to the
 dealer's right neighbour, the last two positions in closed form); ``closed_three`` the sharper one
 (the nodes up to the position before, the last three from its groups: chasetheace.solver.model.tail).
-A whole pass is 91 parts: the largest parts take the longest, so x 91 over-estimates a pass a little.
+The pairs were the parts of a pass when this was measured (91 of them: x 91 over-estimated a pass a little);
+the passes are now cut by the weakest cards (``parts_of``: each node of the last positions built once),
+measured by ``benchmarks/part_cost.py``. This benchmark still compares the two evaluations on one pair.
 """
 
 from __future__ import annotations

@@ -32,12 +32,12 @@ per hand, saying how it was measured. The passes over the exact tree are compile
 - ``iid`` (6 to 9 players): discounted CFR on the hand without card removal (every card dealt
   independently from the full pack) to NashConv <= 1e-4 there, then the strategy measured by an
   exact best response on the exact tree of the true game: at 6 players in one piece, at 7 and 8
-  (with ``--parts``) in 91 parts in worker processes (``chasetheace.solver.methods.parts``). From 9 players
+  (with ``--parts``) in parts in worker processes (``chasetheace.solver.methods.parts``). From 9 players
   no exact best response is within reach: the NashConv printed is the one without card removal,
   labelled so.
 - ``dcfr`` at 7 and 8 players (with ``--parts``): discounted CFR on the exact tree in parts, started
   from the ``iid`` strategy: at 7 until NashConv <= 1e-4 checked every 5 iterations, at 8 three
-  iterations and one check (each pass over the 91 parts took 8 to 11 minutes on two workers).
+  iterations and one check (each pass over the parts, then 91 pairs, took 8 to 11 minutes on two workers).
   Every check is an exact best response in the true game. Use ``--workers 2``: the parts run in
   that many processes, and the CPU figure adds theirs.
 Part 2 compares like with like: OpenSpiel's discounted CFR (``DCFRSolver``, the same alpha 1.5,

@@ -11,15 +11,18 @@ pytest.importorskip("scipy")
 
 import numpy as np
 import numpy.typing as npt
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import chasetheace as cta
 from chasetheace.solver.methods.cfr import Engine, run_cfr
 from chasetheace.solver.methods.measure import measure
-from chasetheace.solver.methods.parts import PartsEngine, parts_of
+from chasetheace.solver.methods.parts import PartsEngine, evaluate_part, parts_of
 from chasetheace.solver.model.hand import Hand
 from chasetheace.solver.model.tree import Tree
 from chasetheace.solver.solutions.choice import MAX_PARTS_PLAYERS
 from chasetheace.solver.solutions.solving import _from_parts
+from test_properties import RULES
 
 
 def _random_sigma(keys: Sequence[object], seed: int) -> npt.NDArray[np.float64]:
@@ -53,16 +56,44 @@ def test_a_pass_over_the_parts_equals_the_whole_tree() -> None:
     assert len(parts_of(hand)) == hand.kinds * (hand.kinds + 1) // 2
 
 
-def test_the_pairs_cut_the_tree_building_half_as_many_nodes_as_the_prefixes() -> None:
-    hand = Hand(cta.Rules(), 5)
-    whole = Tree(hand).node_count
-    pairs = sum(Tree(hand, pair=p).node_count for p in parts_of(hand))
-    prefixes = sum(Tree(hand, dealt=(a, b)).node_count for a in range(hand.kinds) for b in range(hand.kinds))
-    # a node keys the cards drawn, not who drew them, so a node whose cards hold several pairs is
-    # built in each of their parts; the prefixes (a, b) and (b, a) build each of those twice
-    assert whole < pairs < 0.65 * prefixes  # 0.62 here
-    with pytest.raises(ValueError, match="dealt or by pair"):
+def test_the_weakest_cards_cut_the_tree_so_each_node_of_the_last_positions_is_built_once() -> None:
+    hand = Hand(cta.Rules(deck=32), 6)
+    whole = Tree(hand, closed_three=True)
+    parts = [tree for p in parts_of(hand) if (tree := Tree(hand, low=p, closed_three=True)).node_count]
+    last = hand.players - 3
+    # the nodes of position n - 3 hold every card of the first n - 2 seats: one part each
+    assert sum(len(t.levels[last].card) for t in parts) == len(whole.levels[last].card)
+    # an earlier node may be in several parts, and one of them owns it (counts its reach)
+    for j, level in enumerate(whole.levels):
+        assert sum(int(t.levels[j].owned.sum()) for t in parts) == len(level.card)
+    # so are the groups of the last three positions (the costly part of a pass: see .model.tail)
+
+    def groups(tree: Tree) -> int:
+        assert tree.tail is not None
+        return len(tree.tail.k_hid) + len(tree.tail.s_hid)
+
+    assert sum(groups(t) for t in parts) == groups(whole)
+    # the pairs of the eldest's and the 2nd's cards evaluated a group once per pair among its cards
+    pairs = [tree for a in range(hand.kinds) for b in range(a, hand.kinds)
+             if (tree := Tree(hand, pair=(a, b), closed_three=True)).node_count]
+    assert groups(whole) < 0.5 * sum(groups(t) for t in pairs)  # 0.44 here, 0.32 at 7 players
+    with pytest.raises(ValueError, match="one of dealt, pair or low"):
         Tree(hand, dealt=(1,), pair=(1, 2))
+    with pytest.raises(ValueError, match="bad low"):
+        Tree(hand, low=(1, 2))
+    with pytest.raises(ValueError, match="bad low"):
+        Tree(hand, low=(3, 2, 1))
+
+
+def test_the_parts_are_every_weakest_tuple_a_deal_makes() -> None:
+    assert len(parts_of(Hand(cta.Rules(), 5))) == 455  # every ascending triple of 13 strengths
+    assert len(parts_of(Hand(cta.Rules(), 9))) == 364  # 7 cards: the triples with room above them
+    assert len(parts_of(Hand(cta.Rules(), 4))) == 91  # two cards: the pairs
+    assert parts_of(Hand(cta.Rules(), 3)) == [(v,) for v in range(13)]
+    tens = parts_of(Hand(cta.Rules(), 10))
+    assert len(tens[0]) == 4 and (12, 12, 12, 12) not in tens
+    with pytest.raises(ValueError, match="from 3 players"):
+        parts_of(Hand(cta.Rules(), 2))
 
 
 def test_measure_in_workers_equals_measure_in_one_piece() -> None:
@@ -78,7 +109,8 @@ def test_measure_in_workers_equals_measure_in_one_piece() -> None:
     pure = {key: float(p > 0.5) for key, p in table.items()}
     assert sorted(measure(hand, pure.__getitem__, split=True, workers=2).infosets) == sorted(
         measure(hand, pure.__getitem__, split=False).infosets)
-    # the chance of each situation too: the eldest's nodes are in 13 parts each, counted once
+    # the chance of each situation too: a node of the first positions is in several parts, and
+    # counts in one
     in_parts = measure(hand, table.__getitem__, split=True)
     for got in (side_by_side, in_parts):
         reach = dict(zip(got.infosets, got.reach))
@@ -136,11 +168,6 @@ def test_the_limits_of_the_parts_are_clear_errors() -> None:
 
 # --- the tree whose last two positions are evaluated in closed form ---------------------------------
 
-from hypothesis import HealthCheck, given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
-
-from test_properties import RULES  # noqa: E402
-
 
 def _both_ways(rules: cta.Rules, players: int, dealt: tuple[int, ...] = (), seed: int = 0,
                pair: tuple[int, int] | None = None) -> None:
@@ -193,3 +220,33 @@ def test_the_closed_dealer_refuses_what_it_does_not_model() -> None:
     half = np.full((engine.n_info, 2), 0.5)
     with pytest.raises(ValueError, match="one belief"):
         engine.evaluate_beliefs(half, [None, None])
+
+
+@settings(max_examples=6, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(RULES.filter(lambda r: not r.kings_jerk).map(lambda r: cta.Rules.from_dict({**r.to_dict(),
+                                                                                   "deck": 32})),
+       st.sampled_from([3, 4, 5]),
+       st.integers(0, 2**32 - 1))
+def test_the_parts_sum_to_the_whole_tree_under_any_rules(rules: cta.Rules, players: int, seed: int) -> None:
+    # every figure, whichever evaluation the rules allow (pairing: the whole part's tree)
+    hand = Hand(rules, players)
+    keys = Tree(hand, card_removal=False).infosets if not rules.pairing else Tree(hand).infosets
+    table = dict(zip(keys, _random_sigma(keys, seed % 1000)[:, 0].tolist()))
+    whole = evaluate_part(hand, None, table.__getitem__)
+    assert whole is not None
+    at = {key: i for i, key in enumerate(whole.keys)}
+    sums = [np.zeros_like(whole.cfv), np.zeros_like(whole.cfp), np.zeros_like(whole.reach)]
+    lives, losses = np.zeros_like(whole.lives), np.zeros_like(whole.losses)
+    for part in parts_of(hand):
+        got = evaluate_part(hand, part, table.__getitem__)
+        if got is None:
+            continue
+        idx = np.array([at[key] for key in got.keys], dtype=np.int64)
+        for total, mine in zip(sums, (got.cfv, got.cfp, got.reach)):
+            np.add.at(total, idx, mine)
+        lives += got.lives
+        losses += got.losses
+    for total, theirs in zip(sums, (whole.cfv, whole.cfp, whole.reach)):
+        assert np.abs(total - theirs).max() <= 1e-12
+    assert np.abs(lives - whole.lives).max() <= 1e-12
+    assert np.abs(losses - whole.losses).max() <= 1e-12

@@ -69,7 +69,7 @@ def _sigma(n: int, seed: int) -> Any:
     return keep
 
 
-def _collect(runner: Any, parts: list[tuple[int, int]], keep: Any) -> dict[int, Got]:
+def _collect(runner: Any, parts: list[tuple[int, ...]], keep: Any) -> dict[int, Got]:
     got = dict(runner.run(parts, keep))
     assert sorted(got) == list(range(len(parts)))
     return got
@@ -86,7 +86,7 @@ def _equal(a: Got, b: Got) -> None:
     assert pa.nodes == pb.nodes
 
 
-def _collect_locally(hand: Hand, keys: list[InfoKey], parts: list[tuple[int, int]],
+def _collect_locally(hand: Hand, keys: list[InfoKey], parts: list[tuple[int, ...]],
                      keep: Any) -> dict[int, Got]:
     """The parts' results through the local process pool (two workers)."""
     local = LocalRunner(2)
@@ -103,8 +103,10 @@ def test_parts_through_ray_equal_the_local_processes(cluster: tuple[Cluster, str
     keys = Tree(hand, card_removal=False).infosets
     keep = _sigma(len(keys), players)
     every = parts_of(hand)
-    # a few parts only at 7 players (each takes seconds), the ends and the middle
-    parts = every[::10] if players < 7 else [(0, 0), (0, 12), (6, 6), (12, 12)]
+    # a few parts only at 7 players (each takes seconds): the largest, the ends and the middle
+    chosen: list[tuple[int, ...]] = [(0, 0, 0), (0, 1, 2), (6, 6, 6), (11, 11, 12)]
+    parts = every[::10] if players < 7 else chosen
+    assert all(part in every for part in parts)
     want = _collect_locally(hand, keys, parts, keep)
     through = RayRunner("auto")
     try:
@@ -161,9 +163,9 @@ def test_a_part_whose_node_dies_runs_again_with_the_same_result(cluster: tuple[C
 
 
 def test_each_part_declares_its_measured_memory() -> None:
-    assert part_memory(7) > 248 * MB and part_memory(8) > 1600 * MB and part_memory(9) > 3387 * MB
-    assert part_memory(8) < 4096 * MB  # a 4 GB worker takes one part at 8 players
-    assert part_memory(10) > 10 * part_memory(9) * 0.99
+    assert part_memory(7) > 224 * MB and part_memory(8) > 413 * MB and part_memory(9) > 2054 * MB
+    assert part_memory(9) < 4096 * MB  # a 4 GB worker takes one part at 9 players
+    assert part_memory(10) > 2.5 * part_memory(9) * 0.99  # not measured: the rule of thumb
     assert part_memory(4) == part_memory(5)
 
 

@@ -93,16 +93,16 @@ def test_the_closed_three_on_larger_trees() -> None:
 
 @pytest.mark.skipif(not closed_ok(Hand(cta.Rules(), 5)), reason="the parts' closed forms need numba")
 @pytest.mark.parametrize(("preset", "players", "pairs"), [
-    ("standard", 3, None), ("standard", 4, None), ("cuckoo", 5, [(2, 9), (0, 0)]),
-    ("chase-the-ace", 6, [(5, 7)]), ("standard", 7, [(5, 7), (0, 12)]),
+    ("standard", 3, None), ("standard", 4, None), ("cuckoo", 5, [(2, 9, 11), (0, 0, 0)]),
+    ("chase-the-ace", 6, [(5, 7, 7)]), ("standard", 7, [(5, 7, 8), (0, 1, 12)]),
 ])
 def test_evaluate_part_gives_the_same_figures_either_way(preset: str, players: int,
-                                                          pairs: list[tuple[int, int]] | None) -> None:
+                                                          pairs: list[tuple[int, ...]] | None) -> None:
     rules = cta.Rules() if preset == "standard" else cta.Rules.preset(preset)
     hand = Hand(rules, players)
     keys = Tree(hand, card_removal=False).infosets  # every situation of the true game is among them
     table = _table(keys, players)
-    some: list[tuple[int, int] | None] = [None, *parts_of(hand)[:6]]
+    some: list[tuple[int, ...] | None] = [None, *parts_of(hand)[:6]]
     for pair in (pairs or some):
         old = evaluate_part(hand, pair, table.__getitem__, evaluation="closed_dealer")
         new = evaluate_part(hand, pair, table.__getitem__, evaluation="closed_three")

@@ -42,7 +42,7 @@ __all__ = ["FORMAT", "SOLVER", "Checkpoint", "digest"]
 FORMAT = 1
 """The layout of a checkpoint folder; bumped whenever a file's meaning changes (a folder of another
 format is refused)."""
-SOLVER = 2
+SOLVER = 3
 """The version of the solver's figures as far as a checkpoint goes, written in its manifest: bump it
 whenever a part's or an iterate's figures change in any bit (a new evaluation of the parts, another
 CFR update), so that a checkpoint of the old arithmetic is refused, never mixed in."""
@@ -148,13 +148,13 @@ class Checkpoint:
         self._used.add(name)
         return name
 
-    def save_part(self, pass_name: str, pair: tuple[int, int], **arrays: Array) -> None:
+    def save_part(self, pass_name: str, part: tuple[int, ...], **arrays: Array) -> None:
         """Save one finished part of a pass."""
-        self.save(f"{pass_name}/part-{pair[0]}-{pair[1]}.npz", **arrays)
+        self.save(f"{pass_name}/part-{'-'.join(map(str, part))}.npz", **arrays)
 
-    def load_part(self, pass_name: str, pair: tuple[int, int]) -> dict[str, Array] | None:
+    def load_part(self, pass_name: str, part: tuple[int, ...]) -> dict[str, Array] | None:
         """One part of a pass, if it was finished before."""
-        return self.load(f"{pass_name}/part-{pair[0]}-{pair[1]}.npz")
+        return self.load(f"{pass_name}/part-{'-'.join(map(str, part))}.npz")
 
     # --- CFR's iterates -----------------------------------------------------------------------------
 

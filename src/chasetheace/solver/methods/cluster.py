@@ -1,7 +1,7 @@
 """The parts of the exact tree on a Ray cluster: for users who outgrow one machine.
 
 ``cta.solve(..., cluster="auto")`` (``chase-the-ace solve --cluster auto``) sends the parts of each
-pass over the exact tree (:mod:`.parts`: 91 parts from 7 players) to the Ray cluster this machine
+pass over the exact tree (:mod:`.parts`: 364 to 455 parts from 7 players) to the Ray cluster this machine
 belongs to (``ray.init(address="auto")``: started with ``ray start``, or named by ``RAY_ADDRESS``);
 ``cluster="ray://host:port"`` to a remote one through the Ray Client. Each part is one Ray task
 (:func:`ray_part`, doing what a local worker does: :func:`.parts.run_part`) declaring
@@ -9,7 +9,7 @@ belongs to (``ray.init(address="auto")``: started with ``ray start``, or named b
 - ``memory``: its peak memory, measured (:data:`PART_MEMORY_MB`), so that Ray's scheduler starts
   a part only on a node with room for it;
 - ``max_retries``: a part whose worker or node dies is run again (:data:`MAX_RETRIES` times), on
-  whatever node has room; a part is a pure function of the rules, the players, its pair of cards
+  whatever node has room; a part is a pure function of the rules, the players, its weakest cards
   and the strategy, so its result is the same.
 
 The parts come back in any order and are summed in one fixed order (see :class:`.parts.PartsEngine`),
@@ -39,17 +39,17 @@ __all__ = ["MAX_RETRIES", "PART_MEMORY_MB", "PART_SECONDS", "RayRunner", "check_
 
 Array = Any
 
-PART_MEMORY_MB: dict[int, int] = {5: 195, 6: 175, 7: 248, 8: 1600, 9: 3387}
+PART_MEMORY_MB: dict[int, int] = {5: 110, 6: 199, 7: 224, 8: 413, 9: 2054}
 """The peak resident memory (MB) of a process evaluating the largest part of the exact tree, per
 players, standard rules, the compiled loops (numba) loaded: the interpreter, numpy and numba take
-about 165 MB of it. Measured with ``benchmarks/part_cost.py`` (the parts' evaluation with the last
-three positions closed, ``closed_three``): at 5 and 6 players the parts (0, 12) and (6, 6); at 7
-and 9 the parts (0, 12) and (6, 6) (7: 25,623 nodes, 248 MB; 9: 3.6 M nodes, 3,387 and 3,314 MB);
-at 8 the figure is a worker's peak over a whole pass of the 91 parts (1.6 GB; one part alone in a
-fresh process, 518 to 552 MB). Each part declares this times :data:`MARGIN` to Ray. Above 9
-players (not measured here) the largest figure is taken ten times per player more: a part has
-about ten times the nodes per player."""
-PART_SECONDS: dict[int, float] = {5: 0.3, 6: 0.3, 7: 2.1, 8: 8.2, 9: 66.2}
+about 165 MB of it. Measured with ``benchmarks/part_cost.py`` (the parts by the three weakest cards,
+the last three positions closed, ``closed_three``): the parts (0, 0, 0) and (0, 1, 2), the largest
+(9 players: (0, 1, 2), 3,493,096 nodes, 2,054 MB; a worker's peak over a whole pass there, 1.4 GB).
+Each part declares this times :data:`MARGIN` to Ray. Above 9 players (not measured here) the
+largest figure is taken 2.5 times per player more: a tree has about ten times the nodes per
+player, and from 10 players each player adds a weakest card to the parts' names (:func:`~..model.
+dealing.low_size`), which divides the largest part about fourfold."""
+PART_SECONDS: dict[int, float] = {5: 0.2, 6: 1.7, 7: 1.7, 8: 4.7, 9: 40.0}
 """The seconds of one part's evaluation (its tree built included) on one core, measured with the
 memory above on a lightly loaded machine (at 5 players the first part loads the compiled loops)."""
 MARGIN = 1.25
@@ -63,7 +63,7 @@ def part_memory(players: int) -> int:
     """The memory (bytes) a part of the exact tree of ``players`` declares to Ray (see
     :data:`PART_MEMORY_MB`)."""
     top = max(PART_MEMORY_MB)
-    mb = PART_MEMORY_MB.get(players) or (PART_MEMORY_MB[top] * 10 ** (players - top) if players > top
+    mb = PART_MEMORY_MB.get(players) or (PART_MEMORY_MB[top] * 2.5 ** (players - top) if players > top
                                          else PART_MEMORY_MB[min(PART_MEMORY_MB)])
     return int(mb * MARGIN * 2**20)
 
@@ -137,7 +137,7 @@ class RayRunner:
         self._job = (hand.rules.to_dict(), hand.players, tag)
         self._declared = part_memory(hand.players) if self.memory is None else self.memory
 
-    def run(self, parts: list[tuple[int, int]], keep: Array) -> Iterator[tuple[int, Got]]:
+    def run(self, parts: list[tuple[int, ...]], keep: Array) -> Iterator[tuple[int, Got]]:
         assert self._job is not None, "start first"
         ray = self._ray
         rules, players, tag = self._job
@@ -171,7 +171,7 @@ class RayRunner:
 _CACHE: dict[str, tuple[Hand, dict[InfoKey, int]]] = {}
 
 
-def ray_part(rules: dict[str, Any], players: int, tag: str, keys: list[Any], dealt: tuple[int, int],
+def ray_part(rules: dict[str, Any], players: int, tag: str, keys: list[Any], dealt: tuple[int, ...],
              keep: Array) -> Got:
     """In a Ray worker: one part (:func:`.parts.run_part`). The hand and the keys' index are kept
     from one part to the next of the same solve (``tag`` names it); ``keys`` is ``[reference]``
@@ -186,4 +186,4 @@ def ray_part(rules: dict[str, Any], players: int, tag: str, keys: list[Any], dea
         _CACHE[tag] = (Hand(Rules.from_dict(rules), players),
                        {key: i for i, key in enumerate(ray.get(keys[0]))})
     hand, index = _CACHE[tag]
-    return run_part(hand, index, tuple(dealt), keep)  # type: ignore[arg-type]
+    return run_part(hand, index, tuple(dealt), keep)

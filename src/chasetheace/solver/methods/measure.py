@@ -83,7 +83,7 @@ def measure(hand: Hand, keep: Callable[[InfoKey], float], *, split: bool | None 
     reach: list[float] = []
     lives = np.zeros(hand.players)
     losses = np.zeros(hand.players)
-    parts: list[tuple[int, int] | None] = list(parts_of(hand)) if split else [None]
+    parts: list[tuple[int, ...] | None] = list(parts_of(hand)) if split else [None]
     for n, dealt in enumerate(parts):
         if progress is not None and split:
             seconds = time.perf_counter() - start

@@ -1,15 +1,19 @@
 """The exact tree evaluated in parts, in worker processes: for trees too large to hold at once.
 
 From 7 players the exact tree (true card removal) has about 80 million nodes, ten times more per
-player, and does not fit in memory. The deals split it: one part per pair of strengths dealt to the
-eldest and the 2nd, in either order (91 parts with 13 strengths), each an ordinary
-:class:`~..model.tree.Tree` built with ``pair`` (and, where numba is, ``closed_three``: the last
-three positions in closed form, see :mod:`..model.tail` and :data:`EVALUATION`). Reaches,
-counterfactual values, lives and losses are sums over the deals, so the parts' figures add up to
-the whole tree's exactly (a node two parts share is evaluated in both: that costs time, not
-exactness). :class:`PartsEngine` offers the part of :class:`~.cfr.Engine` that
-:func:`~.cfr.run_cfr` uses, so discounted CFR runs on the true game at 7 and 8 players, and
-:func:`~.measure.measure` uses it for exact best responses.
+player, and does not fit in memory. The deals split it: one part per tuple of the three weakest
+strengths dealt to the first ``n - 2`` seats (455 tuples with 13 strengths, the impossible ones
+left out: :func:`parts_of`), each an ordinary :class:`~..model.tree.Tree` built with ``low`` (and,
+where numba is, ``closed_three``: the last three positions in closed form, see :mod:`..model.tail`
+and :data:`EVALUATION`). Reaches, counterfactual values, lives and losses are sums over the deals,
+so the parts' figures add up to the whole tree's exactly. The nodes of position ``n - 3`` (and
+later) hold every card of those seats, so each is in one part only and the last positions, the
+costly ones, are evaluated once; a node of an earlier position may be in several parts (each
+with the deals that end in it) and its reach counts in the one that owns it. Before (the pairs of
+strengths dealt to the eldest and the 2nd: 91 parts), a node holding several such pairs was built
+and evaluated in each of their parts: at 9 players five times over on average. :class:`PartsEngine`
+offers the part of :class:`~.cfr.Engine` that :func:`~.cfr.run_cfr` uses, so discounted CFR runs
+on the true game from 7 players, and :func:`~.measure.measure` uses it for exact best responses.
 
 Every pass rebuilds each part's tree (the parts together are larger than memory), so a pass costs
 about as much as building them all, shared by the ``workers`` processes, each holding one part at
@@ -42,15 +46,37 @@ if TYPE_CHECKING:
     from .checkpoint import Checkpoint
 
 __all__ = ["EVALUATION", "EVALUATIONS", "ONE_THREAD", "LocalRunner", "PartResult", "PartsEngine",
-           "PartsPasses", "Runner", "evaluate_part", "parts_of", "run_part"]
+           "PartsPasses", "Runner", "evaluate_part", "part_size", "parts_of", "run_part"]
 
 Array = Any  # numpy arrays
 
 
-def parts_of(hand: Hand) -> list[tuple[int, int]]:
-    """The parts: the two strengths dealt to the eldest and the 2nd, in either order (``a <= b``: 91
-    parts with 13 strengths; see ``pair`` in :class:`~..model.tree.Tree`)."""
-    return [(a, b) for a in range(hand.kinds) for b in range(a, hand.kinds)]
+def parts_of(hand: Hand) -> list[tuple[int, ...]]:
+    """The parts: the three weakest strengths dealt to the first ``n - 2`` seats, ascending (two
+    at 4 players, one at 3, four at 10; 455 tuples with 13 strengths, less the ones no deal makes:
+    364 at 9 players); see ``low`` in :class:`~..model.tree.Tree` and
+    :func:`~..model.dealing.low_parts`."""
+    from ..model.dealing import low_parts
+
+    if hand.players < 3:
+        raise ValueError("the exact tree is evaluated in parts from 3 players")
+    return low_parts(tuple(hand.deck.copies), hand.players)
+
+
+def part_size(hand: Hand, part: tuple[int, ...]) -> int:
+    """How many multisets of cards the first ``n - 2`` seats may hold in ``part``: about how large
+    its tree is (the passes start the largest parts first)."""
+    copies = list(hand.deck.copies)
+    for v in part:
+        copies[v] -= 1
+    counts = [1] + [0] * (hand.players - 2 - len(part))
+    for v in range(part[-1], len(copies)):  # the other cards: the part's strongest or above
+        nxt = [0] * len(counts)
+        for have, ways in enumerate(counts):
+            for extra in range(min(copies[v], len(counts) - 1 - have) + 1):
+                nxt[have + extra] += ways
+        counts = nxt
+    return counts[-1]
 
 
 @dataclass
@@ -75,12 +101,13 @@ EVALUATION = "closed_three"
 """The evaluation the parts use by default (one of :data:`EVALUATIONS`)."""
 
 
-def evaluate_part(hand: Hand, pair: tuple[int, int] | None, keep: Callable[[InfoKey], float],
+def evaluate_part(hand: Hand, part: tuple[int, ...] | None, keep: Callable[[InfoKey], float],
                   precise: bool = True, evaluation: str | None = None) -> PartResult | None:
     """Evaluate the strategy ``keep`` (probability of keeping per information set) on the part of
-    the exact tree where the eldest and the 2nd hold ``pair`` (``None``: the whole tree); ``None``
-    if the part is empty. ``evaluation``: one of :data:`EVALUATIONS` (default :data:`EVALUATION`;
-    where the rules allow no closed form, the whole part's tree is built whichever is asked)."""
+    the exact tree where the weakest cards of the first ``n - 2`` seats are ``part`` (see
+    :func:`parts_of`; ``None``: the whole tree); ``None`` if the part is empty. ``evaluation``: one
+    of :data:`EVALUATIONS` (default :data:`EVALUATION`; where the rules allow no closed form, the
+    whole part's tree is built whichever is asked)."""
     import numpy as np
 
     from ..model.tree import Tree
@@ -90,23 +117,24 @@ def evaluate_part(hand: Hand, pair: tuple[int, int] | None, keep: Callable[[Info
     if evaluation not in EVALUATIONS:
         raise ValueError(f"unknown evaluation {evaluation!r}: allowed {', '.join(EVALUATIONS)}")
     closed = closed_ok(hand)
-    tree = Tree(hand, pair=pair, closed_dealer=closed, closed_three=closed and evaluation == "closed_three")
+    tree = Tree(hand, low=part, closed_dealer=closed, closed_three=closed and evaluation == "closed_three")
     if not tree.node_count:
         return None
     engine = Engine(tree)
     here = np.array([keep(key) for key in tree.infosets], dtype=float)
     passes = engine.evaluate(np.c_[here, 1 - here], table=True, precise=precise)
-    reach = engine.info_reach(passes)
-    if pair is not None:
-        # the eldest decides before the 2nd's card is dealt, so its nodes are the same in every part
-        # with its card: its share of this part is the chance that the 2nd holds the pair's other
-        # card (its values already are: every later draw keeps to the part)
-        a, b = pair
-        copies = hand.deck.copies
-        for i, key in enumerate(tree.infosets):
-            if key[0] == 0:
-                other = b if key[2] == a else a
-                reach[i] *= (copies[other] - (a == b)) / (hand.deck.size - 1)
+    if part is None:
+        reach = engine.info_reach(passes)
+    else:
+        # a node of the first positions may be in several parts (each with the deals that end in
+        # it): its reach counts in the one part that owns it
+        owned = passes.reach.copy()
+        for level in tree.levels:
+            if level.owned is not None:
+                owned[level.offset:level.offset + len(level.card)] *= level.owned
+        reach = engine.info_reach(owned)
+        if passes.dealer_reach is not None:
+            reach += passes.dealer_reach
     return PartResult(list(tree.infosets), passes.cfv, passes.cfp, reach,
                       passes.lives, passes.losses, tree.node_count)
 
@@ -141,12 +169,12 @@ def _orphaned() -> None:
         os._exit(1)
 
 
-def _task(dealt: tuple[int, int], keep: Array, precise: bool) -> tuple[Array, PartResult] | None:
+def _task(dealt: tuple[int, ...], keep: Array, precise: bool) -> tuple[Array, PartResult] | None:
     """In a worker of the pool: :func:`run_part` with the hand and keys it was started with."""
     return run_part(_WORKER["hand"], _WORKER["index"], dealt, keep, precise)
 
 
-def run_part(hand: Hand, index: dict[InfoKey, int], dealt: tuple[int, int], keep: Array,
+def run_part(hand: Hand, index: dict[InfoKey, int], dealt: tuple[int, ...], keep: Array,
              precise: bool = True) -> tuple[Array, PartResult] | None:
     """One part under the strategy ``keep`` (indexed by ``index``: the engine's keys); the part's
     information sets come back as indices into them (``None``: an empty part). What a worker does,
@@ -171,7 +199,7 @@ class Runner(Protocol):
     def start(self, hand: Hand, keys: list[InfoKey]) -> None:
         """Get ready to evaluate the parts of ``hand`` with the information sets ``keys``."""
 
-    def run(self, parts: list[tuple[int, int]], keep: Array) -> Iterator[tuple[int, Got]]:
+    def run(self, parts: list[tuple[int, ...]], keep: Array) -> Iterator[tuple[int, Got]]:
         """Evaluate ``parts`` under ``keep``; yield ``(position in parts, result)`` as each finishes,
         in any order, each once."""
 
@@ -214,7 +242,7 @@ class LocalRunner:
                 else:
                     os.environ[key] = value
 
-    def run(self, parts: list[tuple[int, int]], keep: Array) -> Iterator[tuple[int, Got]]:
+    def run(self, parts: list[tuple[int, ...]], keep: Array) -> Iterator[tuple[int, Got]]:
         assert self._pool is not None, "start first"
         futures: dict[Future[Got], int] = {self._pool.submit(_task, dealt, keep, True): i
                                            for i, dealt in enumerate(parts)}
@@ -294,11 +322,9 @@ class PartsEngine:
         m = self.n_info
         out = PartsPasses(np.zeros((m, 2)), np.zeros((m, 2)), np.zeros(m), np.zeros(self.hand.players),
                           np.zeros(self.hand.players), np.zeros(m, dtype=bool))
-        parts = parts_of(self.hand)
-        # the largest parts first (middle strengths: the fewest impossible deals), so the two
-        # workers finish together
-        top = self.hand.kinds - 1
-        parts.sort(key=lambda p: -min(p[0], top - p[0]) - min(p[1], top - p[1]))
+        # the largest parts first (the weakest strengths: the most deals), so the workers finish
+        # together
+        parts = sorted(parts_of(self.hand), key=lambda p: (-part_size(self.hand, p), p))
         # the parts are summed in this order whichever finishes first (floating-point sums depend
         # on their order); those that finish early wait in ``ready`` for their turn
         ready: dict[int, Got] = {}

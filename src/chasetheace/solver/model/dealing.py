@@ -12,9 +12,56 @@ import numpy as np
 
 from .hand import Hand, InfoKey
 
-__all__ = ["Array", "Dealing"]
+__all__ = ["Array", "Dealing", "low_cards", "low_parts", "low_size"]
 
 Array = Any  # numpy arrays (numpy's own stubs are not required by the core package)
+
+
+def low_cards(counts: Array, q: int) -> Array:
+    """The ``q`` weakest strengths of each multiset ``counts[r]`` (how many of each), ascending."""
+    out = np.zeros((len(counts), q), dtype=np.int64)
+    cum = np.cumsum(counts, axis=1)
+    for i in range(q):  # the (i + 1)-th weakest: the first strength whose running count passes i
+        out[:, i] = (cum > i).argmax(axis=1)
+    return out
+
+
+def bool_rows_equal(rows: Array, target: tuple[int, ...]) -> Array:
+    """Whether each row equals ``target``."""
+    return (rows == np.array(target, dtype=np.int64)[None, :]).all(axis=1)
+
+
+def low_size(players: int) -> int:
+    """How many of the weakest cards of the first ``players - 2`` seats name a part: three up to 9
+    players (455 tuples with 13 strengths), one more per player after (a part's tree grows about
+    tenfold per player; one more card divides it about fourfold), all of them below 5 players."""
+    return min(max(3, players - 6), players - 2)
+
+
+def low_parts(copies: tuple[int, ...], players: int) -> list[tuple[int, ...]]:
+    """The parts of the exact tree by the weakest cards dealt (see ``low`` in :class:`~.tree.Tree`):
+    every ascending ``q``-tuple of strengths (``q``: :func:`low_size`) that can be the ``q``
+    weakest of the first ``players - 2`` seats' cards; those that no deal makes are left out."""
+    k = len(copies)
+    q = low_size(players)
+    out: list[tuple[int, ...]] = []
+
+    def grow(prefix: tuple[int, ...]) -> None:
+        if len(prefix) == q:
+            need = [prefix.count(v) for v in range(k)]
+            if any(need[v] > copies[v] for v in range(k)):
+                return
+            top = prefix[-1]
+            room = copies[top] - need[top] + sum(copies[top + 1:])
+            if room >= players - 2 - q:
+                out.append(prefix)
+            return
+        for v in range(prefix[-1] if prefix else 0, k):
+            grow((*prefix, v))
+
+    if q >= 1:
+        grow(())
+    return out
 
 
 class Dealing:
@@ -22,12 +69,14 @@ class Dealing:
     the same words, whichever tree is built); see the module docstring."""
 
     def __init__(self, hand: Hand, *, card_removal: bool = True, dealt: tuple[int, ...] = (),
-                 pair: tuple[int, int] | None = None) -> None:
-        """``card_removal``, ``dealt`` and ``pair``: which deals are made (see :class:`~.tree.Tree`)."""
+                 pair: tuple[int, int] | None = None, low: tuple[int, ...] | None = None) -> None:
+        """``card_removal``, ``dealt``, ``pair`` and ``low``: which deals are made (see
+        :class:`~.tree.Tree`)."""
         self.hand = hand
         self.card_removal = card_removal
         self.dealt = dealt
         self.pair = pair
+        self.low = low
         self.kinds = hand.kinds
         self._copies = np.array(hand.deck.copies, dtype=np.int64)
         self._size = hand.deck.size
@@ -83,6 +132,8 @@ class Dealing:
                     first = drawn.argmax(axis=1)
                     allowed[np.arange(len(first)), np.where(first == a, b, a)] = True
                 prob[~allowed] = 0.0
+            elif self.low is not None and seat <= self.hand.players - 3:
+                prob[~self._low_allows(seat, drawn)] = 0.0
             return prob
         top = self.hand.top
         unique, inverse = np.unique(hids, return_inverse=True)
@@ -94,6 +145,41 @@ class Dealing:
         prob[jerked] = 0.0
         prob[jerked, top] = 1.0
         return prob
+
+    def _low_allows(self, seat: int, drawn: Array) -> Array:
+        """``low``: ``allowed[r, c]``, whether ``seat`` may be dealt ``c`` after the cards ``drawn[r]``,
+        i.e. the cards of the first ``n - 2`` seats can still have ``low`` as their weakest (see
+        :func:`low_part`): every card below its strongest is one of ``low``'s, the ones missing fit
+        in the draws left, and the other draws left can be of that strength or higher."""
+        assert self.low is not None
+        k = self.kinds
+        need = np.bincount(np.array(self.low, dtype=np.int64), minlength=k)
+        top = int(max(self.low))
+        left = self.hand.players - 3 - seat  # seats still to be dealt among the first n - 2
+        allowed = np.zeros(drawn.shape, dtype=bool)
+        for c in range(k):
+            after = drawn.astype(np.int64)
+            after[:, c] += 1
+            below = after[:, :top]
+            fits = (below <= need[None, :top]).all(axis=1)
+            missing = (need[None, :top] - below).sum(axis=1) + np.maximum(need[top] - after[:, top], 0)
+            room = (self._copies[None, top:] - after[:, top:]).sum(axis=1)
+            allowed[:, c] = fits & (missing <= left) & (room >= left - (need[None, :top] - below).sum(axis=1))
+        return allowed
+
+    def _low_owner(self, seat: int, drawn: Array) -> Array:
+        """``low``: whether this part owns each node of ``seat``'s position with the cards ``drawn``
+        (a node may be in several parts; its reach counts in one: the part of the deal that fills
+        the seats left among the first ``n - 2`` with the strongest cards left)."""
+        assert self.low is not None
+        left = self.hand.players - 3 - seat
+        if left <= 0:
+            return np.ones(len(drawn), dtype=bool)
+        full = drawn.astype(np.int64)
+        for v in range(self.kinds - 1, -1, -1):
+            take = np.minimum(self._copies[v] - full[:, v], left - (full.sum(axis=1) - drawn.sum(axis=1)))
+            full[:, v] += np.maximum(take, 0)
+        return bool_rows_equal(low_cards(full, len(self.low)), self.low)
 
     def _stopped(self, hids: Array) -> Array:
         if not self.hand.stops:

@@ -191,7 +191,8 @@ def evaluate_tail(t: TailTables, closed: dict[str, Any], reach: Array, info: Arr
     k = t.k_rest.shape[1]
     mask, both, coef_l, coef_p = consts["mask"], consts["both"], consts["coef_l"], consts["coef_p"]
     shift, dw, blocker = consts["shift"], consts["dw"], consts["blocker"]
-    s_keep = np.where(t.auto, 1.0, keep[np.maximum(info, 0)])
+    # (a part in which nobody decides has no information set at all)
+    s_keep = np.where(t.auto, 1.0, keep[np.maximum(info, 0)] if len(keep) else 1.0)
     g_keep = np.bincount(t.kg, reach * s_keep, minlength=len(t.k_hid))
     dec = np.flatnonzero(~t.auto)
     g_swap = np.bincount(t.sg[dec], reach[dec] * (1.0 - s_keep[dec]), minlength=len(t.s_hid))

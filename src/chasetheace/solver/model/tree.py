@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from .dealing import Array, Dealing
+from .dealing import Array, Dealing, low_size
 from .hand import Hand
 from .kernels import loops, worth
 from .tail import TailTables, tail_children
@@ -46,6 +46,7 @@ class TurnLevel:
     low: Array          # the weakest final card among the earlier seats (K: none)
     info: Array         # global information set id, -1 where the seat does not decide
     offset: int = 0     # global id of the first node
+    owned: Array = None  # ``low``: whether this part counts each node's reach (None: every node)
     parent: Array = None
     action: Array = None
     child: Array = None
@@ -59,32 +60,42 @@ class Tree(Dealing):
 
     def __init__(self, hand: Hand, *, card_removal: bool = True, dealt: tuple[int, ...] = (),
                  pair: tuple[int, int] | None = None, closed_dealer: bool = False,
-                 closed_three: bool = False) -> None:
+                 closed_three: bool = False, low: tuple[int, ...] | None = None) -> None:
         """``card_removal=False`` deals every card independently from the full pack (an abstraction:
         a node then keeps only the weakest earlier card instead of every card drawn, so the tree is
         about as small as the information sets). ``dealt`` keeps only the deals in which the first
         positions are dealt these strengths: the trees of every such prefix together are the whole
         tree (to evaluate a strategy on a tree too large to hold at once). ``pair`` keeps the deals in
         which the eldest and the 2nd hold these two strengths in either order: the trees of every
-        pair ``a <= b`` are the whole tree too, and share no node after the 2nd's card is dealt (the
-        node keys the cards drawn, not who drew them), where two ``dealt`` prefixes ``(a, b)`` and
-        ``(b, a)`` build the same nodes twice. ``closed_dealer`` builds the nodes up to the dealer's
-        right neighbour only: :func:`.kernels.closed_last` evaluates the last two positions from
-        them (the dealer's own nodes are about nine tenths of the tree). ``closed_three`` goes one
-        position further: the nodes are built up to position ``n - 3`` only, and
+        pair ``a <= b`` are the whole tree too (a node keys the cards drawn, not who drew them, so
+        the prefixes ``(a, b)`` and ``(b, a)`` build one node, and a node whose cards hold several
+        pairs is built in each of their parts). ``low`` keeps the deals in which the ``q`` weakest
+        cards of the first ``n - 2`` seats are these strengths (ascending; ``q``: three up to 9
+        players, see :func:`.dealing.low_size` and :func:`.dealing.low_parts`): the trees of every
+        such tuple are the whole tree too, and share no node of position ``n - 3`` or later (those
+        nodes hold all those cards), so the costly last positions are evaluated once; a node of an
+        earlier position may be in several parts, each with the deals that end in it, and its
+        reach counts in one of them (``TurnLevel.owned``). ``closed_dealer`` builds the nodes up to
+        the dealer's right neighbour only: :func:`.kernels.closed_last` evaluates the last two
+        positions from them (the dealer's own nodes are about nine tenths of the tree).
+        ``closed_three`` goes one position further: the nodes are built up to position ``n - 3`` only, and
         :func:`.tail.evaluate_tail` evaluates the last three positions from their groups (see
         :mod:`.tail`; it implies ``closed_dealer``)."""
         if closed_three and dealt:
             raise ValueError("closed_three takes no dealt prefix (use pair)")
         closed_dealer = closed_dealer or closed_three
-        if pair is not None and dealt:
-            raise ValueError("a tree is cut by dealt or by pair, not both")
+        if sum(x is not None and x != () for x in (dealt, pair, low)) > 1:
+            raise ValueError("a tree is cut by one of dealt, pair or low")
+        if low is not None and (hand.jerk or not card_removal or hand.players < 3
+                                or len(low) != low_size(hand.players) or list(low) != sorted(low)):
+            raise ValueError(f"bad low {low!r}: the {low_size(hand.players)} weakest strengths, ascending, "
+                             "on the exact tree of 3 or more players without kings_jerk")
         if not card_removal and (hand.pairing or hand.jerk):
             raise ValueError("the tree without card removal does not model pairing or kings_jerk")
         if closed_dealer and (hand.pairing or hand.jerk or not card_removal or hand.players < 3):
             raise ValueError("closed_dealer takes the exact tree of 3 or more players, without pairing "
                              "or kings_jerk")
-        super().__init__(hand, card_removal=card_removal, dealt=dealt, pair=pair)
+        super().__init__(hand, card_removal=card_removal, dealt=dealt, pair=pair, low=low)
         self.closed_dealer = closed_dealer
         self.closed_three = closed_three
         self.tail: TailTables | None = None
@@ -185,6 +196,8 @@ class Tree(Dealing):
         has = rest > 0
         low = np.where(has.any(axis=1), has.argmax(axis=1), self.kinds).astype(np.int8)
         level = TurnLevel(j, card.astype(np.int8), low, np.full(len(card), -1, dtype=np.int32))
+        if self.low is not None:
+            level.owned = self._low_owner(j, drawn)
         return level, nodes
 
     def _canonical(self, drawn: Array, card: Array) -> Array:
