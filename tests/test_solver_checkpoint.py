@@ -242,3 +242,14 @@ def test_iid_keeps_its_iterates_too(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match=r"exact_check true there, false here"):
         cta.solve(rules, 4, method="iid", iterations=30, tolerance=0.0, checkpoint=tmp_path,
                   exact_check=False)
+
+
+def test_the_command_checks_as_often_as_asked(capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["--players", "3", "--method", "dcfr", "--tolerance", "0", "--iterations", "8", "--quiet", "--json"]
+    assert solve_main([*args, "--check-every", "4"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert [int(row[0]) for row in got["trace"]] == [4, 8]
+    for bad in ("0", "-1"):
+        assert solve_main([*args, "--check-every", bad]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and ("check_every" in err or "check-every" in err)

@@ -40,6 +40,10 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
                    help="auto: the LP where it applies, else DCFR on the exact tree, iid, sampled")
     p.add_argument("--iterations", type=int, default=2000, help="most CFR iterations")
     p.add_argument("--tolerance", type=float, default=1e-4, help="stop at this NashConv (lives)")
+    p.add_argument("--check-every", type=int, default=10, metavar="N",
+                   help="measure CFR's average strategy every N iterations, and stop once it is within "
+                        "the tolerance (each check is an exact best response: from 7 players one more "
+                        "pass over the parts; default 10)")
     p.add_argument("--time-limit", type=float, default=60.0, metavar="SECONDS",
                    help="training time of the sampled method (default 60)")
     p.add_argument("--seed", type=int, default=0, help="seed of the sampled method")
@@ -117,7 +121,8 @@ def run(args: argparse.Namespace) -> int:
         check = {"auto": None, "yes": True, "no": False}[args.exact_check]
         try:
             sol = solve(rules, args.players, method=args.method, iterations=args.iterations,
-                        exact_check=check, tolerance=args.tolerance, time_limit=args.time_limit,
+                        exact_check=check, tolerance=args.tolerance, check_every=args.check_every,
+                        time_limit=args.time_limit,
                         seed=args.seed, workers=args.workers, progress=None if args.quiet else status,
                         checkpoint=args.checkpoint, cluster=args.cluster)
         finally:

@@ -86,6 +86,8 @@ def solve(rules: Rules | None = None, players: int = 5, *, method: str = "auto",
         raise ValueError(f"bad iterations {iterations!r}: an integer >= 1")
     if not isinstance(tolerance, int | float) or tolerance < 0:
         raise ValueError(f"bad tolerance {tolerance!r}: a number >= 0")
+    if not isinstance(check_every, int) or isinstance(check_every, bool) or check_every < 1:
+        raise ValueError(f"bad check_every {check_every!r}: an integer >= 1")
     if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
         raise ValueError(f"bad workers {workers!r}: an integer >= 1")
     hand = Hand(rules, players)
