@@ -245,7 +245,8 @@ def test_iid_keeps_its_iterates_too(tmp_path: Path) -> None:
 
 
 def test_the_command_checks_as_often_as_asked(capsys: pytest.CaptureFixture[str]) -> None:
-    args = ["--players", "3", "--method", "dcfr", "--tolerance", "0", "--iterations", "8", "--quiet", "--json"]
+    args = ["--players", "3", "--method", "dcfr", "--tolerance", "0", "--iterations", "8", "--quiet",
+            "--json"]
     assert solve_main([*args, "--check-every", "4"]) == 0
     got = json.loads(capsys.readouterr().out)
     assert [int(row[0]) for row in got["trace"]] == [4, 8]
