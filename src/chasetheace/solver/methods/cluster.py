@@ -39,16 +39,18 @@ __all__ = ["MAX_RETRIES", "PART_MEMORY_MB", "PART_SECONDS", "RayRunner", "check_
 
 Array = Any
 
-PART_MEMORY_MB: dict[int, int] = {5: 110, 6: 199, 7: 224, 8: 413, 9: 2054}
-"""The peak resident memory (MB) of a process evaluating the largest part of the exact tree, per
-players, standard rules, the compiled loops (numba) loaded: the interpreter, numpy and numba take
-about 165 MB of it. Measured with ``benchmarks/part_cost.py`` (the parts by the three weakest cards,
-the last three positions closed, ``closed_three``): the parts (0, 0, 0) and (0, 1, 2), the largest
-(9 players: (0, 1, 2), 3,493,096 nodes, 2,054 MB; a worker's peak over a whole pass there, 1.4 GB).
-Each part declares this times :data:`MARGIN` to Ray. Above 9 players (not measured here) the
-largest figure is taken 2.5 times per player more: a tree has about ten times the nodes per
-player, and from 10 players each player adds a weakest card to the parts' names (:func:`~..model.
-dealing.low_size`), which divides the largest part about fourfold."""
+PART_MEMORY_MB: dict[int, int] = {5: 110, 6: 199, 7: 547, 8: 1592, 9: 4748}
+"""The peak resident memory (MB) of a process evaluating parts of the exact tree, per players,
+standard rules, the compiled loops (numba) loaded: the interpreter, numpy and numba take about
+165 MB of it. At 5 and 6 players the largest part alone in a fresh process
+(``benchmarks/part_cost.py``); from 7 a worker's peak over a whole pass, which is larger (a worker
+that has run many parts holds more than one fresh process running the largest: at 9 players
+2,054 MB for the part (0, 1, 2) alone, 4,748 MB the largest worker over the 9-player solve of
+docs/strategy.md; 8 players 413 and 1,592 MB; 7 players 224 and 547 MB). Ray runs many parts in
+one worker process too. Each part declares this times :data:`MARGIN` to Ray. Above 9 players (not
+measured here) the largest figure is taken 2.5 times per player more: a tree has about ten times
+the nodes per player, and from 10 players each player adds a weakest card to the parts' names
+(:func:`~..model.dealing.low_size`), which divides the largest part about fourfold."""
 PART_SECONDS: dict[int, float] = {5: 0.2, 6: 1.7, 7: 1.7, 8: 4.7, 9: 40.0}
 """The seconds of one part's evaluation (its tree built included) on one core, measured with the
 memory above on a lightly loaded machine (at 5 players the first part loads the compiled loops)."""

@@ -25,11 +25,11 @@ if TYPE_CHECKING:
 __all__ = ["Measure", "SPLIT_PLAYERS", "MAX_MEASURE_PLAYERS", "measure"]
 
 SPLIT_PLAYERS = 7
-"""From this many players the exact tree is evaluated in parts (one per cards of the eldest and the 2nd)."""
+"""From this many players the exact tree is evaluated in parts (see :mod:`.parts`)."""
 MAX_MEASURE_PLAYERS = 9
-"""The most players measured exactly: one pass over the parts (see :mod:`.parts`) takes about a
-minute at 7 players, 14 minutes at 8 on two workers (630 CPU seconds), and about 1.6 CPU hours at 9
-(91 parts of about 65 s and 3.4 GB each; measured part by part, not run whole here)."""
+"""The most players measured exactly: one pass over the parts (see :mod:`.parts`) takes 2 minutes
+at 8 players and about 14 at 9 on two workers (364 parts, the largest 40 s and 2.1 GB; measured
+in the 9-player solve of docs/strategy.md); 10 would take hours a pass here (docs/cluster.md)."""
 
 
 @dataclass

@@ -28,12 +28,10 @@ under 4 GB; 7 would need about ten times more)."""
 MAX_PARTS_PLAYERS = 9
 """The most players CFR runs on the exact tree for, evaluated in parts (:mod:`..methods.parts`).
 Measured with two workers, standard rules: at 7 players 5 iterations to NashConv 2.6e-5 in 11.5
-minutes (ordered parts, before the pairs), at 8 players 3 iterations to 1.8e-4 in 41 minutes (4,500
-CPU seconds, 2.6 GB per worker), both before the last three positions were closed (a part at 8
-players now takes 8 s and 0.55 GB instead of 14 s and 2.4 GB). At 9 players a part takes about 65 s
-and 3.4 GB: a pass over the 91 parts about 1.6 CPU hours (measured part by part, not run whole
-here), so CFR at 9 players takes hours on one machine: run it with ``checkpoint`` so that it
-survives interruption, or on a cluster (``cluster``; docs/cluster.md)."""
+minutes, at 8 players 3 iterations to 1.8e-4 in 41 minutes, both when the parts were the 91 pairs
+of the eldest's and the 2nd's cards and the last three positions were built (a pass at 8 players
+now takes 2 minutes instead of 14). At 9 players CHOICE_NINE. Run long solves with ``checkpoint``
+so that they survive interruption, or on a cluster (``cluster``; docs/cluster.md)."""
 MAX_SAMPLED_PLAYERS = 21
 """The most players for the sampled method (its history code holds 20 earlier turns of 3 bits in
 an int64: :data:`chasetheace.solver.methods.sampled.MAX_PLAYERS`, which needs numpy to import).
@@ -43,8 +41,9 @@ MAX_IID_PLAYERS = 9
 EXACT_CHECK_PLAYERS = 6
 """Up to this many players a strategy that was not solved on the exact tree (methods ``iid`` and
 ``sampled``) is measured on it by default: NashConv by an exact best response in the true game.
-Up to 9 on request (``exact_check=True``: the tree is then evaluated in 91 parts, see
-:mod:`..methods.parts`: a minute at 7 players, about 14 at 8 and 50 at 9 on two workers); above, the
+Up to 9 on request (``exact_check=True``: the tree is then evaluated in parts, see
+:mod:`..methods.parts`: a pass over them takes about a minute at 7 players, 2 at 8 and 14 at 9 on
+two workers); above, the
 figures are those of the method (sampled estimates, or exact in the game without card removal)."""
 WARM_PLAYERS = 3
 """From this many players CFR on the exact tree starts from the strategy solved without card removal,
