@@ -2,6 +2,7 @@
 
     python benchmarks/part_cost.py                      # 5 to 9 players, the largest part
     python benchmarks/part_cost.py --players 9 --part 0 0 0 --part 2 5 9
+    python benchmarks/part_cost.py --players 7 8 --pass --workers 2   # a whole pass, as a solve runs it
 
 The exact tree is evaluated in parts (``chasetheace.solver.methods.parts``), one per tuple of the
 three weakest strengths dealt to the first ``n - 2`` seats (``parts_of``). Each part runs here in
@@ -56,8 +57,16 @@ def main() -> None:
     parser.add_argument("--part", type=int, nargs="+", action="append", metavar="S",
                         help="the weakest strengths of the part, ascending (default: the largest part)")
     parser.add_argument("--all", action="store_true", help="every part, and the sums")
+    parser.add_argument("--pass", dest="whole", action="store_true",
+                        help="a whole pass in --workers processes of the solver's pool: the nodes built, "
+                             "the wall clock, the workers' CPU seconds and their peak memory")
+    parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args()
     print(f"load average before: {os.getloadavg()[0]:.2f}")
+    if args.whole:
+        for players in args.players:
+            whole_pass(players, args.workers)
+        return
     print(f"{'players':>7} {'part':>9} {'nodes':>12} {'wall s':>8} {'CPU s':>8} {'peak MB':>8}")
     for players in args.players:
         hand = Hand(cta.Rules(), players)
@@ -78,6 +87,36 @@ def main() -> None:
         if len(parts) > 1:
             name = f"all {len(parts)}"
             print(f"{players:>7} {name:>9} {int(nodes):>12,} {'':>8} {cpu:>8.1f} {peak:>8.0f}")
+
+
+def whole_pass(players: int, workers: int) -> None:
+    """One pass over every part in the solver's process pool (the uniform strategy)."""
+    import resource
+
+    import numpy as np
+
+    import chasetheace as cta
+    from chasetheace.solver.methods.parts import LocalRunner, part_size, parts_of
+    from chasetheace.solver.model.hand import Hand
+    from chasetheace.solver.model.tree import Tree
+
+    hand = Hand(cta.Rules(), players)
+    keys = Tree(hand, card_removal=False).infosets  # every situation of the true game is among them
+    parts = sorted(parts_of(hand), key=lambda p: (-part_size(hand, p), p))  # as the passes order them
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    runner = LocalRunner(workers)
+    runner.start(hand, keys)
+    t = time.perf_counter()
+    try:
+        nodes = [got[1].nodes for _, got in runner.run(parts, np.full(len(keys), 0.5)) if got is not None]
+        wall = time.perf_counter() - t
+    finally:
+        runner.close()
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)  # the workers, once they have ended
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    print(f"{players} players, a pass over {len(parts)} parts on {workers} workers: {sum(nodes):,} nodes "
+          f"(the largest part {max(nodes):,}), {wall:.0f} s, workers {cpu:.0f} CPU s (their start "
+          f"included), a worker's peak {after.ru_maxrss / 1024:.0f} MB", flush=True)
 
 
 if __name__ == "__main__":

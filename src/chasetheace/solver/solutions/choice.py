@@ -30,8 +30,9 @@ MAX_PARTS_PLAYERS = 9
 Measured with two workers, standard rules: at 7 players 5 iterations to NashConv 2.6e-5 in 11.5
 minutes, at 8 players 3 iterations to 1.8e-4 in 41 minutes, both when the parts were the 91 pairs
 of the eldest's and the 2nd's cards and the last three positions were built (a pass at 8 players
-now takes 2 minutes instead of 14). At 9 players CHOICE_NINE. Run long solves with ``checkpoint``
-so that they survive interruption, or on a cluster (``cluster``; docs/cluster.md)."""
+now takes 2 minutes instead of 14). At 9 players 5 iterations to 3.95e-5 in 90 minutes (six passes
+of about 13 minutes; docs/strategy.md). Run long solves with ``checkpoint`` so that they survive
+interruption, or on a cluster (``cluster``; docs/cluster.md)."""
 MAX_SAMPLED_PLAYERS = 21
 """The most players for the sampled method (its history code holds 20 earlier turns of 3 bits in
 an int64: :data:`chasetheace.solver.methods.sampled.MAX_PLAYERS`, which needs numpy to import).
