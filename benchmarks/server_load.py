@@ -42,6 +42,7 @@ import sys
 import tempfile
 import time
 import urllib.request
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -304,19 +305,19 @@ class Servers:
             except subprocess.TimeoutExpired:
                 proc.kill()
 
-    def cpu(self) -> float:
+    def _total(self, measure: Callable[[int], float]) -> float:
+        """``measure`` (of a process id) summed over the servers still running."""
         total = 0.0
         for proc in self.procs:
             with contextlib.suppress(OSError):
-                total += cpu_seconds(proc.pid)
+                total += measure(proc.pid)
         return total
 
+    def cpu(self) -> float:
+        return self._total(cpu_seconds)
+
     def rss(self) -> float:
-        total = 0.0
-        for proc in self.procs:
-            with contextlib.suppress(OSError):
-                total += rss_mb(proc.pid)
-        return total
+        return self._total(rss_mb)
 
 
 async def rolling_restart(bench: Bench, servers: Servers, duration: float) -> None:

@@ -26,11 +26,6 @@ def low_cards(counts: Array, q: int) -> Array:
     return out
 
 
-def bool_rows_equal(rows: Array, target: tuple[int, ...]) -> Array:
-    """Whether each row equals ``target``."""
-    return (rows == np.array(target, dtype=np.int64)[None, :]).all(axis=1)
-
-
 def low_size(players: int) -> int:
     """How many of the weakest cards of the first ``players - 2`` seats name a part: three up to 9
     players (455 tuples with 13 strengths), one more per player after (a part's tree grows about
@@ -179,7 +174,7 @@ class Dealing:
         for v in range(self.kinds - 1, -1, -1):
             take = np.minimum(self._copies[v] - full[:, v], left - (full.sum(axis=1) - drawn.sum(axis=1)))
             full[:, v] += np.maximum(take, 0)
-        return bool_rows_equal(low_cards(full, len(self.low)), self.low)
+        return (low_cards(full, len(self.low)) == np.array(self.low, dtype=np.int64)[None, :]).all(axis=1)
 
     def _stopped(self, hids: Array) -> Array:
         if not self.hand.stops:
