@@ -117,16 +117,22 @@ class RayRunner:
                 raise ValueError(f"cannot reach the Ray cluster at {address}: {exc}") from None
         self._ours = not ray.is_initialized()
         if self._ours:
-            try:
-                if address == "auto":
-                    ray.init(address="auto", logging_level=logging.WARNING, log_to_driver=False)
-                else:
-                    ray.init(address=address)
-            except Exception as exc:  # ConnectionError, RuntimeError, a client's own errors
-                with contextlib.suppress(Exception):  # a half-made connection would spoil the next try
-                    ray.shutdown()
-                raise ValueError(f"cannot reach the Ray cluster at {address}: "
-                                 f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
+            for attempt in range(2):
+                try:
+                    if address == "auto":
+                        ray.init(address="auto", logging_level=logging.WARNING, log_to_driver=False)
+                    else:
+                        ray.init(address=address)
+                    break
+                except Exception as exc:  # ConnectionError, RuntimeError, a client's own errors
+                    with contextlib.suppress(Exception):  # a half-made connection would spoil the next try
+                        ray.shutdown()
+                    # the Ray Client's server may fail to start the process that serves this
+                    # connection on a busy head ("Initialization failure from server"): once more
+                    if attempt == 0 and isinstance(exc, ConnectionAbortedError):
+                        continue
+                    said = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+                    raise ValueError(f"cannot reach the Ray cluster at {address}: {said}") from None
         self._task = ray.remote(ray_part)
 
     def start(self, hand: Hand, keys: list[InfoKey]) -> None:
