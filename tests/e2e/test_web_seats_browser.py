@@ -74,12 +74,17 @@ def test_a_crafted_seat_link_cannot_cost_a_player_their_seat(
     assert token and len(code) == 19 and ann.is_visible("#recovery")
     ann.click("#recovery-done")
 
-    # the crafted link, opened in Ann's own browser: her seat and her token stay
+    # the crafted link, opened in Ann's own browser: she is asked first; told yes, her seat and
+    # her token stay all the same
     ann.goto(f"{server.url}/t/{table}{FAKE_LINK}")
-    ann.wait_for_selector("#notice:not([hidden])")
+    ann.wait_for_selector("#switch-seat")
     wait_until(ann, "ui.role === 'player' && ui.seat === 0 && !!ui.state")
+    assert "for another seat" in ann.inner_text("#notice") and ann.is_visible("#stay-seat")
+    ann.click("#switch-seat")
+    wait_until(ann, "document.querySelector('#notice-text').textContent.includes('does not hold a seat')")
     said = ann.inner_text("#notice")
-    assert "does not hold a seat" in said and "back at your own seat" in said
+    assert "still at your own seat" in said
+    wait_until(ann, "ui.role === 'player' && ui.seat === 0 && !!ui.state")
     assert ann.evaluate(f"localStorage.getItem('cta-token-{table}')") == token
     assert ann.is_visible("#table") and not ann.is_visible("#recovery")  # the code was shown once
     assert "#seat" not in ann.url
@@ -103,11 +108,17 @@ def test_a_crafted_seat_link_cannot_cost_a_player_their_seat(
     assert other.is_visible("#recovery")  # a new code, shown once
     assert other.inner_text("#recovery-code") != code
     other.screenshot(path=str(artifacts / "seats-3-recovered-360.png"))
-    # Ann's old browser was told its seat went elsewhere; reloaded, it says how to take it back
+    # Ann's old browser was told its seat went elsewhere; reloaded, it takes nothing back unasked
+    # (it watches); asked to, it finds its key dead and says how to take the seat back
     ann.reload()
+    ann.wait_for_selector("#play-here")
+    wait_until(ann, "ui.role === 'spectator' && !!ui.state")
+    ann.click("#play-here")
     ann.wait_for_selector("#join:not([hidden])")
     assert "recovery code" in ann.inner_text("#notice")
-    assert ann.evaluate(f"localStorage.getItem('cta-spare-{table}')") == token  # put aside, not lost
+    # the dead token is not parked where the page never reads it
+    assert ann.evaluate(f"localStorage.getItem('cta-token-{table}')") is None
+    assert ann.evaluate(f"localStorage.getItem('cta-spare-{table}')") is None
     assert not errors, errors
     for page in (ann, other):
         page.context.close()

@@ -10,9 +10,9 @@ const $ = (id) => document.getElementById(id);
 const ui = {
   ws: null, welcome: null, table: null, seat: null, role: null, state: null,
   history: [], base: 0, fresh: true, gameNo: 0, retry: 0, wanted: null, ticking: null, previewing: false,
-  unanswered: null, rejoined: false,
+  unanswered: null, rejoined: false, sent: null,
   online: false, myTurn: false, sound: false, token: null,
-  linkToken: null, badLink: false, trying: null, tried: null,
+  linkToken: null, badLink: false, trying: null, tried: null, pendingLink: null,
 };
 const TITLE = document.title;
 
@@ -37,19 +37,41 @@ function cardNode(card, extra) {
 }
 
 function tokenKey(table) { return "cta-token-" + table; }
-// a token this browser had that gave way to another (a seat link's): kept, never thrown away
+// this browser's other seat at the table, the one it left for a seat link's (with the person's
+// yes): the page offers the way back to it ("Back to my seat as ...") while it holds a seat
 function spareKey(table) { return "cta-spare-" + table; }
+function spareNameKey(table) { return "cta-spare-name-" + table; }
+// this tab lost its seat to another device: it watches, and a reload takes nothing back unasked
+// (per tab: a new tab still takes the seat, the way it always did)
+function awayKey(table) { return "cta-away-" + table; }
+// the name of the seat this browser's token holds (for "Back to my seat as Ann")
+function nameKey(table) { return "cta-name-" + table; }
 
-// A message that stays until it is dismissed (a toast goes by too fast for what happened to a seat).
-function notice(text) {
+// A message that stays until it is dismissed (a toast goes by too fast for what happened to a seat),
+// with the choices it offers as buttons (each one also dismisses it).
+function notice(text, choices) {
   $("notice-text").textContent = text;
+  const box = $("notice-choices");
+  box.replaceChildren();
+  for (const [label, run, id] of choices || []) {
+    const b = el("button", "choice", label);
+    b.type = "button";
+    if (id) b.id = id;
+    b.addEventListener("click", () => { $("notice").hidden = true; run(); });
+    box.append(b);
+  }
   $("notice").hidden = false;
+  if (choices && choices.length) box.firstChild.focus();
 }
 
+// A short message; it goes after 5 s, or at once when the page shows the recovery code (which it
+// would cover on a phone: the code matters more).
 function toast(text) {
   const box = $("toast");
   box.textContent = text;
   box.hidden = false;
+  box.classList.toggle("low", !$("recovery").hidden && !$("table").hidden);
+  if (box.classList.contains("low")) box.style.bottom = ($("controls").offsetHeight + 8) + "px";
   clearTimeout(toast.timer);
   toast.timer = setTimeout(() => { box.hidden = true; }, 5000);
 }
@@ -86,12 +108,21 @@ function connect() {
   };
 }
 
-// While offline every action button is disabled: a click could not reach the table.
+// While offline every action button is disabled: a click could not reach the table. So are the
+// act buttons from a click until the table answers it: a second tap can't act twice.
 function setOnline(on) {
   ui.online = on;
   $("conn").textContent = on ? "online" : "offline: reconnecting…";
   $("conn").className = on ? "conn on" : "conn off";
-  for (const b of document.querySelectorAll("button.act, #start, #rematch, #create-button, #join-button")) b.disabled = !on;
+  for (const b of document.querySelectorAll("#start, #rematch, #create-button, #join-button")) b.disabled = !on;
+  actButtons();
+}
+
+function marker() { return ui.gameNo + ":" + (ui.base + ui.history.length); }
+
+function actButtons() {
+  const waiting = ui.sent !== null && ui.sent === marker();
+  for (const b of document.querySelectorAll("button.act, #amount")) b.disabled = !ui.online || waiting;
 }
 
 // The server closes a silent connection: a ping now and then keeps an open page at its table.
@@ -103,13 +134,25 @@ function receive(msg) {
   else if (msg.type === "state") onState(msg);
   else if (msg.type === "error") onError(msg);
   else if (msg.type === "tables") onTables(msg);
-  else if (msg.type === "hint") showHint(msg.text);
+  else if (msg.type === "hint") showHint(msg);
   else if (msg.type === "notice") toast(msg.message);
 }
 
-function showHint(text) {
-  $("hint-text").textContent = "Hint: " + text;
-  $("hint-text").hidden = false;
+// The hint: its figures first, on their own line (always in view), then the reasoning in words.
+function showHint(msg) {
+  const box = $("hint-text");
+  box.replaceChildren();
+  const h = typeof msg === "string" ? null : msg.hint;
+  if (h && typeof h.lose_if_keep === "number" && typeof h.lose_if_swap === "number") {
+    const pc = (x) => (100 * x).toFixed(1) + "%";
+    const swap = h.position_name === "dealer" ? "draw" : "swap";
+    box.append(el("strong", "figures", "Hint: " + (h.call === "either" ? "either" : h.call === "keep" ? "keep" : swap) +
+      " · you lose this hand " + pc(h.lose_if_keep) + " if you keep, " + pc(h.lose_if_swap) + " if you " + swap));
+    box.append(el("span", "why", " " + msg.text));
+  } else box.append(el("span", "why", "Hint: " + (typeof msg === "string" ? msg : msg.text)));
+  box.hidden = false;
+  ui.said = null;
+  $("announce").textContent = box.textContent;
   keepSeatInView();
 }
 
@@ -160,32 +203,93 @@ function preview(msg) {
 }
 
 // Back to our seat (or to watching) after a reload or a dropped connection; false if neither.
+// A seat link never moves a browser that holds a seat here without asking: the browser's own
+// token is tried and the link waits for the person's answer (askAboutLink). A browser with no seat
+// here tries the link's token at once (that is what a seat link is for).
 function rejoin(table) {
-  // a seat link's token is tried first; the token this browser has stays where it is meanwhile
-  const token = ui.linkToken || localStorage.getItem(tokenKey(table));
-  ui.trying = ui.linkToken ? "link" : token ? "stored" : null;
+  const stored = localStorage.getItem(tokenKey(table));
+  const away = stored !== null && sessionStorage.getItem(awayKey(table)) === stored;
+  let token = null;
+  if (ui.switching) {
+    token = ui.switching;
+    ui.trying = "switch";
+  } else {
+    if (ui.linkToken && ui.linkToken === stored && !away) ui.linkToken = null;  // this seat already
+    if (ui.linkToken && stored) { ui.pendingLink = ui.linkToken; ui.linkToken = null; }
+    if (ui.linkToken) { token = ui.linkToken; ui.trying = "link"; }
+    else if (stored && !away) { token = stored; ui.trying = "stored"; }
+    else ui.trying = null;
+  }
   ui.tried = token;
   if (token) send({ type: "resume", table, token });
-  else if (ui.role === "spectator") send({ type: "watch", table });
-  else return false;
+  else if (away || ui.role === "spectator" || ui.pendingLink) {
+    ui.role = "spectator";
+    send({ type: "watch", table });
+    if (away && !ui.pendingLink) lostSeat(table);
+  } else return false;
   return true;
+}
+
+// The person chose to play the seat of this token here (a seat link's, or this browser's other seat).
+function switchTo(table, token) {
+  ui.switching = token;
+  ui.wanted = table;
+  rejoin(table);
+}
+
+// A seat link for another seat, opened where this browser holds a seat: asked, never done unasked.
+function askAboutLink() {
+  const link = ui.pendingLink, table = ui.table;
+  if (!link || !table) return;
+  ui.pendingLink = null;
+  const mine = ui.role === "player" ? seatName(ui.seat) : localStorage.getItem(nameKey(table));
+  const text = "The seat link you opened is for another seat at this table" +
+    (mine ? ": on this device you play as " + mine + "." : ".") +
+    " Take the link's seat here? Whoever plays it now loses it" +
+    (mine ? ", and yours waits for you (the page keeps the way back to it)." : ".");
+  notice(text, [[mine ? "Stay as " + mine : "No, just watch", () => {}, "stay-seat"],
+    ["Take the link's seat", () => switchTo(table, link), "switch-seat"]]);
+}
+
+// This tab's seat is played on another device now: it watches the table (never a frozen page),
+// and offers the seat back, and this browser's other seat if it has one, without taking either.
+function lostSeat(table) {
+  const stored = localStorage.getItem(tokenKey(table));
+  if (stored) sessionStorage.setItem(awayKey(table), stored);
+  const name = localStorage.getItem(nameKey(table));
+  const choices = [];
+  if (stored) choices.push([name ? "Play as " + name + " here" : "Play my seat here", () => switchTo(table, stored), "play-here"]);
+  const spare = localStorage.getItem(spareKey(table));
+  if (spare) choices.push(["Back to my seat as " + (localStorage.getItem(spareNameKey(table)) || "before"), () => switchTo(table, spare), "back-seat"]);
+  notice((name ? name + "'s seat" : "Your seat") + " is now played on another device (its seat link or recovery " +
+    "code was used there). This page watches the table meanwhile: taking the seat back here signs the other device out.", choices);
 }
 
 function onJoined(msg) {
   if (msg.role === "spectator" && ui.previewing) return;
   ui.previewing = false;
   ui.rejoined = ui.unanswered !== null && ui.table === msg.table;
+  const was = ui.table === msg.table && ui.role === "player" ? ui.seat : null;
   ui.table = msg.table;
   ui.seat = msg.seat;
   ui.role = msg.role;
   const token = msg.role === "player" ? msg.token || ui.tried : null;
   if (token) {
     const had = localStorage.getItem(tokenKey(msg.table));
-    if (had && had !== token) localStorage.setItem(spareKey(msg.table), had);
+    if (had && had !== token) {  // this browser's other seat: kept, and offered back
+      localStorage.setItem(spareKey(msg.table), had);
+      const name = localStorage.getItem(nameKey(msg.table));
+      if (name) localStorage.setItem(spareNameKey(msg.table), name); else localStorage.removeItem(spareNameKey(msg.table));
+      localStorage.removeItem(nameKey(msg.table));
+    } else if (localStorage.getItem(spareKey(msg.table)) === token) {
+      localStorage.removeItem(spareKey(msg.table)); localStorage.removeItem(spareNameKey(msg.table));
+    }
     localStorage.setItem(tokenKey(msg.table), token);
+    sessionStorage.removeItem(awayKey(msg.table));
   }
   if (ui.trying === "link" && msg.role === "player") toast("The seat link worked: this is your seat on this device.");
-  ui.linkToken = null; ui.trying = null; ui.tried = null;
+  if (ui.trying === "switch" && msg.role === "player" && was !== msg.seat) toast("You play this seat here now.");
+  ui.linkToken = null; ui.trying = null; ui.tried = null; ui.switching = null;
   $("recovery").hidden = !msg.recovery;
   if (msg.recovery) $("recovery-code").textContent = msg.recovery;
   ui.fresh = true;  // the next state starts the page's log afresh
@@ -198,6 +302,8 @@ function onJoined(msg) {
 }
 
 function onError(msg) {
+  ui.sent = null;  // the table answered: the act buttons work again
+  actButtons();
   if (msg.code === "bad_token" && ui.wanted) { badToken(ui.wanted); return; }
   if (msg.code === "no_table" && ui.wanted) {
     history.replaceState(null, "", "/"); ui.table = null; ui.linkToken = null; show("lobby");
@@ -206,31 +312,48 @@ function onError(msg) {
     notice(msg.message);
     $("recover-box").open = true;
   }
-  if (msg.code === "replaced") { ui.seat = null; ui.role = "replaced"; }
+  if (msg.code === "replaced") {
+    ui.seat = null; ui.role = "spectator"; ui.token = null;
+    $("seat-link-box").hidden = true;
+    if (ui.table) { lostSeat(ui.table); send({ type: "watch", table: ui.table }); }
+    return;
+  }
   toast(msg.message);
 }
 
-// A token the server does not know. A seat link's: the page goes back to the token this browser
-// had (never lost for a link). This browser's own: its seat was taken back with the recovery code
-// somewhere else; the token is put aside, and the join page says how to take the seat back.
+// A token the server does not know. One the person chose (a seat link's, or this browser's other
+// seat's): nothing changes, the page goes back to where it was. This browser's own: its seat was
+// taken back with the recovery code somewhere else; the dead token goes, and the join page says how
+// to take the seat back (or a seat link opened meanwhile is tried: there is no seat here to lose).
 function badToken(table) {
   const own = localStorage.getItem(tokenKey(table));
-  if (ui.trying === "link") {
-    ui.linkToken = null;
+  const tried = ui.tried;
+  const chosen = (ui.trying === "switch" || ui.trying === "link") && tried !== own;
+  ui.trying = null; ui.tried = null; ui.switching = null; ui.linkToken = null;
+  if (chosen) {
+    const spare = tried !== null && tried === localStorage.getItem(spareKey(table));
+    if (spare) { localStorage.removeItem(spareKey(table)); localStorage.removeItem(spareNameKey(table)); }
+    const what = spare ? "The key to your other seat here no longer works (it was taken back with its recovery code)."
+      : "The seat link you opened does not hold a seat at this table (it may be old, cut short, or not yours).";
+    if (ui.state && ui.table === table) {  // the server changed nothing: the page is where it was
+      notice(what + (ui.role === "player" ? " Nothing changed: you are still at your own seat." : " Nothing changed."));
+      return;
+    }
+    notice(what + " If you have a seat here, take it back with your recovery code; otherwise take a free seat or watch.");
+  } else {
     if (own) {
-      notice("The seat link you opened does not hold a seat at this table (it may be old, cut short, or not " +
-        "yours). Nothing changed: you are back at your own seat.");
+      localStorage.removeItem(tokenKey(table)); localStorage.removeItem(nameKey(table));
+      sessionStorage.removeItem(awayKey(table));
+    }
+    if (ui.pendingLink) {  // no seat here after all: the link is tried, as on any browser without one
+      ui.linkToken = ui.pendingLink; ui.pendingLink = null;
       rejoin(table);
       return;
     }
-    notice("The seat link you opened does not hold a seat at this table: it may be old, cut short, or not " +
-      "yours. If you have a seat here, take it back with your recovery code; otherwise take a free seat or watch.");
-  } else {
-    if (own) { localStorage.setItem(spareKey(table), own); localStorage.removeItem(tokenKey(table)); }
     notice("This browser's key to your seat here no longer works: the seat was probably taken back with its " +
       "recovery code on another device. Enter your recovery code to take it back here.");
   }
-  ui.trying = null; ui.tried = null; ui.role = null;
+  ui.role = null;
   $("recover-box").open = true;
   showJoin(table);
 }
@@ -352,8 +475,12 @@ function onState(msg) {
   ui.state = msg;
   ui.seat = msg.you.seat;
   for (const ev of msg.events) { ui.history.push(ev); logEvent(ev); }
+  if (ui.sent !== null && ui.sent !== marker()) ui.sent = null;  // the table moved on
   retryAct(msg);
+  if (ui.role === "player" && ui.seat !== null) localStorage.setItem(nameKey(ui.table), seatName(ui.seat));
   render(msg);
+  announce(msg.events);
+  if (ui.pendingLink) askAboutLink();
 }
 
 // Each act carries an id: if the connection drops before the table moves on, the page sends it
@@ -362,6 +489,8 @@ function act(message) {
   const id = window.crypto && crypto.randomUUID ? crypto.randomUUID() : String(Math.random()).slice(2) + Date.now();
   const m = { type: "act", ...message, act_id: id };
   ui.unanswered = { m, at: ui.base + ui.history.length, game: ui.gameNo };
+  ui.sent = marker();
+  actButtons();
   send(m);
 }
 
@@ -373,6 +502,11 @@ function retryAct(msg) {
     ui.rejoined = false;
     send(u.m);
   }
+}
+
+function seatName(seat) {
+  const s = ui.state && ui.state.table.seats[seat];
+  return s ? s.name : "Seat " + (seat + 1);
 }
 
 function nameOf(seat) {
@@ -398,8 +532,13 @@ function render(msg) {
   $("accept").hidden = !legal.includes("accept");
   $("decline").hidden = !legal.includes("decline");
   if (legal.includes("accept")) $("accept").textContent = "Accept " + nameOf(g.offer.seat) + "'s bet of " + g.offer.amount;
+  const turnStarts = mine && !ui.myTurn;
   alertTurn(mine);
-  if (legal.includes("swap") && !ace) $("swap").textContent = ui.seat === g.dealer ? "Swap with the stock" : "Swap with " + nameOf(nextLiving(g, ui.seat));
+  if (legal.includes("swap") && !ace) {
+    // the neighbour's name on one line (cut with "…" if long: the prompt has it whole)
+    const to = ui.seat === g.dealer ? "the stock" : seatName(nextLiving(g, ui.seat));
+    $("swap").replaceChildren("Swap with ", el("span", "to", to));
+  } else $("swap").textContent = "Swap";
   const creator = ui.seat === t.creator && ui.role === "player";
   $("start").hidden = !(creator && t.status === "waiting");
   $("rematch").hidden = !(creator && t.status === "over");
@@ -420,8 +559,53 @@ function render(msg) {
       : "No winner: the pot of " + g.pot + " carries over";
   }
   $("prompt").textContent = prompt(t, g, mine);
+  renderAway(t);
+  renderOtherSeat();
+  actButtons();
   tick(t);
   if (mine) keepSeatInView();
+  // your turn: the keyboard's focus goes to its first choice (unless you are typing elsewhere)
+  if (turnStarts) {
+    const first = ["keep", "amount", "accept"].map($).find((b) => !b.hidden && b.offsetParent !== null);
+    const at = document.activeElement;
+    if (first && (!at || at === document.body || at.offsetParent === null || at.closest("#controls"))) first.focus();
+  }
+}
+
+// The creator may hand a seat whose person has gone to a bot (they take it back on return): one
+// button per such seat, below the table (on the seat itself it covered the seat's card and note).
+function renderAway(t) {
+  const box = $("away-seats");
+  box.replaceChildren();
+  if (!(ui.seat === t.creator && ui.role === "player" && t.status === "playing")) { box.hidden = true; return; }
+  t.seats.forEach((s, i) => {
+    if (s.kind !== "human" || t.connected.includes(i) || i === ui.seat) return;
+    const b = el("button", "replace", "Let a bot play for " + s.name);
+    b.type = "button";
+    b.title = "A bot plays " + s.name + "'s seat until they come back";
+    b.addEventListener("click", () => send({ type: "replace", seat: i }));
+    box.append(b);
+  });
+  box.hidden = box.children.length === 0;
+}
+
+// This browser's other seat at the table (left for a seat link's, with the person's yes): the way back.
+function renderOtherSeat() {
+  const spare = ui.table && localStorage.getItem(spareKey(ui.table));
+  const b = $("other-seat");
+  b.hidden = !spare || spare === ui.token;
+  if (!b.hidden) b.textContent = "Back to my seat as " + (localStorage.getItem(spareNameKey(ui.table)) || "before");
+}
+
+// The one live region: what happened since the last state, then whose turn it is, or the result.
+function announce(events) {
+  const said = events.map(describe).filter(Boolean).slice(-3);
+  const g = ui.state.game;
+  let now = $("prompt").textContent;
+  if (g && g.over) now = $("banner").textContent;
+  else if (g && g.to_act !== null && g.to_act !== ui.seat) now = seatName(g.to_act) + "'s turn.";
+  const text = [...said, now].filter(Boolean).join(" ");
+  if (text && text !== ui.said) { $("announce").textContent = text; ui.said = text; }
 }
 
 // The chips paid out at the end of the game, from the game_over event.
@@ -467,10 +651,10 @@ function prompt(t, g, mine) {
     if (g.legal.includes("accept")) return nameOf(g.offer.seat) + " bets " + g.offer.amount + " that you are knocked out: accept or decline.";
     return "Your turn: keep your card, or swap it.";
   }
-  if (t.status === "waiting") return ui.seat === t.creator ? "Send the invite link, then start when everyone is here (bots fill empty seats)." : "Waiting for the creator to start the game.";
+  if (t.status === "waiting") return ui.seat === t.creator ? "Send the invite link, then start when everyone is here" + (t.options.bots ? " (bots fill empty seats)." : ".") : "Waiting for the creator to start the game.";
   if (!g) return "";
   if (g.over) return ui.seat === t.creator ? "Play again with the same table?" : "Waiting for a rematch.";
-  if (mine) return "Your turn: keep your card, or swap it" + (ui.seat === g.dealer ? " with the stock." : " with your left neighbour.");
+  if (mine) return "Your turn: keep your card, or swap it" + (ui.seat === g.dealer ? " with the stock." : " with your left neighbour, " + seatName(nextLiving(g, ui.seat)) + ".");
   if (ui.seat !== null && !g.in[ui.seat]) return "You are out. Watch the others chase the ace.";
   return g.to_act === null ? "" : nameOf(g.to_act) + " is thinking…";
 }
@@ -503,7 +687,7 @@ function renderSeats(t, g) {
     box.style.left = x.toFixed(2) + "%";
     box.style.top = y.toFixed(2) + "%";
     const head = el("div", "who");
-    const label = s.kind === "empty" ? (s.bot ? "bot (" + s.bot + ")" : "empty seat") : s.name;
+    const label = s.kind === "empty" ? (s.bot ? "bot" : "empty seat") : s.name;
     const nameNode = el("span", "name", label);
     nameNode.title = label;
     head.append(nameNode);
@@ -512,15 +696,7 @@ function renderSeats(t, g) {
     if (g && g.dealer === i && g.dealer !== undefined) head.append(el("span", "dealer", "D"));
     if (g && g.matador === i) { const m = el("span", "matador", "M"); m.title = "the matador"; head.append(m); }
     box.append(head);
-    if (ui.seat === t.creator && ui.role === "player" && t.status === "playing" && s.kind === "human" &&
-        !t.connected.includes(i) && i !== ui.seat) {
-      // the creator may hand a seat whose person has gone to a bot (they take it back on return)
-      const swapIn = el("button", "replace", "bot plays");
-      swapIn.type = "button";
-      swapIn.title = "Let a bot play " + s.name + "'s seat until they come back";
-      swapIn.addEventListener("click", () => send({ type: "replace", seat: i }));
-      box.append(swapIn);
-    }
+    if (s.kind === "empty" && s.bot) box.append(el("div", "done", s.bot));  // the kind of bot that will sit here
     if (g && g.money) {  // Ace Chasing: money won or lost, the card, the bet standing
       const m = g.money[i];
       box.append(el("div", "money" + (m > 0 ? " up" : m < 0 ? " down" : ""), (g.in[i] ? "" : "out · ") + (m > 0 ? "+" : m < 0 ? "−" : "") + Math.abs(m)));
