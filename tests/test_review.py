@@ -156,6 +156,16 @@ def test_threshold_bots_make_mistakes_with_a_cost(solutions: dict[int, Solution]
     assert sum(s.decisions for s in rec.summary()) == len(rec.decisions)
 
 
+def test_a_review_speaks_about_each_player_never_to_them(solutions: dict[int, Solution]) -> None:
+    # a review is read by anyone: "nobody swapped with you" about a bot's decision spoke to the bot
+    rules = RULES
+    bots = [cta.make_bot("threshold:2", rules, 3) for _ in range(3)]
+    rec = review(_play(cta.Game(rules, players=3, seed=4), bots, 4).record(), solutions=_provider(solutions))
+    said = [d["knew"] for d in rec.to_dict()["decisions"]] + [d.hint.text() for d in rec.decisions]
+    assert said and not [s for s in said if re.search(r"\byou\b", s)], said
+    assert any("nobody swapped with them" in s or "they are first to act" in s for s in said)
+
+
 def test_an_unfinished_record_is_reviewed_up_to_its_end(solutions: dict[int, Solution]) -> None:
     game = stacked("Ac Kd 5h")
     game.act("swap")

@@ -35,8 +35,12 @@ def rules_text(rules: Rules) -> str:
     return f"standard with {changes}"
 
 
-def situation(key: InfoKey, deck: Deck, players: int) -> str:
-    """What the seat of ``key`` knows besides its card, in words."""
+def situation(key: InfoKey, deck: Deck, players: int, *, person: str = "you") -> str:
+    """What the seat of ``key`` knows besides its card, in words: spoken to the seat's player
+    (``person="you"``, a hint), or about them (``"they"``, a review of anyone's decisions)."""
+    if person not in ("you", "they"):
+        raise ValueError(f"person must be 'you' or 'they', not {person!r}")
+    them = "you" if person == "you" else "them"
     position, hist, _, given = key
     words = []
     seat = 0
@@ -61,10 +65,10 @@ def situation(key: InfoKey, deck: Deck, players: int) -> str:
             words.append(text)
         seat += 1
     if given >= 0:
-        words.append(f"you were swapped with and gave away {rank_name(deck, given)}")
+        words.append(f"{person} were swapped with and gave away {rank_name(deck, given)}")
     elif position > 0:
-        words.append("nobody swapped with you")
-    return "; ".join(words) if words else "you are first to act"
+        words.append(f"nobody swapped with {them}")
+    return "; ".join(words) if words else f"{person} are first to act"
 
 
 def describe_key(key: InfoKey, deck: Deck, players: int) -> str:

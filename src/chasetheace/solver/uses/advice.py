@@ -76,6 +76,7 @@ class Hint:
     nash_conv: float
     dealer: bool = False
     generalised: bool = False  # the solution never met the situation: figures of similar ones
+    person: str = "you"  # spoken to the seat's player ("you": a hint) or about them ("they": a review)
 
     @property
     def best(self) -> str:
@@ -100,7 +101,7 @@ class Hint:
         if self.generalised:
             approx += "; a situation the solver never met: figures of similar ones"
         return (f"{position_name(self.position, self.players)} of {self.players} holding "
-                f"{card_text(self.card)} ({self.knew}). Keep: you lose this hand {self.lose_if_keep:.1%}; "
+                f"{card_text(self.card)} ({self.knew}). Keep: {self.person} lose this hand {self.lose_if_keep:.1%}; "
                 f"{swap}: {self.lose_if_swap:.1%}{lives}. Solver: {call}{approx}.")
 
     def to_dict(self) -> dict[str, Any]:
@@ -109,13 +110,14 @@ class Hint:
                 "best": self.best}
 
 
-def hint(observation: Mapping[str, Any], solution: Solution) -> Hint:
+def hint(observation: Mapping[str, Any], solution: Solution, *, person: str = "you") -> Hint:
     """The solver's view of the decision of ``observation``'s seat (``game.observation(seat)``).
 
     Only what the seat may know is read. Every situation has an answer: one the solution never met
     (the sampled method at a large table) has figures generalised from similar situations
     (:meth:`Solution.figures`), and says so (``generalised``). ValueError if the observation is not
     a seat's own view during a hand, or the solution is for another number of players.
+    ``person`` says what the seat knew to its player (``"you"``) or about them (``"they"``: reviews).
     """
     deck = solution.deck
     key = infoset_of(observation, deck, kings_jerk=solution.rules.kings_jerk)
@@ -137,10 +139,11 @@ def hint(observation: Mapping[str, Any], solution: Solution) -> Hint:
     else:
         call = "keep" if lives_keep < lives_swap else "swap"
     return Hint(seat=observation["seat"], players=players, position=key[0], card=observation["card"],
-                knew=situation(key, deck, players), keep_probability=got.keep,
+                knew=situation(key, deck, players, person=person), keep_probability=got.keep,
                 lose_if_keep=lose_keep, lose_if_swap=lose_swap, lives_if_keep=lives_keep,
                 lives_if_swap=lives_swap, call=call, method=solution.method,
-                nash_conv=solution.nash_conv, dealer=key[0] == players - 1, generalised=got.generalised)
+                nash_conv=solution.nash_conv, dealer=key[0] == players - 1, generalised=got.generalised,
+                person=person)
 
 
 def _rules_of(observation: Mapping[str, Any]) -> Rules:
@@ -330,7 +333,7 @@ def review(record: Mapping[str, Any], *, solutions: Solutions | None = None, fol
         if sol is None:
             sol = used[players] = solutions(game.rules, players)
         try:
-            h = hint(obs, sol)
+            h = hint(obs, sol, person="they")  # a review speaks about each player, bots and all
         except ValueError:  # no figures at all: only a solution without a single situation
             unjudged.append(seat)
             return

@@ -654,7 +654,7 @@ function prompt(t, g, mine) {
   if (t.status === "waiting") return ui.seat === t.creator ? "Send the invite link, then start when everyone is here" + (t.options.bots ? " (bots fill empty seats)." : ".") : "Waiting for the creator to start the game.";
   if (!g) return "";
   if (g.over) return ui.seat === t.creator ? "Play again with the same table?" : "Waiting for a rematch.";
-  if (mine) return "Your turn: keep your card, or swap it" + (ui.seat === g.dealer ? " with the stock." : " with your left neighbour, " + seatName(nextLiving(g, ui.seat)) + ".");
+  if (mine) return "Your turn: keep your card, or swap it with " + (ui.seat === g.dealer ? "the stock." : seatName(nextLiving(g, ui.seat)) + ".");
   if (ui.seat !== null && !g.in[ui.seat]) return "You are out. Watch the others chase the ace.";
   return g.to_act === null ? "" : nameOf(g.to_act) + " is thinking…";
 }
