@@ -22,6 +22,7 @@ from test_web_browser import (
     artifacts,  # noqa: F401  (the browser tests' fixtures, shared)
     browser,  # noqa: F401
     open_page,
+    play_turn,
     wait_until,
 )
 
@@ -55,16 +56,8 @@ def test_the_review_page_of_an_ace_chasing_game(browser: Any, server: Any, artif
     deadline = time.monotonic() + 90
     while not ann.is_visible("#banner"):
         assert time.monotonic() < deadline, "the game did not end in time"
-        if ann.is_visible("#offer-box"):
-            ann.fill("#amount", "2")
-            ann.click("#offer" if turns % 2 else "#no-bet")
-            turns += 1
-        elif ann.is_visible("#accept"):
-            ann.click("#accept" if turns % 2 else "#decline")
-            turns += 1
-        elif ann.is_visible("#keep"):
-            ann.click("#keep" if turns % 2 else "#swap")  # now and then against the odds
-            turns += 1
+        # now and then against the odds
+        turns += play_turn(ann, turns + 1, amount="2") is not None
         ann.wait_for_timeout(20)
     ann.wait_for_selector("#review-link:not([hidden])")
     ann.click("#review-link")

@@ -93,6 +93,21 @@ def press(page: Any, selector: str) -> bool:
     return True
 
 
+def play_turn(page: Any, n: int, amount: str = "3") -> str | None:
+    """One move if the page offers one now, the choice alternating with ``n``: the button pressed."""
+    if page.evaluate(READY, "#offer"):
+        page.fill("#amount", amount)
+        choice = "#offer" if n % 2 == 0 else "#no-bet"
+    elif page.evaluate(READY, "#accept"):
+        choice = "#decline" if n % 2 else "#accept"
+    elif page.evaluate(READY, "#keep"):
+        choice = "#keep" if n % 2 else "#swap"
+    else:
+        return None
+    page.click(choice)
+    return choice
+
+
 def state(page: Any) -> Any:
     return page.evaluate("ui.state && {game: ui.state.game, history: ui.history, seat: ui.seat}")
 
@@ -332,12 +347,11 @@ def test_ace_chasing_is_played_with_bets_at_the_web_table(browser: Any, server: 
                 page.screenshot(path=str(artifacts / "11-phone-ace-chasing-bet.png"))
                 shot = True
             assert page.evaluate(ON_SCREEN + '("offer")')
-            page.fill("#amount", "3")
-            bets += press(page, "#offer" if bets % 2 == 0 else "#no-bet")
+            bets += play_turn(page, bets) is not None
         elif page.evaluate(READY, "#accept"):
-            answers += press(page, "#decline" if answers % 2 else "#accept")
+            answers += play_turn(page, answers) is not None
         elif page.evaluate(READY, "#keep"):
-            exchanges += press(page, "#keep" if exchanges % 2 else "#swap")
+            exchanges += play_turn(page, exchanges) is not None
         page.wait_for_timeout(20)
     assert "wins" in page.inner_text("#banner")
     log = page.inner_text("#log")
