@@ -101,7 +101,8 @@ class Hint:
         if self.generalised:
             approx += "; a situation the solver never met: figures of similar ones"
         return (f"{position_name(self.position, self.players)} of {self.players} holding "
-                f"{card_text(self.card)} ({self.knew}). Keep: {self.person} lose this hand {self.lose_if_keep:.1%}; "
+                f"{card_text(self.card)} ({self.knew}). "
+                f"Keep: {self.person} lose this hand {self.lose_if_keep:.1%}; "
                 f"{swap}: {self.lose_if_swap:.1%}{lives}. Solver: {call}{approx}.")
 
     def to_dict(self) -> dict[str, Any]:

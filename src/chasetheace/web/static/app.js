@@ -61,7 +61,15 @@ function notice(text, choices) {
     box.append(b);
   }
   $("notice").hidden = false;
+  say(text);
   if (choices && choices.length) box.firstChild.focus();
+}
+
+// The page's one live region: a screen reader hears here whose turn it is, what happened, the
+// result, and every message the page shows (the same words again are still said again).
+function say(text) {
+  const region = $("announce");
+  region.textContent = text === region.textContent ? text + "\u00a0" : text;
 }
 
 // A short message; it goes after 5 s, or at once when the page shows the recovery code (which it
@@ -70,6 +78,7 @@ function toast(text) {
   const box = $("toast");
   box.textContent = text;
   box.hidden = false;
+  say(text);
   box.classList.toggle("low", !$("recovery").hidden && !$("table").hidden);
   if (box.classList.contains("low")) box.style.bottom = ($("controls").offsetHeight + 8) + "px";
   clearTimeout(toast.timer);
@@ -148,11 +157,13 @@ function showHint(msg) {
     const swap = h.position_name === "dealer" ? "draw" : "swap";
     box.append(el("strong", "figures", "Hint: " + (h.call === "either" ? "either" : h.call === "keep" ? "keep" : swap) +
       " · you lose this hand " + pc(h.lose_if_keep) + " if you keep, " + pc(h.lose_if_swap) + " if you " + swap));
-    box.append(el("span", "why", " " + msg.text));
+    const why = el("span", "why", " " + msg.text);
+    why.tabIndex = 0;  // it may scroll: the keyboard reaches it
+    box.append(why);
   } else box.append(el("span", "why", "Hint: " + (typeof msg === "string" ? msg : msg.text)));
   box.hidden = false;
   ui.said = null;
-  $("announce").textContent = box.textContent;
+  say(box.textContent);
   keepSeatInView();
 }
 
@@ -291,7 +302,11 @@ function onJoined(msg) {
   if (ui.trying === "switch" && msg.role === "player" && was !== msg.seat) toast("You play this seat here now.");
   ui.linkToken = null; ui.trying = null; ui.tried = null; ui.switching = null;
   $("recovery").hidden = !msg.recovery;
-  if (msg.recovery) $("recovery-code").textContent = msg.recovery;
+  if (msg.recovery) {
+    $("recovery-code").textContent = msg.recovery;
+    $("copy-recovery").textContent = "Copy";
+    say("Your seat's recovery code is shown at the top of the table, once: keep it somewhere safe.");
+  }
   ui.fresh = true;  // the next state starts the page's log afresh
   ui.token = msg.role === "player" ? localStorage.getItem(tokenKey(msg.table)) : null;
   $("seat-link-box").hidden = !ui.token;
@@ -532,7 +547,9 @@ function render(msg) {
   $("accept").hidden = !legal.includes("accept");
   $("decline").hidden = !legal.includes("decline");
   if (legal.includes("accept")) $("accept").textContent = "Accept " + nameOf(g.offer.seat) + "'s bet of " + g.offer.amount;
-  const turnStarts = mine && !ui.myTurn;
+  // a turn of yours starts: the table moved on since the last one (one state may hold both)
+  const turnStarts = mine && ui.turnAt !== marker();
+  ui.turnAt = mine ? marker() : null;
   alertTurn(mine);
   if (legal.includes("swap") && !ace) {
     // the neighbour's name on one line (cut with "…" if long: the prompt has it whole)
@@ -561,6 +578,9 @@ function render(msg) {
   $("prompt").textContent = prompt(t, g, mine);
   renderAway(t);
   renderOtherSeat();
+  // the panel stays at the bottom of the screen only while it holds your choices: otherwise it
+  // would hide the table's lower seats for nothing
+  $("controls").classList.toggle("sticky", !!mine || !$("start").hidden || !$("rematch").hidden);
   actButtons();
   tick(t);
   if (mine) keepSeatInView();
@@ -605,7 +625,7 @@ function announce(events) {
   if (g && g.over) now = $("banner").textContent;
   else if (g && g.to_act !== null && g.to_act !== ui.seat) now = seatName(g.to_act) + "'s turn.";
   const text = [...said, now].filter(Boolean).join(" ");
-  if (text && text !== ui.said) { $("announce").textContent = text; ui.said = text; }
+  if (text && text !== ui.said) { say(text); ui.said = text; }
 }
 
 // The chips paid out at the end of the game, from the game_over event.
@@ -887,9 +907,17 @@ document.addEventListener("DOMContentLoaded", () => {
   });
   $("create-form").addEventListener("submit", createTable);
   $("notice-close").addEventListener("click", () => { $("notice").hidden = true; });
-  $("recovery-done").addEventListener("click", () => { $("recovery").hidden = true; });
+  $("recovery-done").addEventListener("click", () => { $("recovery").hidden = true; $("toast").hidden = true; });
+  // said on the button itself: a toast would cover the code it is about
   $("copy-recovery").addEventListener("click", () => {
-    if (navigator.clipboard) navigator.clipboard.writeText($("recovery-code").textContent).then(() => toast("Recovery code copied."), () => {});
+    if (navigator.clipboard) navigator.clipboard.writeText($("recovery-code").textContent).then(() => {
+      $("copy-recovery").textContent = "Copied ✓"; say("Recovery code copied.");
+    }, () => {});
+  });
+  $("toast").addEventListener("click", () => { $("toast").hidden = true; });
+  $("other-seat").addEventListener("click", () => {
+    const spare = ui.table && localStorage.getItem(spareKey(ui.table));
+    if (spare) switchTo(ui.table, spare);
   });
   $("recover-form").addEventListener("submit", (e) => {
     e.preventDefault();
