@@ -96,7 +96,8 @@ def attacker(port: int, partial: int, giants: int, addresses: int, until: float)
     async def run() -> None:
         sources = [f"127.0.0.{2 + i}" for i in range(addresses)]
         jobs = [_slow(sources[i % addresses], port, until, counts) for i in range(partial)]
-        jobs += [_giant(sources[i % addresses], port, until, counts, lines=bool(i % 2)) for i in range(giants)]
+        jobs += [_giant(sources[i % addresses], port, until, counts, lines=bool(i % 2))
+                 for i in range(giants)]
         await asyncio.gather(*jobs)
 
     asyncio.run(run())

@@ -193,7 +193,8 @@ def _serve(args: argparse.Namespace, limits: Any, bots: Any, hosts: list[str]) -
         print("chase-the-ace: listening on every address but answering only to localhost: name the "
               "host names clients use with --allow-host", file=sys.stderr, flush=True)
     _raise_file_limit(limits.sockets)
-    config = uvicorn_config(app, limits, forwarded_allow_ips=args.forwarded_allow_ips, log_level=args.log_level)
+    config = uvicorn_config(app, limits, forwarded_allow_ips=args.forwarded_allow_ips,
+                            log_level=args.log_level)
     server = uvicorn.Server(config)
     with contextlib.suppress(KeyboardInterrupt):
         server.run(sockets=[sock])

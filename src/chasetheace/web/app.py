@@ -47,6 +47,7 @@ from .databases import is_url, open_store
 from .guards import LOCAL_HOSTS, Downloads, HostCheck, HttpRateLimit, not_found
 from .limits import Buckets, Limits, client_key
 from .lock import DatabaseLock
+from .names import skeleton
 from .seats import Guesses
 from .store import Store, StoreConflict, StoreUnavailable, TableStore
 from .tables import _ID, AnyGame, Lobby, Table
@@ -873,6 +874,7 @@ def create_app(db: str = "chase-the-ace.sqlite3", *, bot_delay: float = 0.8,
         if lock:
             held.acquire()
         store = open_store(db)
+        await asyncio.to_thread(skeleton, "")  # read Unicode's look-alikes before the first name
         app.state.server = holder["server"] = Server(store, bot_delay=bot_delay, timer_scale=timer_scale,
                                                      limits=limits, bots=bots)
         app.state.loop = asyncio.get_running_loop()

@@ -60,10 +60,10 @@ def guarded_protocol(limits: Limits, proxies: frozenset[str] | None = frozenset(
 
     open_by_client: dict[str, int] = {}  # sockets in HTTP (not yet upgraded) by client address
 
-    class GuardedHttpProtocol(HttpToolsProtocol):  # type: ignore[misc]
+    class GuardedHttpProtocol(HttpToolsProtocol):
         """uvicorn's protocol with limits on each request's head."""
 
-        def connection_made(self, transport: asyncio.BaseTransport) -> None:  # type: ignore[override]
+        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
             super().connection_made(transport)
             self._head: int | None = 0  # bytes of the current request's head; None: head done
             self._fields = 0
@@ -78,8 +78,8 @@ def guarded_protocol(limits: Limits, proxies: frozenset[str] | None = frozenset(
                 key = client_key(host)
                 if open_by_client.get(key, 0) >= limits.sockets_per_client:
                     self._refuse(503, "Service Unavailable",
-                                 f"too many connections from your address (at most {limits.sockets_per_client} "
-                                 "at once): close some pages or try again in a moment")
+                                 "too many connections from your address (at most "
+                                 f"{limits.sockets_per_client} at once): close some pages or try again later")
                     return
                 self._key = key
                 open_by_client[key] = open_by_client.get(key, 0) + 1
