@@ -135,7 +135,11 @@ def run(args: argparse.Namespace) -> int:
 
     if is_url(args.db):  # many processes share a PostgreSQL database: no lock
         return _serve(args, limits, bots, hosts)
-    lock = DatabaseLock(args.db)
+    try:
+        lock = DatabaseLock(args.db)
+    except ValueError as exc:
+        print(f"chase-the-ace: error: {exc}", file=sys.stderr)
+        return 2
     try:
         lock.acquire()
     except DatabaseInUseError as exc:
