@@ -262,8 +262,8 @@ def test_a_second_server_on_a_sqlite_uri_of_the_same_file_is_refused(
     import sys
 
     # SQLite reads file: names as URIs (to the running server's file), the lock file would not
-    done = subprocess.run([sys.executable, "-m", "chasetheace.web", "--port", "0", "--db", prefix + server.db],
-                          capture_output=True, text=True, timeout=60)
+    done = subprocess.run([sys.executable, "-m", "chasetheace.web", "--port", "0", "--db",
+                           prefix + server.db], capture_output=True, text=True, timeout=60)
     assert done.returncode == 2, done
     assert "is a SQLite URI (file:...)" in done.stderr and done.stderr.count("\n") == 1
     with pytest.raises(ValueError, match="SQLite URI"):

@@ -38,6 +38,7 @@ from chasetheace.web.listener import uvicorn_config  # noqa: E402
 CARD = re.compile(r'"([A2-9TJQK][cdhs])"')
 # the tests' server: one client (127.0.0.1) opens many tables and connections
 TEST_LIMITS = Limits(connections_per_client=1000, tables_per_client=100_000, absent_grace=0.05,
+                     solves_per_client=100_000,
                      rate_per_client=100_000.0, burst_per_client=100_000.0, http_rate=100_000.0,
                      http_burst=100_000.0)
 

@@ -41,7 +41,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from ..rules import OPTIONS, PRESETS
 from . import protocol as P
-from .advice import Advisor, hint_request, record_endpoint, review_endpoint
+from .advice import SOLVES_FOR, Advisor, hint_request, record_endpoint, review_endpoint
 from .botkinds import WebBots
 from .databases import is_url, open_store
 from .guards import LOCAL_HOSTS, Downloads, HostCheck, HttpRateLimit, not_found
@@ -162,7 +162,9 @@ class Server:
         self.just_loaded: dict[str, bool] = {}
         self.loading: dict[str, asyncio.Future[None]] = {}
         self.welcome = P.encode(_welcome(self.bots, self.limits))
-        self.advisor = Advisor()  # hints and reviews from cached solutions, prepared off the loop
+        # hints and reviews from cached solutions, prepared off the loop
+        self.advisor = Advisor(solves_per_client=self.limits.solves_per_client,
+                               window=self.limits.table_window)
         self.guesses = Guesses()  # wrong recovery codes, by client and by table
 
     # --- one connection -------------------------------------------------------------------------
@@ -362,7 +364,8 @@ class Server:
             table, seat, token = self.lobby.create(msg)
             self.created.setdefault(conn.client, deque()).append(time.monotonic())
             if table.options.hints:
-                self.advisor.prepare(table.options.rules, table.options.seats)
+                with contextlib.suppress(P.ProtocolError):  # over its share: its hints will say so
+                    self.advisor.prepare(table.options.rules, table.options.seats, conn.client)
             self.bind(conn, table, seat, token, table.issue_recovery(seat))
         elif isinstance(msg, P.Join):
             table = self.table(msg.table)
@@ -920,6 +923,8 @@ def create_app(db: str = "chase-the-ace.sqlite3", *, bot_delay: float = 0.8,
         return FileResponse(STATIC / "review.html", headers={"cache-control": "no-cache"})
 
     async def review_data(request: Request) -> Response:
+        # a solve this review needs counts against the client that asked first
+        SOLVES_FOR.set(client_key(request.client.host if request.client else None))
         done = await downloads.get("review", holder["server"], request.path_params["table"],
                                    request.path_params["game"], review_endpoint)
         return done.response(request)

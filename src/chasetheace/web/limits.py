@@ -33,6 +33,9 @@ class Limits:
     """Tables one client may open in ``table_window`` seconds (``too_many_tables``)."""
     table_window: float = 3600.0
     """The window of ``tables_per_client``, in seconds."""
+    solves_per_client: int = 3
+    """New rule sets one client may have the solver work out (for hints and reviews) per
+    ``table_window`` seconds (``too_many_solves``); rules already solved cost nothing."""
     spectators_per_table: int = 50
     """Spectators watching one table at once (``too_many_spectators``)."""
     public_tables: int = 50
