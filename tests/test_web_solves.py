@@ -6,7 +6,6 @@ from __future__ import annotations
 import dataclasses
 import os
 import signal
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -48,10 +47,12 @@ def test_one_address_starts_only_its_share_of_new_solves(advisor: Advisor) -> No
 
 def test_a_hint_past_the_share_says_why(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CHASE_THE_ACE_CACHE", str(tmp_path / "solutions"))  # nothing solved yet
-    live = LiveServer(str(tmp_path / "t.sqlite3"), limits=dataclasses.replace(TEST_LIMITS, solves_per_client=1))
+    live = LiveServer(str(tmp_path / "t.sqlite3"),
+                      limits=dataclasses.replace(TEST_LIMITS, solves_per_client=1))
     ann = live.client()
     try:
-        create(ann, seats=2, bots="threshold:8", hints=True, options={"ties": "eldest-loses"})  # its one solve
+        # the first table's rules take the address's one solve
+        create(ann, seats=2, bots="threshold:8", hints=True, options={"ties": "eldest-loses"})
         create(ann, seats=2, bots="threshold:8", hints=True, options={"ties": "latest-loses"})
         ann.send({"type": "start"})
         ann.wait_for(lambda c: c.my_turn())
@@ -107,5 +108,6 @@ def test_a_solve_under_way_stops_with_the_server(tmp_path: Path, monkeypatch: py
         proc.proc.terminate()  # SIGTERM
         proc.proc.wait(60)  # far less than the solve's minutes
         # uvicorn shuts down, then ends the process with the signal it caught
-        assert proc.proc.returncode in (0, -signal.SIGTERM), proc.proc.stderr.read() if proc.proc.stderr else ""
+        stderr = proc.proc.stderr.read() if proc.proc.stderr else ""
+        assert proc.proc.returncode in (0, -signal.SIGTERM), stderr
         wait_until(lambda: all(_gone(w) for w in workers), "the worker process ended with the server")

@@ -191,10 +191,7 @@ class Server:
         limits = self.limits
         if (self.per_client.get(client, 0) >= limits.connections_per_client
                 or self.connections >= limits.connections):
-            which = ("from your address" if self.per_client.get(client, 0) >= limits.connections_per_client
-                     else "on this server")
-            conn.send(P.encode(P.error("too_many_connections", f"too many connections {which}: "
-                                       "close another tab or try again later")))
+            conn.send(P.encode(P.error("too_many_connections", self.full_message(client))))
             conn.close(1008, "too many connections")
             with contextlib.suppress(asyncio.CancelledError, TimeoutError, Exception):
                 await asyncio.wait_for(writer, 5)
@@ -246,6 +243,19 @@ class Server:
                 conn.close()  # the queued replies go first, then the close frame
             with contextlib.suppress(asyncio.CancelledError, TimeoutError, Exception):
                 await asyncio.wait_for(writer, 5)
+
+    def full_message(self, client: str) -> str:
+        """What a person whose connection is refused reads: what happened and what to do."""
+        limits = self.limits
+        if self.per_client.get(client, 0) >= limits.connections_per_client:
+            n = limits.connections_per_client
+            return (f"This game server already has {n} page{'s' if n != 1 else ''} open from your "
+                    "internet address, the most it takes from one address. Everyone on the same home, "
+                    "school or office network shares that address, so the pages may be open on other "
+                    "phones or computers there. Close a game page nobody is using (on any device on "
+                    "your network) and this page will connect by itself.")
+        return (f"This game server is full: {limits.connections} pages are open, the most it takes. "
+                "This page will connect by itself when someone leaves; or come back later.")
 
     def overflowed(self, conn: Connection, task: asyncio.Task[Any] | None) -> None:
         """A client too slow to take its messages is gone at once: its seat counts as absent (its
