@@ -246,7 +246,7 @@ class Advisor:
             log.error("preparing solutions failed: %s", exc)
 
 
-# --- the app's hooks (kept here so that app.py only calls them) ----------------------------------------
+# --- the server's hooks (kept here so that the server only calls them) ---------------------------------
 
 def hint_request(server: Any, conn: Any, table: Any, seat: int) -> None:
     """Answer a ``hint`` message: checked on the loop, computed in a thread, sent to ``conn`` only.
