@@ -45,11 +45,12 @@ from .advice import Advisor, hint_request, record_endpoint, review_endpoint
 from .botkinds import WebBots
 from .databases import is_url, open_store
 from .guards import LOCAL_HOSTS, Downloads, HostCheck, HttpRateLimit, not_found
+from .ids import table_id_ok
 from .limits import Buckets, Limits, client_key
 from .lock import DatabaseLock
 from .seats import Guesses
 from .store import Store, StoreConflict, StoreUnavailable, TableStore
-from .tables import _ID, AnyGame, Lobby, Table
+from .tables import AnyGame, Lobby, Table
 
 __all__ = ["Server", "Connection", "create_app", "RATE", "BURST", "QUEUE"]
 
@@ -740,7 +741,7 @@ class _Loader:
     def restore(self, table_id: str, store: TableStore, bots: WebBots) -> Table | None:
         """In the worker thread: the table rebuilt from its log (bound to the server's ``store``
         for its writes), or None if there is no such table."""
-        if not _ID.fullmatch(table_id):
+        if not table_id_ok(table_id):
             return None
         if self._store is None:
             self._store = self.source.reader()
