@@ -23,6 +23,10 @@ True
 True
 >>> [move for state, move in cta.Game.replaying(record)]
 ['swap']
+>>> Record(players=("Ann", "Bob"), dealer=1)  # the repr is code that builds the record
+... # doctest: +NORMALIZE_WHITESPACE
+Record(format='chase-the-ace/game', version=1, rules=None, players=('Ann', 'Bob'), deck=None,
+       dealer=1, carry=0, events=())
 """
 
 from __future__ import annotations
