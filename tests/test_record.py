@@ -131,8 +131,8 @@ def test_a_replay_yields_each_decision_once_then_the_game_at_its_end() -> None:
         iter(replay)
 
 
-def test_an_ace_chasing_review_replays_once(replays: list[int], monkeypatch: pytest.MonkeyPatch,
-                                           capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+def test_an_ace_chasing_review_replays_once(replays: list[int], capsys: pytest.CaptureFixture[str],
+                                           tmp_path: Path) -> None:
     from chasetheace import cli
 
     path = tmp_path / "ace.json"

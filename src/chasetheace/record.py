@@ -43,8 +43,8 @@ from .events import EVENT_TYPES, Event, GameOver, Pick, Shuffle, View, event_fro
 from .rules import Rules
 
 __all__ = [
-    "FORMAT", "VERSION", "FORMATS", "CHASE_THE_ACE", "Record", "RecordFormat", "Replay", "EventLog",
-    "Chance", "LiveChance", "ScriptedChance", "check_header", "load_events",
+    "FORMAT", "VERSION", "FORMATS", "CHASE_THE_ACE", "Record", "RecordFormat", "Replay", "add_format",
+    "EventLog", "Chance", "LiveChance", "ScriptedChance", "check_header", "load_events",
 ]
 
 FORMAT = "chase-the-ace/game"
