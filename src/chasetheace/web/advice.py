@@ -21,24 +21,25 @@ import json
 import logging
 import math
 import multiprocessing
-import re
 import threading
 import time
 from collections import deque
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from ..rules import Rules
 from ..solver.uses.advice import MAX_HINT_PLAYERS  # the exact tree's seconds; more would take minutes
+from .ids import game_number, table_id_ok
 from .protocol import VERSION, ProtocolError
+
+if TYPE_CHECKING:
+    from ..kinds import GameKind
+    from ..record import Record
 
 __all__ = ["Advisor", "prepare", "hint_request", "review_endpoint", "record_endpoint", "solver_available",
            "SOLVES_FOR"]
 
-_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
-_GAME = re.compile(r"[1-9][0-9]{0,8}")
 log = logging.getLogger("chasetheace.web")
-MAX_KEPT_REVIEWS = 64
-"""Reviews of finished games kept in memory (the oldest is let go first)."""
 MAX_KEPT_SOLUTIONS = 4
 """Solutions the server keeps in memory for hints and reviews (each up to a few hundred MB); the
 least recently used is let go first and read again from the cache folder when next asked for."""
@@ -101,8 +102,6 @@ class Advisor:
         self._pending: dict[tuple[str, int], concurrent.futures.Future[None]] = {}
         self._lock = threading.Lock()
         self.tasks: set[Any] = set()  # hint answers under way (kept referenced until done)
-        self.reviews: dict[tuple[str, str], dict[str, Any]] = {}  # finished games' reviews, oldest first
-        self.review_lock: Any = None  # an asyncio.Lock, made on the event loop at the first review
 
     def _solution(self, rules: Rules, players: int, client: str | None = None) -> Any:
         """The cached solution, or None after asking for it to be prepared; ProtocolError
@@ -202,22 +201,26 @@ class Advisor:
             raise ProtocolError(str(exc), "hint_unavailable") from None
         return {"type": "hint", "v": VERSION, "hint": h.to_dict(), "text": h.text()}
 
-    def review(self, record: dict[str, Any]) -> dict[str, Any] | None:
-        """The review of a finished game's record, or None while its solutions are prepared.
+    def review(self, record: Record | Mapping[str, Any],
+               kind: GameKind | None = None) -> dict[str, Any] | None:
+        """The review of a finished game's record (of the game ``kind``; None: the game the record
+        says), or None while its solutions are prepared.
 
-        Cheap once the solutions are cached (a replay and a lookup per decision): the app still
-        runs it in a thread.
+        Cheap once the solutions are cached (one replay and a lookup per decision): the app still
+        runs it in a thread. Finished games' reviews are kept by the app's downloads
+        (:class:`~chasetheace.web.guards.Downloads`), not here.
         """
         from ..registry import kind_of_record
 
-        kind = kind_of_record(record)
+        kind = kind_of_record(record) if kind is None else kind
+        typed = kind.read_record(record)
         if not kind.solver:  # judged without solutions (Ace Chasing: by the odds)
-            return dict(kind.review(record, None, None).to_dict())
-        # one replay: the review asks for each table size's solution as it meets it, and is None
+            return dict(kind.review(typed, None, None).to_dict())
+        # one replay, then the review asks for each table size's solution in turn, and is None
         # (asking for it to be prepared) at the first one not ready; above MAX_HINT_PLAYERS, one
         # not ready is a ValueError (never solved here)
         try:
-            done = kind.review(record, self._solution, None)
+            done = kind.review(typed, self._solution, None)
         except ProtocolError as exc:
             raise ValueError(str(exc)) from None
         return None if done is None else dict(done.to_dict())
@@ -276,56 +279,60 @@ def hint_request(server: Any, conn: Any, table: Any, seat: int) -> None:
     task.add_done_callback(advisor.tasks.discard)
 
 
-async def _finished_record(server: Any, table_id: str, game: str) -> tuple[int, dict[str, Any]]:
-    """(200, the game record) of a finished game of a table, or (404 or 409, an error)."""
+class _Refused(Exception):
+    """A download the server does not give: its HTTP status and the error in words."""
+
+    def __init__(self, status: int, error: str) -> None:
+        super().__init__(error)
+        self.status, self.error = status, error
+
+
+async def _finished_record(server: Any, table_id: str, game: str) -> tuple[GameKind, Record]:
+    """The game kind and the record of a finished game of a table, read once (no replay); _Refused
+    (404: no such game, 409: not over) otherwise."""
     import asyncio
 
     from ..registry import game_kind
 
-    saved = await asyncio.to_thread(server.store.load_table, table_id) if _ID.fullmatch(table_id) else None
-    # ASCII digits only (str.isdigit() takes '²'), at most nine: a client's mistake is a 404
-    if saved is None or not _GAME.fullmatch(game) or not int(game) <= max((g.game_no for g in saved.games),
-                                                                           default=0):
-        return 404, {"error": "no such game at this table"}
-    rules, kind = saved.options["rules"], saved.options.get("game", "chase-the-ace")
-    record: dict[str, Any] = await asyncio.to_thread(server.store.game_record, table_id, int(game), rules,
-                                                     kind)
-    replayed = await asyncio.to_thread(game_kind(kind).from_record, record)
-    if not replayed.over:  # the record holds every card: never while the game is played
-        return 409, {"error": "the game is not over yet"}
-    return 200, record
+    number = game_number(game)
+    saved = await asyncio.to_thread(server.store.load_table, table_id) if table_id_ok(table_id) else None
+    if saved is None or number is None or not number <= max((g.game_no for g in saved.games), default=0):
+        raise _Refused(404, "no such game at this table")
+    kind = game_kind(saved.options.get("game", "chase-the-ace"))
+    record: Record = await asyncio.to_thread(server.store.game_record, table_id, number,
+                                             saved.options["rules"], kind.name)
+    if not record.finished:  # the record holds every card: never while the game is played
+        raise _Refused(409, "the game is not over yet")
+    return kind, record
 
 
 async def record_endpoint(server: Any, table_id: str, game: str) -> tuple[int, dict[str, Any]]:
     """``GET /api/record/{table}/{game}``: the game record of a finished game (for ``replay`` and
-    ``review`` at the command line)."""
-    return await _finished_record(server, table_id, game)
+    ``review`` at the command line), checked by one replay before it is sent."""
+    import asyncio
+
+    try:
+        kind, record = await _finished_record(server, table_id, game)
+    except _Refused as no:
+        return no.status, {"error": no.error}
+    await asyncio.to_thread(kind.from_record, record)
+    return 200, record.to_json()
 
 
 async def review_endpoint(server: Any, table_id: str, game: str) -> tuple[int, dict[str, Any]]:
-    """``GET /api/review/{table}/{game}``: (status, JSON) for a finished game of a table."""
+    """``GET /api/review/{table}/{game}``: (status, JSON) for a finished game of a table, from
+    one replay of its record. The app's :class:`~chasetheace.web.guards.Downloads` builds it
+    once, one build at a time, and keeps what it answers for a finished game."""
     import asyncio
 
-    advisor = server.advisor
-    done = advisor.reviews.get((table_id, game))
-    if done is not None:  # a finished game's review never changes: each is worked out once
-        return 200, done
-    if advisor.review_lock is None:
-        advisor.review_lock = asyncio.Lock()
-    async with advisor.review_lock:  # one review at a time, off the loop, however many ask
-        done = advisor.reviews.get((table_id, game))
-        if done is not None:
-            return 200, done
-        status, record = await _finished_record(server, table_id, game)
-        if status != 200:
-            return status, record
-        try:
-            data = await asyncio.to_thread(advisor.review, record)
-        except ValueError as exc:
-            return 409, {"error": str(exc)}
-        if data is None:
-            return 503, {"error": "the solver is preparing this review: try again in a moment", "retry": True}
-        advisor.reviews[(table_id, game)] = data
-        while len(advisor.reviews) > MAX_KEPT_REVIEWS:
-            advisor.reviews.pop(next(iter(advisor.reviews)))
-        return 200, data
+    try:
+        kind, record = await _finished_record(server, table_id, game)
+    except _Refused as no:
+        return no.status, {"error": no.error}
+    try:
+        data = await asyncio.to_thread(server.advisor.review, record, kind)
+    except ValueError as exc:
+        return 409, {"error": str(exc)}
+    if data is None:
+        return 503, {"error": "the solver is preparing this review: try again in a moment", "retry": True}
+    return 200, data

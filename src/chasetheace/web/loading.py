@@ -7,8 +7,9 @@ import concurrent.futures
 import contextlib
 
 from .botkinds import WebBots
+from .ids import table_id_ok
 from .store import Store, TableStore
-from .tables import _ID, Table
+from .tables import Table
 
 __all__ = ["Loader"]
 
@@ -26,7 +27,7 @@ class Loader:
     def restore(self, table_id: str, store: TableStore, bots: WebBots) -> Table | None:
         """In the worker thread: the table rebuilt from its log (bound to the server's ``store``
         for its writes), or None if there is no such table."""
-        if not _ID.fullmatch(table_id):
+        if not table_id_ok(table_id):
             return None
         if self._store is None:
             self._store = self.source.reader()
