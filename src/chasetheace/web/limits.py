@@ -64,7 +64,9 @@ class Limits:
     http_burst: float = 60.0
     """HTTP requests allowed at once above ``http_rate`` (a page load asks for a handful)."""
     head_bytes: int = 16384
-    """Bytes of a request's line and headers (HTTP 431); the page sends under 2,000."""
+    """Bytes of a request's line and headers (HTTP 431); the page sends under 2,000. Counted from
+    the end of the last request's headers (the server takes no request bodies), so requests
+    pipelined behind a response under way are held to it too."""
     head_fields: int = 100
     """Header lines in one request (HTTP 431)."""
     head_seconds: float = 10.0

@@ -65,8 +65,9 @@ def guarded_protocol(limits: Limits, proxies: frozenset[str] | None = frozenset(
 
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
             super().connection_made(transport)
-            self._head: int | None = 0  # bytes of the current request's head; None: head done
-            self._fields = 0
+            # bytes and header lines since the last request's head was complete: the next request's
+            # head, even pipelined behind a response under way (the app takes no request bodies)
+            self._head = self._fields = 0
             self._refusal: bytes | None = None
             self._timer: asyncio.TimerHandle | None = None
             host = self.client[0] if self.client else None
@@ -105,7 +106,7 @@ def guarded_protocol(limits: Limits, proxies: frozenset[str] | None = frozenset(
 
         def _too_slow(self) -> None:
             self._timer = None
-            if self._head is not None and not self.transport.is_closing():
+            if not self.transport.is_closing():
                 self._refuse(408, "Request Timeout",
                              f"the request's headers did not arrive within {limits.head_seconds:g} s")
 
@@ -116,15 +117,13 @@ def guarded_protocol(limits: Limits, proxies: frozenset[str] | None = frozenset(
         def data_received(self, data: bytes) -> None:
             if self.transport.is_closing():
                 return
-            if self._head is None and (self.cycle is None or self.cycle.response_complete):
-                self._head, self._fields = 0, 0  # the next request on a kept-alive connection
-                self._start_timer()
-            if self._head is not None:
-                self._head += len(data)
-                if self._head > limits.head_bytes:
-                    self._refuse(431, "Request Header Fields Too Large",
-                                 f"the request's headers are over {limits.head_bytes} bytes")
-                    return
+            if self._timer is None and (self.cycle is None or self.cycle.response_complete):
+                self._start_timer()  # the next request on a kept-alive connection
+            self._head += len(data)
+            if self._head > limits.head_bytes:
+                self._refuse(431, "Request Header Fields Too Large",
+                             f"the request's headers are over {limits.head_bytes} bytes")
+                return
             super().data_received(data)
 
         def on_header(self, name: bytes, value: bytes) -> None:
@@ -143,7 +142,7 @@ def guarded_protocol(limits: Limits, proxies: frozenset[str] | None = frozenset(
             self.transport.close()
 
         def on_headers_complete(self) -> None:
-            self._head = None
+            self._head = self._fields = 0
             self._stop_timer()
             super().on_headers_complete()
 
