@@ -168,3 +168,21 @@ def test_serve_applies_the_limits(tmp_path: Path) -> None:
         send_all(sock, [HEAD, b"a: b\r\n" * 11, b"\r\n"])
         assert answer(sock).startswith(b"HTTP/1.1 431 ")
         proc.stop()
+
+
+@pytest.mark.skipif(not hasattr(socket, "AF_UNIX"), reason="file limits are POSIX")
+def test_serve_raises_the_file_limit_for_its_sockets() -> None:
+    import subprocess
+    import sys
+
+    script = ("import resource\n"
+              "soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)\n"
+              "resource.setrlimit(resource.RLIMIT_NOFILE, (256, hard))\n"
+              "from chasetheace.cli.serve import _raise_file_limit\n"
+              "_raise_file_limit(1000)\n"
+              "print(resource.getrlimit(resource.RLIMIT_NOFILE)[0], hard)\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    soft, hard = (int(v) for v in done.stdout.split())
+    assert soft == (1256 if hard < 0 or hard >= 1256 else hard), done
+    if soft < 1256:
+        assert "fewer than --sockets 1000 needs" in done.stderr
