@@ -49,7 +49,7 @@ from .limits import Buckets, Limits, client_key
 from .lock import DatabaseLock
 from .seats import Guesses
 from .store import Store, StoreConflict, StoreUnavailable, TableStore
-from .tables import _ID, AnyGame, Lobby, Table
+from .tables import _ID, AlreadyApplied, AnyGame, Lobby, Table
 
 __all__ = ["Server", "Connection", "create_app", "RATE", "BURST", "QUEUE"]
 
@@ -274,10 +274,20 @@ class Server:
             wanted = getattr(msg, "table", None) if at else None
             if wanted is not None and self.loader is not None and wanted not in self.lobby.tables:
                 return self._load_then_dispatch(conn, msg, wanted)
+            target = conn.table if wanted is None else self.lobby.tables.get(wanted)
+            if target is not None and target.stale:
+                if self.loader is not None:
+                    return self._load_then_dispatch(conn, msg, target.id)  # rebuilt off the loop first
+                target._reload()  # an in-memory database (tests): no loader thread can read it
             self.dispatch(conn, msg)
         except P.ProtocolError as exc:
             conn.send(P.encode(P.error(exc.code, str(exc))))
-        except (StoreUnavailable, StoreConflict) as exc:
+        except StoreConflict as exc:
+            table = conn.table
+            if table is not None and table.stale and self.loader is not None:
+                return self._load_then_dispatch(conn, msg, table.id)  # another process moved first
+            self.store_trouble(conn, exc)
+        except StoreUnavailable as exc:
             self.store_trouble(conn, exc)
         except Exception:  # a bug or a failing disk: say so, keep the connection, log the details
             log.exception("failed to handle a message")
@@ -316,7 +326,9 @@ class Server:
     async def load(self, table_id: str) -> None:
         """Bring a table into memory without holding up the event loop: its log is read and its
         game replayed in the loader thread (one load at a time; two clients asking for one table
-        share its load). A table not found is left for :meth:`table` to refuse."""
+        share its load). A table not found is left for :meth:`table` to refuse. A table in memory
+        whose copy is :attr:`~.tables.Table.stale` (a move played but not saved) is rebuilt the
+        same way."""
         task = self.loading.get(table_id)
         if task is None:
             task = self.loading[table_id] = asyncio.ensure_future(self._load(table_id))
@@ -326,6 +338,8 @@ class Server:
     def store_trouble(self, conn: Connection, exc: Exception) -> None:
         """The database could not take a change: it was unreachable, or (several processes) another
         process changed the table first; nothing was saved, and this client is told."""
+        if conn.table is not None and conn.table.stale:
+            self.rebuild_soon(conn.table)
         if isinstance(exc, StoreUnavailable):
             conn.send(P.encode(P.error("database_unavailable", "the game's database is unreachable: "
                                        "nothing was saved; try again in a moment")))
@@ -340,9 +354,26 @@ class Server:
         if self.cluster is not None and not self.just_loaded.pop(table.id, None):
             self.cluster.refresh(table)
 
+    def rebuild_soon(self, table: Table) -> None:
+        """Rebuild a stale copy of a table off the event loop, then tell its clients."""
+        if self.loader is None or table.id in self.loading:
+            return
+        task = asyncio.ensure_future(self.load(table.id))
+        task.add_done_callback(lambda t: t.cancelled() or t.exception())  # retried at its next use
+
     async def _load(self, table_id: str) -> None:
         assert self.loader is not None
         loop = asyncio.get_running_loop()
+        held = self.lobby.tables.get(table_id)
+        if held is not None:
+            if held.stale:
+                again = await loop.run_in_executor(self.loader.executor, self.loader.rebuild, held)
+                if again is not None and held.stale and self.lobby.tables.get(table_id) is held:
+                    held.become(again)
+                    if self.cluster is not None:
+                        self.just_loaded[table_id] = True
+                    self.changed(held)
+            return
         table = await loop.run_in_executor(self.loader.executor, self.loader.restore, table_id,
                                            self.store, self.bots)
         if table is not None and table_id not in self.lobby.tables:
@@ -415,16 +446,16 @@ class Server:
         several processes, a move refused because this copy of the table is behind is tried again
         once the copy has caught up (the notification of the move before it may be on its way)."""
         try:
-            self.retried(table, lambda: self.human_act(table, seat, msg.move, msg.act_id))
-        except (P.ProtocolError, StoreConflict) as exc:
-            if msg.act_id is not None and self.store.applied(table.id, msg.act_id):
-                self.sync(table)
-                self.broadcast(table, only=conn)
-                return False
-            if (self.cluster is None or not isinstance(exc, P.ProtocolError)
-                    or exc.code not in ("out_of_turn", "not_now") or not self.cluster.refresh(table)):
-                raise
-            self.retried(table, lambda: self.human_act(table, seat, msg.move, msg.act_id))
+            try:
+                self.retried(table, lambda: self.human_act(table, seat, msg.move, msg.act_id))
+            except P.ProtocolError as exc:
+                if (self.cluster is None or isinstance(exc, AlreadyApplied)
+                        or exc.code not in ("out_of_turn", "not_now") or not self.cluster.refresh(table)):
+                    raise
+                self.retried(table, lambda: self.human_act(table, seat, msg.move, msg.act_id))
+        except AlreadyApplied:  # known from the act ids the table holds: nothing is read or replayed
+            self.broadcast(table, only=conn)
+            return False
         return True
 
     def retried(self, table: Table, change: Callable[[], Any]) -> Any:
@@ -434,7 +465,7 @@ class Server:
         try:
             return change()
         except StoreConflict:
-            if self.cluster is None:
+            if self.cluster is None or table.stale:  # a stale copy is rebuilt off the loop first
                 raise
             self.cluster.refresh(table)
             return change()
@@ -453,7 +484,10 @@ class Server:
                 "the most allowed: play at one of them, or try again later", "too_many_tables")
 
     def human_act(self, table: Table, seat: int, action: str, act_id: str | None = None) -> None:
-        """A person's decision: checked against the engine, which names what was wrong."""
+        """A person's decision: checked against the engine, which names what was wrong (a move
+        sent again is known by its act id first, whoever's turn it is now)."""
+        if act_id is not None and act_id in table.act_ids:
+            raise AlreadyApplied(act_id)
         if table.game is not None and table.game.to_act is not None and table.game.to_act != seat:
             raise P.ProtocolError(f"it is not your turn: seat {table.game.to_act} is to act", "out_of_turn")
         table.act(seat, action, act_id=act_id)
@@ -668,6 +702,9 @@ class Server:
         game = table.game
         if game is None or game.to_act is None or marker != (table.game_no, len(game.events)):
             return
+        if table.stale:  # rebuilt first; the move is set again then
+            self.rebuild_soon(table)
+            return
         seat = game.to_act
         try:
             if stand_in is None:
@@ -677,10 +714,11 @@ class Server:
             else:
                 table.act(seat, table.bot_action(seat, stand_in), "timer")
         except StoreConflict:  # another process moved first (a lease changed hands): read it again
-            self.sync(table)
+            self.rebuild_soon(table)
             return
         except StoreUnavailable:
             log.warning("automatic move at table %s waits for the database", table.id)
+            self.rebuild_soon(table)
             return
         except Exception:  # an automatic move must never take the server down
             log.exception("automatic move failed at table %s", table.id)
@@ -746,6 +784,12 @@ class _Loader:
             self._store = self.source.reader()
         saved = self._store.load_table(table_id)
         return None if saved is None else Table.restore(saved, store, bots)
+
+    def rebuild(self, table: Table) -> Table | None:
+        """In the worker thread: a fresh copy of a table in memory (:meth:`.Table.rebuilt`)."""
+        if self._store is None:
+            self._store = self.source.reader()
+        return table.rebuilt(self._store)
 
     def close(self) -> None:
         """Stop the thread and close its connection."""

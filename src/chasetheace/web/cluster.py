@@ -65,6 +65,8 @@ class Server(Protocol):
     def reschedule(self, table: Table) -> None: ...
     def broadcast(self, table: Table, only: Any = None) -> None: ...
     def replace_seat(self, table: Table, seat: int) -> None: ...
+    def rebuild_soon(self, table: Table) -> None: ...
+    async def load(self, table_id: str) -> None: ...
 
 __all__ = ["Cluster"]
 
@@ -209,7 +211,11 @@ class Cluster:
     def refresh(self, table: Table) -> bool:
         """Read what this copy of the table is missing (moves, seats, a new game; who is connected
         elsewhere), apply it, tell this process's clients; whether anything changed. The database
-        being away is left for later (the table is marked to be read again)."""
+        being away is left for later (the table is marked to be read again). A stale copy is
+        rebuilt off the event loop (:meth:`~.app.Server.rebuild_soon`) instead."""
+        if table.stale:
+            self.server.rebuild_soon(table)
+            return False
         self.counts["tables_read"] += 1
         try:
             read = self.store.catch_up(table.id, table.game_no, table.moves, self.lease)
@@ -220,7 +226,12 @@ class Cluster:
 
     async def refresh_off_loop(self, table: Table) -> None:
         """:meth:`refresh`, the database read in a worker thread (the event loop goes on meanwhile);
-        if the copy moved on during the read, it is read again on the loop."""
+        if the copy moved on during the read, it is read again on the loop; a stale copy is
+        rebuilt in the loader thread."""
+        if table.stale:
+            self.counts["tables_read"] += 1
+            await self.server.load(table.id)
+            return
         self.counts["tables_read"] += 1
         marks = (table.game_no, table.moves)
         try:
@@ -241,6 +252,8 @@ class Cluster:
         if saved is None:  # deleted (expired) meanwhile
             return False
         changed = table.catch_up(saved)
+        if table.stale:  # too far behind to replay here: rebuilt off the loop, then its clients told
+            self.server.rebuild_soon(table)
         if turn is not None and self.turns.get(table.id) != ((turn[0], turn[1]), turn[2]):
             self.turns[table.id] = ((turn[0], turn[1]), turn[2])
             changed = True
@@ -296,7 +309,7 @@ class Cluster:
             move = json.loads(data)
             if table.stale or table.game is None or move["g"] != table.game_no or move["s"] != table.moves:
                 return False
-            table.apply_saved(StoredAction(move["seat"], move["a"], move["w"], move["e"]))
+            table.apply_saved(StoredAction(move["seat"], move["a"], move["w"], move["e"], move.get("i")))
         except (ValueError, KeyError, TypeError):
             return False
         self.counts["moves_applied"] += 1

@@ -306,7 +306,8 @@ class PgStore:
         dumped = [e.to_dict() for e in events]
         # the move itself rides on the notification (when it fits), so the other processes apply it
         # without reading it back; one statement: the insert and the NOTIFY commit together
-        move = _dump({"g": game_no, "s": seq, "seat": seat, "a": action, "w": actor, "e": dumped})
+        move = _dump({"g": game_no, "s": seq, "seat": seat, "a": action, "w": actor, "e": dumped,
+                      "i": act_id})
         payload = f"{self.process}|{table_id}|m|{move}"
         if len(payload.encode()) > _MAX_PAYLOAD:
             payload = f"{self.process}|{table_id}"
@@ -375,13 +376,19 @@ class PgStore:
                          "SELECT game_no, seed, carry, names, kinds, events FROM games WHERE table_id=%s "
                          "ORDER BY game_no", (table_id,)).fetchall()]
             first = 0
+            earlier: list[str] = []
             if games:
                 last = games[-1]
                 first = seq if last.game_no == game_no else 0
-                last.actions = [StoredAction(s, a, who, json.loads(evs)) for s, a, who, evs in cur.execute(
-                    "SELECT seat, action, actor, events FROM actions WHERE table_id=%s AND game_no=%s "
-                    "AND seq>=%s ORDER BY seq", (table_id, last.game_no, first)).fetchall()]
-            return StoredTable(table_id, row[0], json.loads(row[1]), seats, games, first)
+                last.actions = [StoredAction(s, a, who, json.loads(evs), i)
+                                for s, a, who, evs, i in cur.execute(
+                    "SELECT seat, action, actor, events, act_id FROM actions WHERE table_id=%s "
+                    "AND game_no=%s AND seq>=%s ORDER BY seq", (table_id, last.game_no, first)).fetchall()]
+                if first == 0:
+                    earlier = [r[0] for r in cur.execute(
+                        "SELECT act_id FROM actions WHERE table_id=%s AND game_no<%s AND act_id IS NOT NULL",
+                        (table_id, last.game_no)).fetchall()]
+            return StoredTable(table_id, row[0], json.loads(row[1]), seats, games, first, earlier)
         def both(cur: Any) -> tuple[StoredTable | None, set[int], tuple[int, int, float] | None]:
             # one snapshot for the whole read: a move committed meanwhile is either all in or all out
             cur.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
