@@ -28,7 +28,7 @@ from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urlsplit
 
 from starlette.applications import Starlette
@@ -279,6 +279,10 @@ class Server:
                 if self.loader is not None:
                     return self._load_then_dispatch(conn, msg, target.id)  # rebuilt off the loop first
                 target._reload()  # an in-memory database (tests): no loader thread can read it
+            if self.cluster is not None:  # on PostgreSQL: moves are saved off the loop
+                later = self.cluster.receive(conn, msg)
+                if later is not None:
+                    return cast(Awaitable[None], later)
             self.dispatch(conn, msg)
         except P.ProtocolError as exc:
             conn.send(P.encode(P.error(exc.code, str(exc))))
@@ -484,13 +488,17 @@ class Server:
                 "the most allowed: play at one of them, or try again later", "too_many_tables")
 
     def human_act(self, table: Table, seat: int, action: str, act_id: str | None = None) -> None:
-        """A person's decision: checked against the engine, which names what was wrong (a move
-        sent again is known by its act id first, whoever's turn it is now)."""
+        """A person's decision: checked against the engine, which names what was wrong."""
+        self.human_check(table, seat, act_id)
+        table.act(seat, action, act_id=act_id)
+
+    def human_check(self, table: Table, seat: int, act_id: str | None) -> None:
+        """Before a person's move is played: a move sent again is known by its act id (whoever's
+        turn it is now), then it must be their turn."""
         if act_id is not None and act_id in table.act_ids:
             raise AlreadyApplied(act_id)
         if table.game is not None and table.game.to_act is not None and table.game.to_act != seat:
             raise P.ProtocolError(f"it is not your turn: seat {table.game.to_act} is to act", "out_of_turn")
-        table.act(seat, action, act_id=act_id)
 
     def seated(self, conn: Connection) -> tuple[Table, int]:
         """The table and seat this connection plays, or ProtocolError."""
@@ -608,7 +616,7 @@ class Server:
         only that: the events it has not had yet (at most ``history_on_wire`` past ones when it
         has had none)."""
         conns = self.watchers.get(table.id) if only is None else {only}
-        if not conns:
+        if not conns or table.saving:  # a move being saved is told once it is in
             return
         info = table.public(self.creator(table))
         info["connected"] = sorted(self.present(table))
@@ -705,14 +713,20 @@ class Server:
         if table.stale:  # rebuilt first; the move is set again then
             self.rebuild_soon(table)
             return
+        if table.saving:  # set again once the move being saved is in
+            return
         seat = game.to_act
         try:
             if stand_in is None:
-                table.act(seat, table.bot_action(seat), "bot")
+                move, actor = table.bot_action(seat), "bot"
             elif stand_in == "keep":
-                table.act(seat, table.default_action(seat), "timer")
+                move, actor = table.default_action(seat), "timer"
             else:
-                table.act(seat, table.bot_action(seat, stand_in), "timer")
+                move, actor = table.bot_action(seat, stand_in), "timer"
+            if self.cluster is not None:  # saved off the loop
+                self.cluster.automatic(table, seat, move, actor)
+                return
+            table.act(seat, move, actor)
         except StoreConflict:  # another process moved first (a lease changed hands): read it again
             self.rebuild_soon(table)
             return
@@ -948,12 +962,14 @@ def create_app(db: str = "chase-the-ace.sqlite3", *, bot_delay: float = 0.8,
 
     async def health(request: Request) -> Response:
         server = holder["server"]
-        return JSONResponse({"ok": True, "version": P.VERSION, "tables_loaded": len(server.lobby.tables),
+        # 503 while the database is unreachable or too slow (a load balancer sends no one here)
+        up = server.cluster is None or server.cluster.available
+        return JSONResponse({"ok": up, "version": P.VERSION, "tables_loaded": len(server.lobby.tables),
                              "leases": None if server.cluster is None else len(server.cluster.held),
                              "cluster": None if server.cluster is None else server.cluster.counts,
-                             "database": server.cluster is None or server.cluster.up,
+                             "database": up,
                              "tables_watched": len(server.watchers),
-                             "connections": server.connections})
+                             "connections": server.connections}, status_code=200 if up else 503)
 
     async def socket(ws: WebSocket) -> None:
         await holder["server"].serve(ws)

@@ -21,6 +21,8 @@ no failed move); the driver is the ``postgres`` extra, imported only here.
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import contextlib
 import json
 import os
@@ -113,6 +115,18 @@ class PgStore:
 
     shared = True
 
+    wait = 1.5
+    """The longest the event loop waits for a write it awaits (:meth:`off_loop`) before telling
+    the client the database is unavailable (the write may still commit: the table is read again)."""
+    loop_wait = 0.15
+    """The longest a call made on the event loop thread itself (a rare one: a join, a start) holds
+    the loop: it runs in a worker thread, and past this the database counts as unavailable."""
+    statement_timeout = 5.0
+    """PostgreSQL ends a statement running longer than this (seconds)."""
+    lock_timeout = 1.0
+    """PostgreSQL ends a statement waiting longer than this for a lock (a ``CREATE INDEX`` or a
+    ``LOCK TABLE`` held on the moves): the move is refused as unavailable, not left waiting."""
+
     def __init__(self, url: str, *, process: str | None = None, pool_size: int = 4,
                  connect_timeout: float = 5.0) -> None:
         self.url = url
@@ -130,6 +144,11 @@ class PgStore:
         self._check_url(url)
         self._down_until = 0.0
         self._lock = threading.Lock()
+        # the threads that run database calls for the event loop (a hung database holds some of
+        # them, never the loop); the probe has its own thread and connection
+        self.executor = concurrent.futures.ThreadPoolExecutor(pool_size + 4, thread_name_prefix="cta-db")
+        self._prober = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="cta-db-probe")
+        self._probe_conn: Any = None
         try:
             with psycopg.connect(url, connect_timeout=max(1, round(connect_timeout))) as conn:
                 self._upgrade(conn)
@@ -137,7 +156,9 @@ class PgStore:
             raise ValueError(f"cannot use database {self.path}: {self._mask(exc)}") from None
         self.pool = psycopg_pool.ConnectionPool(
             url, min_size=1, max_size=pool_size, open=False,
-            kwargs={"connect_timeout": max(1, round(connect_timeout)), "autocommit": True},
+            kwargs={"connect_timeout": max(1, round(connect_timeout)), "autocommit": True,
+                    "options": f"-c statement_timeout={round(self.statement_timeout * 1000)} "
+                               f"-c lock_timeout={round(self.lock_timeout * 1000)}"},
             reconnect_timeout=365 * 86400.0,
             name="chase-the-ace")
         self.pool.open(wait=False)
@@ -196,12 +217,62 @@ class PgStore:
 
     def close(self) -> None:
         """Close the pool (this process's presence and leases go with it)."""
-        try:
+        def goodbye() -> None:
             self._tx(lambda cur: cur.execute("DELETE FROM processes WHERE id=%s", (self.process,)))
             self._tx(lambda cur: cur.execute("DELETE FROM leases WHERE holder=%s", (self.process,)))
-        except (StoreUnavailable, StoreConflict):
-            pass
+        with contextlib.suppress(StoreUnavailable, StoreConflict, concurrent.futures.TimeoutError):
+            self.executor.submit(goodbye).result(2.0)
         self.pool.close()
+        self._prober.shutdown(wait=False, cancel_futures=True)
+        self.executor.shutdown(wait=False, cancel_futures=True)
+
+    # --- off the event loop ---------------------------------------------------------------------
+
+    async def off_loop(self, call: Callable[[], T], wait: float | None = None) -> T:
+        """Run ``call`` (a call on this store) in a worker thread, the event loop free meanwhile;
+        :class:`~.store.StoreUnavailable` if it takes longer than ``wait`` (default :attr:`wait`):
+        the call may still finish later."""
+        future = asyncio.get_running_loop().run_in_executor(self.executor, call)
+        try:
+            return await asyncio.wait_for(asyncio.shield(future), self.wait if wait is None else wait)
+        except TimeoutError:
+            future.add_done_callback(lambda f: f.cancelled() or f.exception())
+            raise StoreUnavailable(f"database {self.path} is too slow: no answer within "
+                                   f"{self.wait if wait is None else wait:g} s") from None
+
+    def probe(self, timeout: float) -> float:
+        """In the probe's thread: how long a ``SELECT 1`` took on the probe's own connection
+        (connected again if needed); an exception if the database cannot be reached."""
+        psycopg = self._psycopg
+        started = time.monotonic()
+        try:
+            if self._probe_conn is None or self._probe_conn.closed:
+                self._probe_conn = psycopg.connect(self.url, autocommit=True,
+                                                   connect_timeout=max(1, round(timeout)),
+                                                   options=f"-c statement_timeout={round(timeout * 1000)}")
+            self._probe_conn.execute("SELECT 1")
+        except Exception:
+            with contextlib.suppress(Exception):
+                self._probe_conn.close()
+            self._probe_conn = None
+            raise
+        return time.monotonic() - started
+
+    async def check(self, timeout: float) -> bool:
+        """Whether the database answers a probe within ``timeout`` seconds (the event loop free
+        meanwhile; a probe still waiting from before counts as no answer)."""
+        pending = getattr(self, "_probing", None)
+        if pending is not None and not pending.done():
+            try:
+                await asyncio.wait_for(asyncio.shield(pending), timeout)
+            except Exception:
+                return False
+        self._probing = asyncio.get_running_loop().run_in_executor(self._prober, self.probe, timeout)
+        try:
+            took = await asyncio.wait_for(asyncio.shield(self._probing), timeout)
+        except Exception:
+            return False
+        return bool(took <= timeout)
 
     def checkpoint(self, mode: str = "PASSIVE") -> None:
         """Nothing to do: PostgreSQL checkpoints by itself."""
@@ -219,6 +290,17 @@ class PgStore:
         psycopg = self._psycopg
         if time.monotonic() < self._down_until:
             raise StoreUnavailable(f"database {self.path} is unavailable")
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            pass  # a worker thread: it may wait
+        else:  # the event loop's own thread: the call runs in a worker, the loop waits a moment at most
+            future = self.executor.submit(self._tx, work, notify, atomic=atomic)
+            try:
+                return future.result(self.loop_wait)
+            except concurrent.futures.TimeoutError:
+                raise StoreUnavailable(f"database {self.path} is too slow: no answer within "
+                                       f"{self.loop_wait:g} s") from None
         for attempt in range(self._tries):
             try:
                 with self.pool.connection(timeout=1.0) as conn:
@@ -232,6 +314,9 @@ class PgStore:
                         return result
             except psycopg.errors.UniqueViolation as exc:
                 raise StoreConflict(self._mask(exc)) from None
+            except (psycopg.errors.QueryCanceled, psycopg.errors.LockNotAvailable) as exc:
+                # a statement or lock timeout: the database is there but too slow (nothing saved)
+                raise StoreUnavailable(f"database {self.path} is too slow: {self._mask(exc)}") from None
             except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
                 if attempt + 1 < self._tries:
                     continue  # (a write that did commit before the break is then a conflict: no double)
@@ -254,7 +339,7 @@ class PgStore:
             self.pool.wait(timeout=5.0)
 
     def mark_down(self, seconds: float = 1.0) -> None:
-        """Fail calls at once for ``seconds`` (the listener saw the database go)."""
+        """Fail calls at once for ``seconds`` (the listener or the probe saw the database go)."""
         self._down_until = time.monotonic() + seconds
 
     def mark_up(self) -> None:

@@ -162,6 +162,7 @@ class Table:
         # a move was played here but not saved: the copy must be rebuilt from the store before its
         # next use (the server does it off the event loop, see :meth:`rebuilt`)
         self.stale = False
+        self.saving = False  # a move played here is being saved (:meth:`begin_act`, :meth:`end_act`)
         # every act id saved at this table (in any game): a move sent again is known at once,
         # without replaying or reading anything
         self.act_ids: set[str] = set()
@@ -339,11 +340,25 @@ class Table:
         :attr:`stale` (the engine has played it): it is rebuilt from the store before its next use,
         by :meth:`rebuilt` in a worker thread (never here: a long game's replay would hold up the
         event loop)."""
+        events = self.begin_act(seat, action, act_id)
+        try:
+            self.store.append_action(self.id, self.game_no, seat, action, actor, events, self.moves, act_id)
+        except BaseException:
+            self.end_act(act_id, saved=False)
+            raise
+        self.end_act(act_id, saved=True)
+        return events
+
+    def begin_act(self, seat: int, action: str, act_id: str | None = None) -> list[Event]:
+        """The first half of :meth:`act`: the move checked and played on the engine (ProtocolError,
+        nothing changed, if it may not be played); the table is :attr:`saving` until
+        :meth:`end_act` says whether the store took it (for a caller that saves it off the event
+        loop: nobody may be told of it, nor the table changed, meanwhile)."""
         game = self.game
         if game is None:
             raise ProtocolError("the game has not started", "not_now")
-        if self.stale:
-            raise ProtocolError("the table is being read again: try again in a moment", "not_now")
+        if self.stale or self.saving:
+            raise ProtocolError("the table is being saved or read again: try again in a moment", "not_now")
         if act_id is not None and act_id in self.act_ids:
             raise AlreadyApplied(act_id)
         try:
@@ -351,15 +366,19 @@ class Table:
         except ValueError as exc:  # IllegalActionError is a ValueError
             code = ("game_over" if game.over else "out_of_turn" if game.to_act != seat else "bad_action")
             raise ProtocolError(str(exc), code) from None
-        try:
-            self.store.append_action(self.id, self.game_no, seat, action, actor, events, self.moves, act_id)
-        except BaseException:
-            self.stale = True  # the move was not saved: the game is rebuilt from the store
-            raise
+        self.saving = True
+        return events
+
+    def end_act(self, act_id: str | None, *, saved: bool) -> None:
+        """The second half of :meth:`act`: the move is the game's (``saved``), or the copy is
+        :attr:`stale` (the engine played a move the store does not hold: rebuilt from the store)."""
+        self.saving = False
+        if not saved:
+            self.stale = True
+            return
         self.moves += 1
         if act_id is not None:
             self.act_ids.add(act_id)
-        return events
 
     def rebuilt(self, reader: TableStore | None = None) -> Table | None:
         """This table read and replayed afresh from the store (``reader``, or its own): a new copy
