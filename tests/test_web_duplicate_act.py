@@ -12,12 +12,12 @@ import pytest
 
 pytest.importorskip("starlette")
 
-from chasetheace.web import tables as tables_module  # noqa: E402
-from chasetheace.web.app import Connection, Server  # noqa: E402
-from chasetheace.web.limits import Limits  # noqa: E402
-from chasetheace.web.protocol import Create  # noqa: E402
-from chasetheace.web.store import Store  # noqa: E402
-from chasetheace.web.tables import AlreadyApplied, Lobby, Table  # noqa: E402
+from chasetheace.web import tables as tables_module
+from chasetheace.web.app import Connection, Server
+from chasetheace.web.limits import Limits
+from chasetheace.web.protocol import Create
+from chasetheace.web.store import Store
+from chasetheace.web.tables import AlreadyApplied, Lobby, Table
 
 LONG = 1500  # moves: the replay of a game this long takes far more than a few milliseconds
 

@@ -58,6 +58,8 @@ RATE, BURST, QUEUE = Limits.rate, Limits.burst, Limits.queue  # the defaults (se
 # observation keys sent once in the table's public part rather than in every seat's view
 _IN_TABLE = frozenset({"history", "rules", "names"})
 log = logging.getLogger("chasetheace.web")
+# messages answered whatever state the client's table is in (never held up by its database)
+_NOT_ABOUT_A_TABLE = (P.Ping, P.ListTables, P.Create)
 
 
 class Connection:
@@ -274,12 +276,13 @@ class Server:
             wanted = getattr(msg, "table", None) if at else None
             if wanted is not None and self.loader is not None and wanted not in self.lobby.tables:
                 return self._load_then_dispatch(conn, msg, wanted)
-            target = conn.table if wanted is None else self.lobby.tables.get(wanted)
+            target = (None if isinstance(msg, _NOT_ABOUT_A_TABLE) else
+                      conn.table if wanted is None else self.lobby.tables.get(wanted))
             if target is not None and target.stale:
                 if self.loader is not None:
                     return self._load_then_dispatch(conn, msg, target.id)  # rebuilt off the loop first
                 target._reload()  # an in-memory database (tests): no loader thread can read it
-            if self.cluster is not None:  # on PostgreSQL: moves are saved off the loop
+            if self.cluster is not None and target is not None:  # on PostgreSQL: moves saved off the loop
                 later = self.cluster.receive(conn, msg)
                 if later is not None:
                     return cast(Awaitable[None], later)

@@ -102,6 +102,7 @@ class Cluster:
         self.answering = True  # the last probe was answered in time
         self.started = False  # the database was available once
         self.saves: dict[str, asyncio.Future[None]] = {}  # table -> its move being saved
+        self.moving: set[asyncio.Task[None]] = set()  # people's moves being played and saved
         self.held: dict[str, float] = {}  # table -> until when (monotonic) this process holds its lease
         self.elsewhere: dict[str, set[int]] = {}  # table -> seats connected to other processes
         self.dirty: set[str] = set()  # tables to read again
@@ -132,9 +133,9 @@ class Cluster:
 
     async def stop(self) -> None:
         self.writer.shutdown(wait=True)
-        for task in self.tasks:
+        for task in [*self.tasks, *self.moving]:
             task.cancel()
-        for task in self.tasks:
+        for task in [*self.tasks, *self.moving]:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
 
@@ -241,14 +242,20 @@ class Cluster:
     # --- moves saved off the event loop ---------------------------------------------------------
 
     def receive(self, conn: _Client, msg: P.ClientMessage) -> Awaitable[None] | None:
-        """Handle a message off the event loop if it must: a move (saved in a worker thread), or any
-        message about a table whose move is being saved (it waits for that); else None (the app
-        handles it at once)."""
+        """Handle a message off the event loop if it must: a move (saved in a worker thread, while
+        the connection's next messages, a ping, are answered), or any message about a table whose
+        move is being saved (it waits for that); else None (the app handles it at once)."""
         wanted = getattr(msg, "table", None) if isinstance(msg, (P.Join, P.Resume, P.Recover, P.Watch)) \
             else None
         table = conn.table if wanted is None else self.server.lobby.tables.get(wanted)
         if isinstance(msg, P.Act) and conn.table is not None and conn.seat is not None:
-            return self._answering(conn, self._player_act(conn, conn.table, conn.seat, msg))
+            task = asyncio.ensure_future(self._answering(conn, self._player_act(conn, conn.table, conn.seat,
+                                                                                msg)))
+            self.moving.add(task)
+            task.add_done_callback(self.moving.discard)
+            done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            done.set_result(None)
+            return done
         if table is not None and table.saving:
             return self._answering(conn, self._after_save(conn, msg, table))
         return None
