@@ -387,6 +387,8 @@ class Server:
             self.lobby.tables[table_id] = table
             if self.cluster is not None:
                 self.just_loaded[table_id] = True
+                # who is connected elsewhere and the turn timer, before the first state is sent
+                await self.cluster.refresh_off_loop(table)
 
     def dispatch(self, conn: Connection, msg: P.ClientMessage) -> None:
         """Apply one valid message."""
@@ -396,6 +398,8 @@ class Server:
             conn.send(P.encode({"type": "tables", "v": P.VERSION, "tables": self.open_tables()}))
         elif isinstance(msg, P.Create):
             self.check_quota(conn.client)
+            if self.cluster is not None:
+                self.cluster.check_create()  # not while a newer server's schema is in the database
             table, seat, token = self.lobby.create(msg)
             self.created.setdefault(conn.client, deque()).append(time.monotonic())
             if table.options.hints:
@@ -619,7 +623,7 @@ class Server:
         only that: the events it has not had yet (at most ``history_on_wire`` past ones when it
         has had none)."""
         conns = self.watchers.get(table.id) if only is None else {only}
-        if not conns or table.saving:  # a move being saved is told once it is in
+        if not conns or table.saving or table.stale:  # told once the move is in, or the copy rebuilt
             return
         info = table.public(self.creator(table))
         info["connected"] = sorted(self.present(table))
@@ -971,6 +975,7 @@ def create_app(db: str = "chase-the-ace.sqlite3", *, bot_delay: float = 0.8,
                              "leases": None if server.cluster is None else len(server.cluster.held),
                              "cluster": None if server.cluster is None else server.cluster.counts,
                              "database": up,
+                             "newer_schema": None if server.cluster is None else server.cluster.newer,
                              "tables_watched": len(server.watchers),
                              "connections": server.connections}, status_code=200 if up else 503)
 

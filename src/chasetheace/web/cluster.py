@@ -48,7 +48,7 @@ from typing import Any, Protocol
 
 from . import protocol as P
 from .pgstore import CHANNEL, PgStore
-from .store import StoreConflict, StoredAction, StoredTable, StoreUnavailable
+from .store import SCHEMA_VERSION, StoreConflict, StoredAction, StoredTable, StoreUnavailable
 from .tables import HUMAN, AlreadyApplied, Lobby, Table
 
 
@@ -100,6 +100,10 @@ class Cluster:
         self.server, self.store = server, store
         self.lease, self.beat = lease, beat
         self.answering = True  # the last probe was answered in time
+        # the database's clock less this process's (seconds): turn timers are shared on the
+        # database's clock, so a process whose clock is off still shows and keeps the right time
+        self.offset = 0.0
+        self.newer: int | None = None  # the newer schema version found in the database, if any
         self.started = False  # the database was available once
         self.saves: dict[str, asyncio.Future[None]] = {}  # table -> its move being saved
         self.moving: set[asyncio.Task[None]] = set()  # people's moves being played and saved
@@ -167,6 +171,8 @@ class Cluster:
             present = sorted({(c.table.id, c.seat) for conns in server.watchers.values() for c in conns
                               if c.table is not None and c.seat is not None})
         wanted = self.wanted()
+        with contextlib.suppress(StoreUnavailable):
+            await self._read_clock()
         asked = time.monotonic()
         try:
             held, seats, self.dead = await asyncio.to_thread(
@@ -189,6 +195,30 @@ class Cluster:
                 self.refresh(table)
             else:
                 server.reschedule(table)
+
+    async def _read_clock(self) -> None:
+        """Read the database's clock (its offset from this process's) and its schema version: a
+        newer one (a newer server upgraded the database) stops this process taking new tables."""
+        before = time.time()
+        now, schema = await asyncio.to_thread(self.store.clock)
+        after = time.time()
+        if after - before < 0.5:  # an answer that took long says little about the time
+            self.offset = now - (before + after) / 2
+        if schema is not None and schema > SCHEMA_VERSION and self.newer != schema:
+            log.error("the database %s has schema version %s, newer than this server's %s: this "
+                      "process takes no new tables; upgrade it", self.store.path, schema, SCHEMA_VERSION)
+        self.newer = schema if schema is not None and schema > SCHEMA_VERSION else None
+
+    def now(self) -> float:
+        """The time on the database's clock (seconds since the epoch), as last measured."""
+        return time.time() + self.offset
+
+    def check_create(self) -> None:
+        """ProtocolError (``server_outdated``) if the database was upgraded by a newer server."""
+        if self.newer is not None:
+            raise P.ProtocolError(f"this server is older than its database (schema {self.newer}, it "
+                                  f"reads up to {SCHEMA_VERSION}) and opens no new tables: try again in a "
+                                  "moment", "server_outdated")
 
     # --- presence -------------------------------------------------------------------------------
 
@@ -228,11 +258,12 @@ class Cluster:
         saved = self.turns.get(table_id)
         if saved is None or saved[0] != marker:
             return None
-        return time.monotonic() + (saved[1] - time.time())
+        return time.monotonic() + (saved[1] - self.now())
 
     def share_turn(self, table_id: str, marker: tuple[int, int], ends: float) -> None:
-        """Save a turn timer this process set (``ends`` on its monotonic clock)."""
-        epoch = time.time() + (ends - time.monotonic())
+        """Save a turn timer this process set (``ends`` on its monotonic clock), on the database's
+        clock."""
+        epoch = self.now() + (ends - time.monotonic())
         self.turns[table_id] = (marker, epoch)
 
         def write() -> None:
@@ -590,9 +621,9 @@ class Cluster:
         log.warning("the database %s is back", self.store.path)
         self.restate = True
         self.store.mark_up()
-        with contextlib.suppress(Exception):
-            await self.heartbeat()  # leases and presence first: bots and timers go on where they were
-        self.dirty.update(self.server.lobby.tables)  # every table read again, off the loop
-        self.wake.set()
         self._tell({"type": "notice", "v": P.VERSION, "code": "database_back",
                     "message": "the game's database is back: play on"})
+        with contextlib.suppress(Exception):
+            await self.heartbeat()  # leases and presence: bots and timers go on where they were
+        self.dirty.update(self.server.lobby.tables)  # every table read again, off the loop
+        self.wake.set()

@@ -510,6 +510,15 @@ class PgStore:
 
     # --- processes, presence, leases (:mod:`.cluster`) ------------------------------------------
 
+    def clock(self) -> tuple[float, int | None]:
+        """The database's clock (seconds since the epoch) and the schema version it holds now."""
+        def work(cur: Any) -> tuple[float, int | None]:
+            row = cur.execute("SELECT extract(epoch FROM clock_timestamp())::float8, "
+                              "(SELECT value FROM meta WHERE key='schema')").fetchone()
+            schema = str(row[1]) if row[1] is not None else ""
+            return float(row[0]), int(schema) if schema.isdecimal() else None
+        return self._tx(work, atomic=False)
+
     def beat(self, present: Sequence[tuple[str, int]] | None, wanted: Sequence[str], held: Sequence[str],
              lease: float, alive: float, dead: set[str]) -> tuple[set[str], dict[str, set[int]], set[str]]:
         """One heartbeat of this process, in one transaction: say it is alive; if ``present`` is
