@@ -91,7 +91,7 @@ class Cluster:
 
     probe_every = 0.25
     """Seconds between two probes of the database."""
-    probe_timeout = 0.75
+    probe_timeout = 1.0
     """A probe not answered within this many seconds fails; two failed in a row (about
     ``2 * probe_timeout + probe_every`` seconds with no answer): the database counts as
     unavailable (one slow answer on a busy machine does not)."""

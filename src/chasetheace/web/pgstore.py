@@ -118,9 +118,10 @@ class PgStore:
     wait = 1.5
     """The longest the event loop waits for a write it awaits (:meth:`off_loop`) before telling
     the client the database is unavailable (the write may still commit: the table is read again)."""
-    loop_wait = 0.15
+    loop_wait = 0.5
     """The longest a call made on the event loop thread itself (a rare one: a join, a start) holds
-    the loop: it runs in a worker thread, and past this the database counts as unavailable."""
+    the loop: it runs in a worker thread, and past this the client is told the database is
+    unavailable (a write may still commit: the next read of the table shows it)."""
     statement_timeout = 5.0
     """PostgreSQL ends a statement running longer than this (seconds)."""
     lock_timeout = 1.0
