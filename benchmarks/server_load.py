@@ -232,15 +232,16 @@ def rss_mb(pid: int) -> float:
     return float("nan")
 
 
-def health_counts(ports: list[int]) -> dict[str, int]:
-    """The cluster counters of ``/healthz`` summed over the processes (empty on SQLite)."""
-    total: dict[str, int] = {}
+def health_counts(ports: list[int]) -> dict[int, dict[str, int]]:
+    """The cluster counters of ``/healthz`` of each process, by port (none on SQLite); a process
+    that does not answer (a 503 while its database is away included) is left out."""
+    found: dict[int, dict[str, int]] = {}
     for port in ports:
         with contextlib.suppress(OSError, ValueError):
-            answer = json.loads(urllib.request.urlopen(f"http://{HOST}:{port}/healthz", timeout=5).read())
-            for key, value in (answer.get("cluster") or {}).items():
-                total[key] = total.get(key, 0) + int(value)
-    return total
+            answer = json.loads(urllib.request.urlopen(f"http://{HOST}:{port}/healthz", timeout=10).read())
+            if answer.get("cluster"):
+                found[port] = {key: int(value) for key, value in answer["cluster"].items()}
+    return found
 
 
 def start_hogs(count: int) -> list[subprocess.Popen[bytes]]:
@@ -416,7 +417,10 @@ async def main_async(args: argparse.Namespace, servers: Servers) -> dict[str, An
     mine = time.process_time() - mine0
     rss = servers.rss()
     counts1 = await asyncio.to_thread(health_counts, servers.ports)
-    counts = {k: v - counts0.get(k, 0) for k, v in counts1.items()}
+    counts: dict[str, int] = {}
+    for port in counts0.keys() & counts1.keys():  # the processes that answered before and after
+        for key, value in counts1[port].items():
+            counts[key] = counts.get(key, 0) + value - counts0[port].get(key, 0)
     ended = time.monotonic()
     await asyncio.sleep(0.5)  # let the last updates land
     ports, bench.ports = bench.ports, {}

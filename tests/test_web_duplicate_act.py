@@ -90,7 +90,7 @@ def test_an_act_id_sent_again_in_a_long_game_reads_and_replays_nothing(
         for act_id in (used[0], used[len(used) // 2], used[-1]) * 10:  # 30 resends, on Ann's own turn
             assert server.receive(conn, {"type": "websocket.receive", "text": json.dumps(
                 {"type": "act", "action": "swap", "act_id": act_id})}) is None
-        answers = [json.loads(conn.queue.get_nowait()) for _ in range(conn.queue.qsize())]
+        answers = [json.loads(conn.queue.get_nowait() or "null") for _ in range(conn.queue.qsize())]
         assert table.moves == moves and not table.stale
         server.loader.close()  # type: ignore[union-attr]
         store.db.close()
@@ -113,7 +113,7 @@ def test_a_table_read_again_knows_the_act_ids_of_its_earlier_games(tmp_path: Pat
     table.start(seat)
     game = table.game
     assert game is not None
-    ids = []
+    ids: list[str] = []
     while not game.over:
         who = game.to_act
         assert who is not None

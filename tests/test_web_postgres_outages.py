@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -151,6 +151,11 @@ def _clock_ahead(folder: Path, seconds: float) -> dict[str, str]:
     return {"PYTHONPATH": os.pathsep.join([str(folder), *sys.path])}
 
 
+def _moved_on(seen: int) -> Callable[[Client], bool]:
+    """Whether a client had the events after ``seen`` and the next turn's timer."""
+    return lambda c: c.events_seen > seen and c.table_info["turn_ms_left"] is not None
+
+
 def test_turn_timers_hold_on_processes_whose_clocks_differ(
         pg_url: str, started: list[ServerProcess], tmp_path: Path) -> None:
     ahead = ServerProcess(pg_url, *LIMITS, bot_delay=0.02, wait=30.0, env=_clock_ahead(tmp_path, 30.0))
@@ -169,10 +174,9 @@ def test_turn_timers_hold_on_processes_whose_clocks_differ(
         for c in (ann, bob):
             left = c.table_info["turn_ms_left"]
             assert 0 < left <= timer * 1000 and left > (timer - 15) * 1000, (c.seat, left)
-        seen = mover.events_seen
         mover.send({"type": "act", "action": "keep"})
         for c in (ann, bob):
-            c.wait_for(lambda c, seen=seen: c.events_seen > seen and c.table_info["turn_ms_left"] is not None)
+            c.wait_for(_moved_on(mover.events_seen))
     for c in (ann, bob):
         c.close()
 

@@ -509,7 +509,7 @@ class Cluster:
 
     async def _catch_up(self) -> None:
         """Apply what the notifications announced, a batch at a time."""
-        readers = asyncio.Semaphore(3)  # reads at once (the pool has 4 connections)
+        readers = asyncio.Semaphore(3)  # reads at once (the pool has 8 connections, for moves too)
         while True:
             await self.wake.wait()
             self.wake.clear()

@@ -122,13 +122,15 @@ class PgStore:
     """The longest a call made on the event loop thread itself (a rare one: a join, a start) holds
     the loop: it runs in a worker thread, and past this the client is told the database is
     unavailable (a write may still commit: the next read of the table shows it)."""
+    pool_timeout = 2.0
+    """The longest a call waits for one of the pool's connections to be free."""
     statement_timeout = 5.0
     """PostgreSQL ends a statement running longer than this (seconds)."""
     lock_timeout = 1.0
     """PostgreSQL ends a statement waiting longer than this for a lock (a ``CREATE INDEX`` or a
     ``LOCK TABLE`` held on the moves): the move is refused as unavailable, not left waiting."""
 
-    def __init__(self, url: str, *, process: str | None = None, pool_size: int = 4,
+    def __init__(self, url: str, *, process: str | None = None, pool_size: int = 8,
                  connect_timeout: float = 5.0) -> None:
         self.url = url
         self.path = mask_url(url)
@@ -156,7 +158,7 @@ class PgStore:
         except psycopg.Error as exc:
             raise ValueError(f"cannot use database {self.path}: {self._mask(exc)}") from None
         self.pool = psycopg_pool.ConnectionPool(
-            url, min_size=1, max_size=pool_size, open=False,
+            url, min_size=2, max_size=pool_size, open=False,
             kwargs={"connect_timeout": max(1, round(connect_timeout)), "autocommit": True,
                     "options": f"-c statement_timeout={round(self.statement_timeout * 1000)} "
                                f"-c lock_timeout={round(self.lock_timeout * 1000)}"},
@@ -304,7 +306,7 @@ class PgStore:
                                        f"{self.loop_wait:g} s") from None
         for attempt in range(self._tries):
             try:
-                with self.pool.connection(timeout=1.0) as conn:
+                with self.pool.connection(timeout=self.pool_timeout) as conn:
                     if not atomic:
                         with conn.cursor() as cur:
                             return work(cur)
@@ -325,7 +327,8 @@ class PgStore:
                 raise StoreUnavailable(f"database {self.path} is unavailable: {self._mask(exc)}") from None
             except Exception as exc:
                 if type(exc).__module__.startswith("psycopg_pool"):  # PoolTimeout, PoolClosed
-                    self._down_until = time.monotonic() + 1.0
+                    # every connection busy (a burst, or a hung database): this call fails, the
+                    # next ones are tried (the probe says when the database itself is gone)
                     raise StoreUnavailable(f"database {self.path} is unavailable: "
                                            f"{self._mask(exc)}") from None
                 raise
