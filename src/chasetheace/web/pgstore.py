@@ -115,9 +115,12 @@ class PgStore:
 
     shared = True
 
-    wait = 1.5
-    """The longest the event loop waits for a write it awaits (:meth:`off_loop`) before telling
-    the client the database is unavailable (the write may still commit: the table is read again)."""
+    wait = 10.0
+    """The longest a move's write is awaited (:meth:`off_loop`: the event loop serves others
+    meanwhile) before its client is told the database is unavailable (the write may still commit:
+    the table is read again). Long, so that a machine short of CPU is not taken for a database
+    gone: a database that stops answering is found by the probe (:mod:`.cluster`) within seconds,
+    and moves are refused at once from then on."""
     loop_wait = 0.5
     """The longest a call made on the event loop thread itself (a rare one: a join, a start) holds
     the loop: it runs in a worker thread, and past this the client is told the database is
