@@ -92,9 +92,8 @@ class Cluster:
     probe_every = 0.25
     """Seconds between two probes of the database."""
     probe_timeout = 1.0
-    """A probe not answered within this many seconds fails; two failed in a row (about
-    ``2 * probe_timeout + probe_every`` seconds with no answer): the database counts as
-    unavailable (one slow answer on a busy machine does not)."""
+    """A probe not answered within this many seconds fails; no answer for twice as long: the
+    database counts as unavailable (one slow answer on a busy machine does not)."""
 
     def __init__(self, server: Server, store: PgStore, *, lease: float = 3.0, beat: float = 1.0) -> None:
         self.server, self.store = server, store
@@ -107,6 +106,8 @@ class Cluster:
         self.started = False  # the database was available once
         self.saves: dict[str, asyncio.Future[None]] = {}  # table -> its move being saved
         self.moving: set[asyncio.Task[None]] = set()  # people's moves being played and saved
+        # table -> moves notified while this process saved one of its own there: applied after it
+        self.held_moves: dict[str, list[str]] = {}
         self.held: dict[str, float] = {}  # table -> until when (monotonic) this process holds its lease
         self.elsewhere: dict[str, set[int]] = {}  # table -> seats connected to other processes
         self.dirty: set[str] = set()  # tables to read again
@@ -361,6 +362,11 @@ class Cluster:
             if self.saves.get(table.id) is done:
                 del self.saves[table.id]
             done.set_result(None)
+            for data in self.held_moves.pop(table.id, []):  # in the order they came
+                if not self.apply_move(table, data):
+                    self.dirty.add(table.id)
+                    self.wake.set()
+                    break
 
     def automatic(self, table: Table, seat: int, action: str, actor: str) -> None:
         """A bot's move, or one played for a person (timer, absent), saved off the loop."""
@@ -473,6 +479,9 @@ class Cluster:
                 self.server.replace_seat(table, int(data))
             kind = "p"
         if table_id not in self.dirty:
+            if kind == "m" and table.saving:  # the move this process saves there comes first
+                self.held_moves.setdefault(table_id, []).append(data)
+                return
             if kind == "m" and self.apply_move(table, data):
                 return
             if kind == "p":
@@ -577,14 +586,12 @@ class Cluster:
     async def _watch(self) -> None:
         """Probe the database on a connection of its own: one that stops answering (stopped,
         overloaded, its network cut) is noticed within :attr:`probe_timeout` seconds."""
-        failed = 0
+        self.store.start_probing(self.probe_every, self.probe_timeout)
         while True:
-            answered = await self.store.check(self.probe_timeout)
-            failed = 0 if answered else failed + 1
-            answering = failed < 2
+            await asyncio.sleep(self.probe_every)
+            answering = self.store.silent() < 2 * self.probe_timeout
             if answering != self.answering:
                 await self._became(answering=answering)
-            await asyncio.sleep(self.probe_every)
 
     async def _became(self, *, up: bool | None = None, answering: bool | None = None) -> None:
         """The listener connected or dropped, or the probe was answered or not: tell the clients

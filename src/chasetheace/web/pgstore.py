@@ -121,10 +121,11 @@ class PgStore:
     the table is read again). Long, so that a machine short of CPU is not taken for a database
     gone: a database that stops answering is found by the probe (:mod:`.cluster`) within seconds,
     and moves are refused at once from then on."""
-    loop_wait = 0.5
-    """The longest a call made on the event loop thread itself (a rare one: a join, a start) holds
-    the loop: it runs in a worker thread, and past this the client is told the database is
-    unavailable (a write may still commit: the next read of the table shows it)."""
+    loop_wait = 0.15
+    """A call made on the event loop thread itself (a rare one: a join, a start) runs in a worker
+    thread while the loop waits: past this many seconds, if the probe has had no answer for as
+    long either (a database gone, not merely busy), the client is told the database is unavailable
+    (a write may still commit: the next read of the table shows it); else up to :attr:`wait`."""
     pool_timeout = 2.0
     """The longest a call waits for one of the pool's connections to be free."""
     statement_timeout = 5.0
@@ -153,8 +154,10 @@ class PgStore:
         # the threads that run database calls for the event loop (a hung database holds some of
         # them, never the loop); the probe has its own thread and connection
         self.executor = concurrent.futures.ThreadPoolExecutor(pool_size + 4, thread_name_prefix="cta-db")
-        self._prober = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="cta-db-probe")
         self._probe_conn: Any = None
+        self.answered = time.monotonic()  # when the probe last had an answer (see probing)
+        self._probing = threading.Event()  # set: stop probing
+        self._probe_started = False
         try:
             with psycopg.connect(url, connect_timeout=max(1, round(connect_timeout))) as conn:
                 self._upgrade(conn)
@@ -229,7 +232,7 @@ class PgStore:
         with contextlib.suppress(StoreUnavailable, StoreConflict, concurrent.futures.TimeoutError):
             self.executor.submit(goodbye).result(2.0)
         self.pool.close()
-        self._prober.shutdown(wait=False, cancel_futures=True)
+        self._probing.set()
         self.executor.shutdown(wait=False, cancel_futures=True)
 
     # --- off the event loop ---------------------------------------------------------------------
@@ -264,21 +267,22 @@ class PgStore:
             raise
         return time.monotonic() - started
 
-    async def check(self, timeout: float) -> bool:
-        """Whether the database answers a probe within ``timeout`` seconds (the event loop free
-        meanwhile; a probe still waiting from before counts as no answer)."""
-        pending = getattr(self, "_probing", None)
-        if pending is not None and not pending.done():
-            try:
-                await asyncio.wait_for(asyncio.shield(pending), timeout)
-            except Exception:
-                return False
-        self._probing = asyncio.get_running_loop().run_in_executor(self._prober, self.probe, timeout)
-        try:
-            took = await asyncio.wait_for(asyncio.shield(self._probing), timeout)
-        except Exception:
-            return False
-        return bool(took <= timeout)
+    def start_probing(self, every: float, timeout: float) -> None:
+        """Probe the database every ``every`` seconds in a thread of its own (independent of the
+        event loop, so a loop waiting on a call still learns whether the database answers);
+        :attr:`answered` is when the last probe had its answer."""
+        def run() -> None:
+            while not self._probing.wait(every):
+                with contextlib.suppress(Exception):
+                    self.probe(timeout)
+                    self.answered = time.monotonic()
+        self.answered = time.monotonic()
+        self._probe_started = True
+        threading.Thread(target=run, name="cta-db-probe", daemon=True).start()
+
+    def silent(self) -> float:
+        """Seconds since the probe last had an answer (0 while nothing probes)."""
+        return time.monotonic() - self.answered if self._probe_started else 0.0
 
     def checkpoint(self, mode: str = "PASSIVE") -> None:
         """Nothing to do: PostgreSQL checkpoints by itself."""
@@ -300,13 +304,18 @@ class PgStore:
             asyncio.get_running_loop()
         except RuntimeError:
             pass  # a worker thread: it may wait
-        else:  # the event loop's own thread: the call runs in a worker, the loop waits a moment at most
+        else:  # the event loop's own thread: the call runs in a worker; the loop waits for it while
+            # the database answers the probe (busy, not gone), and gives up soon once it does not
             future = self.executor.submit(self._tx, work, notify, atomic=atomic)
-            try:
-                return future.result(self.loop_wait)
-            except concurrent.futures.TimeoutError:
-                raise StoreUnavailable(f"database {self.path} is too slow: no answer within "
-                                       f"{self.loop_wait:g} s") from None
+            started = time.monotonic()
+            while True:
+                try:
+                    return future.result(0.05)
+                except concurrent.futures.TimeoutError:
+                    waited = time.monotonic() - started
+                    if waited > self.wait or (waited > self.loop_wait and self.silent() > self.loop_wait):
+                        raise StoreUnavailable(f"database {self.path} is too slow: no answer within "
+                                               f"{waited:.2g} s") from None
         for attempt in range(self._tries):
             try:
                 with self.pool.connection(timeout=self.pool_timeout) as conn:
