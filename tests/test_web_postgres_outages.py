@@ -174,9 +174,10 @@ def test_turn_timers_hold_on_processes_whose_clocks_differ(
         for c in (ann, bob):
             left = c.table_info["turn_ms_left"]
             assert 0 < left <= timer * 1000 and left > (timer - 15) * 1000, (c.seat, left)
+        moved_on = _moved_on(mover.events_seen)
         mover.send({"type": "act", "action": "keep"})
         for c in (ann, bob):
-            c.wait_for(_moved_on(mover.events_seen))
+            c.wait_for(moved_on)
     for c in (ann, bob):
         c.close()
 
