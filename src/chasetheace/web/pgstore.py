@@ -36,6 +36,7 @@ from typing import Any, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
 from ..events import Event
+from ..record import Record
 from ..rules import Rules
 from .store import (
     SCHEMA_VERSION,
@@ -123,9 +124,11 @@ class PgStore:
     and moves are refused at once from then on."""
     loop_wait = 0.15
     """A call made on the event loop thread itself (a rare one: a join, a start) runs in a worker
-    thread while the loop waits: past this many seconds, if the probe has had no answer for as
-    long either (a database gone, not merely busy), the client is told the database is unavailable
-    (a write may still commit: the next read of the table shows it); else up to :attr:`wait`."""
+    thread while the loop waits: past this many seconds, if the probe has had no answer for
+    :attr:`probe_silence` seconds (a database gone, not merely busy), the client is told the
+    database is unavailable (a write may still commit: the next read of the table shows it); else
+    it waits up to :attr:`wait`."""
+    probe_silence = 1.0
     pool_timeout = 2.0
     """The longest a call waits for one of the pool's connections to be free."""
     statement_timeout = 5.0
@@ -313,7 +316,7 @@ class PgStore:
                     return future.result(0.05)
                 except concurrent.futures.TimeoutError:
                     waited = time.monotonic() - started
-                    if waited > self.wait or (waited > self.loop_wait and self.silent() > self.loop_wait):
+                    if waited > self.wait or (waited > self.loop_wait and self.silent() > self.probe_silence):
                         raise StoreUnavailable(f"database {self.path} is too slow: no answer within "
                                                f"{waited:.2g} s") from None
         for attempt in range(self._tries):
@@ -505,7 +508,7 @@ class PgStore:
         return self._tx(both)
 
     def game_record(self, table_id: str, game_no: int, rules: dict[str, Any],
-                    game: str = "chase-the-ace") -> dict[str, Any]:
+                    game: str = "chase-the-ace") -> Record:
         """A stored game as a game record (hidden cards included: for referees only)."""
         def work(cur: Any) -> tuple[Any, list[str]]:
             cur.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
