@@ -339,3 +339,26 @@ def test_a_seat_link_for_another_seat_asks_first_and_the_way_back_stays(
     assert not errors, errors
     for page in (vic, mal):
         page.context.close()
+
+
+def test_one_double_tap_is_one_act(browser: Any, server: Any) -> None:  # noqa: F811
+    # two taps before the table answers (a double tap, or a test clicking what it saw a moment
+    # ago): the second found the buttons still there and sent a second act, refused, or taken
+    # as the next turn's; the page now disables them until the table answers
+    errors: list[str] = []
+    page = open_page(browser, *SMALL, errors, mobile=True)
+    _create(page, server, "Ann", seats=3)
+    page.click("#recovery-done")
+    page.click("#start")
+    _my_turn(page)
+    page.evaluate("window.got = []; window.from = ui.base + ui.history.length; "
+                  "ui.ws.addEventListener('message', (e) => got.push(JSON.parse(e.data).type))")
+    assert page.evaluate("$('keep').click(); $('swap').click(); $('keep').disabled && $('swap').disabled")
+    page.evaluate("send({type: 'list'})")  # answered after anything the two taps caused
+    wait_until(page, "got.includes('tables')")
+    assert "error" not in page.evaluate("got"), page.evaluate("got")
+    acts = page.evaluate("ui.history.slice(from - ui.base).filter((e) => e.seat === ui.seat && "
+                         "['keep', 'swap', 'blocked', 'dealer_exchange'].includes(e.type)).length")
+    assert acts == 1
+    assert not errors, errors
+    page.context.close()
