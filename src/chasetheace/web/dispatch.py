@@ -30,7 +30,11 @@ class Dispatch(Seating):
     async def _load_then_dispatch(self, conn: Connection, msg: P.ClientMessage, table_id: str) -> None:
         try:
             await self.load(table_id)
-            if not conn.closed:
+            if conn.closed:
+                pass
+            elif self.cluster is not None:  # its database calls off the loop
+                await self.cluster.dispatch(conn, msg)
+            else:
                 self.dispatch(conn, msg)
         except P.ProtocolError as exc:
             conn.send(P.encode(P.error(exc.code, str(exc))))
