@@ -259,13 +259,16 @@ class Cluster:
 
     # --- turn timers ----------------------------------------------------------------------------
 
-    def turn_ends(self, table_id: str, marker: tuple[int, int]) -> float | None:
+    def turn_ends(self, table_id: str, marker: tuple[int, int], longest: float | None = None) -> float | None:
         """When (on this process's monotonic clock) the turn timer of this position runs out, as
-        the process that set it saved it; None if none was saved for this position."""
+        the process that set it saved it, at most ``longest`` seconds from now (a turn's length:
+        the two processes' readings of the database's clock differ by a few milliseconds); None
+        if none was saved for this position."""
         saved = self.turns.get(table_id)
         if saved is None or saved[0] != marker:
             return None
-        return time.monotonic() + (saved[1] - self.now())
+        left = saved[1] - self.now()
+        return time.monotonic() + (left if longest is None else min(left, longest))
 
     def share_turn(self, table_id: str, marker: tuple[int, int], ends: float) -> None:
         """Save a turn timer this process set (``ends`` on its monotonic clock), on the database's
