@@ -464,6 +464,11 @@ class Cluster:
             return False
         return self._apply(table, read)
 
+    def refresh_soon(self, table: Table) -> None:
+        """:meth:`refresh_off_loop` soon, by the task that applies what notifications announce."""
+        self.dirty.add(table.id)
+        self.wake.set()
+
     async def refresh_off_loop(self, table: Table) -> None:
         """:meth:`refresh`, the database read in a worker thread (the event loop goes on meanwhile);
         if the copy moved on during the read, it is read again on the loop; a stale copy is

@@ -71,7 +71,7 @@ class Dispatch(Seating):
                                        "nothing was saved; try again in a moment")))
             return
         if conn.table is not None and self.cluster is not None:
-            self.cluster.refresh(conn.table)
+            self.cluster.refresh_soon(conn.table)  # read off the loop
         conn.send(P.encode(P.error("conflict", "the table changed meanwhile: look again and try again")))
 
     async def _load(self, table_id: str) -> None:
