@@ -69,7 +69,7 @@ WS_ROWS = 19
 (S_PHASE, S_HEAD, S_LEN, S_KITTY, S_DEALER, S_SET_ASIDE, S_IMMUNE, S_T, S_K, S_NODE, S_JMASK,
  S_SHUFFLE, S_HAND, S_TO_ACT, S_PENDING, S_EVENTS, S_FINAL_TIE, S_NO_SHOWDOWN) = range(18)
 ST_SIZE = 18
-PH_NEW, PH_DEAL, PH_TURNS, PH_OVER = 0, 1, 2, 3
+PH_NEW, PH_TURNS, PH_OVER = range(3)  # a game not started, paused in the turns, over
 PLAY_ON = -3      # a hand's outcome when the game goes on
 # turn events, numbered as the encoder's TURN_KINDS
 (E_KING_JERK, E_SHOW_BLOCKER, E_KEEP, E_SWAP, E_BLOCKED, E_DEALER_EXCHANGE, E_DEALER_DREW_BLOCKER,
@@ -164,12 +164,12 @@ class Mode(NamedTuple):
     pause: bool         # stop at every decision (PAUSED) for the caller to decide
 
 
-@jit()
+@jit(inline=True)
 def _rank(card: int) -> int:  # pragma: no cover - compiled
     return (card >> 2) + 1
 
 
-@jit()
+@jit(inline=True)
 def _remove_from_stock(stk: np.ndarray, head: int, length: int, pos: int,
                        keep_order: bool) -> int:  # pragma: no cover - compiled
     """Take the card at ``pos`` out of the stock; return the new head (the length drops by one)."""
