@@ -252,7 +252,7 @@ def _decide(rules: RuleArrays, policies: PolicyArrays, given: Given, table: Tabl
     """True to keep: the given decision (the policy's keep chance goes to ``probe``), or the
     policy's, drawn."""
     if not given.decides and policies.kind[seat] == P_THRESHOLD:
-        return rules.strength[_rank(card)] >= policies.threshold[seat, h.k, place]
+        return bool(rules.strength[_rank(card)] >= policies.threshold[seat, h.k, place])
     p = _keep_chance(rules, policies, table, seat, place, h.k, card, node, h.length, h.head)
     if given.decides:
         g = table.g
