@@ -71,6 +71,7 @@ bench: $(VENV)/.everything
 	$(PY) benchmarks/adapters.py
 	$(PY) benchmarks/acechasing.py
 	$(PY) benchmarks/fast.py
+	$(PY) benchmarks/kernel_vs_loop.py
 
 bench-solver: $(VENV)/.everything
 	$(PY) benchmarks/solver.py
