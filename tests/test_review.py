@@ -17,8 +17,8 @@ import chasetheace as cta
 from chasetheace import cli
 from chasetheace.cards import pack
 from chasetheace.solver import Solution, SolvedBot, solve
-from chasetheace.solver.advice import MISTAKE, hint, review
-from chasetheace.solver.cache import cache_path, solution_for
+from chasetheace.solver.uses.advice import MISTAKE, hint, review
+from chasetheace.solver.solutions.cache import cache_path, solution_for
 from helpers import check_schema, stacked
 from helpers import cli_run as _run
 
@@ -230,7 +230,7 @@ def test_a_solution_is_solved_once_then_read_from_disk(tmp_path: Path,
 def test_the_tests_never_use_the_users_cache() -> None:
     import os
 
-    from chasetheace.solver.cache import CACHE_ENV, cache_folder
+    from chasetheace.solver.solutions.cache import CACHE_ENV, cache_folder
 
     assert os.environ.get(CACHE_ENV) and cache_folder() == Path(os.environ[CACHE_ENV])
 

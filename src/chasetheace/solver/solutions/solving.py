@@ -33,11 +33,7 @@ if TYPE_CHECKING:
     from ..methods.measure import Measure
     from ..methods.parts import Runner
 
-__all__ = ["solve",
-           # handed on for the old path chasetheace.solver.solution (this module under that name)
-           "AUTO_EXACT_PLAYERS", "AUTO_IID_PLAYERS", "EXACT_CHECK_PLAYERS", "MAX_EXACT_PLAYERS",
-           "MAX_IID_PLAYERS", "MAX_PARTS_PLAYERS", "METHODS", "QUICK_EXACT_PLAYERS", "Solution", "caveats",
-           "infoset_of"]
+__all__ = ["solve"]
 
 
 def solve(rules: Rules | None = None, players: int = 5, *, method: str = "auto", iterations: int = 2000,
