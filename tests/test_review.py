@@ -209,7 +209,7 @@ def test_the_review_json_follows_the_documented_schema(solutions: dict[int, Solu
 
 def test_a_solution_is_solved_once_then_read_from_disk(tmp_path: Path,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    from chasetheace.solver import cache
+    from chasetheace.solver.solutions import cache
 
     rules = cta.Rules.preset("le-her")
     monkeypatch.setattr(cache, "_MEMORY", {})  # nothing solved by earlier tests in this process
@@ -356,7 +356,7 @@ def test_the_random_bettors_give_money_away_and_the_cli_says_so(
 
 def test_beyond_five_players_the_best_available_solution_says_how_good_it_is(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from chasetheace.solver import cache
+    from chasetheace.solver.solutions import cache
 
     monkeypatch.setattr(cache, "SAMPLED_SECONDS", 1.0)  # the sampled method, trained briefly
     heard: list[str] = []
