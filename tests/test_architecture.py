@@ -204,8 +204,9 @@ def test_every_old_path_is_listed_and_nothing_uses_one() -> None:
                   if re.search(r"^__getattr__ = forward\(__name__", path.read_text(encoding="utf-8"), re.M)}
     assert forwarders == set(MOVED)
     ways = [rf"(?:from|import) {re.escape(old)}\b" for old in MOVED]
-    ways += [rf"from {re.escape(old.rpartition('.')[0])} import .*\b{old.rpartition('.')[2]}\b" for old in MOVED]
-    used = re.compile(r"^\s*(?:>>> )?(%s)" % "|".join(ways), re.MULTILINE)
+    ways += [rf"from {re.escape(parent)} import .*\b{leaf}\b"
+             for parent, _, leaf in (old.rpartition(".") for old in MOVED)]
+    used = re.compile(rf"^\s*(?:>>> )?({'|'.join(ways)})", re.MULTILINE)
     files = [*SRC.rglob("*.py"), *(root / "tests").rglob("*.py"), *(root / "docs").glob("*.md"),
              root / "README.md", root / "conftest.py", *(root / "examples").rglob("*.py"),
              *(root / "benchmarks").rglob("*.py")]

@@ -17,8 +17,8 @@ import chasetheace as cta
 from chasetheace import cli
 from chasetheace.cards import pack
 from chasetheace.solver import Solution, SolvedBot, solve
-from chasetheace.solver.uses.advice import MISTAKE, hint, review
 from chasetheace.solver.solutions.cache import cache_path, solution_for
+from chasetheace.solver.uses.advice import MISTAKE, hint, review
 from helpers import check_schema, stacked
 from helpers import cli_run as _run
 

@@ -1,5 +1,6 @@
-"""The old path of :mod:`chasetheace.solver.guide.docs_game`, from before the solver's sub-packages. Importing from
-here, or running it, still works until 0.3.0, with a DeprecationWarning; use the new path instead."""
+"""The old path of :mod:`chasetheace.solver.guide.docs_game`, from before the solver's sub-packages.
+Importing from here, or running it, still works until 0.3.0, with a DeprecationWarning; use the new
+path instead."""
 
 from ..moved import forward, run_as_main
 

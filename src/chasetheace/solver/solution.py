@@ -6,5 +6,6 @@ DeprecationWarning; import from the new paths instead."""
 
 from ..moved import forward
 
-__getattr__ = forward(__name__, "chasetheace.solver.solutions.solving", "chasetheace.solver.solutions.solution",
-                      "chasetheace.solver.solutions.choice", "chasetheace.solver.model.hand")
+__getattr__ = forward(__name__, "chasetheace.solver.solutions.solving",
+                      "chasetheace.solver.solutions.solution", "chasetheace.solver.solutions.choice",
+                      "chasetheace.solver.model.hand")

@@ -12,21 +12,18 @@ from typing import TYPE_CHECKING, Any
 
 from ...rules import Rules
 from ..methods.measure import MAX_MEASURE_PLAYERS, SPLIT_PLAYERS
-from ..model.hand import Hand, infoset_of
+from ..model.hand import Hand
 from .choice import (
-    AUTO_EXACT_PLAYERS,
-    AUTO_IID_PLAYERS,
     CFR_METHODS,
     EXACT_CHECK_PLAYERS,
     MAX_EXACT_PLAYERS,
     MAX_IID_PLAYERS,
     MAX_PARTS_PLAYERS,
     METHODS,
-    QUICK_EXACT_PLAYERS,
     WARM_PLAYERS,
     auto_choice,
 )
-from .solution import Solution, caveats
+from .solution import Solution
 
 if TYPE_CHECKING:
     from ..methods.checkpoint import Checkpoint
