@@ -17,7 +17,7 @@ from typing import Any
 
 from ...cards import PIQUET_RANKS, Card, rank_char
 from ...events import Blocked, HandStarted, Keep, KingJerk, ShowBlocker, SwapSeen, read_view
-from ...rules import Rules
+from ...rules import OPTIONS, Rules
 
 __all__ = ["Deck", "Hand", "InfoKey", "deck_of", "infoset_of"]
 
@@ -64,6 +64,10 @@ class Hand:
     """The decision-relevant rules of one hand with ``players`` seats (position 0 eldest)."""
 
     def __init__(self, rules: Rules, players: int, deck: Deck | None = None) -> None:
+        for key, value in rules.changes().items():
+            if OPTIONS[key].solver == "refuses":
+                raise ValueError(f"the solver does not model the rule {key}={value}: solve with "
+                                 f"{key}={OPTIONS[key].default} instead")
         self.rules = rules
         self.deck = deck = deck if deck is not None else deck_of(rules)
         if not (isinstance(players, int) and 2 <= players <= deck.size - 1):
