@@ -300,6 +300,11 @@ def explain_rules(rules: Rules, players: int | None = None) -> list[str]:
     how = ("cuts the stock and takes the card cut" if rules.dealer_exchange == "cut"
            else "takes the top card of the stock")
     lines.append(f"The dealer goes last and, to change, {how}.")
+    if rules.first_dealer != "random":
+        lines.append({
+            "high-card": "The first dealer is whoever draws the strongest card (draw again on a tie).",
+            "first-jack": "The first dealer is whoever is dealt the first jack, face up, round the table.",
+        }[rules.first_dealer])
     if rules.blocker_rank is not None and rules.dealer_draws_blocker != "allowed":
         word = rank_word(rules.blocker_rank)
         lines.append({
