@@ -22,10 +22,33 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, TypeVar, assert_never
 
 from .cards import rank_char
-from .events import Dealt, Event, GameOver, HandStarted, LivesLost
+from .events import (
+    Blocked,
+    Collected,
+    CutDraw,
+    DealerChosen,
+    DealerDraw,
+    DealerDrewBlocker,
+    DealerExchange,
+    DealerSameRank,
+    Dealt,
+    Eliminated,
+    FinalTie,
+    GameEvent,
+    GameOver,
+    HandStarted,
+    Keep,
+    KingJerk,
+    LivesLost,
+    Pick,
+    ShowBlocker,
+    Showdown,
+    Shuffle,
+    Swap,
+)
 from .game import Game
 from .rates import Z95, rate_row, wilson  # noqa: F401  (Z95: its old home)
 from .registry import make_bot
@@ -139,7 +162,7 @@ class _HandReader:
     def full(self) -> bool:
         return self.limit is not None and self.tally.hands >= self.limit
 
-    def read(self, events: Sequence[Event]) -> None:
+    def read(self, events: Sequence[GameEvent]) -> None:
         tally = self.tally
         for i in range(self.seen, len(events)):
             if self.full:
@@ -167,6 +190,13 @@ class _HandReader:
                         tally.wins[winners[0]] += 1
                     else:
                         tally.no_sole_winner += 1
+                case (Shuffle() | Pick() | DealerDraw() | DealerChosen() | KingJerk() | Keep() | Swap()
+                      | Blocked() | ShowBlocker() | DealerExchange() | DealerDrewBlocker()
+                      | DealerSameRank() | Showdown() | FinalTie() | CutDraw() | Eliminated()
+                      | Collected()):
+                    pass  # counted by the events above
+                case other:
+                    assert_never(other)
         self.seen = len(events)
 
 

@@ -13,10 +13,33 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Any, assert_never
 
 from ...cards import PIQUET_RANKS, Card, rank_char
-from ...events import Blocked, HandStarted, Keep, KingJerk, ShowBlocker, SwapSeen, read_view
+from ...events import (
+    Blocked,
+    CollectedSeen,
+    CutDraw,
+    DealerChosen,
+    DealerDraw,
+    DealerDrewBlocker,
+    DealerExchangeSeen,
+    DealerSameRank,
+    DealtSeen,
+    Eliminated,
+    FinalTie,
+    GameOver,
+    HandStarted,
+    Keep,
+    KingJerk,
+    LivesLost,
+    Pick,
+    ShowBlocker,
+    Showdown,
+    ShuffleSeen,
+    SwapSeen,
+    read_view,
+)
 from ...rules import OPTIONS, Rules
 
 __all__ = ["Deck", "Hand", "InfoKey", "deck_of", "infoset_of"]
@@ -191,6 +214,12 @@ def infoset_of(observation: Mapping[str, Any], deck: Deck, *, kings_jerk: bool =
                 tokens.append("b")
             case ShowBlocker():
                 tokens.append("K")
+            case (ShuffleSeen() | Pick() | DealerDraw() | DealerChosen() | HandStarted() | DealtSeen()
+                  | DealerExchangeSeen() | DealerDrewBlocker() | DealerSameRank() | Showdown()
+                  | LivesLost() | FinalTie() | CutDraw() | Eliminated() | CollectedSeen() | GameOver()):
+                pass  # no public token of the hand's play
+            case other:
+                assert_never(other)
     if kings_jerk:
         tokens.insert(0, "J" + "".join(jerked))
     return order.index(seat), tuple(tokens), deck.strength_of_rank(Card.parse(card).rank), given
