@@ -214,6 +214,27 @@ def test_every_old_path_is_listed_and_nothing_uses_one() -> None:
             for match in used.finditer(path.read_text(encoding="utf-8"))] == []
 
 
+SOLVER_ROOMS: list[str] = ["model", "methods", "solutions", "uses", "guide"]
+"""The solver's rooms, lowest first: each imports only from its own room and those below it
+(the solver's face, ``solver/__init__.py``, and the old paths beside the rooms sit above them all)."""
+
+
+def test_the_solver_rooms_import_down() -> None:
+    def room(module: str) -> int:
+        parts = module.split(".")
+        if len(parts) > 2 and parts[1] == "solver" and parts[2] in SOLVER_ROOMS:
+            return SOLVER_ROOMS.index(parts[2])
+        return len(SOLVER_ROOMS)  # the face and the old paths
+
+    graph = import_graph()
+    rooms = {name.split(".")[2] for name, (_, is_package) in modules().items()
+             if is_package and name.startswith("chasetheace.solver.")}
+    assert rooms == set(SOLVER_ROOMS)  # a new room is placed in the order
+    upward = sorted((a, b) for a, deps in graph.items() if a.startswith("chasetheace.solver.")
+                    for b in deps if b.startswith("chasetheace.solver.") and room(b) > room(a))
+    assert upward == []
+
+
 def test_the_graph_sees_relative_and_lazy_imports() -> None:
     graph = import_graph()
     assert "chasetheace.record" in graph["chasetheace.game"]  # from .record import ...
