@@ -144,6 +144,10 @@ class GameKind:
     make_bot: Callable[[str, Rules, int], Any]
     """``make_bot(spec, rules, players)``: a bot of this game from a spec such as ``odds`` or
     ``threshold:8``; ValueError naming a bad spec."""
+    terminal: str
+    """The module of its terminal front end (``chasetheace.cli.<game>``), whose ``TERMINAL``
+    (:class:`chasetheace.cli.fronts.Terminal`) plays, simulates and replays it at the command
+    line. A module path, imported when a command runs: the front ends sit above the games."""
     absent_move: Callable[[Sequence[Any]], str] = lambda legal: "keep"
     """``absent_move(legal)``: the move (as text) made for a person who timed out or is away
     when no bot stands in: the most cautious of ``legal``."""

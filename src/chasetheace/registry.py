@@ -156,6 +156,7 @@ CHASE_THE_ACE = GameKind(
                                 *(f"threshold:{n}" for n in range(1, 14))}),
     seeded_record=_seeded_record,
     make_bot=lambda spec, rules, players: make_bot(spec, rules, players),
+    terminal="chasetheace.cli.command",
     solver=True,
 )
 """Chase the Ace, RULES.md part A."""

@@ -121,6 +121,7 @@ KIND = GameKind(
     server_bot_specs=_SERVER_SPECS,
     seeded_record=_seeded_record,
     make_bot=lambda spec, rules, players: make_ace_chasing_bot(spec),
+    terminal="chasetheace.cli.acechasing",
     absent_move=_absent_move,
 )
 """Ace Chasing, RULES.md part B."""
