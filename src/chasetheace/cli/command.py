@@ -168,8 +168,7 @@ def _simulate_chase_the_ace(args: argparse.Namespace) -> int:
 
         check_fast_specs(specs)  # before the bots are made: making some solves
     games = args.games if args.games is not None or args.hands is not None else 1000
-    config = SimConfig(rules=rules, bots=specs, seed=args.seed, games=games, hands=args.hands,
-                       game=args.game)
+    config = SimConfig(rules=rules, bots=specs, seed=args.seed, games=games, hands=args.hands)
     for path in (args.csv, args.save):
         if path is not None:
             check_writable(path)
