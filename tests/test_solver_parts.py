@@ -24,6 +24,8 @@ from chasetheace.solver.solutions.choice import MAX_PARTS_PLAYERS
 from chasetheace.solver.solutions.solving import _from_parts
 from test_properties import RULES
 
+pytestmark = pytest.mark.slow  # the exact tree in parts: pytest -m "not slow" leaves it out
+
 
 def _random_sigma(keys: Sequence[object], seed: int) -> npt.NDArray[np.float64]:
     rng = np.random.default_rng(seed)

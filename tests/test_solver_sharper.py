@@ -21,6 +21,8 @@ from chasetheace.solver.model.hand import Hand, InfoKey
 from chasetheace.solver.model.tree import Tree
 from test_properties import RULES
 
+pytestmark = pytest.mark.slow  # the exact tree in parts: pytest -m "not slow" leaves it out
+
 TOL = 1e-12
 
 

@@ -96,7 +96,7 @@ def bot_specs(specs: Sequence[str] | None, count: int, default: str, *, seats: s
 class GameKind:
     """A game of the family, with everything that differs from the other games.
 
-    ``name`` is the command line's and the web protocol's name for it (``"ace-chasing"``);
+    ``name`` is the command line's and the web protocol's name for it (``ace-chasing``);
     ``record_format`` is the ``format`` field of its records (``"chase-the-ace/ace-chasing"``):
     two different things.
     """
