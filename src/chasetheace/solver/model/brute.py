@@ -52,7 +52,7 @@ def deals(hand: Hand, exact: bool = True) -> Iterator[tuple[list[int], Number]]:
             yield prefix, p
             return
         left = size - len(prefix)
-        for c in range(hand.kinds):
+        for c in range(hand.rank_count):
             if copies[c]:
                 copies[c] -= 1
                 q = Fraction(copies[c] + 1, left) if exact else (copies[c] + 1) / left

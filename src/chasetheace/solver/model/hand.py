@@ -10,6 +10,7 @@ strongest rank at the deal.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
@@ -62,9 +63,16 @@ class Deck:
         return sum(self.copies)
 
     @property
-    def kinds(self) -> int:
-        """How many distinct strengths (K)."""
+    def rank_count(self) -> int:
+        """How many distinct strengths (ranks) the pack has (K)."""
         return len(self.copies)
+
+    @property
+    def kinds(self) -> int:
+        """The old name of :attr:`rank_count` (until 0.3.0, with a DeprecationWarning)."""
+        warnings.warn("Deck.kinds is now Deck.rank_count (kinds goes in 0.3.0)", DeprecationWarning,
+                      stacklevel=2)
+        return self.rank_count
 
     def name(self, strength: int) -> str:
         """The rank's one-character name (``'A'``, ``'T'``, ``'K'``)."""
@@ -96,16 +104,23 @@ class Hand:
         if not (isinstance(players, int) and 2 <= players <= deck.size - 1):
             raise ValueError(f"bad number of players {players!r}: allowed 2..{deck.size - 1}")
         self.players = players
-        self.kinds = deck.kinds
+        self.rank_count = deck.rank_count
         self.blocker = -1 if deck.blocker is None else deck.blocker
         self.ace = deck.strength_of_rank(1) if 1 in deck.ranks else -1
-        self.announced = ({s for s in range(deck.kinds) if deck.ranks[s] <= 2}
+        self.announced = ({s for s in range(deck.rank_count) if deck.ranks[s] <= 2}
                           if rules.announce_low else set())
         self.stops = rules.king_stops_play
         self.pairing = rules.pairing  # then ties does not apply
         self.shift = 1 if rules.ties == "latest-loses" and not self.pairing else 0
         self.jerk = rules.kings_jerk
-        self.top = deck.kinds - 1  # the strongest strength: shown at the deal under kings_jerk
+        self.top = deck.rank_count - 1  # the strongest strength: shown at the deal under kings_jerk
+
+    @property
+    def kinds(self) -> int:
+        """The old name of :attr:`rank_count` (until 0.3.0, with a DeprecationWarning)."""
+        warnings.warn("Hand.kinds is now Hand.rank_count (kinds goes in 0.3.0)", DeprecationWarning,
+                      stacklevel=2)
+        return self.rank_count
 
     def jerk_token(self, cards: list[int] | tuple[int, ...]) -> str:
         """The kings_jerk token for the dealt cards (eldest first): which positions show the top rank."""
