@@ -214,9 +214,9 @@ class _Tracker:
                     [self.set_aside] if len(collected) > len(self.order) else [])
                 for known, guess in zip(collected, ours):
                     self.stock.append(known if known is not None else guess)
-            case (Pick() | DealerDraw() | DealerChosen() | Keep() | DealerDrewBlocker() | LivesLost()
-                  | FinalTie() | CutDraw() | Eliminated() | GameOver()):
-                pass  # moves no card this seat could follow
+            case (Keep() | LivesLost() | Pick() | Eliminated() | GameOver() | DealerDrewBlocker()
+                  | DealerDraw() | DealerChosen() | FinalTie() | CutDraw()):
+                pass  # moves no card this seat could follow (the commonest first: a bot reads them all)
             case other:
                 assert_never(other)
         self.after_shuffle = False
