@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from ..errors import RecordError
+from ..extras import needs_extra_text
 from ..files import check_plot_file, check_writable, read_json_record
 from ..game import Game
 from ..registry import GAMES, bot_kinds, kind_of_record
@@ -175,6 +176,8 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     for path in (args.csv, args.save):
         if path is not None:
             check_writable(path)
+    if args.save is not None:
+        terminal.check_new_record(args.save)  # as play --save: a saved game is never overwritten
     if args.plot is not None:
         check_plot_file(args.plot)
     result = _run_simulation(config, args.workers, show_progress=sys.stderr.isatty(), engine=args.engine)
@@ -490,6 +493,6 @@ def main(argv: list[str] | None = None) -> int:
     except ImportError as exc:
         if (exc.name or "").partition(".")[0] != "rich":
             raise
-        print(f"{PROG}: error: this command needs Rich: pip install 'chase-the-ace[cli]'", file=sys.stderr)
+        print(f"{PROG}: error: {needs_extra_text('this command', 'cli', missing='rich')}", file=sys.stderr)
         return 2
     return status

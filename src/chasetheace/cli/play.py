@@ -213,7 +213,7 @@ def solving_progress() -> Iterator[Progress]:
 def hint_line(obs: Observation) -> str:
     """The solver's hint for the seat of ``obs`` (from that observation alone), as one line;
     solving first, with a progress bar, if the solution is not cached yet."""
-    from .extras import needs_solver_text, solver_missing
+    from ..extras import needs_solver_text, solver_missing
 
     if solver_missing():  # say so at once, before announcing a solve that cannot start
         return needs_solver_text("Hints", plural=True)
@@ -233,7 +233,7 @@ def ask(console: Console, obs: Observation, rules: Rules, hints: bool = False) -
     the solver's hint first (``h`` shows it on demand)."""
     from rich.markup import escape
 
-    from .extras import solver_missing
+    from ..extras import solver_missing
 
     console.print(f"[bold]{escape(_question(obs))}[/bold]")
     can_hint = solver_missing() is None
@@ -395,7 +395,7 @@ def play_chase_the_ace(args: argparse.Namespace, console: Console, rules: Rules)
     """
     from rich.markup import escape
 
-    from .extras import needs_solver_text, solver_missing
+    from ..extras import needs_solver_text, solver_missing
 
     players = args.players if args.players is not None else (
         len(args.bot) + 1 if args.bot and len(args.bot) > 1 else args.default_players)

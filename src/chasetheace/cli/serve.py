@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import fields
 from typing import Any
 
+from ..extras import needs_extra_text, needs_solver_text
 from ..web.limits import Limits
 
 _HELP = {
@@ -91,8 +92,8 @@ def run(args: argparse.Namespace) -> int:
 
         from ..web.app import create_app  # noqa: F401
     except ImportError as exc:
-        print(f"chase-the-ace: error: the web extra is not installed ({exc.name}): "
-              "pip install 'chase-the-ace[web]'", file=sys.stderr)
+        print(f"chase-the-ace: error: {needs_extra_text('serve', 'web', missing=exc.name or 'uvicorn')}",
+              file=sys.stderr)
         return 2
     if not 0 <= args.port <= 65535:
         print(f"chase-the-ace: error: bad port {args.port}: allowed 0..65535", file=sys.stderr)
@@ -118,8 +119,8 @@ def run(args: argparse.Namespace) -> int:
 
         bots = WebBots.from_folder(args.solutions)
     except ImportError as exc:
-        print(f"chase-the-ace: error: --solutions needs the solve extra ({exc.name}): "
-              "pip install 'chase-the-ace[solve]'", file=sys.stderr)
+        print(f"chase-the-ace: error: {needs_solver_text('--solutions', missing=exc.name)}",
+              file=sys.stderr)
         return 2
     except (ValueError, OSError) as exc:
         print(f"chase-the-ace: error: {exc}", file=sys.stderr)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from ...extras import needs_extra_text
 from ...seats import position_name
 from ..model.words import rank_name
 
@@ -23,7 +24,7 @@ def plot_solution(sol: Solution, path: str) -> None:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        raise ValueError("plotting needs matplotlib: pip install 'chase-the-ace[plot]'") from None
+        raise ValueError(needs_extra_text("plotting", "plot", missing="matplotlib")) from None
     n, deck = sol.players, sol.deck
     names = [position_name(i, n) for i in range(n)]
     fig, (left, right) = plt.subplots(1, 2, figsize=(11, 0.5 * n + 2.5),
@@ -54,7 +55,7 @@ def _pyplot() -> Any:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        raise ValueError("plotting needs matplotlib: pip install 'chase-the-ace[plot]'") from None
+        raise ValueError(needs_extra_text("plotting", "plot", missing="matplotlib")) from None
     return plt
 
 

@@ -1,0 +1,134 @@
+"""Issue 34, a newcomer's hour, third pass: no traceback in the light install, no lost record,
+advice that names a command that works in the install you have."""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from chasetheace import extras
+from helpers import cli_run as run
+
+ROOT = Path(__file__).resolve().parent.parent
+EXTRAS = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+
+# the command line with the solver's and the kernel's packages impossible to import, as in the
+# light install `make play` builds (nothing of ours is replaced)
+LIGHT = """
+import sys
+for name in ("numpy", "scipy", "numba"):
+    sys.modules[name] = None
+from chasetheace.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def light(*argv: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), os.environ.get("PYTHONPATH", "")])}
+    return subprocess.run([sys.executable, "-c", LIGHT, *argv], input=stdin, capture_output=True,
+                          text=True, timeout=120, env=env, cwd=ROOT)
+
+
+@pytest.mark.parametrize("argv", [["play", "--bot", "solved", "--delay", "0", "--seed", "1"],
+                                  ["simulate", "--bot", "solved", "--games", "2"],
+                                  ["simulate", "--bot", "solved", "--games", "2", "--engine", "python"],
+                                  ["simulate", "--bot", "solved-game", "--players", "3", "--games", "2"]])
+def test_the_solved_bots_in_the_light_install_are_one_line_naming_the_command(argv: list[str]) -> None:
+    done = light(*argv, stdin="k\n" * 5 + "q\n")
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr and done.stderr.count("\n") == 1, done.stderr
+    assert "needs the solver, which is not installed here (numpy is missing)" in done.stderr
+    assert done.stderr.rstrip().endswith("run " + extras.install_command("solve"))
+
+
+def test_simulate_save_never_overwrites_a_saved_game(monkeypatch: pytest.MonkeyPatch,
+                                                     capsys: pytest.CaptureFixture[str],
+                                                     tmp_path: Path) -> None:
+    saved = tmp_path / "game.json"
+    saved.write_text('{"a finished": "record"}\n')
+    status, out, err = run(monkeypatch, capsys, ["simulate", "--games", "3", "--save", str(saved)])
+    assert status == 2 and out == ""
+    assert err.startswith(f"chase-the-ace: error: {saved} already exists") and err.count("\n") == 1
+    assert saved.read_text() == '{"a finished": "record"}\n'
+    fresh = tmp_path / "new.json"
+    status, _, err = run(monkeypatch, capsys, ["simulate", "--games", "3", "--save", str(fresh)])
+    assert status == 0 and fresh.exists(), err
+
+
+def test_the_command_for_an_extra_is_the_one_that_works_here(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "prefix", str(extras.ROOT / ".venv"))
+    assert [extras.install_command(x) for x in ("solve", "fast", "web", "plot", "spiel")] == [
+        "make hints", "make fast", "make serve", "make add-plot", "make add-spiel"]
+    monkeypatch.setattr(sys, "prefix", "/somewhere/else")
+    assert extras.install_command("plot") == f"{sys.executable} -m pip install -e '{extras.ROOT}[plot]'"
+    monkeypatch.setattr(extras, "ROOT", Path("/no/checkout"))
+    assert extras.install_command("fast") == "pip install 'chase-the-ace[fast]'"
+
+
+@pytest.mark.parametrize("extra", sorted(EXTRAS))
+def test_every_extras_make_target_exists(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                         extra: str) -> None:
+    """In the checkout's .venv, the command named for each extra is a target of the Makefile."""
+    if shutil.which("make") is None:
+        pytest.skip("make is not installed")
+    monkeypatch.setattr(sys, "prefix", str(extras.ROOT / ".venv"))
+    command = extras.install_command(extra).split()
+    assert command[0] == "make"
+    done = subprocess.run(["make", "-n", "-C", str(ROOT), *command[1:], f"VENV={tmp_path / 'venv'}"],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    if extra not in extras.MAKE_TARGETS:  # make add-X installs X
+        assert f"-e '.[cli,{extra}]'" in done.stdout
+
+
+def test_make_add_refuses_an_unknown_extra(tmp_path: Path) -> None:
+    if shutil.which("make") is None:
+        pytest.skip("make is not installed")
+    venv = tmp_path / "venv"
+    (venv / "bin").mkdir(parents=True)
+    (venv / "bin" / "python").symlink_to(sys.executable)
+    done = subprocess.run(["make", "-C", str(ROOT), "add-plots", f"VENV={venv}"], capture_output=True,
+                          text=True)
+    assert done.returncode != 0 and "no extra plots in pyproject.toml: one of cli, plot" in done.stderr
+
+
+def _strings(path: Path) -> list[str]:
+    return [node.value for node in ast.walk(ast.parse(path.read_text()))
+            if isinstance(node, ast.Constant) and isinstance(node.value, str)]
+
+
+def test_every_add_message_comes_from_one_function() -> None:
+    """No module words its own "pip install": each asks :func:`chasetheace.extras.install_command`."""
+    own = ROOT / "src" / "chasetheace" / "extras.py"
+    for path in sorted((ROOT / "src" / "chasetheace").rglob("*.py")):
+        if path != own:
+            found = [s for s in _strings(path) if re.search(r"pip install|chase-the-ace\[", s)]
+            assert not found, f"{path.relative_to(ROOT)} words its own install command: {found}"
+
+
+def test_the_readme_names_make_targets_that_exist() -> None:
+    readme = (ROOT / "README.md").read_text()
+    assert "pip install 'chase-the-ace[" not in readme and "install -e '.[fast]'" not in readme
+    makefile = (ROOT / "Makefile").read_text()
+    targets = set(re.findall(r"^([a-z][a-z-]*):", makefile, re.M))
+    for name in set(re.findall(r"`make ([a-z][a-z-]*)[ `]", readme)):
+        assert name in targets or (name.startswith("add-") and name[4:] in EXTRAS), name
+
+
+def test_the_plot_message_names_the_command(monkeypatch: pytest.MonkeyPatch,
+                                            capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """A missing extra met by a command: one line naming the command that adds it here."""
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    argv = ["simulate", "--games", "2", "--plot", str(tmp_path / "a.png")]
+    status, out, err = run(monkeypatch, capsys, argv)
+    assert status == 2 and out == ""
+    assert err == (f"chase-the-ace: error: --plot needs matplotlib (the plot extra), which is not "
+                   f"installed here: run {extras.install_command('plot')}\n")
