@@ -125,11 +125,24 @@ def run(args: argparse.Namespace) -> int:
     except (ValueError, OSError) as exc:
         print(f"chase-the-ace: error: {exc}", file=sys.stderr)
         return 2
+    try:  # the port first: a port in use leaves no database file and no lock file behind
+        sock = _listen(args.host, args.port)
+    except OSError as exc:
+        print(f"chase-the-ace: error: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}",
+              file=sys.stderr)
+        return 2
+    with sock:
+        return _locked(args, limits, bots, hosts, sock)
+
+
+def _locked(args: argparse.Namespace, limits: Any, bots: Any, hosts: list[str],
+            sock: socket.socket) -> int:
+    """Serve on ``sock`` holding the database's lock (a SQLite file: one server per database)."""
     from ..web.lock import DatabaseInUseError, DatabaseLock
     from ..web.store import is_url
 
     if is_url(args.db):  # many processes share a PostgreSQL database: no lock
-        return _serve(args, limits, bots, hosts)
+        return _serve(args, limits, bots, hosts, sock)
     lock = DatabaseLock(args.db)
     try:
         lock.acquire()
@@ -141,7 +154,7 @@ def run(args: argparse.Namespace) -> int:
               f"{exc.strerror or exc}", file=sys.stderr)
         return 2
     try:
-        return _serve(args, limits, bots, hosts)
+        return _serve(args, limits, bots, hosts, sock)
     finally:
         lock.release()
 
@@ -153,7 +166,8 @@ def _default_hosts(address: str) -> list[str]:
     return [*listening, "localhost", "127.0.0.1", "::1"]
 
 
-def _serve(args: argparse.Namespace, limits: Any, bots: Any, hosts: list[str]) -> int:
+def _serve(args: argparse.Namespace, limits: Any, bots: Any, hosts: list[str],
+           sock: socket.socket) -> int:
     import uvicorn
 
     from ..web.app import create_app
@@ -172,12 +186,6 @@ def _serve(args: argparse.Namespace, limits: Any, bots: Any, hosts: list[str]) -
     except Exception as exc:  # a database that cannot be opened is a user's mistake
         text = str(exc) if is_url(args.db) else f"cannot open database {args.db!r}: {exc}"
         print(f"chase-the-ace: error: {text}", file=sys.stderr)
-        return 2
-    try:
-        sock = _listen(args.host, args.port)
-    except OSError as exc:
-        print(f"chase-the-ace: error: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}",
-              file=sys.stderr)
         return 2
     app = create_app(args.db, bot_delay=args.bot_delay, manage_gc=True, limits=limits, bots=bots,
                      lock=False, hosts=hosts)
