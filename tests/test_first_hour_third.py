@@ -132,3 +132,87 @@ def test_the_plot_message_names_the_command(monkeypatch: pytest.MonkeyPatch,
     assert status == 2 and out == ""
     assert err == (f"chase-the-ace: error: --plot needs matplotlib (the plot extra), which is not "
                    f"installed here: run {extras.install_command('plot')}\n")
+
+
+# --- 13: the small things ------------------------------------------------------------------
+
+
+def test_q_at_press_enter_leaves_the_table(monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+    import random
+
+    from rich.console import Console
+
+    import chasetheace as cta
+    from chasetheace.cards import pack
+    from chasetheace.cli import play
+    from chasetheace.cli.pacing import NEXT_HAND_PROMPT, Pace, QuitGame
+
+    first = ["Kc", "5d", "9h"]  # you are eldest and hold a king: no decision, then Enter is asked
+    game = cta.Game(cta.Rules(), ["You", "Bob", "Cat"], dealer=2, seed=1,
+                    stack=[*first, *(str(c) for c in pack() if str(c) not in first)])
+    screen = io.StringIO()
+    console = Console(file=screen, width=80)
+    monkeypatch.setattr(sys, "stdin", io.StringIO("q\n" + "k\n" * 100))
+    pace = Pace(delay=0, ask=lambda prompt: console.input(prompt))
+    with pytest.raises(QuitGame):
+        play.run_table(console, game, [None, cta.ThresholdBot(8), cta.ThresholdBot(8)], 0,
+                       random.Random(1), pace=pace)
+    assert NEXT_HAND_PROMPT in screen.getvalue() and "Hand 2" not in screen.getvalue()
+
+
+def _answering(monkeypatch: pytest.MonkeyPatch, answers: dict[str, str]) -> None:
+    """Each question answered by the first key found in its prompt; the prompt and the answer
+    on a line of their own, as a terminal shows them."""
+    from rich.console import Console
+
+    def answer(self: Console, prompt: str = "", **kwargs: object) -> str:
+        reply = next((a for key, a in answers.items() if key.lower() in str(prompt).lower()), "q")
+        self.print(prompt, reply, markup=False)
+        return reply
+
+    monkeypatch.setattr(Console, "input", answer)
+
+
+ACE_ANSWERS = {"Accept": "d", "Bet": "0", "bet": "0", "Watch": "s", "Another": "n", "keep": "k",
+               "Press Enter": ""}
+
+
+@pytest.mark.parametrize("game", ["chase-the-ace", "ace-chasing"])
+def test_no_line_is_wider_than_80_columns(monkeypatch: pytest.MonkeyPatch,
+                                          capsys: pytest.CaptureFixture[str], game: str) -> None:
+    """Rich wraps every line it prints at the terminal's width, between words."""
+    from chasetheace import cli
+
+    _answering(monkeypatch, ACE_ANSWERS)
+    monkeypatch.setenv("COLUMNS", "80")
+    for seed in (1, 2, 3):
+        status = cli.main(["play", "--game", game, "--seed", str(seed), "--delay", "0", "--hints"])
+        out, err = capsys.readouterr()
+        assert status == 0, err
+        assert "Game over" in out
+        wide = [line for line in out.splitlines() if len(line) > 80]
+        assert not wide, wide
+
+
+def test_at_game_over_no_card_is_a_question_mark() -> None:
+    from rich.console import Console
+
+    import chasetheace as cta
+    from chasetheace.cli.ace_view import ace_table
+
+    game = cta.AceChasingGame(5, seed=1)
+    cta.play_ace_chasing_game(game, [cta.make_ace_chasing_bot("odds")] * 5, seed=1)
+    for seat in range(5):
+        console = Console(width=80, record=True)
+        console.print(ace_table(game.observation(seat)))
+        text = console.export_text()
+        assert "Game over" in text and "winner" in text and "?" not in text, text
+
+
+def test_one_game_is_one_game(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    for argv in (["simulate", "--games", "1", "--engine", "python"],
+                 ["simulate", "--game", "ace-chasing", "--games", "1"]):
+        status, out, err = run(monkeypatch, capsys, argv)
+        assert status == 0, err
+        assert ": 1 game, " in out.splitlines()[0] and "1 games" not in out

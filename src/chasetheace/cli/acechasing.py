@@ -369,7 +369,7 @@ def play_games(args: argparse.Namespace, console: Console, players: int, matador
             random.Random(f"{seed}/{number}").randrange(10**6), matador=matador,
             save=record_path(args.save, number) if number > 1 else args.save,
             ask=lambda prompt: console.input(f"[bold cyan]{escape(prompt)}[/]"),
-            say=lambda line: console.print(line, markup=False, soft_wrap=True),
+            say=lambda line: console.print(line, markup=False),
             show=lambda obs: console.print(ace_table(obs)), pace=pace, hints=hints, tell_money=False)
         console.print(ace_table(game.observation(0)))
         keep_ace_game(stats, game, you=0, bots=_specs(args.bot, players - 1, "bot seats"))

@@ -29,6 +29,7 @@ from ..errors import RecordError
 from ..extras import needs_extra_text
 from ..files import check_plot_file, check_writable, read_json_record
 from ..game import Game
+from ..rates import counted
 from ..registry import GAMES, bot_kinds, kind_of_record
 from ..render import Narrator, explain_rules, option_rows
 from ..rules import PRESETS, Rules, preset_info, rules_from_args
@@ -234,7 +235,8 @@ def _print_simulation(result: SimResult, label: str) -> None:
     console = make_console()
     c = result.config
     console.print(f"[bold]{escape(c.game)}[/] · {escape(label)} · {c.players} players · "
-                  f"seed {c.seed}: {result.tally.games:,} games, {result.tally.hands:,} hands")
+                  f"seed {c.seed}: {counted(result.tally.games, 'game')}, "
+                  f"{counted(result.tally.hands, 'hand')}")
     pos = Table(title="Loss rate per hand by position", title_justify="left", caption_justify="left",
                 caption="Places count from the eldest; the dealer acts last. Hands with fewer "
                 "players in have fewer places.")
@@ -251,10 +253,11 @@ def _print_simulation(result: SimResult, label: str) -> None:
     if result.tally.games:
         console.print(wins)
     if result.tally.no_sole_winner:
-        console.print(f"{result.tally.no_sole_winner} games had no sole winner (split or no winner).")
+        console.print(f"{counted(result.tally.no_sole_winner, 'game')} had no sole winner "
+                      "(split or no winner).")
     workers = f"{result.workers} worker{'s' if result.workers > 1 else ''}"
     workers += ", the fast kernel" if result.engine == "fast" else ", the Python engine"
-    console.print(f"{result.tally.hands:,} hands in {result.seconds:.2f} s: "
+    console.print(f"{counted(result.tally.hands, 'hand')} in {result.seconds:.2f} s: "
                   f"{result.hands_per_second:,.0f} hands per second ({workers}).", markup=False)
 
 

@@ -39,7 +39,7 @@ from ..seats import DEFAULT_NAMES
 from ..session import Session
 from ..solver.solutions.cache import Progress
 from .console import make_console
-from .pacing import DEFAULT_DELAY, NEXT_HAND_PROMPT, Pace
+from .pacing import DEFAULT_DELAY, NEXT_HAND_PROMPT, QUIT_WORDS, Pace, QuitGame
 from .stats import keep_game, open_stats
 
 if TYPE_CHECKING:
@@ -53,14 +53,9 @@ __all__ = ["table_view", "bot_specs", "bot_names",
 
 KEEP_WORDS = {"k", "keep", "stand", "st", "stay", "stick"}
 SWAP_WORDS = {"s", "swap", "change", "c", "ch", "cut", "t", "take", "draw"}  # the dealer cuts or takes
-QUIT_WORDS = {"q", "quit", "exit"}
 HELP_WORDS = {"?", "help"}
 HINT_WORDS = {"h", "hint"}
 RULES_WORDS = {"r", "rules"}
-
-
-class QuitGame(Exception):
-    """The person asked to leave the table."""
 
 
 def bot_names(human: str, count: int) -> list[str]:
