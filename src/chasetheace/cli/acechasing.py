@@ -45,13 +45,11 @@ from ..files import check_writable, read_json_record
 from ..record import FORMAT as GAME_FORMAT
 from ..render import card_text
 from .ace_view import left_neighbour
-from .pacing import Pace, parse_delay
+from .pacing import QUIT_WORDS, Pace, QuitGame, parse_delay
 from .play import (
     HELP_WORDS,
     HINT_WORDS,
-    QUIT_WORDS,
     RULES_WORDS,
-    QuitGame,
     bot_names,
     bot_specs,
     check_new_record,
