@@ -70,7 +70,7 @@ test: $(VENV)/.everything
 
 # the tests a contributor runs while working: everything but the tests marked slow (CI runs make test)
 test-fast: $(VENV)/.everything
-	$(PY) -m pytest -m "not slow" $(ARGS)
+	HYPOTHESIS_PROFILE=dev $(PY) -m pytest -m "not slow" $(ARGS)
 
 lint: $(VENV)/.everything
 	$(PY) -m ruff check src tests benchmarks examples

@@ -216,3 +216,18 @@ def test_one_game_is_one_game(monkeypatch: pytest.MonkeyPatch, capsys: pytest.Ca
         status, out, err = run(monkeypatch, capsys, argv)
         assert status == 0, err
         assert ": 1 game, " in out.splitlines()[0] and "1 games" not in out
+
+
+# --- 12: a quick subset for contributors --------------------------------------------------
+
+
+def test_make_test_fast_leaves_the_slow_tests_out(tmp_path: Path) -> None:
+    from test_first_hour_setup import Make
+
+    make = Make(tmp_path)
+    calls = make("test-fast", "ARGS=tests/test_smoke.py")
+    assert calls[-1] == [str(make.venv / "bin" / "python"), "-m", "pytest", "-m", "not slow",
+                         "tests/test_smoke.py"]
+    slow = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-m", "slow",
+                           "tests/e2e", "tests/test_smoke.py"], capture_output=True, text=True, cwd=ROOT)
+    assert "tests/e2e/" in slow.stdout and "test_smoke" not in slow.stdout, slow.stdout
