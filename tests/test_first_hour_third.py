@@ -231,3 +231,46 @@ def test_make_test_fast_leaves_the_slow_tests_out(tmp_path: Path) -> None:
     slow = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-m", "slow",
                            "tests/e2e", "tests/test_smoke.py"], capture_output=True, text=True, cwd=ROOT)
     assert "tests/e2e/" in slow.stdout and "test_smoke" not in slow.stdout, slow.stdout
+
+
+# --- 9: the examples name their engine and run as written -------------------------------------
+
+
+def _example(text: str, start: str) -> tuple[list[str], list[str]]:
+    """The command (after ``$``) of the code block holding ``start``, and the lines it shows."""
+    block = text[text.index(start):]
+    block = block[:block.index("```")]
+    command, *shown = block.rstrip("\n").replace("\\\n", " ").splitlines()
+    return command.removeprefix("$ ").split()[1:], shown
+
+
+@pytest.mark.slow
+def test_the_readmes_simulate_example_runs_as_written(monkeypatch: pytest.MonkeyPatch,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    from chasetheace import cli
+
+    argv, shown = _example((ROOT / "README.md").read_text(), "$ chase-the-ace simulate --engine python")
+    assert "--engine" in argv
+    monkeypatch.setenv("COLUMNS", "80")
+    assert cli.main(argv) == 0
+    out = [line.rstrip() for line in capsys.readouterr().out.splitlines()]
+    assert out[:-1] == shown[:-1]  # every figure; the last line is the time it took here
+    footer = r"24,409 hands in [\d.]+ s: [\d,]+ hands per second \(2 workers, the Python engine\)\."
+    assert re.fullmatch(footer, out[-1]) and re.fullmatch(footer, shown[-1])
+
+
+def test_the_cli_docs_check_runs_as_written(monkeypatch: pytest.MonkeyPatch,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from chasetheace import cli
+
+    docs = (ROOT / "docs" / "cli.md").read_text()
+    argv, _ = _example(docs, "chase-the-ace simulate --engine python --json --hands 3000")
+    assert cli.main(argv) == 0
+    (dealer,) = [row for row in json.loads(capsys.readouterr().out)["loss_rate_by_position"]
+                 if row["position"] == "dealer"]
+    lo, hi = dealer["ci95"]
+    said = (f"the dealer losing {dealer['losses']:,} of {dealer['hands']:,} hands, {dealer['rate']:.4f} "
+            f"with a 95% interval of\n{lo:.4f} .. {hi:.4f}")
+    assert said in docs
