@@ -274,3 +274,22 @@ def test_the_cli_docs_check_runs_as_written(monkeypatch: pytest.MonkeyPatch,
     said = (f"the dealer losing {dealer['losses']:,} of {dealer['hands']:,} hands, {dealer['rate']:.4f} "
             f"with a 95% interval of\n{lo:.4f} .. {hi:.4f}")
     assert said in docs
+
+
+# --- 8: Ace Chasing's call follows the figure that fits the table -----------------------------
+
+
+@pytest.mark.parametrize("seed", [3, 4, 5])
+def test_the_ace_chasing_call_follows_the_tables_figure(monkeypatch: pytest.MonkeyPatch,
+                                                        capsys: pytest.CaptureFixture[str], seed: int) -> None:
+    argv = ["ace-chasing", "play", "--seed", str(seed), "--delay", "0", "--matador", "1", "--bot", "random"]
+    status, out, _ = run(monkeypatch, capsys, argv, stdin="h\nq\n")
+    assert status == 0
+    odds = next(x for x in out.splitlines() if "Odds if everyone still to exchange" in x)
+    assert "bet" not in odds.split("of the time")[1]  # the figures alone: no call of their own
+    table = next(x for x in out.splitlines() if "Against these bots" in x)
+    found = re.search(r"the matador is knocked out (\d+)% \(\+- \d+%\); a bet of 10 is worth ([-+.\d]+) to "
+                      r"you on average: (bet|do not bet)\.", table)
+    assert found, table
+    share, worth, call = int(found[1]) / 100, float(found[2]), found[3]
+    assert (call == "bet") == (worth > 0) and abs(worth - 10 * (2 * share - 1)) <= 0.1 + 1e-9

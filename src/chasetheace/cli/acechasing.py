@@ -37,7 +37,7 @@ from ..acechasing.kind import BOTS as ACE_CHASING_BOTS
 from ..acechasing.kind import make_ace_chasing_bot
 from ..acechasing.odds import DEFAULT_THRESHOLD
 from ..acechasing.render import narrate
-from ..acechasing.review import odds_hint
+from ..acechasing.review import exchange_call, odds_hint, stake_call
 from ..acechasing.sim import format_simulation, simulate_ace_chasing
 from ..errors import RecordError
 from ..events import Eliminated, GameOver
@@ -242,12 +242,13 @@ def _hint_lines(game: AceChasingGame, table: Mapping[int, AceChasingBot], seed: 
     odds assume, also the table's own figures, sampled against its bots (seeded by the game; your
     own exchange to come, if any, taken by the rule)."""
     obs = game.observation(0)
-    lines = ["Odds: " + odds_hint(obs)]
     order = obs["order"]
     start = order.index(obs["to_act"]) + 1 if obs["phase"] == "exchanges" else 0
     later = [s for s in order[start:-1] if s != 0]
     if all(_plays_the_rule(table[s]) for s in later):
-        return lines
+        return ["Odds: " + odds_hint(obs)]
+    # the players still to act do not exchange by the rule: the figure against them makes the call
+    lines = ["Odds if everyone still to exchange kept 7 or more: " + odds_hint(obs, call=False)]
     rng = random.Random(f"{seed}/{game.round}/{len(game.events)}")
     table = {**table, 0: OddsBot(stake=0)}  # your own exchange to come, if any: by the rule
     if "keep" in obs["legal"]:
@@ -255,11 +256,13 @@ def _hint_lines(game: AceChasingGame, table: Mapping[int, AceChasingBot], seed: 
         swap = estimate(obs, table, rng=rng, samples=SAMPLES, action="swap")
         assert keep.seat_out is not None and swap.seat_out is not None
         lines.append(f"Against these bots (sampled, {SAMPLES} rounds, +- {keep.seat_error:.0%}): you are "
-                     f"knocked out {keep.seat_out:.0%} if you keep, {swap.seat_out:.0%} if you swap.")
+                     f"knocked out {keep.seat_out:.0%} if you keep, {swap.seat_out:.0%} if you swap: "
+                     f"{exchange_call(keep.seat_out, swap.seat_out)}.")
     else:
         got = estimate(obs, table, rng=rng, samples=SAMPLES)
         lines.append(f"Against these bots (sampled, {SAMPLES} rounds): the matador is knocked out "
-                     f"{got.matador_out:.0%} (+- {got.matador_error:.0%}).")
+                     f"{got.matador_out:.0%} (+- {got.matador_error:.0%}); "
+                     f"{stake_call(obs, got.matador_out)}")
     return lines
 
 
