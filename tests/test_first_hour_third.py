@@ -293,3 +293,58 @@ def test_the_ace_chasing_call_follows_the_tables_figure(monkeypatch: pytest.Monk
     assert found, table
     share, worth, call = int(found[1]) / 100, float(found[2]), found[3]
     assert (call == "bet") == (worth > 0) and abs(worth - 10 * (2 * share - 1)) <= 0.1 + 1e-9
+
+
+# --- 4: Ctrl-C while a review solves in worker processes ----------------------------------------
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
+
+
+def test_ctrl_c_while_a_review_solves_in_workers_is_a_clean_exit(tmp_path: Path) -> None:
+    """Ctrl-C at a terminal reaches the whole foreground process group, the workers too, even
+    while they are still starting (importing numpy): the review leaves with status 130 and one
+    line, no worker prints a traceback, and no worker is left behind."""
+    pytest.importorskip("numpy")
+    pytest.importorskip("scipy")
+    if not Path("/proc/self/task").is_dir():
+        pytest.skip("needs Linux's /proc to see the worker processes start")
+    import signal
+    import time
+
+    record = tmp_path / "game.json"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), os.environ.get("PYTHONPATH", "")]),
+           "CHASE_THE_ACE_CACHE": str(tmp_path / "cache")}  # rules solved on first use, nothing cached
+    command = [sys.executable, "-m", "chasetheace"]
+    subprocess.run([*command, "simulate", "--players", "7", "--rule", "ties=eldest-loses", "--games", "1",
+                    "--engine", "python", "--save", str(record)], env=env, check=True, capture_output=True)
+    review = subprocess.Popen([*command, "review", str(record)], env=env, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, text=True, start_new_session=True)
+    assert review.stderr is not None
+    first = review.stderr.readline()
+    assert "2 at a time" in first, first
+    end = time.monotonic() + 120
+    while len(_children(review.pid)) < 2:  # the two workers have started (and are importing)
+        assert time.monotonic() < end and review.poll() is None, "no worker processes started"
+        time.sleep(0.005)
+    os.killpg(review.pid, signal.SIGINT)  # as the terminal does on Ctrl-C
+    rest = review.stderr.read()
+    assert review.wait(timeout=120) == 130, first + rest
+    assert "Traceback" not in rest and "KeyboardInterrupt" not in rest, rest
+    assert rest.strip().splitlines()[-1] == "chase-the-ace: interrupted", rest
+    end = time.monotonic() + 60
+    while _group_alive(review.pid):  # no worker left behind (the resource tracker leaves last)
+        assert time.monotonic() < end, "processes of the review were left running"
+        time.sleep(0.01)
+
+
+def _group_alive(group: int) -> bool:
+    try:
+        os.killpg(group, 0)
+    except ProcessLookupError:
+        return False
+    return True

@@ -20,9 +20,10 @@ import contextlib
 import hashlib
 import json
 import os
+import signal
 import tempfile
 import threading
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterator
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -215,7 +216,6 @@ def solve_ahead(rules: Rules, sizes: Collection[int], *, method: str = "auto", t
         for n in missing:
             solution_for(rules, n, method=method, tolerance=tolerance, folder=folder, progress=progress)
         return missing
-    import concurrent.futures
     import multiprocessing
 
     where = str(cache_folder(folder))
@@ -224,14 +224,35 @@ def solve_ahead(rules: Rules, sizes: Collection[int], *, method: str = "auto", t
                  f"{workers} at a time (once: the solutions are then cached)", 0.0)
     done = 0
     context = multiprocessing.get_context("spawn")  # no threads of this process carried into the workers
-    with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context) as pool:
-        jobs = [pool.submit(_solve_one, rules.to_dict(), n, method, tolerance, where) for n in missing]
-        for job in concurrent.futures.as_completed(jobs):
-            n = job.result()
+    with _interrupts_held():  # Ctrl-C is this process's to handle: the workers never see it
+        pool = context.Pool(workers)
+    with pool:  # leaving it (done, an error, Ctrl-C) terminates the workers at once
+        jobs = [(rules.to_dict(), n, method, tolerance, where) for n in missing]
+        for n in pool.imap_unordered(_solve_job, jobs):
             done += 1
             if progress is not None:
                 progress(f"solved {n} players ({done} of {len(missing)} table sizes)", done / len(missing))
     return missing
+
+
+def _solve_job(job: tuple[dict[str, Any], int, str, float, str]) -> int:
+    return _solve_one(*job)
+
+
+@contextlib.contextmanager
+def _interrupts_held() -> Iterator[None]:
+    """SIGINT held back (blocked) while worker processes start: they inherit it blocked, so a
+    Ctrl-C at the terminal, which reaches the whole process group, interrupts only this process
+    (no worker prints a traceback, even one still importing), and one pressed meanwhile reaches
+    this process as soon as the workers are started."""
+    if not hasattr(signal, "pthread_sigmask"):  # not on POSIX: the workers hear it as they did
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 def _solve(rules: Rules, players: int, method: str, tolerance: float, progress: Progress | None) -> Solution:
