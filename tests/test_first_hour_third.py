@@ -280,8 +280,8 @@ def test_the_cli_docs_check_runs_as_written(monkeypatch: pytest.MonkeyPatch,
 
 
 @pytest.mark.parametrize("seed", [3, 4, 5])
-def test_the_ace_chasing_call_follows_the_tables_figure(monkeypatch: pytest.MonkeyPatch,
-                                                        capsys: pytest.CaptureFixture[str], seed: int) -> None:
+def test_the_ace_chasing_call_follows_the_tables_figure(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], seed: int) -> None:
     argv = ["ace-chasing", "play", "--seed", str(seed), "--delay", "0", "--matador", "1", "--bot", "random"]
     status, out, _ = run(monkeypatch, capsys, argv, stdin="h\nq\n")
     assert status == 0
