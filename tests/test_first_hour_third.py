@@ -348,3 +348,25 @@ def _group_alive(group: int) -> bool:
     except ProcessLookupError:
         return False
     return True
+
+
+# --- 6: every figure says what game it is about ------------------------------------------------
+
+
+def test_a_hint_at_8_players_says_its_figure_is_of_the_model(tmp_path: Path) -> None:
+    pytest.importorskip("numpy")
+    pytest.importorskip("scipy")
+    import chasetheace as cta
+    from chasetheace.solver.uses.advice import hint_for, review
+
+    game = cta.Game(cta.Rules(), players=8, seed=3)
+    text = hint_for(game.observation(game.to_act)).text()
+    assert "lives of perfect play in a model of the hand without card removal (not measured in the " \
+           "true game)" in text, text
+    cta.play_game(game, [cta.ThresholdBot(8)] * 8, seed=3)
+    judged = review(game.record())
+    info = {s["players"]: s for s in judged.to_dict()["solutions"]}
+    assert info[8]["measured"] == "abstract" and "without card removal" in info[8]["closeness"]
+    assert "8 players: iid (approximate) solution, within " in judged.text()
+    assert info[3]["measured"] == "exact" and info[3]["closeness"].startswith("within ")
+    assert info[3]["closeness"].endswith("lives of perfect play")

@@ -264,19 +264,32 @@ def _solve(rules: Rules, players: int, method: str, tolerance: float, progress: 
     if progress is not None:
         how = "exactly" if exact else "approximately (a strategy to play, not measured exactly)"
         progress(f"solving {players} players {how} (once: the solution is then cached)", 0.0)
-    callback = None if progress is None else _cfr_progress(progress, tolerance)
+    callback, steps = None, None
+    if progress is not None:
+        told = progress
+        fraction = [0.0]
+
+        def bar(text: str, done: float) -> None:
+            fraction[0] = done
+            told(text, done)
+
+        def step(text: str) -> None:  # what the solve is doing between two checks, the bar kept
+            told(f"{players} players: {text}", fraction[0])
+
+        callback, steps = _cfr_progress(bar, tolerance, "exact" if exact else "abstract"), step
     # beyond the exact tree's default a bot needs the strategy, not its exact measurement
     sol = solve(rules, players, method=method, tolerance=tolerance, time_limit=SAMPLED_SECONDS,
-                exact_check=None if exact else False, on_check=callback)
+                exact_check=None if exact else False, on_check=callback, progress=steps)
     if progress is not None:
         progress(f"solved {players} players in {sol.seconds:.1f} s: "
-                 f"{perfect_play_text(sol.nash_conv)}", 1.0)
+                 f"{perfect_play_text(sol.nash_conv, sol.measured)}", 1.0)
     return sol
 
 
-def _cfr_progress(progress: Progress, tolerance: float) -> Callable[[Any], None]:
+def _cfr_progress(progress: Progress, tolerance: float, measured: str) -> Callable[[Any], None]:
     """A CFR callback that reports how far the NashConv has come down towards ``tolerance``
-    (on a log scale: each tenfold fall is an equal step)."""
+    (on a log scale: each tenfold fall is an equal step; short of the end, which only the saved
+    solution reaches: what follows CFR takes time too). ``measured``: what the NashConv is about."""
     import math
 
     first: list[float] = []
@@ -286,8 +299,8 @@ def _cfr_progress(progress: Progress, tolerance: float) -> Callable[[Any], None]
         if not first:
             first.append(max(nc, tolerance * 10))
         done = math.log(first[0] / nc) / math.log(first[0] / tolerance) if first[0] > tolerance else 1.0
-        progress(f"iteration {p.iterations}, {perfect_play_text(p.nash_conv)}",
-                 min(1.0, max(0.0, done)))
+        progress(f"iteration {p.iterations}, {perfect_play_text(p.nash_conv, measured)}",
+                 min(0.95, max(0.0, done)))
 
     return report
 
