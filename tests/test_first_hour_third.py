@@ -370,3 +370,48 @@ def test_a_hint_at_8_players_says_its_figure_is_of_the_model(tmp_path: Path) -> 
     assert "8 players: iid (approximate) solution, within " in judged.text()
     assert info[3]["measured"] == "exact" and info[3]["closeness"].startswith("within ")
     assert info[3]["closeness"].endswith("lives of perfect play")
+
+
+# --- 5: 8 players in an 80x24 terminal --------------------------------------------------------
+
+
+def test_at_8_players_in_80x24_the_hands_moves_stay_on_screen(monkeypatch: pytest.MonkeyPatch,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """At each question, the 23 lines above the prompt (a 24-line terminal) show every move of the
+    hand so far, if not in the log then in the table; after `r` the question (your card) again."""
+    from rich.console import Console
+
+    from chasetheace import cli
+
+    screens: list[str] = []
+    questions: list[bool] = []  # whether each screen ends at a keep-or-swap question
+    answers = iter(["r"] + ["k"] * 200)
+
+    def answer(self: Console, prompt: str = "", **kwargs: object) -> str:
+        screens.append(capsys.readouterr().out)
+        questions.append("keep or" in str(prompt))
+        reply = next(answers) if "keep or" in str(prompt) else "n" if "Another" in str(prompt) else ""
+        print(str(prompt) + reply)
+        return reply
+
+    monkeypatch.setattr(Console, "input", answer)
+    monkeypatch.setenv("COLUMNS", "80")
+    assert cli.main(["play", "--players", "8", "--seed", "2", "--delay", "0"]) == 0
+    words = {"Stand.": ("stood",), "Change!": ("changed", "blocked")}
+    text, checked = "", 0
+    for number, screen in enumerate(screens):
+        text += screen
+        if number == 1 or not questions[number]:  # the rules asked for fill screen 1 (see below)
+            continue
+        lines = text.splitlines()
+        visible = "\n".join(lines[-23:])
+        start = max(i for i, line in enumerate(lines) if re.search(r"─ Hand \d+: ", line))
+        for line in lines[start:]:
+            move = re.match(r"  (\w+): (Stand\.|Change!)", line)
+            if move and move[1] != "You":
+                rows = [row for row in visible.splitlines() if re.search(rf"│ {move[1]}\b", row)]
+                assert line in visible or any(w in row for row in rows for w in words[move[2]]), visible
+                checked += 1
+    assert checked > 20
+    after_rules = screens[1].rstrip().splitlines()
+    assert "lives (chips)" in screens[1] and after_rules[-1].startswith("You hold ")
