@@ -415,3 +415,23 @@ def test_at_8_players_in_80x24_the_hands_moves_stay_on_screen(monkeypatch: pytes
     assert checked > 20
     after_rules = screens[1].rstrip().splitlines()
     assert "lives (chips)" in screens[1] and after_rules[-1].startswith("You hold ")
+
+
+def test_a_first_solve_without_card_removal_moves_its_bar(tmp_path: Path) -> None:
+    """The first hint of a table solved without card removal (6 players under cuckoo here, 8 in
+    the issue): the bar moves with each check of the model, each step is said, and the figures
+    say which model they are about; only the saved solution fills the bar."""
+    pytest.importorskip("numpy")
+    pytest.importorskip("scipy")
+    import chasetheace as cta
+    from chasetheace.solver.solutions.cache import solution_for
+
+    heard: list[tuple[str, float]] = []
+    solution_for(cta.Rules.preset("cuckoo"), 6, folder=str(tmp_path),
+                 progress=lambda text, done: heard.append((text, done)))
+    fractions = [f for _, f in heard]
+    assert fractions == sorted(fractions) and fractions[-1] == 1.0
+    assert [f for f in fractions if 0 < f < 1], heard  # the bar moved before the end
+    assert heard[-1][0].startswith("solved 6 players") and all(f < 1 for f in fractions[:-1])
+    assert any("6 players: building the tree" in t for t, _ in heard)
+    assert all("without card removal" in t for t, _ in heard if "perfect play" in t)
