@@ -42,7 +42,9 @@ def plot_solution(sol: Solution, path: str) -> None:
     right.set_xlabel("P(lose the hand)")
     right.set_title("who loses")
     rules = ", ".join(f"{k}={v}" for k, v in sol.rules.changes().items()) or "standard rules"
-    fig.suptitle(f"Chase the Ace equilibrium, {n} players, {rules} (NashConv {sol.nash_conv:.1e})")
+    about = {"abstract": " in the model without card removal", "sampled": ", a sampled estimate"}
+    fig.suptitle(f"Chase the Ace equilibrium, {n} players, {rules} "
+                 f"(NashConv {sol.nash_conv:.1e}{about.get(sol.measured, '')})")
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
