@@ -159,14 +159,14 @@ def moves_this_hand(obs: Observation) -> dict[int, str]:
         match read_view(view):
             case Keep(seat=seat):
                 moves[seat] = "stood"
-            case SwapSeen(seat=seat) | Swap(seat=seat):
+            case SwapSeen(seat=seat):
                 moves[seat] = "changed"
             case Blocked(seat=seat, neighbour=neighbour, card=card):
                 moves[seat] = "blocked"
                 moves.setdefault(neighbour, f"showed {card_text(str(card))}")  # its turn is done too
             case ShowBlocker(seat=seat, card=card):
                 moves[seat] = f"showed {card_text(str(card))}"
-            case DealerExchangeSeen(seat=seat) | DealerExchange(seat=seat):
+            case DealerExchangeSeen(seat=seat):
                 moves[seat] = "cut" if obs["rules"]["dealer_exchange"] == "cut" else "drew"
     return moves
 
