@@ -13,6 +13,7 @@ import time
 from collections.abc import Sequence
 from typing import Any, TextIO
 
+from ..extras import needs_solver_text
 from ..files import check_plot_file, check_writable
 from ..rules import rules_from_args
 from ..solver.solutions.choice import (
@@ -137,8 +138,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"chase-the-ace: error: {exc}", file=sys.stderr)
         return 2
     except ImportError as exc:
-        print(f"chase-the-ace: error: solve needs the solve extra (pip install 'chase-the-ace[solve]'): "
-              f"{exc}", file=sys.stderr)
+        print(f"chase-the-ace: error: {needs_solver_text('solve', missing=exc.name or str(exc))}",
+              file=sys.stderr)
         return 2
     if args.json:
         print(json.dumps(sol.to_dict()))

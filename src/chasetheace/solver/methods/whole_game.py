@@ -346,7 +346,7 @@ def solve_game(rules: Rules | None = None, players: int = 3, *, lives: int | Non
             last = solved[group[-1]]
             progress(f"solved {len(solved)} of {len(states)} lives states, {seconds:.0f} s (lives "
                      f"{','.join(map(str, last.state))}: {last.iterations} iterations, NashConv "
-                     f"{last.nash_conv:.1e})")
+                     f"{last.nash_conv:.1e} in chance of winning the game)")
     keys = {m: p.infosets for m, p in paths.items()}
     return GameSolution(rules, players, lives, solved, keys, paths, time.perf_counter() - start)
 

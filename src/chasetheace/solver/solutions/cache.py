@@ -20,9 +20,10 @@ import contextlib
 import hashlib
 import json
 import os
+import signal
 import tempfile
 import threading
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterator
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -215,7 +216,6 @@ def solve_ahead(rules: Rules, sizes: Collection[int], *, method: str = "auto", t
         for n in missing:
             solution_for(rules, n, method=method, tolerance=tolerance, folder=folder, progress=progress)
         return missing
-    import concurrent.futures
     import multiprocessing
 
     where = str(cache_folder(folder))
@@ -224,14 +224,35 @@ def solve_ahead(rules: Rules, sizes: Collection[int], *, method: str = "auto", t
                  f"{workers} at a time (once: the solutions are then cached)", 0.0)
     done = 0
     context = multiprocessing.get_context("spawn")  # no threads of this process carried into the workers
-    with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context) as pool:
-        jobs = [pool.submit(_solve_one, rules.to_dict(), n, method, tolerance, where) for n in missing]
-        for job in concurrent.futures.as_completed(jobs):
-            n = job.result()
+    with _interrupts_held():  # Ctrl-C is this process's to handle: the workers never see it
+        pool = context.Pool(workers)
+    with pool:  # leaving it (done, an error, Ctrl-C) terminates the workers at once
+        jobs = [(rules.to_dict(), n, method, tolerance, where) for n in missing]
+        for n in pool.imap_unordered(_solve_job, jobs):
             done += 1
             if progress is not None:
                 progress(f"solved {n} players ({done} of {len(missing)} table sizes)", done / len(missing))
     return missing
+
+
+def _solve_job(job: tuple[dict[str, Any], int, str, float, str]) -> int:
+    return _solve_one(*job)
+
+
+@contextlib.contextmanager
+def _interrupts_held() -> Iterator[None]:
+    """SIGINT held back (blocked) while worker processes start: they inherit it blocked, so a
+    Ctrl-C at the terminal, which reaches the whole process group, interrupts only this process
+    (no worker prints a traceback, even one still importing), and one pressed meanwhile reaches
+    this process as soon as the workers are started."""
+    if not hasattr(signal, "pthread_sigmask"):  # not on POSIX: the workers hear it as they did
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 def _solve(rules: Rules, players: int, method: str, tolerance: float, progress: Progress | None) -> Solution:
@@ -243,19 +264,32 @@ def _solve(rules: Rules, players: int, method: str, tolerance: float, progress: 
     if progress is not None:
         how = "exactly" if exact else "approximately (a strategy to play, not measured exactly)"
         progress(f"solving {players} players {how} (once: the solution is then cached)", 0.0)
-    callback = None if progress is None else _cfr_progress(progress, tolerance)
+    callback, steps = None, None
+    if progress is not None:
+        told = progress
+        fraction = [0.0]
+
+        def bar(text: str, done: float) -> None:
+            fraction[0] = done
+            told(text, done)
+
+        def step(text: str) -> None:  # what the solve is doing between two checks, the bar kept
+            told(f"{players} players: {text}", fraction[0])
+
+        callback, steps = _cfr_progress(bar, tolerance, "exact" if exact else "abstract"), step
     # beyond the exact tree's default a bot needs the strategy, not its exact measurement
     sol = solve(rules, players, method=method, tolerance=tolerance, time_limit=SAMPLED_SECONDS,
-                exact_check=None if exact else False, on_check=callback)
+                exact_check=None if exact else False, on_check=callback, progress=steps)
     if progress is not None:
         progress(f"solved {players} players in {sol.seconds:.1f} s: "
-                 f"{perfect_play_text(sol.nash_conv)}", 1.0)
+                 f"{perfect_play_text(sol.nash_conv, sol.measured)}", 1.0)
     return sol
 
 
-def _cfr_progress(progress: Progress, tolerance: float) -> Callable[[Any], None]:
+def _cfr_progress(progress: Progress, tolerance: float, measured: str) -> Callable[[Any], None]:
     """A CFR callback that reports how far the NashConv has come down towards ``tolerance``
-    (on a log scale: each tenfold fall is an equal step)."""
+    (on a log scale: each tenfold fall is an equal step; short of the end, which only the saved
+    solution reaches: what follows CFR takes time too). ``measured``: what the NashConv is about."""
     import math
 
     first: list[float] = []
@@ -265,8 +299,8 @@ def _cfr_progress(progress: Progress, tolerance: float) -> Callable[[Any], None]
         if not first:
             first.append(max(nc, tolerance * 10))
         done = math.log(first[0] / nc) / math.log(first[0] / tolerance) if first[0] > tolerance else 1.0
-        progress(f"iteration {p.iterations}, {perfect_play_text(p.nash_conv)}",
-                 min(1.0, max(0.0, done)))
+        progress(f"iteration {p.iterations}, {perfect_play_text(p.nash_conv, measured)}",
+                 min(0.95, max(0.0, done)))
 
     return report
 

@@ -17,17 +17,28 @@ from .packed import figures_of, is_binary, read_npz, write_npz
 __all__ = ["Figures", "SIMILAR_LEVELS", "Solution", "caveats", "perfect_play_text", "similar_features"]
 
 
-def perfect_play_text(nash_conv: float) -> str:
+def perfect_play_text(nash_conv: float, measured: str = "exact") -> str:
     """How close a strategy is to an equilibrium, in a player's words (its NashConv, in lives a
-    hand, written as a plain decimal with two significant digits).
+    hand, written as a plain decimal with two significant digits), saying what game the figure is
+    about: ``measured`` as :attr:`Solution.measured` says it was measured. Every figure a player
+    is shown comes from here.
 
     >>> perfect_play_text(2.6e-05), perfect_play_text(0.0), perfect_play_text(0.0123)
     ('within 0.000026 lives of perfect play', 'perfect play', 'within 0.012 lives of perfect play')
+    >>> perfect_play_text(9.1e-05, "abstract")  # doctest: +NORMALIZE_WHITESPACE
+    'within 0.000091 lives of perfect play in a model of the hand without card removal
+     (not measured in the true game)'
+    >>> perfect_play_text(0.15, "sampled")
+    'about 0.15 lives from perfect play (a sampled estimate in the true game, biased upwards)'
     """
-    if not nash_conv > 0:
-        return "perfect play"
-    digits = max(1, 1 - math.floor(math.log10(nash_conv)))
-    return f"within {nash_conv:.{digits}f} lives of perfect play"
+    digits = max(1, 1 - math.floor(math.log10(nash_conv))) if nash_conv > 0 else 1
+    if measured == "sampled":
+        return (f"about {nash_conv:.{digits}f} lives from perfect play (a sampled estimate in the true "
+                "game, biased upwards)")
+    close = f"within {nash_conv:.{digits}f} lives of perfect play" if nash_conv > 0 else "perfect play"
+    if measured == "abstract":
+        return f"{close} in a model of the hand without card removal (not measured in the true game)"
+    return close
 
 
 @dataclass

@@ -139,7 +139,7 @@ def _solve(hand: Hand, run: str, iterations: int, tolerance: float, check_every:
         return _from_sampled(hand, iterations, limit, seed, start, progress, check, runner)
     if run == "iid":
         return _from_iid(hand, iterations, tolerance, check_every, start, workers, progress, check, store,
-                         runner)
+                         runner, on_check)
     if run in CFR_METHODS and MAX_EXACT_PLAYERS < players <= MAX_PARTS_PLAYERS:
         return _from_parts(hand, run, iterations, tolerance, check_every, start, workers, progress, on_check,
                            checkpoint=store, runner=runner)
@@ -373,9 +373,10 @@ def _from_parts(hand: Hand, method: str, iterations: int, tolerance: float, chec
 
 def _from_iid(hand: Hand, iterations: int, tolerance: float, check_every: int, start: float, workers: int,
               progress: Callable[[str], None] | None, check: bool, store: Checkpoint | None = None,
-              runner: Runner | None = None) -> Solution:
+              runner: Runner | None = None, on_check: Callable[[Any], None] | None = None) -> Solution:
     """DCFR on the hand without card removal; then, with ``check``, the strategy measured exactly in
-    the true game (an exact best response on the exact tree)."""
+    the true game (an exact best response on the exact tree). ``on_check`` hears each NashConv
+    check of the model (a progress bar's steps)."""
     from ..methods.cfr import Engine, Progress, run_cfr
     from ..model.tree import Tree
 
@@ -387,6 +388,8 @@ def _from_iid(hand: Hand, iterations: int, tolerance: float, check_every: int, s
         if progress is not None:
             progress(f"iid iteration {p.iterations}: NashConv without card removal {p.nash_conv:.2e} "
                      f"(target {tolerance:g}), {p.seconds:.0f} s")
+        if on_check is not None:
+            on_check(p)
 
     sigma, record = run_cfr(engine, iterations=iterations, tolerance=tolerance, check_every=check_every,
                             start=start, callback=report, checkpoint=store)

@@ -77,6 +77,7 @@ class Hint:
     nash_conv: float
     dealer: bool = False
     generalised: bool = False  # the solution never met the situation: figures of similar ones
+    measured: str = "exact"    # what nash_conv is about: Solution.measured
 
     @property
     def best(self) -> str:
@@ -97,7 +98,7 @@ class Hint:
             lives = f" (expected lives lost {self.lives_if_keep:.3f} and {self.lives_if_swap:.3f})"
         call = {"keep": "keep", "swap": swap, "either": "either: it hardly matters"}[self.call]
         approx = ("" if self.method not in APPROXIMATE
-                  else f", approximate: {perfect_play_text(self.nash_conv)}")
+                  else f", approximate: {perfect_play_text(self.nash_conv, self.measured)}")
         if self.generalised:
             approx += "; a situation the solver never met: figures of similar ones"
         return (f"{position_name(self.position, self.players)} of {self.players} holding "
@@ -141,7 +142,8 @@ def hint(observation: Mapping[str, Any], solution: Solution) -> Hint:
                 knew=situation(key, deck, players), keep_probability=got.keep,
                 lose_if_keep=lose_keep, lose_if_swap=lose_swap, lives_if_keep=lives_keep,
                 lives_if_swap=lives_swap, call=call, method=solution.method,
-                nash_conv=solution.nash_conv, dealer=key[0] == players - 1, generalised=got.generalised)
+                nash_conv=solution.nash_conv, dealer=key[0] == players - 1, generalised=got.generalised,
+                measured=solution.measured)
 
 
 def _rules_of(observation: Mapping[str, Any]) -> Rules:
@@ -259,7 +261,7 @@ class Review:
         lines = []
         for n, info in sorted(self.solutions.items()):
             exact = "exact" if info["method"] not in APPROXIMATE else f"{info['method']} (approximate)"
-            lines.append(f"{n} players: {exact} solution, {perfect_play_text(info['nash_conv'])}")
+            lines.append(f"{n} players: {exact} solution, {info['closeness']}")
         hand = None
         for d in self.decisions:
             if seat is not None and d.seat != seat:
@@ -335,7 +337,8 @@ def review(record: Record | Mapping[str, Any], *, solutions: Solutions | None = 
             continue
         decisions.append(Decision(len(decisions), obs["hand"], seat, game.names[seat], action, h,
                                   h.cost(action)))
-    info = {n: {"method": s.method, "nash_conv": s.nash_conv, "exact": s.method != "sampled"}
+    info = {n: {"method": s.method, "nash_conv": s.nash_conv, "exact": s.method != "sampled",
+                "measured": s.measured, "closeness": perfect_play_text(s.nash_conv, s.measured)}
             for n, s in used.items()}
     return Review("chase-the-ace", list(game.names), game.rules.to_dict(), decisions, info,
                   complete=game.over, unjudged=unjudged,

@@ -127,7 +127,7 @@ function showSolved(data) {
       `solver: ${d.call === "swap" ? swap : d.call}. `, verdict, d.mistake);
     list.appendChild(li);
   }
-  $("solutions").textContent = data.solutions.map((s) => `${s.players} players: ${s.exact ? "exact" : "approximate"} solution, ${s.nash_conv > 0 ? `within ${s.nash_conv.toPrecision(2)} lives of` : ""} perfect play`).join(" · ");
+  $("solutions").textContent = data.solutions.map((s) => `${s.players} players: ${s.exact ? "exact" : "approximate"} solution, ${s.closeness}`).join(" · ");
 }
 
 async function load() {
