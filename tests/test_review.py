@@ -65,6 +65,23 @@ def test_the_lowest_card_with_a_king_to_the_left(solutions: dict[int, Solution])
     assert (first.cost, first.mistake) == (0.0, False)
 
 
+def test_a_solution_measured_only_without_card_removal_is_not_marked_exact(
+        solutions: dict[int, Solution]) -> None:
+    import dataclasses
+
+    model_only = dataclasses.replace(solutions[3], method="iid", measured="abstract")
+    game = stacked("Ac Kd 5h")
+    game.act("keep")
+    game.act("keep")
+    data = review(game.record(), solutions=lambda rules, players: model_only).to_dict()
+    [entry] = data["solutions"]
+    assert (entry["method"], entry["exact"], entry["nash_conv_kind"]) == ("iid", False, "model-only")
+    assert all(d["call"] for d in data["decisions"])
+    exact = review(game.record(), solutions=_provider(solutions)).to_dict()["solutions"][0]
+    assert (exact["exact"], exact["nash_conv_kind"]) == (True, "exact")
+    assert hint(stacked("Ac Kd 5h").observation(0), model_only).nash_conv_kind == "model-only"
+
+
 def test_keeping_the_lowest_card_is_a_mistake_with_its_cost(solutions: dict[int, Solution]) -> None:
     game = stacked("Ac Kd 5h")
     game.act("keep")
@@ -354,11 +371,7 @@ def test_the_random_bettors_give_money_away_and_the_cli_says_so(
     assert status == 2 and "bad seat 5" in err
 
 
-def test_beyond_five_players_the_best_available_solution_says_how_good_it_is(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from chasetheace.solver import cache
-
-    monkeypatch.setattr(cache, "SAMPLED_SECONDS", 1.0)  # the sampled method, trained briefly
+def test_beyond_five_players_the_best_available_solution_says_how_good_it_is(tmp_path: Path) -> None:
     heard: list[str] = []
     rules = cta.Rules(ties="eldest-loses")  # not a table shipped solved: solved here
     sol = solution_for(rules, 6, folder=tmp_path, progress=lambda t, f: heard.append(t))
