@@ -194,8 +194,9 @@ def _table_lines(t: _Table, lives: int, found: list[Difference]) -> list[str]:
     deck = hand.deck
     out = [f"### {n} players, {lives} lives each, standard rules", "",
            f"Solved in {game.seconds:.0f} s (wall clock, a shared machine): {len(game.states)} lives states, "
-           f"the largest NashConv of a "
-           f"state's hand {game.nash_conv:.1e} (in chance of winning the game). Starting on equal lives, "
+           f"NashConv {game.nash_conv:.1e} in chance of winning the game (a player deviating in every "
+           f"lives state; the largest of a state's hand on its own {game.hand_nash_conv:.1e}). "
+           f"Starting on equal lives, "
            f"the chance of winning by position of the first hand: "
            + ", ".join(f"{position_name(i, n)} {v:.4f}" for i, v in enumerate(game.start.value)) + ".", "",
            f"One player playing the whole-game equilibrium against players of the one-hand equilibrium wins "
