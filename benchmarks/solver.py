@@ -179,7 +179,8 @@ def table_child(n: int, preset: str, rule: list[str], hands: int) -> None:
         out["exact"] = measure(hand, sol.played_keep).nash_conv
     if n >= 6:
         got = bound_nash_conv(hand, sol.played_keep, hands, seed=0)
-        out.update(upper=got.upper, estimate=got.estimate, estimate_error=got.estimate_error,
+        out.update(upper=got.upper, heuristic_upper=got.heuristic_upper, estimate=got.estimate,
+                   estimate_error=got.estimate_error,
                    sampled_best=got.sampled_best, hands=got.hands, bound_seconds=got.seconds,
                    bound_situations=got.situations)
     out["peak_all_gb"] = _peak_gb()

@@ -31,7 +31,8 @@ def test_the_bound_lies_above_the_exact_nash_conv_and_the_estimate_below(
     exact = measure(hand, keep).nash_conv
     got = bound_nash_conv(hand, keep, 20_000, seed=players + strength)
     assert exact > 0.02  # a strategy far enough from an equilibrium for the comparison to tell
-    assert exact <= got.upper <= got.upper_uniform
+    # the bound reported is the proved one; the bootstrap figure is a tighter heuristic beside it
+    assert exact <= got.heuristic_upper <= got.upper
     assert got.upper == pytest.approx(got.sampled_best + got.margin)
     # the cross-fitted estimate: its expectation is at most the exact value, and it is not far below
     assert got.estimate - 3 * got.estimate_error <= exact
