@@ -77,6 +77,7 @@ class Hint:
     nash_conv: float
     dealer: bool = False
     generalised: bool = False  # the solution never met the situation: figures of similar ones
+    nash_conv_kind: str = "exact"  # what nash_conv says of the true game: Solution.nash_conv_kind
 
     @property
     def best(self) -> str:
@@ -141,7 +142,8 @@ def hint(observation: Mapping[str, Any], solution: Solution) -> Hint:
                 knew=situation(key, deck, players), keep_probability=got.keep,
                 lose_if_keep=lose_keep, lose_if_swap=lose_swap, lives_if_keep=lives_keep,
                 lives_if_swap=lives_swap, call=call, method=solution.method,
-                nash_conv=solution.nash_conv, dealer=key[0] == players - 1, generalised=got.generalised)
+                nash_conv=solution.nash_conv, dealer=key[0] == players - 1, generalised=got.generalised,
+                nash_conv_kind=solution.nash_conv_kind)
 
 
 def _rules_of(observation: Mapping[str, Any]) -> Rules:
@@ -335,8 +337,10 @@ def review(record: Record | Mapping[str, Any], *, solutions: Solutions | None = 
             continue
         decisions.append(Decision(len(decisions), obs["hand"], seat, game.names[seat], action, h,
                                   h.cost(action)))
-    info = {n: {"method": s.method, "nash_conv": s.nash_conv, "exact": s.method != "sampled"}
-            for n, s in used.items()}
+    # "exact": the NashConv is an exact best response in the true game (an iid strategy measured
+    # only without card removal is not, nor a sampled estimate)
+    info = {n: {"method": s.method, "nash_conv": s.nash_conv, "exact": s.nash_conv_kind == "exact",
+                "nash_conv_kind": s.nash_conv_kind} for n, s in used.items()}
     return Review("chase-the-ace", list(game.names), game.rules.to_dict(), decisions, info,
                   complete=game.over, unjudged=unjudged,
                   generalised=sum(d.hint.generalised for d in decisions))
