@@ -37,8 +37,8 @@ from .game_limits import MAX_GAME_LIVES, MAX_GAME_PLAYERS, MAX_PAIRING_PLAYERS, 
 from .sampled import HandBatch, SampledSolver
 
 __all__ = ["MAX_GAME_PLAYERS", "MAX_GAME_LIVES", "MAX_PAIRING_PLAYERS", "Difference", "GameBot",
-           "GameSolution", "HandModel", "HandPaths", "StateSolution", "check_game", "differences", "game_nash_conv",
-           "hand_model", "hero_win", "next_state", "situation_reach", "solve_game"]
+           "GameSolution", "HandModel", "HandPaths", "StateSolution", "check_game", "differences",
+           "game_nash_conv", "hand_model", "hero_win", "next_state", "situation_reach", "solve_game"]
 
 Array = Any
 State = tuple[int, ...]

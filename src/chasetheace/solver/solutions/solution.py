@@ -14,7 +14,8 @@ from ..model.hand import Deck, InfoKey, deck_of, infoset_of
 from ..model.words import describe_key
 from .packed import figures_of, is_binary, read_npz, write_npz
 
-__all__ = ["Figures", "NASH_CONV_KINDS", "SIMILAR_LEVELS", "Solution", "caveats", "perfect_play_text", "similar_features"]
+__all__ = ["Figures", "NASH_CONV_KINDS", "SIMILAR_LEVELS", "Solution", "caveats", "perfect_play_text",
+           "similar_features"]
 
 
 def perfect_play_text(nash_conv: float) -> str:
@@ -83,7 +84,8 @@ class Solution:
         exact in the hand without card removal only, which says nothing sure of the true game.
 
         >>> from chasetheace import Rules
-        >>> Solution(Rules(), 2, "iid", [], [], [], [], [], [], 1e-4, [], measured="abstract").nash_conv_kind
+        >>> sol = Solution(Rules(), 2, "iid", [], [], [], [], [], [], 1e-4, [], measured="abstract")
+        >>> sol.nash_conv_kind
         'model-only'
         """
         return NASH_CONV_KINDS[self.measured]

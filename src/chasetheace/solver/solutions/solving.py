@@ -41,7 +41,8 @@ __all__ = ["solve",
            "infoset_of"]
 
 
-def solve(rules: Rules | None = None, players: int = 5, *, method: str = "auto", iterations: int | None = None,
+def solve(rules: Rules | None = None, players: int = 5, *, method: str = "auto",
+          iterations: int | None = None,
           tolerance: float = 1e-4, workers: int = 1, check_every: int = 10,
           time_limit: float | None = None, seed: int = 0, exact_check: bool | None = None,
           progress: Callable[[str], None] | None = None,
