@@ -82,6 +82,45 @@ def test_a_solution_measured_only_without_card_removal_is_not_marked_exact(
     assert hint(stacked("Ac Kd 5h").observation(0), model_only).nash_conv_kind == "model-only"
 
 
+def test_the_hint_follows_the_bot_and_claims_no_certainty_the_strategy_denies(
+        solutions: dict[int, Solution]) -> None:
+    """An approximate strategy that keeps the ace 84% of the time where its own figures say keeping
+    loses for sure: the hint's call is what the solved bot mostly plays (never its opposite), says
+    its figures disagree, and writes no sampled 0 or 1 as a certainty."""
+    import dataclasses
+
+    from chasetheace.solver import SolvedBot
+    from chasetheace.solver.model.hand import infoset_of
+
+    game = stacked("Ac Kd 5h")
+    view = game.observation(0)
+    exact = solutions[3]
+    key = infoset_of(view, exact.deck, kings_jerk=False)
+    i = exact.index_of(key)
+    assert i is not None
+    keep, values, chances = list(exact.keep), list(exact.values), list(exact.chances or [])
+    keep[i], values[i], chances[i] = 0.84, (1.0, 0.0), (1.0, 0.0)  # sampled figures: 1 and 0 exactly
+    rough = dataclasses.replace(exact, method="sampled", measured="sampled", keep=keep, values=values,
+                                chances=chances)
+    h = hint(view, rough)
+    assert h.disagrees and h.best == "swap" and h.call == "keep"
+    bot = SolvedBot.of(rough)
+    assert bot.solution(3).action_probabilities(view)["keep"] == pytest.approx(0.84)
+    text = h.text()
+    assert "Solver: keep" in text and "figures favour swap by 1.000 lives" in text
+    assert "about 100%" in text and "about 0%" in text and "0.0%" not in text and "100.0%" not in text
+    game.act("keep")
+    game.act("keep")
+    rec = review(game.record(), solutions=lambda rules, players: rough)
+    first = rec.decisions[0]
+    assert first.cost == pytest.approx(1.0) and not first.mistake  # played as the bot plays
+    assert rec.to_dict()["decisions"][0]["disagrees"] is True
+    # the exact solution itself: no disagreement, and its sure figures may say 100%
+    h = hint(view, exact)
+    assert not h.disagrees and h.call == "swap"
+    assert "lose this hand 100%" in h.text() or "lose this hand over 99.9%" in h.text()
+
+
 def test_keeping_the_lowest_card_is_a_mistake_with_its_cost(solutions: dict[int, Solution]) -> None:
     game = stacked("Ac Kd 5h")
     game.act("keep")
