@@ -164,7 +164,9 @@ def test_a_checkpoint_of_another_solve_is_refused(tmp_path: Path) -> None:
     manifest = (tmp_path / "manifest.json").read_text()
     bigger = Hand(SMALL, PLAYERS + 1)
     for other, said in ((bigger, "players 4 there, 5 here"),
-                        (Hand(dataclasses.replace(SMALL, ace_pays_double=True), PLAYERS), "rules"),
+                        # the rule that differs, named, not both rule sets cut short
+                        (Hand(dataclasses.replace(SMALL, ace_pays_double=True), PLAYERS),
+                         r"\(rules\.ace_pays_double false there, true here\)"),
                         (hand, "method")):
         with pytest.raises(ValueError, match=rf"another solve.*{said}"):
             _open(tmp_path, other, method="cfr+" if said == "method" else "dcfr")
@@ -242,6 +244,25 @@ def test_iid_keeps_its_iterates_too(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match=r"exact_check true there, false here"):
         cta.solve(rules, 4, method="iid", iterations=30, tolerance=0.0, checkpoint=tmp_path,
                   exact_check=False)
+
+
+def test_a_damaged_file_is_found_before_any_work(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from chasetheace.solver.model import tree
+
+    rules = cta.Rules()
+    cta.solve(rules, 3, method="dcfr", iterations=4, tolerance=0.0, checkpoint=tmp_path)
+    for name in ("warm.npz", "iterate.npz"):
+        saved = (tmp_path / name).read_bytes()
+        (tmp_path / name).write_bytes(saved[: len(saved) // 2])  # damaged after it was written
+
+        def no_tree(*args: object, **kwargs: object) -> None:
+            raise AssertionError("a tree was built before the damaged file was found")
+
+        with monkeypatch.context() as patch:
+            patch.setattr(tree.Tree, "__init__", no_tree)
+            with pytest.raises(ValueError, match=rf"broken file {name}"):
+                cta.solve(rules, 3, method="dcfr", iterations=4, tolerance=0.0, checkpoint=tmp_path)
+        (tmp_path / name).write_bytes(saved)
 
 
 def test_the_command_checks_as_often_as_asked(capsys: pytest.CaptureFixture[str]) -> None:

@@ -180,7 +180,9 @@ def open_checkpoint(folder: str | os.PathLike[str], hand: Hand, method: str, **p
         raise ValueError(f"bad checkpoint {folder!r}: a folder")
     manifest = {"solver": SOLVER, "rules": json.loads(json.dumps(hand.rules.to_dict(), sort_keys=True)),
                 "players": hand.players, "method": method, **parameters}
-    return Checkpoint(folder, manifest)
+    store = Checkpoint(folder, manifest)
+    store.check("warm.npz", "iterate.npz")  # a damaged file is one error now, before any work
+    return store
 
 
 def _warm_from(store: Checkpoint | None, model: Any, workers: int, **cfr: Any) -> Any:
