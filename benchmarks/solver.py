@@ -11,7 +11,8 @@ to NashConv 1e-4; and OpenSpiel's DCFR.
 Table sizes (``--players``, a list or a range ``a..b``; rules ``--rule name=value`` or ``--preset``):
 each table size in a process of its own is solved as the solution cache solves it for a player
 (``chasetheace.solver.solutions.cache``: the exact tree up to 5 players, ``iid`` 6 to 8, the
-sampled method for 15 s from 9), and the table prints the method, the seconds and peak memory of
+sampled method from 9, for a fixed number of mini-batches), and the table prints the method, the
+seconds and peak memory of
 the solve, the size of its compact file, and its NashConv: exact (an exact best response in the
 true game) where that is within reach (to 6 players: at 6 measured after the solve, which the time
 column leaves out), and for every table size from 6 the sampled bracket of
