@@ -14,10 +14,16 @@ Without the ``solve`` extra, hints and reviews answer that they are not availabl
 from __future__ import annotations
 
 import concurrent.futures
+import concurrent.futures.process
+import contextlib
+import contextvars
 import json
 import logging
+import math
 import multiprocessing
 import threading
+import time
+from collections import deque
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -30,7 +36,8 @@ if TYPE_CHECKING:
     from ..kinds import GameKind
     from ..record import Record
 
-__all__ = ["Advisor", "prepare", "hint_request", "review_endpoint", "record_endpoint", "solver_available"]
+__all__ = ["Advisor", "prepare", "hint_request", "review_endpoint", "record_endpoint", "solver_available",
+           "SOLVES_FOR"]
 
 log = logging.getLogger("chasetheace.web")
 MAX_KEPT_SOLUTIONS = 4
@@ -39,6 +46,11 @@ least recently used is let go first and read again from the cache folder when ne
 MAX_QUEUED_SOLVES = 4
 """At most this many rule sets wait for the worker process; more are not queued (their hints
 answer ``hint_not_ready`` until the queue has room), so clients cannot pile up solving work."""
+
+
+SOLVES_FOR: contextvars.ContextVar[str | None] = contextvars.ContextVar("cta_solves_for", default=None)
+"""The client (address) a review is built for, set by the HTTP endpoint: its new solves count
+against that client's share (:attr:`Advisor.solves_per_client`)."""
 
 
 def prepare(rules_dict: dict[str, Any], counts: list[int], folder: str | None) -> None:
@@ -72,11 +84,18 @@ def _available() -> bool:
 class Advisor:
     """Answers hint requests and reviews from cached solutions; prepares missing ones off the loop.
 
-    ``folder`` is the solution cache (default: the user's, or ``$CHASE_THE_ACE_CACHE``).
+    ``folder`` is the solution cache (default: the user's, or ``$CHASE_THE_ACE_CACHE``). One client
+    (address) starts at most ``solves_per_client`` new solves in ``window`` seconds (a rule set
+    already solved or under way costs nothing); past that its hints and reviews under new rules
+    answer ``too_many_solves``, saying when it may ask again.
     """
 
-    def __init__(self, folder: str | None = None, keep: int = MAX_KEPT_SOLUTIONS) -> None:
+    def __init__(self, folder: str | None = None, keep: int = MAX_KEPT_SOLUTIONS, *,
+                 solves_per_client: int = 3, window: float = 3600.0) -> None:
         self.folder = folder
+        self.solves_per_client, self.window = solves_per_client, window
+        self.solves: dict[str, deque[float]] = {}  # by client: when each of its solves started
+        self.closing = False  # the server is stopping: the worker is stopped on purpose
         self.keep = keep  # the server's memory holds at most this many solutions
         self.available = _available()
         self._pool: concurrent.futures.ProcessPoolExecutor | None = None
@@ -84,7 +103,7 @@ class Advisor:
         self._lock = threading.Lock()
         self.tasks: set[Any] = set()  # hint answers under way (kept referenced until done)
 
-    def _solution(self, rules: Rules, players: int) -> Any:
+    def _solution(self, rules: Rules, players: int, client: str | None = None) -> Any:
         """The cached solution, or None after asking for it to be prepared; ProtocolError
         (``hint_unavailable``) for a table above :data:`MAX_HINT_PLAYERS` whose solution is not
         ready (it is never solved here)."""
@@ -98,12 +117,13 @@ class Advisor:
                 raise ProtocolError(f"hints and reviews at the web table are for at most {MAX_HINT_PLAYERS} "
                                     f"players in a hand, or tables whose solutions are ready (the standard "
                                     f"rules up to 12 players)", "hint_unavailable")
-            self.prepare(rules, players)
+            self.prepare(rules, players, client if client is not None else SOLVES_FOR.get())
         return sol
 
-    def prepare(self, rules: Rules, players: int) -> None:
+    def prepare(self, rules: Rules, players: int, client: str | None = None) -> None:
         """Solve (in the worker process) every count from ``players`` (at most
-        :data:`MAX_HINT_PLAYERS`) down to 2 not cached yet."""
+        :data:`MAX_HINT_PLAYERS`) down to 2 not cached yet. ProtocolError (``too_many_solves``)
+        if that is a new solve and ``client`` started its share of them lately."""
         if not self.available:
             return
         players = min(players, MAX_HINT_PLAYERS)
@@ -124,13 +144,33 @@ class Advisor:
             counts = [n for n in range(players, 1, -1) if not is_cached(rules, n, folder=self.folder)]
             if not counts:
                 return
+            self._charge(client)
             if self._pool is None:  # spawn: a clean process, whatever threads the server runs;
                 # a fresh one for each rule set, so what a solve took is given back when it ends
                 self._pool = concurrent.futures.ProcessPoolExecutor(
                     1, mp_context=multiprocessing.get_context("spawn"), max_tasks_per_child=1)
             future = self._pool.submit(prepare, rules.to_dict(), counts, self.folder)
-            future.add_done_callback(_report)
+            future.add_done_callback(self._report)
             self._pending[key] = future
+
+    def _charge(self, client: str | None) -> None:
+        """Count one new solve against ``client``, or ProtocolError if it had its share."""
+        if client is None:
+            return
+        now = time.monotonic()
+        started = self.solves.setdefault(client, deque())
+        while started and started[0] <= now - self.window:
+            started.popleft()
+        if len(started) >= self.solves_per_client:
+            minutes = max(1, math.ceil((started[0] + self.window - now) / 60))
+            raise ProtocolError(
+                f"your address had the solver work out {len(started)} new rule sets in the last "
+                f"{self.window / 60:g} minutes, the most one address may: hints and reviews under rules "
+                f"not solved yet come again in about {minutes} minutes (rules already solved answer at "
+                "once)", "too_many_solves")
+        started.append(now)
+        for other in [c for c, times in self.solves.items() if not times or times[-1] <= now - self.window]:
+            del self.solves[other]
 
     def check(self, table: Any, seat: int) -> dict[str, Any]:
         """The seat's observation if it may have a hint now; ProtocolError says why not."""
@@ -145,12 +185,13 @@ class Advisor:
         obs: dict[str, Any] = game.observation(seat)
         return obs
 
-    def hint(self, observation: dict[str, Any]) -> dict[str, Any]:
-        """The ``hint`` message for the seat of ``observation`` (its own view, nothing else)."""
+    def hint(self, observation: dict[str, Any], client: str | None = None) -> dict[str, Any]:
+        """The ``hint`` message for the seat of ``observation`` (its own view, nothing else);
+        a solve it starts counts against ``client``."""
         from ..solver.uses.advice import hint
 
         players = len(observation["order"])
-        sol = self._solution(Rules.from_dict(observation["rules"]), players)
+        sol = self._solution(Rules.from_dict(observation["rules"]), players, client)
         if sol is None:
             raise ProtocolError(f"the solver is preparing hints for {players} players: ask again in a "
                                 f"moment", "hint_not_ready")
@@ -185,19 +226,30 @@ class Advisor:
         return None if done is None else dict(done.to_dict())
 
     def close(self) -> None:
-        """Stop the worker process (a solve under way is abandoned)."""
-        if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
-            self._pool = None
+        """Stop the worker process at once: a solve under way is abandoned (its solution is written
+        only when complete), so the server exits without waiting for it."""
+        pool, self._pool = self._pool, None
+        if pool is None:
+            return
+        self.closing = True
+        # the pool has no public way to stop a running task before Python 3.14
+        workers = list((getattr(pool, "_processes", None) or {}).values())
+        pool.shutdown(wait=False, cancel_futures=True)
+        for worker in workers:
+            with contextlib.suppress(Exception):
+                worker.terminate()
+        for worker in workers:
+            with contextlib.suppress(Exception):
+                worker.join(5)
+
+    def _report(self, future: concurrent.futures.Future[None]) -> None:
+        exc = None if future.cancelled() else future.exception()
+        stopped = self.closing and isinstance(exc, concurrent.futures.process.BrokenProcessPool)
+        if exc is not None and not stopped:
+            log.error("preparing solutions failed: %s", exc)
 
 
-def _report(future: concurrent.futures.Future[None]) -> None:
-    exc = None if future.cancelled() else future.exception()
-    if exc is not None:
-        log.error("preparing solutions failed: %s", exc)
-
-
-# --- the app's hooks (kept here so that app.py only calls them) ----------------------------------------
+# --- the server's hooks (kept here so that the server only calls them) ---------------------------------
 
 def hint_request(server: Any, conn: Any, table: Any, seat: int) -> None:
     """Answer a ``hint`` message: checked on the loop, computed in a thread, sent to ``conn`` only.
@@ -214,7 +266,7 @@ def hint_request(server: Any, conn: Any, table: Any, seat: int) -> None:
 
     async def answer() -> None:
         try:
-            msg = await asyncio.to_thread(advisor.hint, obs)
+            msg = await asyncio.to_thread(advisor.hint, obs, conn.client)
         except ProtocolError as exc:
             msg = P.error(exc.code, str(exc))
         except Exception:
