@@ -246,6 +246,27 @@ def test_iid_keeps_its_iterates_too(tmp_path: Path) -> None:
                   exact_check=False)
 
 
+class _NoStart:
+    """A runner that fails if it is ever started: nothing is left to compute."""
+
+    def start(self, hand: Hand, keys: list[Any]) -> None:
+        raise AssertionError("the runner started for a solve whose every pass is in the checkpoint")
+
+    def run(self, parts: list[tuple[int, ...]], keep: Any) -> Any:
+        raise AssertionError("a part was computed again")
+
+    def close(self) -> None:
+        pass
+
+
+def test_a_finished_solve_run_again_starts_no_worker(tmp_path: Path) -> None:
+    hand = Hand(SMALL, PLAYERS)
+    first = _from_parts(hand, "dcfr", ITERATIONS, 0.0, CHECK, 0.0, 1, checkpoint=_open(tmp_path, hand))
+    again = _from_parts(hand, "dcfr", ITERATIONS, 0.0, CHECK, 0.0, 1, checkpoint=_open(tmp_path, hand),
+                        runner=_NoStart())
+    _same(again.to_dict(), first.to_dict())
+
+
 def test_a_damaged_file_is_found_before_any_work(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from chasetheace.solver.model import tree
 
