@@ -267,6 +267,20 @@ def test_a_finished_solve_run_again_starts_no_worker(tmp_path: Path) -> None:
     _same(again.to_dict(), first.to_dict())
 
 
+def test_an_exact_measure_with_one_worker_keeps_its_parts(tmp_path: Path) -> None:
+    from chasetheace.solver.methods.measure import measure
+
+    hand = Hand(SMALL, PLAYERS)
+
+    def keep(key: Any) -> float:
+        return 1.0 if key[2] >= 4 else 0.0
+
+    first = measure(hand, keep, split=True, checkpoint=_open(tmp_path, hand))
+    assert len(_parts(tmp_path)) == len(parts_of(hand))  # kept, with one worker too
+    again = measure(hand, keep, split=True, checkpoint=_open(tmp_path, hand), runner=_NoStart())
+    assert again.nash_conv == first.nash_conv and again.values == first.values
+
+
 def test_a_damaged_file_is_found_before_any_work(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from chasetheace.solver.model import tree
 

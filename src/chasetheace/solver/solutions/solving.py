@@ -417,7 +417,7 @@ def _from_iid(hand: Hand, iterations: int, tolerance: float, check_every: int, s
     keep = sigma[:, 0].tolist()
     # every situation of the true game also arises without card removal
     result = measure(hand, lambda key: keep[index[key]], progress=progress, workers=workers, runner=runner,
-                     checkpoint=store)
+                     checkpoint=store, keys=list(engine.tree.infosets))
     return _measured(hand, "iid", result, iterations=record.iterations, seconds=time.perf_counter() - start,
                      trace=record.trace)
 
