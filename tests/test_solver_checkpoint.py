@@ -267,6 +267,21 @@ def test_a_finished_solve_run_again_starts_no_worker(tmp_path: Path) -> None:
     _same(again.to_dict(), first.to_dict())
 
 
+def test_a_finished_solve_run_again_returns_its_solution_at_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from chasetheace.solver.model import tree
+
+    rules = cta.Rules()
+    first = cta.solve(rules, 3, method="dcfr", iterations=4, tolerance=0.0, checkpoint=tmp_path)
+    with monkeypatch.context() as patch:
+        patch.setattr(tree.Tree, "__init__", lambda *a, **k: pytest.fail("built a tree again"))
+        again = cta.solve(rules, 3, method="dcfr", iterations=4, tolerance=0.0, checkpoint=tmp_path)
+    _same(again.to_dict(), first.to_dict())
+    (tmp_path / "solution.npz").write_bytes(b"damaged")
+    with pytest.raises(ValueError, match=r"broken file solution\.npz"):
+        cta.solve(rules, 3, method="dcfr", iterations=4, tolerance=0.0, checkpoint=tmp_path)
+
+
 def test_an_exact_measure_with_one_worker_keeps_its_parts(tmp_path: Path) -> None:
     from chasetheace.solver.methods.measure import measure
 

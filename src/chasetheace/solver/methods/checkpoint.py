@@ -13,7 +13,10 @@
   of a pass, in a folder named for the strategy evaluated (a digest of its bytes), so a part is only
   ever reused for the very strategy it was computed for. The passes of earlier iterations are
   removed as each iterate is written; those of the last iteration stay (a finished solve run again
-  returns at once).
+  returns at once);
+- ``solution.npz``: the solution of the finished solve (the compact binary form of
+  :mod:`chasetheace.solver.solutions.packed`): the same solve run again returns it at once, without
+  building a tree or reading a pass.
 
 Every file is written to a temporary name in the same folder, flushed to disk, then renamed over
 its name (``os.replace``, atomic on POSIX and Windows): a kill (even ``kill -9``) or a power cut
@@ -34,6 +37,7 @@ import os
 import shutil
 import tempfile
 import zipfile
+from collections.abc import Callable
 from contextlib import suppress
 from pathlib import Path
 from typing import IO, Any
@@ -115,6 +119,10 @@ class Checkpoint:
             with suppress(OSError):
                 os.unlink(tmp)
             raise
+
+    def write(self, name: str, fill: Callable[[IO[bytes]], object]) -> None:
+        """Write the file ``name`` (inside the folder) with ``fill(file)``, atomically."""
+        self._write(self.folder / name, fill)
 
     def save(self, name: str, **arrays: Array) -> None:
         """Save ``arrays`` as ``name`` (a path inside the folder, ending in .npz), atomically."""

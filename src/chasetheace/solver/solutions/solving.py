@@ -139,8 +139,17 @@ def solve(rules: Rules | None = None, players: int = 5, *, method: str = "auto",
         if checkpoint is not None:
             store = open_checkpoint(checkpoint, hand, run, iterations=iterations, tolerance=tolerance,
                                     check_every=check_every, exact_check=check if run == "iid" else None)
-        return _solve(hand, run, iterations, tolerance, check_every, start, workers, progress, on_check,
-                      check, time_limit, seed, store, runner)
+            finished = _finished(store)
+            if finished is not None:  # this very solve, finished before: at once
+                finished.seconds = time.perf_counter() - start
+                return finished
+        sol = _solve(hand, run, iterations, tolerance, check_every, start, workers, progress, on_check,
+                     check, time_limit, seed, store, runner)
+        if store is not None:
+            from .packed import write_npz
+
+            store.write(FINISHED, lambda f: write_npz(sol, f))
+        return sol
     finally:
         if runner is not None:
             runner.disconnect()
@@ -183,6 +192,24 @@ def open_checkpoint(folder: str | os.PathLike[str], hand: Hand, method: str, **p
     store = Checkpoint(folder, manifest)
     store.check("warm.npz", "iterate.npz")  # a damaged file is one error now, before any work
     return store
+
+
+FINISHED = "solution.npz"
+"""The file of a checkpoint that holds the finished solve's solution (the compact binary form)."""
+
+
+def _finished(store: Checkpoint) -> Solution | None:
+    """The solution a checkpoint holds when its solve finished (None if it has not)."""
+    import zipfile
+
+    path = store.folder / FINISHED
+    if not path.exists():
+        return None
+    try:
+        return Solution.load(str(path))
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
+        raise ValueError(f"checkpoint {store.folder}: broken file {FINISHED} ({exc}): remove it to "
+                         "compute it again") from None
 
 
 def _warm_from(store: Checkpoint | None, model: Any, workers: int, **cfr: Any) -> Any:
