@@ -45,7 +45,9 @@ def test_the_bound_of_a_solved_strategy_is_small_and_covers_it() -> None:
     sol = cta.solve(cta.Rules(), 4)
     exact = measure(hand, sol.played_keep).nash_conv
     got = bound_nash_conv(hand, sol.played_keep, 20_000, seed=1)
-    assert exact <= got.upper < 0.01
+    # the proved bound is wider than the bootstrap heuristic (0.026 against under 0.01 here)
+    assert exact <= got.heuristic_upper < 0.01
+    assert got.heuristic_upper <= got.upper < 0.03
     assert abs(got.estimate) < 4 * got.estimate_error + 1e-3
 
 
