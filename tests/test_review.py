@@ -17,8 +17,8 @@ import chasetheace as cta
 from chasetheace import cli
 from chasetheace.cards import pack
 from chasetheace.solver import Solution, SolvedBot, solve
-from chasetheace.solver.advice import MISTAKE, hint, review
-from chasetheace.solver.cache import cache_path, solution_for
+from chasetheace.solver.solutions.cache import cache_path, solution_for
+from chasetheace.solver.uses.advice import MISTAKE, hint, review
 from helpers import check_schema, stacked
 from helpers import cli_run as _run
 
@@ -265,7 +265,7 @@ def test_the_review_json_follows_the_documented_schema(solutions: dict[int, Solu
 
 def test_a_solution_is_solved_once_then_read_from_disk(tmp_path: Path,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    from chasetheace.solver import cache
+    from chasetheace.solver.solutions import cache
 
     rules = cta.Rules.preset("le-her")
     monkeypatch.setattr(cache, "_MEMORY", {})  # nothing solved by earlier tests in this process
@@ -286,7 +286,7 @@ def test_a_solution_is_solved_once_then_read_from_disk(tmp_path: Path,
 def test_the_tests_never_use_the_users_cache() -> None:
     import os
 
-    from chasetheace.solver.cache import CACHE_ENV, cache_folder
+    from chasetheace.solver.solutions.cache import CACHE_ENV, cache_folder
 
     assert os.environ.get(CACHE_ENV) and cache_folder() == Path(os.environ[CACHE_ENV])
 
