@@ -39,14 +39,17 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
                    help="change one rule option (repeatable), e.g. --rule ties=eldest-loses")
     p.add_argument("--method", choices=METHODS, default="auto",
                    help="auto: the LP where it applies, else DCFR on the exact tree, iid, sampled")
-    p.add_argument("--iterations", type=int, default=2000, help="most CFR iterations")
+    p.add_argument("--iterations", type=int, default=None,
+                   help="most CFR iterations (default 2000); the sampled method's mini-batches of 2,000 "
+                        "hands (default 12,000 / players squared: 84 at 12 players)")
     p.add_argument("--tolerance", type=float, default=1e-4, help="stop at this NashConv (lives)")
     p.add_argument("--check-every", type=int, default=10, metavar="N",
                    help="measure CFR's average strategy every N iterations, and stop once it is within "
                         "the tolerance (each check is an exact best response: from 7 players one more "
                         "pass over the parts; default 10)")
-    p.add_argument("--time-limit", type=float, default=60.0, metavar="SECONDS",
-                   help="training time of the sampled method (default 60)")
+    p.add_argument("--time-limit", type=float, default=None, metavar="SECONDS",
+                   help="also stop the sampled method's training after SECONDS (default: none; with a "
+                        "limit the result depends on the machine's speed and load)")
     p.add_argument("--seed", type=int, default=0, help="seed of the sampled method")
     p.add_argument("--exact-check", choices=("auto", "yes", "no"), default="auto",
                    help="measure an iid or sampled strategy by an exact best response in the true game "

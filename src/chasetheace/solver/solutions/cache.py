@@ -8,8 +8,9 @@ the user's cache directory (``platformdirs``), or :data:`CACHE_ENV` when that va
 Up to :data:`~chasetheace.solver.solutions.choice.QUICK_EXACT_PLAYERS` players (5) the solution is
 exact (DCFR on the exact tree, NashConv at most ``tolerance``); beyond that it is a strategy to play,
 not measured exactly (``solve(method="auto", exact_check=False)``: ``iid`` up to
-:data:`TABLE_IID_PLAYERS` players (8) without pairing or kings_jerk, else the sampled method's best in
-:data:`SAMPLED_SECONDS`), and its NashConv says how far from an equilibrium it may be. Where the
+:data:`TABLE_IID_PLAYERS` players (8) without pairing or kings_jerk, else the sampled method trained
+for :func:`~.choice.sampled_batches` mini-batches, seed 0: the same solution on any machine at any
+load), and its NashConv says how far from an equilibrium it may be. Where the
 sampled method never met a situation, its figures are generalised from similar ones
 (:meth:`~.solution.Solution.figures`). The files are compact binary (:mod:`.packed`).
 """
@@ -28,27 +29,26 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ...rules import Rules
-from .choice import QUICK_EXACT_PLAYERS, check_players
+from .choice import QUICK_EXACT_PLAYERS, check_players, sampled_batches
 from .packed import write_npz
 from .solution import Solution, perfect_play_text
 from .solving import solve
 
-__all__ = ["CACHE_ENV", "PREPARED", "SAMPLED_SECONDS", "SOLVER_VERSION", "TABLE_IID_PLAYERS", "Progress",
+__all__ = ["CACHE_ENV", "PREPARED", "SOLVER_VERSION", "TABLE_IID_PLAYERS", "Progress",
            "announce_solving", "cache_folder", "cache_path", "cached", "is_cached", "prepared_path",
            "rules_key", "save_json", "save_solution", "solution_for", "solve_ahead"]
 
-SOLVER_VERSION = 4
+SOLVER_VERSION = 5
 """Bumped whenever a solution's content changes (2: per-situation chances of losing; 3: warm-started
 from the solution without card removal at 3 players and more; 4: the compact binary files, and the
-sampled method from :data:`TABLE_IID_PLAYERS` + 1 players for 15 s); older files are not read."""
+sampled method from :data:`TABLE_IID_PLAYERS` + 1 players for 15 s; 5: the sampled method for a
+fixed number of mini-batches, :func:`~.choice.sampled_batches`, not for 15 s of wall clock); older
+files are not read."""
 CACHE_ENV = "CHASE_THE_ACE_CACHE"
 """An environment variable naming the folder of cached solutions (instead of the user's cache)."""
-SAMPLED_SECONDS = 15.0
-"""How long the sampled method trains at the table (a person waits for the first hint: at 12
-players the solve takes about 20 s on a busy 2-core machine; 30 s of training took 36 s)."""
 TABLE_IID_PLAYERS = 8
 """The most players the cache solves without card removal (``iid``, when the rules allow it); above,
-the sampled method (:data:`SAMPLED_SECONDS`). ``iid`` at 8 players took 54 s and 1.6 GB on a busy
+the sampled method (:func:`~.choice.sampled_batches`). ``iid`` at 8 players took 54 s and 1.6 GB on a busy
 2-core machine; at 9 its tree is four times larger (minutes and several GB), too much for a table."""
 
 Progress = Callable[[str, float], None]
@@ -188,7 +188,7 @@ def _cost(rules: Rules, players: int) -> float:
         return players
     if players <= TABLE_IID_PLAYERS and not (rules.pairing or rules.kings_jerk):
         return 10.0 * 3.0 ** (players - 6)
-    return SAMPLED_SECONDS + players
+    return sampled_batches(players) * players * players / 800  # about the CPU seconds: 15 at 12 players
 
 
 def _solve_one(rules_data: dict[str, Any], players: int, method: str, tolerance: float, folder: str) -> int:
@@ -278,7 +278,9 @@ def _solve(rules: Rules, players: int, method: str, tolerance: float, progress: 
 
         callback, steps = _cfr_progress(bar, tolerance, "exact" if exact else "abstract"), step
     # beyond the exact tree's default a bot needs the strategy, not its exact measurement
-    sol = solve(rules, players, method=method, tolerance=tolerance, time_limit=SAMPLED_SECONDS,
+    # the sampled method trains its default budget of mini-batches, never for a time: the same
+    # solution on any machine at any load
+    sol = solve(rules, players, method=method, tolerance=tolerance,
                 exact_check=None if exact else False, on_check=callback, progress=steps)
     if progress is not None:
         progress(f"solved {players} players in {sol.seconds:.1f} s: "

@@ -25,8 +25,9 @@ if TYPE_CHECKING:
 
 __all__ = ["GAME_VERSION", "game_cache_path", "game_solution_for", "load_game"]
 
-GAME_VERSION = 1
-"""Bumped whenever a whole-game solution's content changes; older files are not read."""
+GAME_VERSION = 2
+"""Bumped whenever a whole-game solution's content changes (2: the whole game's NashConv saved);
+older files are not read."""
 
 _MEMORY: dict[tuple[str, int, int, float], GameSolution] = {}
 _LOCK = threading.Lock()

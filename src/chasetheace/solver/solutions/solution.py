@@ -14,7 +14,8 @@ from ..model.hand import Deck, InfoKey, deck_of, infoset_of
 from ..model.words import describe_key
 from .packed import figures_of, is_binary, read_npz, write_npz
 
-__all__ = ["Figures", "SIMILAR_LEVELS", "Solution", "caveats", "perfect_play_text", "similar_features"]
+__all__ = ["Figures", "NASH_CONV_KINDS", "SIMILAR_LEVELS", "Solution", "caveats", "perfect_play_text",
+           "similar_features"]
 
 
 def perfect_play_text(nash_conv: float, measured: str = "exact") -> str:
@@ -39,6 +40,10 @@ def perfect_play_text(nash_conv: float, measured: str = "exact") -> str:
     if measured == "abstract":
         return f"{close} in a model of the hand without card removal (not measured in the true game)"
     return close
+
+
+NASH_CONV_KINDS = {"exact": "exact", "sampled": "estimate", "abstract": "model-only"}
+""":attr:`Solution.nash_conv_kind` by how the NashConv was measured (:attr:`Solution.measured`)."""
 
 
 @dataclass
@@ -80,6 +85,21 @@ class Solution:
     def __post_init__(self) -> None:
         self._index = {key: i for i, key in enumerate(self.infosets)}
         self.deck: Deck = deck_of(self.rules)
+
+    @property
+    def nash_conv_kind(self) -> str:
+        """What :attr:`nash_conv` says of the true game (one hand dealt from one pack):
+        ``"exact"``, an exact best response in the true game; ``"estimate"``, sampled in the true
+        game (biased upwards in expectation, but neither exact nor a proved bound: a proved bound
+        is :func:`~chasetheace.solver.methods.bound.bound_nash_conv`'s ``upper``); ``"model-only"``,
+        exact in the hand without card removal only, which says nothing sure of the true game.
+
+        >>> from chasetheace import Rules
+        >>> sol = Solution(Rules(), 2, "iid", [], [], [], [], [], [], 1e-4, [], measured="abstract")
+        >>> sol.nash_conv_kind
+        'model-only'
+        """
+        return NASH_CONV_KINDS[self.measured]
 
     @property
     def caveats(self) -> list[str]:
@@ -208,7 +228,8 @@ class Solution:
             "exact_keep": None if self.exact_keep is None else [str(x) for x in self.exact_keep],
             "trace": [list(t) for t in self.trace],
             "nash_conv_error": self.nash_conv_error, "loss_errors": self.loss_errors,
-            "nash_conv_low": self.nash_conv_low, "measured": self.measured, "caveats": self.caveats,
+            "nash_conv_low": self.nash_conv_low, "measured": self.measured,
+            "nash_conv_kind": self.nash_conv_kind, "caveats": self.caveats,
         }
 
     @classmethod
