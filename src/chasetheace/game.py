@@ -15,7 +15,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 from enum import StrEnum
-from typing import Any
+from typing import Any, cast
 
 from .cards import Card, pack, stacked_pack
 from .errors import IllegalActionError, RecordError
@@ -32,6 +32,7 @@ from .events import (
     Eliminated,
     Event,
     FinalTie,
+    GameEvent,
     GameOver,
     HandStarted,
     Keep,
@@ -100,7 +101,7 @@ class Game:
             raise ValueError("give seed or rng, not both")
         self._rng = rng if rng is not None else random.Random(seed)
         self._log = EventLog(_script)
-        self.events: list[Event] = self._log.events
+        self.events: list[GameEvent] = cast("list[GameEvent]", self._log.events)  # written by _emit only
         """Everything that happened, in order: the game's history (hidden cards included)."""
         self._chance: Chance = LiveChance(self._rng) if _script is None else ScriptedChance(
             self._log, _script)
@@ -184,7 +185,7 @@ class Game:
             return False
         return True
 
-    def act(self, action: Action | str, seat: int | None = None) -> list[Event]:
+    def act(self, action: Action | str, seat: int | None = None) -> list[GameEvent]:
         """The seat to act keeps or swaps; returns the events that followed, up to the next decision.
 
         Raises IllegalActionError (a ValueError) and changes nothing if the action is not legal.
@@ -307,7 +308,7 @@ class Game:
 
     # --- chance and history ---------------------------------------------------------------
 
-    def _emit(self, event: Event) -> None:
+    def _emit(self, event: GameEvent) -> None:
         self._log.append(event)
 
     def _shuffle(self, cards: list[Card]) -> list[Card]:
