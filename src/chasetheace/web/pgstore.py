@@ -154,8 +154,8 @@ class PgStore:
         try:
             import greenlet
         except ImportError as exc:
-            raise ImportError(f"--db {self.path} needs the postgres extra ({exc.name}): "
-                              "pip install 'chase-the-ace[postgres]'", name=exc.name) from None
+            raise ImportError(needs_extra_text(f"--db {self.path}", "postgres", missing="greenlet"),
+                              name=exc.name) from None
         self._greenlet = greenlet
         self._bridged: set[Any] = set()  # the greenlets run by :meth:`bridged`
         self.loop_waits = 0  # database calls the event loop's thread waited for (see :meth:`_tx`)
