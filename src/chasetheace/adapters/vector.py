@@ -64,17 +64,16 @@ def _advance(agent: int, rules: RuleArrays, policies: PolicyArrays, given: Given
 
 
 @jit()
-def _put(out: np.ndarray, set_: np.ndarray, i: int, value: float) -> None:  # pragma: no cover - compiled
-    """Write one cell of an observation, noting it in ``set_`` (its count first) so that the next
-    encoding clears only the cells written (a count of -1: too many noted, clear everything)."""
+def _put(out: np.ndarray, set_: np.ndarray, count: int, i: int,
+         value: float) -> int:  # pragma: no cover - compiled
+    """Write one cell of an observation and note it in ``set_`` (after its ``count`` cells noted
+    so far), so that the next encoding clears only the cells written. Returns the new count
+    (-1: too many to note, clear everything next time)."""
     out[i] = value
-    count = set_[0]
-    if count >= 0:
-        if count + 1 < set_.shape[0]:
-            set_[count + 1] = i
-            set_[0] = count + 1
-        else:
-            set_[0] = -1
+    if count < 0 or count + 1 >= set_.shape[0]:
+        return -1
+    set_[count + 1] = i
+    return count + 1
 
 
 @jit()
@@ -90,52 +89,52 @@ def _encode(out: np.ndarray, set_: np.ndarray, seat: int, n: int, d: int, chips:
     else:
         for j in range(1, count + 1):
             out[set_[j]] = 0.0
-    set_[0] = 0
+    noted = 0  # the cells noted in set_ (kept here, written to set_[0] at the end)
     state_size = 6 * n + 3 + 2 * d + n * d
     event_size = 8 + 2 * n + 2 * d + 3
     max_events = 2 * n + 2
     history_size = d + max_events * event_size
     hands, seen, order = ws[K.W_HANDS], ws[K.W_SEEN], ws[K.W_ORDER]
     k = st[K.S_K]
-    _put(out, set_, seat, 1.0)
+    noted = _put(out, set_, noted, seat, 1.0)
     if st[K.S_PHASE] != K.PH_OVER:
-        _put(out, set_, n + st[K.S_DEALER], 1.0)
+        noted = _put(out, set_, noted, n + st[K.S_DEALER], 1.0)
         if st[K.S_TO_ACT] >= 0:
-            _put(out, set_, 2 * n + st[K.S_TO_ACT], 1.0)
+            noted = _put(out, set_, noted, 2 * n + st[K.S_TO_ACT], 1.0)
         for s in range(n):
-            _put(out, set_, 3 * n + s, ws[K.W_LIVES, s] / chips)
-            _put(out, set_, 4 * n + s, float(ws[K.W_ALIVE, s]))
+            noted = _put(out, set_, noted, 3 * n + s, ws[K.W_LIVES, s] / chips)
+            noted = _put(out, set_, noted, 4 * n + s, float(ws[K.W_ALIVE, s]))
         for i in range(k):
             if ws[K.W_DONE, order[i]]:
-                _put(out, set_, 5 * n + order[i], 1.0)
+                noted = _put(out, set_, noted, 5 * n + order[i], 1.0)
         at = 6 * n
-        _put(out, set_, at, st[K.S_KITTY] / chips)
-        _put(out, set_, at + 1, pot)
-        _put(out, set_, at + 2, st[K.S_LEN] / d)
+        noted = _put(out, set_, noted, at, st[K.S_KITTY] / chips)
+        noted = _put(out, set_, noted, at + 1, pot)
+        noted = _put(out, set_, noted, at + 2, st[K.S_LEN] / d)
         at += 3
         if hands[seat] >= 0:
-            _put(out, set_, at + index[hands[seat]], 1.0)
+            noted = _put(out, set_, noted, at + index[hands[seat]], 1.0)
         aside = st[K.S_SET_ASIDE]
         if aside >= 0 and (seen[aside] >> seat) & 1:
-            _put(out, set_, at + d + index[aside], 1.0)
+            noted = _put(out, set_, noted, at + d + index[aside], 1.0)
         at += 2 * d
         for s in range(n):
             c = hands[s]
             if c >= 0 and (seen[c] >> seat) & 1:
-                _put(out, set_, at + s * d + index[c], 1.0)
+                noted = _put(out, set_, noted, at + s * d + index[c], 1.0)
     base = state_size
     for i in range(k):
         if order[i] == seat:
-            _put(out, set_, base + index[ws[K.W_DEALT, seat]], 1.0)
+            noted = _put(out, set_, noted, base + index[ws[K.W_DEALT, seat]], 1.0)
     for i in range(min(st[K.S_EVENTS], max_events)):
         e = evs[i]
         kind = e[K.E_KIND]
         at = base + d + i * event_size
-        _put(out, set_, at + kind, 1.0)
+        noted = _put(out, set_, noted, at + kind, 1.0)
         at += 8
-        _put(out, set_, at + e[K.E_SEAT], 1.0)
+        noted = _put(out, set_, noted, at + e[K.E_SEAT], 1.0)
         if e[K.E_NEIGHBOUR] >= 0:
-            _put(out, set_, at + n + e[K.E_NEIGHBOUR], 1.0)
+            noted = _put(out, set_, noted, at + n + e[K.E_NEIGHBOUR], 1.0)
         at += 2 * n
         first, second = e[K.E_FIRST], e[K.E_SECOND]
         if kind == K.E_SWAP and seat != e[K.E_SEAT] and seat != e[K.E_NEIGHBOUR]:
@@ -143,28 +142,29 @@ def _encode(out: np.ndarray, set_: np.ndarray, seat: int, n: int, d: int, chips:
         if kind == K.E_DEALER_EXCHANGE and seat != e[K.E_SEAT]:
             first = second = -1
         if first >= 0:
-            _put(out, set_, at + index[first], 1.0)
+            noted = _put(out, set_, noted, at + index[first], 1.0)
         if second >= 0:
-            _put(out, set_, at + d + index[second], 1.0)
+            noted = _put(out, set_, noted, at + d + index[second], 1.0)
         at += 2 * d
         if e[K.E_ANNOUNCED] == 1 or e[K.E_ANNOUNCED] == 2:
-            _put(out, set_, at + e[K.E_ANNOUNCED] - 1, 1.0)
+            noted = _put(out, set_, noted, at + e[K.E_ANNOUNCED] - 1, 1.0)
         if kind == K.E_DEALER_EXCHANGE:
-            _put(out, set_, at + 2, e[K.E_POSITION] / d)
+            noted = _put(out, set_, noted, at + 2, e[K.E_POSITION] / d)
     base = state_size + history_size
     for s in range(n):
         if ws[K.W_SHOWN, s] >= 0:
-            _put(out, set_, base + s * d + index[ws[K.W_SHOWN, s]], 1.0)
+            noted = _put(out, set_, noted, base + s * d + index[ws[K.W_SHOWN, s]], 1.0)
         if ws[K.W_LOST, s] > 0:
-            _put(out, set_, base + n * d + s, 1.0)
+            noted = _put(out, set_, noted, base + n * d + s, 1.0)
         if ws[K.W_PAYMENT, s] >= 0:
-            _put(out, set_, base + n * d + n + s, ws[K.W_PAYMENT, s] / 2)
+            noted = _put(out, set_, noted, base + n * d + n + s, ws[K.W_PAYMENT, s] / 2)
         if ws[K.W_OUT, s] > 0:
-            _put(out, set_, base + n * d + 2 * n + s, 1.0)
+            noted = _put(out, set_, noted, base + n * d + 2 * n + s, 1.0)
     if st[K.S_FINAL_TIE]:
-        _put(out, set_, base + n * d + 3 * n, 1.0)
+        noted = _put(out, set_, noted, base + n * d + 3 * n, 1.0)
     if st[K.S_NO_SHOWDOWN]:
-        _put(out, set_, base + n * d + 3 * n + 1, 1.0)
+        noted = _put(out, set_, noted, base + n * d + 3 * n + 1, 1.0)
+    set_[0] = noted
 
 
 class _Agent(NamedTuple):
@@ -308,8 +308,9 @@ class VectorCore:
         ended = np.flatnonzero(self.terminated)
         if ended.size:
             won = self.state.ws[ended, K.W_WON, :self.players] > 0
-            for b, row in zip(ended.tolist(), won.tolist()):
-                winners[b] = [s for s, w in enumerate(row) if w]
+            for i, (b, count, first) in enumerate(zip(ended.tolist(), won.sum(1).tolist(),
+                                                      won.argmax(1).tolist())):
+                winners[b] = [first] if count == 1 else np.flatnonzero(won[i]).tolist()
         return {"hand": self.state.st[:, K.S_HAND].copy(), "_hand": every,
                 "lives": self.state.ws[:, K.W_LIVES, :self.players].copy(), "_lives": every,
                 "winners": winners, "_winners": self.terminated.copy()}
