@@ -52,7 +52,7 @@ def vector_steps(players: int, tables: int, steps: int, copy: bool,
     envs.reset(seed=0)
     calls = max(20, steps // tables)
     actions = np.random.default_rng(0).integers(0, 2, (calls, tables))
-    step = envs.unwrapped.core.step if core_only else envs.step
+    step = envs.unwrapped.core.step if core_only else envs.step  # type: ignore[attr-defined]
     for row in actions[:10]:  # warm
         step(row)
 

@@ -147,9 +147,9 @@ def test_a_finished_game_is_reviewed_from_the_table(server: LiveServer, clients:
         worked: list[int] = []
         review = advisor.review
 
-        def counted(record: dict[str, Any]) -> dict[str, Any] | None:
+        def counted(record: Any, kind: Any = None) -> dict[str, Any] | None:
             worked.append(1)
-            return review(record)
+            return review(record, kind)
 
         monkeypatch.setattr(advisor, "review", counted)
         for _ in range(3):  # asking again does no work again: a finished game's review is kept

@@ -25,7 +25,10 @@ pytest.importorskip("httpx", reason=TEST_TOOL.format("httpx"))
 import httpx
 from websockets.exceptions import InvalidStatus
 
-from chasetheace.web.guards import allowed_hosts, game_number
+from chasetheace.kinds import GameKind
+from chasetheace.record import Record
+from chasetheace.web.guards import allowed_hosts
+from chasetheace.web.ids import game_number
 from chasetheace.web.limits import Buckets, Limits
 from chasetheace.web.protocol import Create
 from chasetheace.web.store import Store
@@ -137,9 +140,9 @@ def test_a_finished_games_review_is_worked_out_once_and_served_with_an_etag(
     worked: list[int] = []
     real = Advisor.review
 
-    def counted(advisor: Advisor, record: dict[str, Any]) -> dict[str, Any] | None:
+    def counted(advisor: Advisor, record: Record, kind: GameKind | None = None) -> dict[str, Any] | None:
         worked.append(1)
-        return real(advisor, record)
+        return real(advisor, record, kind)
 
     monkeypatch.setattr(Advisor, "review", counted)
     s = LiveServer(db)
@@ -151,9 +154,8 @@ def test_a_finished_games_review_is_worked_out_once_and_served_with_an_etag(
             again = http.get(f"/api/review/{table_id}/1", headers={"if-none-match": etag})
             assert again.status_code == 304 and again.content == b""
             assert worked == [1]
-            monkeypatch.setattr(Advisor, "review", lambda advisor, record: None)
+            monkeypatch.setattr(Advisor, "review", lambda advisor, record, kind=None: None)
             s.call(lambda: s.app.state.downloads.kept.clear())
-            s.call(lambda: s.core.advisor.reviews.clear())
             waiting = http.get(f"/api/review/{table_id}/1")
             assert waiting.status_code == 503 and waiting.json()["retry"] is True
             assert waiting.headers["retry-after"] == "2" and "etag" not in waiting.headers

@@ -8,7 +8,6 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from typing import Any
 
 import pytest
 
@@ -23,6 +22,7 @@ psycopg = pytest.importorskip("psycopg", reason="the postgres extra is not insta
 import httpx  # noqa: E402
 
 import chasetheace as cta  # noqa: E402
+from chasetheace.record import Record  # noqa: E402
 from chasetheace.web.pgstore import PG_SCHEMA_V1, PG_UPGRADES, PgStore, mask_url  # noqa: E402
 from chasetheace.web.store import SCHEMA_VERSION  # noqa: E402
 from webtools import CARD, ServerProcess, create, join, play_to_end, resume, server_processes, swap_until  # noqa: E402
@@ -166,7 +166,7 @@ def started() -> Iterator[list[ServerProcess]]:
         yield procs
 
 
-def record_of(url: str, table: str, game_no: int = 1) -> dict[str, Any]:
+def record_of(url: str, table: str, game_no: int = 1) -> Record:
     store = PgStore(url)
     try:
         saved = store.load_table(table)

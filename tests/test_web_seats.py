@@ -253,3 +253,30 @@ def test_wrong_recovery_codes_are_limited_per_address(server: LiveServer) -> Non
     assert msg["type"] == "error" and msg["code"] == "too_many_guesses", msg  # even the right one, now
     ann.close()
     eve.close()
+
+
+@pytest.mark.parametrize("prefix", ["file:", "FILE:"])
+def test_a_second_server_on_a_sqlite_uri_of_the_same_file_is_refused(
+        server: LiveServer, prefix: str) -> None:
+    import subprocess
+    import sys
+
+    # SQLite reads file: names as URIs (to the running server's file), the lock file would not
+    done = subprocess.run([sys.executable, "-m", "chasetheace.web", "--port", "0", "--db",
+                           prefix + server.db], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2, done
+    assert "is a SQLite URI (file:...)" in done.stderr and done.stderr.count("\n") == 1
+    with pytest.raises(ValueError, match="SQLite URI"):
+        DatabaseLock(prefix + server.db)
+    ann = server.client()  # the first server is unharmed
+    create(ann)
+    ann.close()
+
+
+def test_a_file_whose_name_starts_with_file_is_named_as_a_path(tmp_path: Path) -> None:
+    db = tmp_path / "file:x.sqlite3"
+    with DatabaseLock(f"{tmp_path}/file:x.sqlite3"), pytest.raises(DatabaseInUseError):
+        DatabaseLock(str(db)).acquire()
+    store = Store(f"{tmp_path}/file:x.sqlite3")
+    store.close()
+    assert db.exists()

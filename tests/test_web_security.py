@@ -196,6 +196,10 @@ def test_connections_per_client_are_limited_with_a_clear_close(tmp_path: Path) -
         with connect(s.ws_url, proxy=None, open_timeout=5) as ws:
             got = json.loads(ws.recv(5))
             assert got["type"] == "error" and got["code"] == "too_many_connections"
+            # words a person on another device behind the same router understands
+            assert "already has 3 pages open from your internet address" in got["message"]
+            assert "other phones or computers" in got["message"]
+            assert "this page will connect by itself" in got["message"]
             with pytest.raises(ConnectionClosed) as info:
                 ws.recv(5)
             assert info.value.rcvd is not None and info.value.rcvd.code == 1008

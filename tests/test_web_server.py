@@ -73,7 +73,7 @@ def test_no_client_ever_receives_a_card_it_may_not_know(server: LiveServer, clie
     watcher.request({"type": "watch", "table": table}, "joined")
     play_to_end([*people, watcher])
     record = Store(server.db).game_record(table, 1, people[0].table_info["options"]["rules"])
-    events = record["events"]
+    events = record.to_json()["events"]
     game = cta.Game.from_record(record)  # the stored log is a valid game, replayed by the engine
     assert game.over
     for c in [*people, watcher]:

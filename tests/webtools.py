@@ -33,10 +33,12 @@ from chasetheace.web.app import Server, create_app  # noqa: E402
 from chasetheace.web.botkinds import WebBots  # noqa: E402
 from chasetheace.web.guards import LOCAL_HOSTS  # noqa: E402
 from chasetheace.web.limits import Limits  # noqa: E402
+from chasetheace.web.listener import uvicorn_config  # noqa: E402
 
 CARD = re.compile(r'"([A2-9TJQK][cdhs])"')
 # the tests' server: one client (127.0.0.1) opens many tables and connections
 TEST_LIMITS = Limits(connections_per_client=1000, tables_per_client=100_000, absent_grace=0.05,
+                     solves_per_client=100_000,
                      rate_per_client=100_000.0, burst_per_client=100_000.0, http_rate=100_000.0,
                      http_burst=100_000.0)
 
@@ -49,7 +51,7 @@ class LiveServer:
 
     def __init__(self, db: str, *, bot_delay: float = 0.0, timer_scale: float = 1.0,
                  limits: Limits | None = None, bots: WebBots | None = None,
-                 hosts: tuple[str, ...] = LOCAL_HOSTS) -> None:
+                 hosts: tuple[str, ...] = LOCAL_HOSTS, forwarded_allow_ips: str = "127.0.0.1") -> None:
         self.db = db
         self.app = create_app(db, bot_delay=bot_delay, timer_scale=timer_scale,
                               limits=limits or TEST_LIMITS, bots=bots, hosts=hosts)
@@ -57,8 +59,8 @@ class LiveServer:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind(("127.0.0.1", 0))
         self.port = sock.getsockname()[1]
-        config = uvicorn.Config(self.app, log_level="warning", ws_max_size=65536, lifespan="on",
-                                ws_per_message_deflate=False)
+        config = uvicorn_config(self.app, limits or TEST_LIMITS, log_level="warning",
+                                forwarded_allow_ips=forwarded_allow_ips)
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [sock]}, daemon=True)
         self.thread.start()

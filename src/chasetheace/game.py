@@ -45,15 +45,13 @@ from .events import (
 )
 from .observation import Observation
 from .record import (
-    FORMAT,
-    VERSION,
+    CHASE_THE_ACE,
     Chance,
     EventLog,
     LiveChance,
+    Record,
+    Replay,
     ScriptedChance,
-    check_header,
-    load_events,
-    replay,
 )
 from .rules import Rules
 from .seats import table_names
@@ -261,44 +259,48 @@ class Game:
 
     def record(self) -> dict[str, Any]:
         """The game record: its set-up and every event, hidden cards included; versioned and
-        JSON-serialisable. :meth:`from_record` replays it."""
-        return {
-            "format": FORMAT,
-            "version": VERSION,
-            "rules": self.rules.to_dict(),
-            "players": list(self.names),
-            "deck": None if self.stacked is None else [str(c) for c in self.stacked],
-            "dealer": self.first_dealer,
-            "carry": self.carry,
-            "events": [e.to_dict() for e in self.events],
-        }
+        JSON-serialisable (:meth:`to_record`'s JSON form). :meth:`from_record` replays it."""
+        return self.to_record().to_json()
+
+    def to_record(self) -> Record:
+        """The game record as a typed :class:`~chasetheace.record.Record`."""
+        return Record(format=CHASE_THE_ACE.name, version=CHASE_THE_ACE.version, rules=self.rules,
+                      players=self.names, deck=None if self.stacked is None else tuple(self.stacked),
+                      dealer=self.first_dealer, carry=self.carry, events=tuple(self.events))
 
     @classmethod
-    def from_record(cls, data: Any, *, seed: int | None = None,
+    def from_record(cls, data: Record | Any, *, seed: int | None = None,
                     visit: Callable[[Game, str], None] | None = None) -> Game:
-        """Replay and validate a record; RecordError names the first bad event.
+        """Replay and validate a record (a :class:`~chasetheace.record.Record` or its JSON
+        form); RecordError names the first bad event.
 
         The returned game can be played on; chance after the record's end comes from ``seed``.
         ``visit(game, action)`` is called at each recorded decision, before it is played.
         """
-        check_header(data, FORMAT, VERSION, {"rules", "players", "events"})
+        return cls.replaying(data, seed=seed).run(visit)
+
+    @classmethod
+    def replaying(cls, data: Record | Any, *, seed: int | None = None) -> Replay[Game]:
+        """The record's game, to be played through once: iterating yields ``(game, action)`` at
+        each recorded decision (:class:`~chasetheace.record.Replay`). RecordError names what is
+        wrong, with the set-up now and with an event as the replay meets it."""
+        record = data if isinstance(data, Record) else Record.from_json(data, CHASE_THE_ACE)
+        record.check_format(CHASE_THE_ACE)
+        script = record.events
         try:
-            rules = Rules.from_dict(data["rules"])
-        except (ValueError, TypeError) as exc:
-            raise RecordError(f"bad rules: {exc}") from None
-        script = load_events(data["events"])
-        try:
-            game = cls(rules, data["players"], stack=data.get("deck"), dealer=data.get("dealer"),
-                       carry=data.get("carry", 0), _script=script)
+            game = cls(record.rules, record.players, stack=record.deck, dealer=record.dealer,
+                       carry=record.carry, _script=script)
         except RecordError:
             raise
         except (ValueError, TypeError) as exc:
             raise RecordError(f"bad set-up: {exc}") from None
-        replay(game, script, Game._decision, lambda g: "decide", visit)
-        game._log.end_script()
-        game._rng.seed(seed)
-        game._chance = LiveChance(game._rng)
-        return game
+
+        def finish(game: Game) -> None:
+            game._log.end_script()
+            game._rng.seed(seed)
+            game._chance = LiveChance(game._rng)
+
+        return Replay(game, script, Game._decision, lambda g: "decide", finish)
 
     def __repr__(self) -> str:
         state = "over" if self.over else f"hand {self.hand}, seat {self.to_act} to act"

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
 from .events import Event
+from .record import Record, RecordFormat
 from .rules import Rules
 
 __all__ = ["BotKind", "GameKind", "AnyGame", "Narrate", "Solutions", "parse_bot_spec", "bot_specs"]
@@ -97,14 +98,15 @@ class GameKind:
     """A game of the family, with everything that differs from the other games.
 
     ``name`` is the command line's and the web protocol's name for it (``"ace-chasing"``);
-    ``record_format`` is the ``format`` field of its records (``"chase-the-ace/ace-chasing"``):
-    two different things.
+    ``record_format`` says how its records are written, its ``name`` the ``format`` field of
+    its records (``"chase-the-ace/ace-chasing"``): two different things.
     """
 
     name: str
     title: str
-    record_format: str
-    record_version: int
+    record_format: RecordFormat
+    """How its records are written and read (:class:`chasetheace.record.RecordFormat`: the
+    ``format`` name, the version written, the event types)."""
     bots: Mapping[str, BotKind[Any]]
     stand_in_bot: str
     """The bot that plays for an absent person (a web player whose timer ran out)."""
@@ -118,7 +120,7 @@ class GameKind:
     carried from the previous game (0 for a game without one)."""
     carry_of: Callable[[Any], int]
     """The pot a finished game hands to the next one (0 for a game without one)."""
-    from_record: Callable[[Any], AnyGame]
+    from_record: Callable[[Record], AnyGame]
     """The game a record holds, replayed and checked (RecordError if it is not valid)."""
     parse_move: Callable[[str], Any]
     """A move written as text (as the web protocol and the web store write it) as the action the
@@ -128,19 +130,16 @@ class GameKind:
     narrator: Callable[[Sequence[str], Rules, int | None], Narrate]
     """``narrator(names, rules, viewer)``: a narrator for a game seen by ``viewer`` (None: a
     spectator, or a replay of a whole record with every card)."""
-    review: Callable[[Mapping[str, Any], Solutions | None, Callable[..., None] | None], Any]
+    review: Callable[[Record, Solutions | None, Callable[..., None] | None], Any]
     """``review(record, solutions, progress)``: the review of a finished game (an object with
-    ``to_dict`` and ``text``); RecordError if the record is not valid. With ``solutions`` None
-    the solver's cache is used (solving on first use, told to ``progress``); it returns None when
-    ``solutions`` has none ready yet."""
+    ``to_dict`` and ``text``), from one replay of the record; RecordError if it is not valid.
+    With ``solutions`` None the solver's cache is used (solving on first use, told to
+    ``progress``); it returns None when ``solutions`` has none ready yet."""
     server_bots: Mapping[str, str]
     """The bot kinds a server may offer any client, each with its line of help: they open no
     file and start no solver."""
     server_bot_specs: frozenset[str]
     """Every spec of :attr:`server_bots` a client may send (``threshold:9`` and the like)."""
-    seeded_record: Callable[[Sequence[str], Rules, int, list[dict[str, Any]]], dict[str, Any]]
-    """``seeded_record(names, rules, carry, events)``: the record of a game started from a seed
-    (its deck not stored: the events hold every card), as the web store keeps them."""
     make_bot: Callable[[str, Rules, int], Any]
     """``make_bot(spec, rules, players)``: a bot of this game from a spec such as ``odds`` or
     ``threshold:8``; ValueError naming a bad spec."""
@@ -159,6 +158,23 @@ class GameKind:
         limit = self.max_players(rules)
         return self.min_players, most if limit is None else min(most, limit)
 
-    def holds(self, record: Any) -> bool:
-        """Whether ``record`` (parsed JSON) says it is a record of this game."""
-        return isinstance(record, Mapping) and record.get("format") == self.record_format
+    def holds(self, record: Record | Any) -> bool:
+        """Whether ``record`` (a :class:`~chasetheace.record.Record` or parsed JSON) says it is a
+        record of this game."""
+        if isinstance(record, Record):
+            return record.format == self.record_format.name
+        return isinstance(record, Mapping) and record.get("format") == self.record_format.name
+
+    def read_record(self, data: Record | Any) -> Record:
+        """``data`` (a record or its JSON form) as a record of this game; RecordError naming what
+        is wrong (its replay checks the events against the rules)."""
+        if isinstance(data, Record):
+            data.check_format(self.record_format)
+            return data
+        return Record.from_json(data, self.record_format)
+
+    def seeded_record(self, names: Sequence[str], rules: Rules, carry: int,
+                      events: Sequence[Mapping[str, Any]]) -> Record:
+        """The record of a game started from a seed (its deck not stored: the events hold every
+        card), from its events as the web store keeps them (their JSON form)."""
+        return self.record_format.seeded(names, rules, carry, events)

@@ -1,37 +1,99 @@
-"""Game records, and the history machinery both games share: the event log with each seat's view
-of it, chance that is live or read back from a record, and the replay that validates a record.
+"""Game records, and the history machinery both games share: the typed :class:`Record` with its
+JSON form, the event log with each seat's view of it, chance that is live or read back from a
+record, and the one :class:`Replay` that rebuilds a game from its record.
 
-A record is a game's set-up and its event list, written out and versioned. This module knows
-records and events, not the games: each game (:class:`chasetheace.Game`,
-:class:`chasetheace.AceChasingGame`) writes its record and replays one through :func:`replay`,
-so the imports go one way, from the games down to here.
+A record is a game's set-up and its event list, written out and versioned: a frozen
+:class:`Record`, read from JSON once (:meth:`Record.from_json`, one :class:`RecordError` naming
+what is wrong) and written back the same (:meth:`Record.to_json`). Each game declares how it
+writes its records (a :class:`RecordFormat`: its ``format`` name, version and event types) and
+replays one through a :class:`Replay`, which yields ``(state, move)`` at each recorded decision in
+one pass: a review, a check and a rebuild all read the record through it. This module knows
+records and events, not the games, so the imports go one way, from the games down to here.
 
 >>> import json, chasetheace as cta
 >>> game = cta.Game(cta.Rules(), players=3, seed=5)
 >>> _ = game.act("swap")
->>> again = cta.Game.from_record(json.loads(json.dumps(game.record())))
+>>> record = Record.from_json(json.loads(json.dumps(game.record())))
+>>> record.players, record.dealer, len(record.events) == len(game.events)
+(('Ann', 'Bob', 'Cat'), None, True)
+>>> record.to_json() == game.record()
+True
+>>> again = cta.Game.from_record(record)
 >>> again.events == game.events and again.to_act == game.to_act
 True
+>>> [move for state, move in cta.Game.replaying(record)]
+['swap']
+>>> Record(players=("Ann", "Bob"), dealer=1)  # the repr is code that builds the record
+... # doctest: +NORMALIZE_WHITESPACE
+Record(format='chase-the-ace/game', version=1, rules=None, players=('Ann', 'Bob'), deck=None,
+       dealer=1, carry=0, events=())
 """
 
 from __future__ import annotations
 
+import dataclasses
 import random
-from collections.abc import Callable, Container, Mapping, Sequence
-from typing import Any, Protocol, TypeVar
+from collections.abc import Callable, Container, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Generic, Protocol, TypeVar
 
 from .cards import Card
 from .errors import IllegalActionError, RecordError
-from .events import EVENT_TYPES, Event, Pick, Shuffle, View, event_from_dict
+from .events import EVENT_TYPES, Event, GameOver, Pick, Shuffle, View, event_from_dict
+from .rules import Rules
 
 __all__ = [
-    "FORMAT", "VERSION", "EventLog", "Chance", "LiveChance", "ScriptedChance", "check_header",
-    "load_events", "replay",
+    "FORMAT", "VERSION", "FORMATS", "CHASE_THE_ACE", "Record", "RecordFormat", "Replay", "add_format",
+    "EventLog", "Chance", "LiveChance", "ScriptedChance", "check_header", "load_events",
 ]
 
 FORMAT = "chase-the-ace/game"
 """The ``format`` of a Chase the Ace record (Ace Chasing has its own)."""
 VERSION = 1
+
+
+@dataclass(frozen=True)
+class RecordFormat:
+    """How one game writes its records: the ``format`` name and the version it writes, the
+    event types it reads, and its set-up's keys.
+
+    ``house_rules``: the record holds the rules and the pot carried in (``rules``, ``carry``);
+    ``dealer_key`` is the key of the first dealer's seat (Ace Chasing's ``matador``), which is
+    ``default_dealer`` when a record leaves it out. ``what`` names a record of the game in
+    errors, with its article (``"an Ace Chasing record"``).
+    """
+
+    name: str
+    version: int
+    what: str
+    events: Mapping[str, type[Event]] = dataclasses.field(repr=False)
+    house_rules: bool = True
+    dealer_key: str = "dealer"
+    default_dealer: int | None = None
+
+    def seeded(self, names: Sequence[str], rules: Rules, carry: int,
+               events: Sequence[Mapping[str, Any]]) -> Record:
+        """The record of a game started from a seed (its deck not stored: the events hold every
+        card), from its events' JSON form, as the web store keeps them."""
+        return Record(format=self.name, version=self.version, rules=rules if self.house_rules else None,
+                      players=tuple(names), dealer=self.default_dealer,
+                      carry=carry if self.house_rules else 0,
+                      events=tuple(load_events(list(events), self.events)))
+
+
+FORMATS: dict[str, RecordFormat] = {}
+"""The record formats of the games, by ``format`` name (each game adds its own:
+:func:`add_format`)."""
+
+
+def add_format(layout: RecordFormat) -> RecordFormat:
+    """Make ``layout`` known to :meth:`Record.from_json` and :meth:`Record.to_json`."""
+    FORMATS[layout.name] = layout
+    return layout
+
+
+CHASE_THE_ACE = add_format(RecordFormat(FORMAT, VERSION, "a game record", EVENT_TYPES))
+"""How Chase the Ace writes its records (RULES.md part A)."""
 
 
 def check_header(data: Any, fmt: str, version: int, required: set[str], what: str = "a game record") -> None:
@@ -61,6 +123,102 @@ def load_events(items: Any, types: Mapping[str, type[Event]] = EVENT_TYPES) -> l
         except ValueError as exc:
             raise RecordError(str(exc), i) from None
     return events
+
+
+def _seat_or_none(value: Any, key: str) -> int | None:
+    if value is None or (isinstance(value, int) and not isinstance(value, bool)):
+        return value
+    raise RecordError(f"bad set-up: {key!r} must be a seat number or null, not {value!r}")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Record:
+    """A game's record: its set-up and every event, hidden cards included.
+
+    ``format`` and ``version`` say which game wrote it and how (:data:`FORMATS`); ``rules`` and
+    ``carry`` (the pot carried in) are Chase the Ace's (None: the standard rules; a game played
+    by one set of rules has None and 0); ``deck`` is the stacked pack of the first hand (None:
+    shuffled from the seed); ``dealer`` the first dealer's seat (Ace Chasing: the first matador;
+    None: drawn for).
+    Only :meth:`from_json` checks a record's fields; a game's ``from_record`` replays it.
+    """
+
+    format: str = FORMAT
+    version: int = VERSION
+    rules: Rules | None = None
+    players: tuple[str, ...]
+    deck: tuple[Card, ...] | None = None
+    dealer: int | None = None
+    carry: int = 0
+    events: tuple[Event, ...] = ()
+
+    @property
+    def finished(self) -> bool:
+        """Whether the record ends with the game's end (a record holds every card: a game still
+        being played has none to give)."""
+        return bool(self.events) and isinstance(self.events[-1], GameOver)
+
+    def to_json(self) -> dict[str, Any]:
+        """The record as JSON-ready data, in its format's keys: :meth:`from_json` reads it back."""
+        layout = FORMATS.get(self.format)
+        if layout is None:
+            raise ValueError(f"unknown record format {self.format!r}: known {', '.join(FORMATS)}")
+        data: dict[str, Any] = {"format": self.format, "version": self.version}
+        if layout.house_rules:
+            data["rules"] = (self.rules or Rules()).to_dict()
+        data["players"] = list(self.players)
+        data["deck"] = None if self.deck is None else [str(c) for c in self.deck]
+        data[layout.dealer_key] = self.dealer
+        if layout.house_rules:
+            data["carry"] = self.carry
+        data["events"] = [e.to_dict() for e in self.events]
+        return data
+
+    @classmethod
+    def from_json(cls, data: Any, layout: RecordFormat | None = None) -> Record:
+        """Read a record from its JSON form; one RecordError says what is wrong.
+
+        ``layout`` is the format the record must have (a game reading its own records); without
+        it, any game's format in :data:`FORMATS` is read.
+        """
+        if layout is None:
+            fmt = data.get("format") if isinstance(data, Mapping) else None
+            layout = FORMATS.get(fmt) if isinstance(fmt, str) else None
+            if layout is None:
+                if not isinstance(data, Mapping):
+                    raise RecordError("a game record must be a JSON object")
+                known = ", ".join(map(repr, FORMATS))
+                raise RecordError(f"not a game record: 'format' must be one of {known}")
+        required = {"players", "events", *(("rules",) if layout.house_rules else ())}
+        check_header(data, layout.name, layout.version, required, layout.what)
+        rules = None
+        if layout.house_rules:
+            try:
+                rules = Rules.from_dict(data["rules"])
+            except (ValueError, TypeError) as exc:
+                raise RecordError(f"bad rules: {exc}") from None
+        events = tuple(load_events(data["events"], layout.events))
+        players, deck, carry = data["players"], data.get("deck"), data.get("carry", 0)
+        if not isinstance(players, list) or not all(isinstance(name, str) for name in players):
+            raise RecordError(f"bad set-up: 'players' must be a list of names, not {players!r}")
+        if deck is not None and not isinstance(deck, list):
+            raise RecordError(f"bad set-up: 'deck' must be a list of cards or null, not {deck!r}")
+        if not isinstance(carry, int) or isinstance(carry, bool):
+            raise RecordError(f"bad set-up: 'carry' must be an integer, not {carry!r}")
+        try:
+            cards = None if deck is None else tuple(Card.parse(c) for c in deck)
+        except ValueError as exc:
+            raise RecordError(f"bad set-up: {exc}") from None
+        dealer = _seat_or_none(data.get(layout.dealer_key, layout.default_dealer), layout.dealer_key)
+        return cls(format=layout.name, version=layout.version, rules=rules, players=tuple(players),
+                   deck=cards, dealer=dealer, carry=carry, events=events)
+
+    def check_format(self, layout: RecordFormat) -> None:
+        """RecordError unless this is a record of ``layout``'s game and version."""
+        if self.format != layout.name:
+            raise RecordError(f"not {layout.what}: 'format' must be {layout.name!r}")
+        if self.version != layout.version:
+            raise RecordError(f"unsupported record version {self.version!r} (this reads {layout.version})")
 
 
 class EventLog:
@@ -190,7 +348,7 @@ class ScriptedChance:
 
 
 class Replayable(Protocol):
-    """What :func:`replay` needs of a game being rebuilt from its record."""
+    """What :class:`Replay` needs of a game being rebuilt from its record."""
 
     @property
     def events(self) -> list[Event]:
@@ -210,29 +368,54 @@ class Replayable(Protocol):
 G = TypeVar("G", bound=Replayable)
 
 
-def replay(game: G, script: Sequence[Event], decision: Callable[[G, Event], Any | None],
-           task: Callable[[G], str], visit: Callable[[G, Any], None] | None = None) -> G:
-    """Play ``game`` (built on :class:`ScriptedChance` over ``script``) through its record.
+class Replay(Generic[G]):
+    """A record played through once: iterating yields ``(state, move)`` at each recorded decision,
+    the state as the seat to act found it, before its move is played (like PokerKit's
+    ``HandHistory.state_actions``).
 
-    At each decision ``decision(game, event)`` reads the move the recorded event shows, or None
-    when the event is no move of the seat to act (``task(game)`` then says what the seat had to
-    do). Every event the rules produce is checked against the record as it is appended; an
-    illegal move or a record that goes on after the game is over is a RecordError too.
-    ``visit(game, move)``, if given, is called at each recorded decision before it is played
-    (a review reads what the seat knew there).
+    ``game`` is built on :class:`ScriptedChance` over ``script`` (a game's ``replaying`` does
+    that). At each decision ``decision(game, event)`` reads the move the recorded event shows, or
+    None when the event is no move of the seat to act (``task(game)`` then says what the seat had
+    to do). Every event the rules produce is checked against the record as it is appended; an
+    illegal move or a record that goes on after the game is over is a RecordError too. When the
+    record is played out, ``finish(game)`` hands the game its own chance for the moves to come.
+
+    The state yielded is the game itself, changed by the next step: read it before asking for
+    the next. A replay is played once; :attr:`game` is the game at the record's end after it.
     """
-    while game.to_act is not None and len(game.events) < len(script):
-        i = len(game.events)
-        move = decision(game, script[i])
-        if move is None:
-            raise RecordError(f"seat {game.to_act} must {task(game)} here, "
-                              f"but the record says {script[i].to_dict()}", i)
-        if visit is not None:
-            visit(game, move)
-        try:
-            game.act(move)
-        except IllegalActionError as exc:
-            raise RecordError(str(exc), i) from None
-    if len(game.events) < len(script):
-        raise RecordError("the game is over, but the record goes on", len(game.events))
-    return game
+
+    def __init__(self, game: G, script: Sequence[Event], decision: Callable[[G, Event], Any | None],
+                 task: Callable[[G], str], finish: Callable[[G], None]) -> None:
+        self.game = game
+        self._script, self._decision, self._task, self._finish = script, decision, task, finish
+        self._started = False
+
+    def __iter__(self) -> Iterator[tuple[G, Any]]:
+        if self._started:
+            raise RuntimeError("a replay is played once: ask the game for another")
+        self._started = True
+        return self._steps()
+
+    def _steps(self) -> Iterator[tuple[G, Any]]:
+        game, script = self.game, self._script
+        while game.to_act is not None and len(game.events) < len(script):
+            i = len(game.events)
+            move = self._decision(game, script[i])
+            if move is None:
+                raise RecordError(f"seat {game.to_act} must {self._task(game)} here, "
+                                  f"but the record says {script[i].to_dict()}", i)
+            yield game, move
+            try:
+                game.act(move)
+            except IllegalActionError as exc:
+                raise RecordError(str(exc), i) from None
+        if len(game.events) < len(script):
+            raise RecordError("the game is over, but the record goes on", len(game.events))
+        self._finish(game)
+
+    def run(self, visit: Callable[[G, Any], None] | None = None) -> G:
+        """Play the record out (``visit(state, move)`` at each decision) and return the game."""
+        for state, move in self:
+            if visit is not None:
+                visit(state, move)
+        return self.game

@@ -16,7 +16,7 @@ OddsBot(stake=0, threshold='9', margin=0.0)
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from .acechasing.kind import BOTS as ACE_CHASING_BOTS
@@ -26,7 +26,8 @@ from .bots import Bot, CountingBot, RandomBot, ThresholdBot
 from .errors import IllegalActionError
 from .game import Action, Game
 from .kinds import BotKind, GameKind, Narrate, Solutions, parse_bot_spec
-from .record import FORMAT, VERSION
+from .record import CHASE_THE_ACE as CHASE_THE_ACE_RECORDS
+from .record import Record
 from .render import Narrator
 from .rules import Rules
 from .solver import Solution, SolvedBot
@@ -111,7 +112,7 @@ class _NotReady(Exception):
     """A solution the review needs is not ready yet."""
 
 
-def _review(record: Mapping[str, Any], solutions: Solutions | None,
+def _review(record: Record, solutions: Solutions | None,
             progress: Callable[..., None] | None) -> Any:
     """The solver's review of a Chase the Ace record (one replay); None as soon as ``solutions``
     has no solution ready for a table size it needs."""
@@ -133,16 +134,10 @@ def _review(record: Mapping[str, Any], solutions: Solutions | None,
         return None
 
 
-def _seeded_record(names: Sequence[str], rules: Rules, carry: int,
-                   events: list[dict[str, Any]]) -> dict[str, Any]:
-    return {"format": FORMAT, "version": VERSION, "rules": rules.to_dict(), "players": list(names),
-            "deck": None, "dealer": None, "carry": carry, "events": events}
-
-
 _RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K")
 
 CHASE_THE_ACE = GameKind(
-    name="chase-the-ace", title="Chase the Ace", record_format=FORMAT, record_version=VERSION,
+    name="chase-the-ace", title="Chase the Ace", record_format=CHASE_THE_ACE_RECORDS,
     bots=BOTS, stand_in_bot="counting", min_players=2, max_players=lambda rules: rules.max_players,
     house_rules=True,
     new_game=lambda rules, names, seed, carry: Game(rules, list(names), seed=seed, carry=carry),
@@ -154,7 +149,6 @@ CHASE_THE_ACE = GameKind(
                  "counting": "counts every card it may know"},
     server_bot_specs=frozenset({"random", "counting", "threshold", *(f"threshold:{r}" for r in _RANKS),
                                 *(f"threshold:{n}" for n in range(1, 14))}),
-    seeded_record=_seeded_record,
     make_bot=lambda spec, rules, players: make_bot(spec, rules, players),
     solver=True,
 )

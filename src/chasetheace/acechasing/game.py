@@ -52,9 +52,10 @@ from typing import Any
 from ..cards import Card, pack, stacked_pack
 from ..errors import IllegalActionError, RecordError
 from ..events import Dealt, Eliminated, Event, GameOver, Keep, Shuffle, Swap
-from ..record import Chance, EventLog, LiveChance, ScriptedChance, check_header, replay
+from ..record import Chance, EventLog, LiveChance, Record, RecordFormat, Replay, ScriptedChance, add_format
 from ..seats import table_names
 from .events import (
+    ACE_CHASING_EVENTS,
     BetAccepted,
     BetDeclined,
     BettingClosed,
@@ -62,15 +63,17 @@ from .events import (
     RoundStarted,
     Settled,
     Shown,
-    read_events,
 )
 
-__all__ = ["AceAction", "AceChasingGame", "Offer", "MAX_OFFERS", "FORMAT", "VERSION"]
+__all__ = ["AceAction", "AceChasingGame", "Offer", "MAX_OFFERS", "FORMAT", "VERSION", "RECORDS"]
 
 MAX_OFFERS = 3
 MIN_PLAYERS, MAX_PLAYERS = 4, 52
 FORMAT = "chase-the-ace/ace-chasing"
 VERSION = 1
+RECORDS = add_format(RecordFormat(FORMAT, VERSION, "an Ace Chasing record", ACE_CHASING_EVENTS,
+                                  house_rules=False, dealer_key="matador", default_dealer=0))
+"""How Ace Chasing writes its records: no rules (one set of rules), the first matador's seat."""
 PUBLIC = -1  # a knowledge mask with every seat's bit set
 BETTING, EXCHANGES, OVER = "betting", "exchanges", "over"
 
@@ -305,37 +308,49 @@ class AceChasingGame:
         }
 
     def record(self) -> dict[str, Any]:
-        """The game record: versioned, JSON-serialisable; :meth:`from_record` replays it."""
-        return {
-            "format": FORMAT,
-            "version": VERSION,
-            "players": list(self.names),
-            "deck": None if self.stacked is None else [str(c) for c in self.stacked],
-            "matador": self.first_matador,
-            "events": [e.to_dict() for e in self.events],
-        }
+        """The game record: versioned, JSON-serialisable (:meth:`to_record`'s JSON form);
+        :meth:`from_record` replays it."""
+        return self.to_record().to_json()
+
+    def to_record(self) -> Record:
+        """The game record as a typed :class:`~chasetheace.record.Record` (its ``dealer`` is the
+        first matador)."""
+        return Record(format=FORMAT, version=VERSION, players=self.names,
+                      deck=None if self.stacked is None else tuple(self.stacked),
+                      dealer=self.first_matador, events=tuple(self.events))
 
     @classmethod
-    def from_record(cls, data: Any, *, seed: int | None = None,
+    def from_record(cls, data: Record | Any, *, seed: int | None = None,
                     visit: Callable[[AceChasingGame, Move], None] | None = None) -> AceChasingGame:
-        """Replay and validate a record; RecordError names the first bad event.
+        """Replay and validate a record (a :class:`~chasetheace.record.Record` or its JSON
+        form); RecordError names the first bad event.
 
         The returned game can be played on; chance after the record's end comes from ``seed``.
         ``visit(game, move)`` is called at each recorded decision, before it is played.
         """
-        check_header(data, FORMAT, VERSION, {"players", "events"}, "an Ace Chasing record")
-        script = read_events(data["events"])
+        return cls.replaying(data, seed=seed).run(visit)
+
+    @classmethod
+    def replaying(cls, data: Record | Any, *, seed: int | None = None) -> Replay[AceChasingGame]:
+        """The record's game, to be played through once: iterating yields ``(game, move)`` at
+        each recorded decision (:class:`~chasetheace.record.Replay`). RecordError names what is
+        wrong, with the set-up now and with an event as the replay meets it."""
+        record = data if isinstance(data, Record) else Record.from_json(data, RECORDS)
+        record.check_format(RECORDS)
+        script = record.events
         try:
-            game = cls(data["players"], stack=data.get("deck"), matador=data.get("matador", 0),
-                       _script=script)
+            game = cls(record.players, stack=record.deck,
+                       matador=0 if record.dealer is None else record.dealer, _script=script)
         except RecordError:
             raise
         except (ValueError, TypeError) as exc:
             raise RecordError(f"bad set-up: {exc}") from None
-        replay(game, script, AceChasingGame._decision, AceChasingGame._task, visit)
-        game._log.end_script()
-        game._chance = LiveChance(random.Random(seed))
-        return game
+
+        def finish(game: AceChasingGame) -> None:
+            game._log.end_script()
+            game._chance = LiveChance(random.Random(seed))
+
+        return Replay(game, script, AceChasingGame._decision, AceChasingGame._task, finish)
 
     def __repr__(self) -> str:
         state = "over" if self.over else f"round {self.round}, seat {self.to_act} to act"

@@ -14,16 +14,18 @@ from typing import Any
 
 from ..errors import IllegalActionError
 from ..kinds import BotKind, GameKind, Narrate, Solutions, bot_specs, parse_bot_spec
+from ..record import Record
 from ..rules import Rules
 from .bots import AceChasingBot, exact_from_text, odds_from_text, random_from_text, threshold_from_text
 from .events import RoundStarted, read_view
-from .game import FORMAT, VERSION, AceChasingGame, Offer
+from .game import RECORDS, AceChasingGame, Offer
 from .render import narrate
 
 __all__ = ["KIND", "NAME", "BOTS", "make_ace_chasing_bot", "bot_specs", "parse_move", "move_text"]
 
 NAME = "ace-chasing"
-"""The game's name on the command line and in the web protocol (its records say :data:`FORMAT`)."""
+"""The game's name on the command line and in the web protocol (its records say
+:data:`~chasetheace.acechasing.game.FORMAT`)."""
 
 
 def _ace(make: Callable[[str], AceChasingBot]) -> Callable[[str, Rules, int], AceChasingBot]:
@@ -82,17 +84,11 @@ def _narrator(names: Sequence[str], rules: Rules, viewer: int | None) -> Narrate
     return tell
 
 
-def _review(record: Mapping[str, Any], solutions: Solutions | None,
+def _review(record: Record, solutions: Solutions | None,
             progress: Callable[..., None] | None) -> Any:
     from .review import review_ace_chasing  # judged by the odds: no solution to wait for
 
     return review_ace_chasing(record)
-
-
-def _seeded_record(names: Sequence[str], rules: Rules, carry: int,
-                   events: list[dict[str, Any]]) -> dict[str, Any]:
-    return {"format": FORMAT, "version": VERSION, "players": list(names), "deck": None, "matador": 0,
-            "events": events}
 
 
 def _absent_move(legal: Sequence[Any]) -> str:
@@ -105,7 +101,7 @@ _SERVER_SPECS = frozenset({"exact", "odds", "random", "threshold",
                            *(f"threshold:{r}" for r in "A23456789TJQK")})
 
 KIND = GameKind(
-    name=NAME, title="Ace Chasing", record_format=FORMAT, record_version=VERSION,
+    name=NAME, title="Ace Chasing", record_format=RECORDS,
     bots=BOTS, stand_in_bot="odds", min_players=4, max_players=lambda rules: None, house_rules=False,
     new_game=lambda rules, names, seed, carry: AceChasingGame(list(names), seed=seed),
     carry_of=lambda game: 0, from_record=AceChasingGame.from_record,
@@ -119,7 +115,6 @@ KIND = GameKind(
                  "random": "random decisions and offers",
                  "threshold": "threshold[:RANK] never bets, accepts bets good for it, swaps below RANK"},
     server_bot_specs=_SERVER_SPECS,
-    seeded_record=_seeded_record,
     make_bot=lambda spec, rules, players: make_ace_chasing_bot(spec),
     absent_move=_absent_move,
 )

@@ -36,6 +36,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..cards import rank_char
+from ..record import Record
 from .exchange import MISTAKE, exchange_odds
 from .odds import DEFAULT_THRESHOLD, knockout_chance
 
@@ -202,23 +203,25 @@ def judge_exchange(observation: Mapping[str, Any], action: str,
                        cost > MISTAKE, odds.keep, odds.swap, odds.call)
 
 
-def review_ace_chasing(record: Mapping[str, Any], threshold: int = DEFAULT_THRESHOLD) -> AceReview:
-    """Judge the bets and the exchanges of an Ace Chasing record; RecordError if it is not valid.
+def review_ace_chasing(record: Record | Mapping[str, Any], threshold: int = DEFAULT_THRESHOLD) -> AceReview:
+    """Judge the bets and the exchanges of an Ace Chasing record (a
+    :class:`~chasetheace.record.Record` or its JSON form), in one replay; RecordError if it is not
+    valid.
 
     ``threshold``: the rank from which the players still to act are taken to keep their card.
     """
     from .game import AceAction, AceChasingGame, Offer
 
     decisions: list[AceDecision] = []
-
-    def visit(game: AceChasingGame, move: Any) -> None:
+    replay = AceChasingGame.replaying(record)
+    for game, move in replay:
         seat = game.to_act
         assert seat is not None
         obs = game.observation(seat)
         if move in (AceAction.KEEP, AceAction.SWAP):
             decisions.append(replace(judge_exchange(obs, AceAction(move).value, threshold),
                                      index=len(decisions)))
-            return
+            continue
         p = knockout_chance(obs, threshold)
         if isinstance(move, Offer):
             amount, role, action = move.amount, "bettor", "offer"
@@ -233,8 +236,7 @@ def review_ace_chasing(record: Mapping[str, Any], threshold: int = DEFAULT_THRES
             bad = judged and p > 0.5
         decisions.append(AceDecision(len(decisions), obs["round"], seat, game.names[seat], role, action,
                                      amount, obs["card"], p, cost, judged, bad))
-
-    game = AceChasingGame.from_record(record, visit=visit)
+    game = replay.game
     for i, d in enumerate(decisions):  # an offer the matador declined gave nothing away
         answer = decisions[i + 1] if i + 1 < len(decisions) else None
         if d.action == "offer" and d.cost and (answer is None or answer.action != "accept"):

@@ -5,7 +5,8 @@ decision with the solver (:func:`chasetheace.solver.advice.review`). Solutions c
 cache; a first use solves, with a progress bar on stderr. An Ace Chasing record gets its bets
 judged against the odds and its keeps and swaps by the chance of being knocked out
 (:func:`chasetheace.acechasing.review.review_ace_chasing`). The record's game kind
-(:func:`chasetheace.registry.kind_of_record`) does the judging.
+(:func:`chasetheace.registry.kind_of_record`) does the judging, from one replay of the record
+(which also tells the solver the table sizes to solve ahead).
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from typing import Any
 
 from ..errors import RecordError
 from ..files import read_json_record
+from ..kinds import GameKind
+from ..record import Record
 from .play import solving_progress
 
 __all__ = ["register", "run"]
@@ -41,24 +44,36 @@ def run(args: argparse.Namespace) -> int:
 
     data = read_json_record(args.file)
     kind = kind_of_record(data)
-    try:  # a bad record or seat fails before any solving
-        players = len(kind.from_record(data).names)
+    try:  # read once: the review's one replay checks it against the rules before any solving
+        record = kind.read_record(data)
     except RecordError as exc:
         raise RecordError(f"{args.file}: {exc}") from None
+    players = len(record.players)
     seat = args.seat
     if seat is not None and not 0 <= seat < players:
         raise ValueError(f"bad seat {seat}: allowed 0..{players - 1}")
     from .extras import needs_solver_text, solver_missing
 
     if kind.solver and solver_missing():  # one line, not a traceback from deep in the solver
+        _check(kind, record, args.file)  # a bad record is named first, as when the solver is there
         raise ValueError(needs_solver_text(f"A review of {kind.title}"))
     try:
         with solving_progress() as progress:
-            result = kind.review(data, None, progress)
+            result = kind.review(record, None, progress)
     except ImportError as exc:
         raise ValueError(needs_solver_text(f"A review of {kind.title}", missing=exc.name)) from None
+    except RecordError as exc:
+        raise RecordError(f"{args.file}: {exc}") from None
     if args.json:
         print(json.dumps(result.to_dict(seat), indent=1))
     else:
         print(result.text(seat))
     return 0
+
+
+def _check(kind: GameKind, record: Record, path: str) -> None:
+    """RecordError naming ``path`` if ``record`` does not replay."""
+    try:
+        kind.from_record(record)
+    except RecordError as exc:
+        raise RecordError(f"{path}: {exc}") from None

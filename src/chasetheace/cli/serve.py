@@ -16,7 +16,8 @@ _HELP = {
     "connections_per_client": "open connections from one IP address",
     "connections": "open connections in all",
     "tables_per_client": "tables one IP address may open per --table-window",
-    "table_window": "seconds of --tables-per-client",
+    "table_window": "seconds of --tables-per-client and --solves-per-client",
+    "solves_per_client": "new rule sets one IP address may have solved (hints, reviews) per --table-window",
     "spectators_per_table": "spectators at one table",
     "public_tables": "tables shown in the public list",
     "idle_seconds": "close a connection silent this long (0: never)",
@@ -29,6 +30,12 @@ _HELP = {
     "burst_per_client": "messages at once above --rate-per-client",
     "http_rate": "HTTP requests (and WebSocket handshakes) per second from one IP address",
     "http_burst": "HTTP requests at once above --http-rate",
+    "head_bytes": "bytes of an HTTP request's line and headers (431 above)",
+    "head_fields": "header lines of an HTTP request (431 above)",
+    "head_seconds": "seconds for an HTTP request's headers to arrive (408 after)",
+    "keep_alive_seconds": "seconds an idle HTTP connection is kept open",
+    "sockets_per_client": "HTTP connections at once from one IP address (not from --forwarded-allow-ips)",
+    "sockets": "connections and requests under way in all (503 above)",
     "strikes": "refused-for-rate messages before the connection is closed",
     "queue": "messages waiting for a slow client before it is dropped",
 }
@@ -129,7 +136,11 @@ def run(args: argparse.Namespace) -> int:
 
     if is_url(args.db):  # many processes share a PostgreSQL database: no lock
         return _serve(args, limits, bots, hosts)
-    lock = DatabaseLock(args.db)
+    try:
+        lock = DatabaseLock(args.db)
+    except ValueError as exc:
+        print(f"chase-the-ace: error: {exc}", file=sys.stderr)
+        return 2
     try:
         lock.acquire()
     except DatabaseInUseError as exc:
@@ -157,6 +168,7 @@ def _serve(args: argparse.Namespace, limits: Any, bots: Any, hosts: list[str]) -
 
     from ..web.app import create_app
     from ..web.databases import is_url, open_store
+    from ..web.listener import uvicorn_config
 
     shown = args.db
     try:
@@ -185,13 +197,32 @@ def _serve(args: argparse.Namespace, limits: Any, bots: Any, hosts: list[str]) -
     if not args.allow_host and args.host in ("0.0.0.0", "::", ""):
         print("chase-the-ace: listening on every address but answering only to localhost: name the "
               "host names clients use with --allow-host", file=sys.stderr, flush=True)
-    config = uvicorn.Config(app, log_level=args.log_level, ws_max_size=65536, ws_per_message_deflate=False,
-                            server_header=False, lifespan="on", proxy_headers=True,
-                            forwarded_allow_ips=args.forwarded_allow_ips)
+    _raise_file_limit(limits.sockets)
+    config = uvicorn_config(app, limits, forwarded_allow_ips=args.forwarded_allow_ips,
+                            log_level=args.log_level)
     server = uvicorn.Server(config)
     with contextlib.suppress(KeyboardInterrupt):
         server.run(sockets=[sock])
     return 0 if server.started or server.should_exit else 1
+
+
+def _raise_file_limit(sockets: int) -> None:
+    """Let the process open as many files as its hard limit allows (each socket is one), and say
+    so if that is fewer than ``--sockets`` needs."""
+    try:
+        import resource
+    except ImportError:  # Windows
+        return
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = sockets + 256  # the database, the static files, the solver's pipes...
+    if soft != resource.RLIM_INFINITY and soft < wanted:
+        target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+            soft = target
+    if soft != resource.RLIM_INFINITY and soft < wanted:
+        print(f"chase-the-ace: note: the process may open {soft} files, fewer than --sockets {sockets} "
+              "needs: lower --sockets or raise the limit (ulimit -n)", file=sys.stderr, flush=True)
 
 
 def _listen(host: str, port: int) -> socket.socket:

@@ -6,11 +6,11 @@
   it is accepted. Starlette's ``TrustedHostMiddleware`` does the check.
 - :class:`HttpRateLimit`: HTTP requests (and WebSocket handshakes) per client address, a token
   bucket as for WebSocket messages; over it, HTTP 429 with ``Retry-After``.
-- :func:`game_number`: a game number in a URL is ASCII digits, 1 to 999,999,999; anything else
-  is no such game (404), never a server fault.
-- :class:`Downloads`: a finished game's record and review are built once, off the event loop
-  and one at a time, then served as the stored bytes with an ``ETag`` (``If-None-Match`` gets
-  304 Not Modified) and caching headers.
+- A game number in a URL is ASCII digits, 1 to 999,999,999, and a table id what the lobby makes
+  (:mod:`.ids`); anything else is no such game (404), never a server fault.
+- :class:`Downloads`: the one cache of finished games' downloads: a record and a review are each
+  built once, off the event loop and one at a time (one lock), then served as the stored bytes
+  with an ``ETag`` (``If-None-Match`` gets 304 Not Modified) and caching headers.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from .ids import game_number, table_id_ok
 from .limits import Buckets, Limits, client_key
 
 __all__ = ["HostCheck", "HttpRateLimit", "Downloads", "Download", "game_number", "allowed_hosts",
@@ -38,14 +39,7 @@ __all__ = ["HostCheck", "HttpRateLimit", "Downloads", "Download", "game_number",
 
 LOCAL_HOSTS = ("localhost", "127.0.0.1", "[::1]")
 """The host names a server answers to when the operator names none: loopback's."""
-_GAME = re.compile(r"[1-9][0-9]{0,8}")  # ASCII digits only: str.isdigit() takes '²' and '①'
-_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 NO_GAME = "no such game at this table: a game is numbered 1, 2, 3 and so on"
-
-
-def game_number(text: str) -> int | None:
-    """The game number ``text`` names (``"1"`` .. ``"999999999"``), or None."""
-    return int(text) if _GAME.fullmatch(text) else None
 
 
 def allowed_hosts(names: Iterable[str]) -> list[str]:
@@ -166,7 +160,7 @@ class Downloads:
     async def get(self, what: str, server: Any, table_id: str, game: str, build: Builder) -> Download:
         """The answer for ``what`` (``record`` or ``review``) of game ``game`` of a table."""
         number = game_number(game)
-        if number is None or not _ID.fullmatch(table_id):
+        if number is None or not table_id_ok(table_id):
             return _encode(404, {"error": NO_GAME})
         key = (what, table_id, number)
         done = self.kept.get(key)

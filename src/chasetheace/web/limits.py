@@ -15,7 +15,10 @@ from typing import Any
 __all__ = ["Limits", "client_key", "Buckets"]
 
 _AT_LEAST_ONE = frozenset({"connections_per_client", "connections", "queue", "rate", "burst", "strikes",
-                           "rate_per_client", "burst_per_client", "http_rate", "http_burst"})
+                           "rate_per_client", "burst_per_client", "http_rate", "http_burst", "head_bytes",
+                           "head_fields", "keep_alive_seconds", "sockets_per_client",
+                           "sockets"})
+_POSITIVE = frozenset({"head_seconds"})
 
 
 @dataclass(frozen=True)
@@ -30,6 +33,9 @@ class Limits:
     """Tables one client may open in ``table_window`` seconds (``too_many_tables``)."""
     table_window: float = 3600.0
     """The window of ``tables_per_client``, in seconds."""
+    solves_per_client: int = 3
+    """New rule sets one client may have the solver work out (for hints and reviews) per
+    ``table_window`` seconds (``too_many_solves``); rules already solved cost nothing."""
     spectators_per_table: int = 50
     """Spectators watching one table at once (``too_many_spectators``)."""
     public_tables: int = 50
@@ -57,6 +63,23 @@ class Limits:
     (HTTP 429 with ``Retry-After``)."""
     http_burst: float = 60.0
     """HTTP requests allowed at once above ``http_rate`` (a page load asks for a handful)."""
+    head_bytes: int = 16384
+    """Bytes of a request's line and headers (HTTP 431); the page sends under 2,000. Counted from
+    the end of the last request's headers (the server takes no request bodies), so requests
+    pipelined behind a response under way are held to it too."""
+    head_fields: int = 100
+    """Header lines in one request (HTTP 431)."""
+    head_seconds: float = 10.0
+    """Seconds for a request's line and headers to arrive, from its first byte or from the
+    connection's start (HTTP 408, then the connection is closed): a slow sender holds no socket."""
+    keep_alive_seconds: int = 5
+    """Seconds an idle HTTP connection is kept open for another request."""
+    sockets_per_client: int = 60
+    """Connections in HTTP (not WebSockets, counted by ``connections_per_client``) from one client
+    at once (HTTP 503); a trusted proxy's address (``--forwarded-allow-ips``) is spared."""
+    sockets: int = 6000
+    """Connections and requests under way in all, WebSockets included (HTTP 503): keep it under
+    the process's file limit (``ulimit -n``), which ``serve`` raises to its hard limit."""
     strikes: int = 50
     """Messages refused for the rate before the connection is closed (WebSocket code 1008)."""
     queue: int = 512
@@ -70,6 +93,8 @@ class Limits:
         for f in fields(self):
             value = getattr(self, f.name)
             least = 1 if f.name in _AT_LEAST_ONE else 0
+            if f.name in _POSITIVE and not value > 0:
+                raise ValueError(f"bad limit --{f.name.replace('_', '-')} {value}: allowed > 0")
             if isinstance(value, (int, float)) and not isinstance(value, bool) and not value >= least:
                 raise ValueError(f"bad limit --{f.name.replace('_', '-')} {value}: allowed >= {least}")
 

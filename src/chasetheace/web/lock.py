@@ -15,7 +15,15 @@ import os
 import sys
 from typing import IO
 
-__all__ = ["DatabaseLock", "DatabaseInUseError"]
+__all__ = ["DatabaseLock", "DatabaseInUseError", "check_sqlite_name"]
+
+
+def check_sqlite_name(db: str) -> None:
+    """ValueError if SQLite would read ``db`` as a URI (``file:...``): it would open another file
+    than the one of that name, which the lock takes, and a second server would start on it."""
+    if db[:5].lower() == "file:":
+        raise ValueError(f"--db {db!r} is a SQLite URI (file:...): give the database file's path instead "
+                         "(a file whose name starts with 'file:' as ./file:...)")
 
 
 class DatabaseInUseError(RuntimeError):
@@ -27,6 +35,7 @@ class DatabaseLock:
     the file its name resolves to (elsewhere); nothing for ``:memory:``."""
 
     def __init__(self, db: str) -> None:
+        check_sqlite_name(db)
         self.db = db
         self.path = None if db == ":memory:" else os.path.realpath(db) + ".lock"
         self._file: IO[str] | None = None

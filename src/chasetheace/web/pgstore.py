@@ -34,6 +34,7 @@ from typing import Any, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
 from ..events import Event
+from ..record import Record
 from ..rules import Rules
 from .store import (
     SCHEMA_VERSION,
@@ -397,7 +398,7 @@ class PgStore:
         return self._tx(both)
 
     def game_record(self, table_id: str, game_no: int, rules: dict[str, Any],
-                    game: str = "chase-the-ace") -> dict[str, Any]:
+                    game: str = "chase-the-ace") -> Record:
         """A stored game as a game record (hidden cards included: for referees only)."""
         def work(cur: Any) -> tuple[Any, list[str]]:
             cur.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ..events import Event
+from ..record import Record
 from ..rules import Rules
 
 __all__ = ["Store", "StoredTable", "StoredSeat", "StoredGame", "StoredAction", "SCHEMA_VERSION",
@@ -152,7 +153,7 @@ class TableStore(Protocol):
     def load_table(self, table_id: str) -> StoredTable | None: ...
     def load_tail(self, table_id: str, game_no: int, seq: int) -> StoredTable | None: ...
     def game_record(self, table_id: str, game_no: int, rules: dict[str, Any],
-                    game: str = "chase-the-ace") -> dict[str, Any]: ...
+                    game: str = "chase-the-ace") -> Record: ...
 
 
 class Store:
@@ -341,7 +342,7 @@ class Store:
         return StoredTable(table_id, row[0], json.loads(row[1]), seats, games, first)
 
     def game_record(self, table_id: str, game_no: int, rules: dict[str, Any],
-                    game: str = "chase-the-ace") -> dict[str, Any]:
+                    game: str = "chase-the-ace") -> Record:
         """A stored game as a game record (hidden cards included: for referees only): the engine's,
         the record of the table's ``game`` (:attr:`chasetheace.kinds.GameKind.seeded_record`)."""
         row = self.db.execute("SELECT carry, names, events FROM games WHERE table_id=? AND game_no=?",

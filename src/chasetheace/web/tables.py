@@ -20,7 +20,6 @@ import functools
 import hashlib
 import hmac
 import random
-import re
 import secrets
 import time
 from collections.abc import Mapping
@@ -32,6 +31,7 @@ from ..kinds import AnyGame
 from ..registry import GAMES, game_kind
 from ..rules import OPTIONS, Rules, preset_info
 from .botkinds import WebBots
+from .ids import table_id_ok
 from .names import LookAlikeError, check_name
 from .protocol import MAX_SEATS, Create, ProtocolError
 from .store import StoredAction, StoredTable, TableStore
@@ -40,7 +40,6 @@ __all__ = ["TableOptions", "Table", "Lobby", "HUMAN", "MAX_COUNT", "hash_token",
 
 HUMAN = "human"
 MAX_COUNT = 99  # the largest lives or ante a web table takes (the engine has no upper bound)
-_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
 def hash_token(token: str) -> str:
@@ -487,7 +486,7 @@ class Lobby:
         if table is not None and table.stale:
             table._reload()
         if table is None:
-            saved = self.store.load_table(table_id) if _ID.fullmatch(table_id) else None
+            saved = self.store.load_table(table_id) if table_id_ok(table_id) else None
             if saved is None:
                 raise ProtocolError(f"no table {table_id!r}", "no_table")
             table = self.tables[table_id] = Table.restore(saved, self.store, self.bots)

@@ -3,8 +3,8 @@
 A :func:`hint` reads one seat's observation (``game.observation(seat)``) and nothing else: the
 seat's card, the public history of this hand and the card it gave away. It answers with the
 chance of losing this hand if the seat keeps and if it swaps, given what the seat knows and that
-the others play the equilibrium, and the solver's call. A :func:`review` replays a game record and
-asks the same of every decision, then prices each choice: its expected lives lost against the best
+the others play the equilibrium, and the solver's call. A :func:`review` replays a game record once
+and asks the same of every decision, then prices each choice: its expected lives lost against the best
 choice's (the *cost*). ``docs/review.md`` describes the review's JSON.
 
 >>> import chasetheace as cta
@@ -23,6 +23,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ...record import Record
 from ...render import card_text
 from ...rules import Rules
 from ...seats import position_name
@@ -289,42 +290,40 @@ class Review:
 Solutions = Callable[[Rules, int], Solution]
 
 
-def review(record: Mapping[str, Any], *, solutions: Solutions | None = None, folder: str | None = None,
-           progress: Progress | None = None) -> Review:
-    """Judge every decision of a Chase the Ace game record (``Game.record()``, ``play --save``,
-    the web table's, ``simulate --save``): each seat's view at its decision, its choice, the
-    solver's call and the cost of the choice.
+def review(record: Record | Mapping[str, Any], *, solutions: Solutions | None = None,
+           folder: str | None = None, progress: Progress | None = None) -> Review:
+    """Judge every decision of a Chase the Ace game record (a :class:`~chasetheace.record.Record`
+    or its JSON form: ``Game.record()``, ``play --save``, the web table's, ``simulate --save``):
+    each seat's view at its decision, its choice, the solver's call and the cost of the choice.
 
     ``solutions(rules, players)`` supplies solutions (default: the cache, solving on first use).
-    RecordError if the record is not valid.
+    The record is replayed once, before any solution is asked for: a record that is not valid is
+    a RecordError before any solving, and every table size it passes through is known first (the
+    missing ones are then solved side by side in worker processes, :func:`solve_ahead`).
     """
     from ...game import Game
     from ..solutions.cache import solution_for, solve_ahead
 
+    seen: list[tuple[int, str, dict[str, Any]]] = []  # (seat, action, the seat's view then)
+    replay = Game.replaying(record)
+    for game, action in replay:
+        seat = game.to_act
+        assert seat is not None
+        view = game.observation(seat)  # its history grows with the game: keep it as it is now
+        seen.append((seat, action, {**view, "history": list(view["history"])}))
+    game = replay.game
     if solutions is None:
-        # every table size the record passes through, known before judging: the missing ones are
-        # solved side by side in worker processes (:func:`solve_ahead`), the longest first
-        sizes: set[int] = set()
-        found: list[Rules] = []
-
-        def size(game: Any, action: str) -> None:
-            sizes.add(len(game.observation(game.to_act)["order"]))
-            found[:] = [game.rules]
-
-        Game.from_record(record, visit=size)
-        if found:
-            solve_ahead(found[0], sizes, folder=folder, progress=progress)
+        if seen:
+            solve_ahead(game.rules, {len(obs["order"]) for _, _, obs in seen}, folder=folder,
+                        progress=progress)
 
         def solutions(rules: Rules, players: int) -> Solution:
             return solution_for(rules, players, folder=folder, progress=progress)
 
     decisions: list[Decision] = []
-    unjudged: list[int] = []
+    unjudged = 0
     used: dict[int, Solution] = {}
-
-    def visit(game: Any, action: str) -> None:
-        seat = game.to_act
-        obs = game.observation(seat)
+    for seat, action, obs in seen:
         players = len(obs["order"])
         sol = used.get(players)
         if sol is None:
@@ -332,14 +331,12 @@ def review(record: Mapping[str, Any], *, solutions: Solutions | None = None, fol
         try:
             h = hint(obs, sol)
         except ValueError:  # no figures at all: only a solution without a single situation
-            unjudged.append(seat)
-            return
+            unjudged += 1
+            continue
         decisions.append(Decision(len(decisions), obs["hand"], seat, game.names[seat], action, h,
                                   h.cost(action)))
-
-    game = Game.from_record(record, visit=visit)
     info = {n: {"method": s.method, "nash_conv": s.nash_conv, "exact": s.method != "sampled"}
             for n, s in used.items()}
     return Review("chase-the-ace", list(game.names), game.rules.to_dict(), decisions, info,
-                  complete=game.over, unjudged=len(unjudged),
+                  complete=game.over, unjudged=unjudged,
                   generalised=sum(d.hint.generalised for d in decisions))

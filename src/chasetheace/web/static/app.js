@@ -12,7 +12,7 @@ const ui = {
   history: [], base: 0, fresh: true, gameNo: 0, retry: 0, wanted: null, ticking: null, previewing: false,
   unanswered: null, rejoined: false,
   online: false, myTurn: false, sound: false, token: null,
-  linkToken: null, badLink: false, trying: null, tried: null,
+  linkToken: null, badLink: false, trying: null, tried: null, full: false,
 };
 const TITLE = document.title;
 
@@ -82,7 +82,8 @@ function connect() {
   ws.onclose = () => {
     setOnline(false);
     ui.retry = Math.min(ui.retry + 1, 6);
-    setTimeout(connect, 250 * 2 ** ui.retry);
+    // refused for too many pages: try again now and then, not at once (the notice says why)
+    setTimeout(connect, ui.full ? 5000 : 250 * 2 ** ui.retry);
   };
 }
 
@@ -123,6 +124,7 @@ function keepSeatInView() {
 }
 
 function onWelcome(msg) {
+  if (ui.full) { ui.full = false; $("notice").hidden = true; }  // let in at last
   ui.welcome = msg;
   fillLobby(msg);
   const table = ui.table || tableFromPath();
@@ -198,6 +200,11 @@ function onJoined(msg) {
 }
 
 function onError(msg) {
+  if (msg.code === "too_many_connections") {  // before the welcome: the page is empty but for this
+    ui.full = true;
+    notice(msg.message);
+    return;
+  }
   if (msg.code === "bad_token" && ui.wanted) { badToken(ui.wanted); return; }
   if (msg.code === "no_table" && ui.wanted) {
     history.replaceState(null, "", "/"); ui.table = null; ui.linkToken = null; show("lobby");

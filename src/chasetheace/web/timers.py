@@ -1,0 +1,105 @@
+"""Bots and turn timers: the next automatic move of a table (a bot's, an absent person's, or a
+present person's turn that timed out), set on the event loop while a person is at the table."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+
+from .hub import Due
+from .store import StoreConflict, StoreUnavailable
+from .tables import Table
+from .telling import Telling
+
+__all__ = ["Timers"]
+
+log = logging.getLogger("chasetheace.web")
+
+
+class Timers(Telling):
+    """Automatic moves: bots, absent players and turn timers."""
+
+    def changed(self, table: Table) -> None:
+        """After any change: set the next bot move or turn timer, then tell every client."""
+        self.schedule(table)
+        self.broadcast(table)
+
+    def schedule(self, table: Table) -> None:
+        """Arrange the next automatic move: a bot's, an absent person's, or the timer of a present
+        person's turn. Nothing is set while no person is connected at the table (its bots and
+        timers wait for someone to come back), and a move already set for the same position and
+        reason is left alone, so people coming and going never reset a turn timer."""
+        game = table.game
+        plan: tuple[tuple[int, int], str, float, str | None] | None = None
+        marker = (table.game_no, len(game.events) if game is not None else 0)
+        if game is not None and game.to_act is not None and (self.cluster is None
+                                                             or self.cluster.holds(table.id)):
+            here = self.present(table)
+            stand_in = table.options.stand_in if table.options.on_timeout == "bot" else "keep"
+            now = time.monotonic()
+            if not here:
+                plan = None
+            elif table.bot_to_act() is not None:
+                plan = (marker, "bot", self.bot_delay, None)
+            elif game.to_act not in here:
+                plan = (marker, "absent", max(self.bot_delay, self.limits.absent_grace), stand_in)
+            elif table.options.timer is not None:
+                ends = self.turn_ends.get(table.id)
+                if ends is None or ends[0] != marker:
+                    # with several processes, the deadline another process set for this turn holds
+                    shared = None if self.cluster is None else self.cluster.turn_ends(table.id, marker)
+                    ends = self.turn_ends[table.id] = (
+                        marker, now + table.options.timer * self.timer_scale if shared is None else shared)
+                    if self.cluster is not None and shared is None:
+                        self.cluster.share_turn(table.id, marker, ends[1])
+                plan = (marker, "timer", max(0.0, ends[1] - now), stand_in)
+        due = self.pending.get(table.id)
+        if due is not None and plan is not None and (due.marker, due.why) == plan[:2]:
+            return
+        if due is not None:
+            due.handle.cancel()
+            del self.pending[table.id]
+        self.deadlines.pop(table.id, None)
+        if plan is None:
+            return
+        _, why, delay, kind = plan
+        if why == "timer":
+            self.deadlines[table.id] = time.monotonic() + delay
+        handle = asyncio.get_running_loop().call_later(delay, self.automatic, table, marker, kind)
+        self.pending[table.id] = Due(marker, why, handle)
+
+    def reschedule(self, table: Table) -> None:
+        """:meth:`schedule`, and tell the clients if a turn timer was set or stopped (a lease
+        taken over or given up, with several processes)."""
+        before = self.deadlines.get(table.id)
+        self.schedule(table)
+        if self.deadlines.get(table.id) != before:
+            self.broadcast(table)
+
+    def automatic(self, table: Table, marker: tuple[int, int], stand_in: str | None) -> None:
+        """Play a bot's move, or for a person who timed out or is away (keep, or a stand-in bot)."""
+        self.pending.pop(table.id, None)
+        self.deadlines.pop(table.id, None)
+        game = table.game
+        if game is None or game.to_act is None or marker != (table.game_no, len(game.events)):
+            return
+        seat = game.to_act
+        try:
+            if stand_in is None:
+                table.act(seat, table.bot_action(seat), "bot")
+            elif stand_in == "keep":
+                table.act(seat, table.default_action(seat), "timer")
+            else:
+                table.act(seat, table.bot_action(seat, stand_in), "timer")
+        except StoreConflict:  # another process moved first (a lease changed hands): read it again
+            self.sync(table)
+            return
+        except StoreUnavailable:
+            log.warning("automatic move at table %s waits for the database", table.id)
+            return
+        except Exception:  # an automatic move must never take the server down
+            log.exception("automatic move failed at table %s", table.id)
+            return
+        self.changed(table)
+        self.release(table)
