@@ -103,6 +103,7 @@ class Game:
             raise ValueError("give seed or rng, not both")
         self._rng = rng if rng is not None else random.Random(seed)
         self._log = EventLog(_script)
+        self._emit = self._log.append  # every event goes to the log, as it happens
         self.events: list[Event] = self._log.events
         """Everything that happened, in order: the game's history (hidden cards included)."""
         self._chance: Chance = LiveChance(self._rng) if _script is None else ScriptedChance(
@@ -307,9 +308,6 @@ class Game:
         return f"<Game {self.players} players, {state}, lives {self.lives}>"
 
     # --- chance and history ---------------------------------------------------------------
-
-    def _emit(self, event: Event) -> None:
-        self._log.append(event)
 
     def _shuffle(self, cards: list[Card]) -> list[Card]:
         order = self._chance.shuffle(cards)
