@@ -49,12 +49,13 @@ def test_the_kernel_tables_see_and_score_as_chase_the_ace_v0(
     options, players, seat, opponents, seed = table
     single = ChaseTheAceEnv(players=players, seat=seat, opponents=opponents, **options)
     choices = random.Random(seed)
-    obs, _ = single.reset(seed=seed)
-    expected, actions = [(obs, 0.0, False)], []
+    obs, info = single.reset(seed=seed)
+    expected, actions, infos = [(obs, 0.0, False)], [], [info]
     while not expected[-1][2]:
         actions.append(choices.randrange(2))
-        obs, reward, terminated, _, _ = single.step(actions[-1])
+        obs, reward, terminated, _, info = single.step(actions[-1])
         expected.append((obs, reward, terminated))
+        infos.append(info)
     # the same game in the kernel: its chance from the engine's record, the bots as kernel policies
     chance = script_of(single.episode.game.events)
     rules, _ = table_options(players, **options)
@@ -65,10 +66,15 @@ def test_the_kernel_tables_see_and_score_as_chase_the_ace_v0(
                       script=(shuffles, np.array(chance.picks, np.int64)))
     core.reset()
     got = [(core.obs[0].copy(), 0.0, False)]
+    got_infos = [core.info()]
     for action in actions:
         core.step(np.array([action]))
         got.append((core.obs[0].copy(), float(core.rewards[0]), bool(core.terminated[0])))
+        got_infos.append(core.info())
     assert len(got) == len(expected)
+    for info_e, info_k in zip(infos, got_infos):
+        assert (int(info_k["hand"][0]), info_k["lives"][0].tolist()) == (info_e["hand"], info_e["lives"])
+    assert got_infos[-1]["winners"][0] == infos[-1]["winners"]
     for (obs_e, reward_e, end_e), (obs_k, reward_k, end_k) in zip(expected, got):
         np.testing.assert_array_equal(obs_k, obs_e)
         assert (reward_k, end_k) == (reward_e, end_e)

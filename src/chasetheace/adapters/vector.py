@@ -186,6 +186,9 @@ class _Steps(NamedTuple):
     terminated: np.ndarray
     obs: np.ndarray
     set_: np.ndarray      # (tables, cells + 1): the cells each table's observation set, counted first
+    hand: np.ndarray      # (tables,): the hand's number, for info (copied while the table is at hand)
+    lives: np.ndarray     # (tables, players): every seat's lives, for info
+    won: np.ndarray       # (tables,): the seats that won the game just ended, as bits
 
 
 @jit()
@@ -226,6 +229,13 @@ def _batch(steps: _Steps, agent: _Agent, rules: RuleArrays, policies: PolicyArra
             steps.finished[b] = code != READY
         _encode(steps.obs[b], steps.set_[b], seat, n, d, agent.chips, agent.pot, ws, st, table.evs,
                 agent.places)
+        steps.hand[b] = st[K.S_HAND]
+        won = 0
+        for s in range(n):
+            steps.lives[b, s] = ws[K.W_LIVES, s]
+            if ws[K.W_WON, s] > 0:
+                won |= 1 << s
+        steps.won[b] = won
     return -1
 
 
@@ -270,7 +280,11 @@ class VectorCore:
         self.actions = np.zeros(tables, np.int64)
         cells = 32 + 24 * players  # at most 28 + 23 n cells are set (else all are cleared)
         set_ = np.full((tables, cells + 1), -1, np.int64)  # -1: clear everything the first time
-        steps = _Steps(self.actions, self.finished, self.rewards, self.terminated, self.obs, set_)
+        self.hand = np.zeros(tables, np.int64)
+        self.lives = np.zeros((tables, players), np.int64)
+        self.won = np.zeros(tables, np.int64)
+        steps = _Steps(self.actions, self.finished, self.rewards, self.terminated, self.obs, set_,
+                       self.hand, self.lives, self.won)
         self._args = (steps, self.agent, self.rules_arrays, policies.arrays(), self.given, self.counts,
                       self.state)
         self._batch: Any = _batch
@@ -306,13 +320,10 @@ class VectorCore:
         every = self._every
         winners = np.empty(self.tables, dtype=object)  # None everywhere
         ended = np.flatnonzero(self.terminated)
-        if ended.size:
-            won = self.state.ws[ended, K.W_WON, :self.players] > 0
-            for i, (b, count, first) in enumerate(zip(ended.tolist(), won.sum(1).tolist(),
-                                                      won.argmax(1).tolist())):
-                winners[b] = [first] if count == 1 else np.flatnonzero(won[i]).tolist()
-        return {"hand": self.state.st[:, K.S_HAND].copy(), "_hand": every,
-                "lives": self.state.ws[:, K.W_LIVES, :self.players].copy(), "_lives": every,
+        for b, won in zip(ended.tolist(), self.won[ended].tolist()):
+            winners[b] = ([won.bit_length() - 1] if won and not won & (won - 1)  # one winner
+                          else [s for s in range(self.players) if won >> s & 1])
+        return {"hand": self.hand.copy(), "_hand": every, "lives": self.lives.copy(), "_lives": every,
                 "winners": winners, "_winners": self.terminated.copy()}
 
 
