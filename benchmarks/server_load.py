@@ -23,6 +23,12 @@ seats, sending an unanswered act again with its ``act_id``. At the end every tab
 against the database: no move a player saw is missing (lost moves), and tables that made no
 move in the last seconds of the run are counted as stuck.
 
+It prints the servers' **CPU seconds per action** (their CPU time over the players' actions:
+what a set-up costs whatever else runs on the machine; PostgreSQL's own processes are not
+counted) and, on PostgreSQL, how many times the processes read a table from the database per
+move they applied from a notification (``/healthz`` counters). ``--hog N`` starts N busy
+processes beside the servers for the run (a machine shared with other work).
+
 Only loopback is used; every loop is bounded by ``--duration`` and the connection count.
 """
 
@@ -226,6 +232,23 @@ def rss_mb(pid: int) -> float:
     return float("nan")
 
 
+def health_counts(ports: list[int]) -> dict[int, dict[str, int]]:
+    """The cluster counters of ``/healthz`` of each process, by port (none on SQLite); a process
+    that does not answer (a 503 while its database is away included) is left out."""
+    found: dict[int, dict[str, int]] = {}
+    for port in ports:
+        with contextlib.suppress(OSError, ValueError):
+            answer = json.loads(urllib.request.urlopen(f"http://{HOST}:{port}/healthz", timeout=10).read())
+            if answer.get("cluster"):
+                found[port] = {key: int(value) for key, value in answer["cluster"].items()}
+    return found
+
+
+def start_hogs(count: int) -> list[subprocess.Popen[bytes]]:
+    """``count`` processes that keep one core busy each (until stopped)."""
+    return [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(count)]
+
+
 def cpu_seconds(pid: int) -> float:
     with open(f"/proc/{pid}/stat") as f:
         fields = f.read().rsplit(")", 1)[1].split()
@@ -378,6 +401,7 @@ async def main_async(args: argparse.Namespace, servers: Servers) -> dict[str, An
         await asyncio.gather(*(seat_table(bench, r, humans, args.seats) for r in runs[start:start + 25]))
     connect_s = time.perf_counter() - t0
     connected = sum(1 for r in runs for c in r.clients if c.open)
+    counts0 = await asyncio.to_thread(health_counts, servers.ports)
     cpu0, wall0, mine0 = servers.cpu(), time.perf_counter(), time.process_time()
     servers.retired_cpu = 0.0
     bench.until = time.monotonic() + args.duration
@@ -392,6 +416,11 @@ async def main_async(args: argparse.Namespace, servers: Servers) -> dict[str, An
     cpu = servers.cpu() + servers.retired_cpu - cpu0
     mine = time.process_time() - mine0
     rss = servers.rss()
+    counts1 = await asyncio.to_thread(health_counts, servers.ports)
+    counts: dict[str, int] = {}
+    for port in counts0.keys() & counts1.keys():  # the processes that answered before and after
+        for key, value in counts1[port].items():
+            counts[key] = counts.get(key, 0) + value - counts0[port].get(key, 0)
     ended = time.monotonic()
     await asyncio.sleep(0.5)  # let the last updates land
     ports, bench.ports = bench.ports, {}
@@ -432,6 +461,11 @@ async def main_async(args: argparse.Namespace, servers: Servers) -> dict[str, An
         "reconnect_max_s": round(back[-1], 3) if back else None,
         "acts_sent_again": bench.retried, "tables_with_lost_moves": lost, "tables_stuck": stuck,
         "server_cpu_percent_of_one_core": round(100 * cpu / measured, 1),
+        "server_cpu_ms_per_action": round(1000 * cpu / bench.actions, 2) if bench.actions else None,
+        "cluster_counts": counts,
+        "tables_read_per_applied_move": (round(counts["tables_read"] / counts["moves_applied"], 3)
+                                         if counts.get("moves_applied") else None),
+        "hogs": args.hog,
         "clients_cpu_percent_of_one_core": round(100 * mine / measured, 1), "errors": len(bench.errors),
         "load_average": os.getloadavg()[0], "server_rss_mb": round(rss, 1),
         "first_errors": bench.errors[:3],
@@ -452,11 +486,14 @@ def main() -> int:
                         help="restart the processes one by one during the run")
     parser.add_argument("--kill", action="store_true",
                         help="with --rolling-restart: stop each with SIGKILL (a crash), not SIGTERM")
+    parser.add_argument("--hog", type=int, default=0, metavar="N",
+                        help="start N busy processes beside the servers for the run (0..8)")
     args = parser.parse_args()
     if not (1 <= args.tables <= 1000 and 2 <= args.seats <= 12 and 0 <= args.bots < args.seats
-            and 0 < args.duration <= 600 and args.think >= 0 and 1 <= args.processes <= 8):
+            and 0 < args.duration <= 600 and args.think >= 0 and 1 <= args.processes <= 8
+            and 0 <= args.hog <= 8):
         parser.error("out of range: tables 1..1000, seats 2..12, bots 0..seats-1, duration 0..600 s, "
-                     "processes 1..8")
+                     "processes 1..8, hog 0..8")
     if args.db is None:
         args.db = os.path.join(tempfile.mkdtemp(prefix="cta-load-"), "load.sqlite3")
     elif not args.db.startswith("postgresql://"):
@@ -465,10 +502,14 @@ def main() -> int:
         parser.error("several processes, or a rolling restart, need --db postgresql://...")
     servers = Servers(args.db, args.processes, str(10 * args.tables * args.seats + 100))
     servers.kill = args.kill
+    hogs = start_hogs(args.hog)
     try:
         gc.disable()  # the load generator must not pause to collect garbage mid-measure
         result = asyncio.run(main_async(args, servers))
     finally:
+        for hog in hogs:
+            hog.kill()
+            hog.wait()
         servers.stop_all()
     print(f"{result['processes']} process(es) on {result['db']}: connected players held: {result['held']} of "
           f"{result['connected']} ({args.tables} tables of {args.seats}, {args.bots} bots each; seated in "
@@ -495,6 +536,15 @@ def main() -> int:
           f"{result['clients_cpu_percent_of_one_core']}%; servers' memory {result['server_rss_mb']} MB; "
           f"machine load average {result['load_average']:.2f}; "
           f"errors: {result['errors']}")
+    print(f"server CPU per action: {result['server_cpu_ms_per_action']} ms (CPU seconds of the server "
+          f"processes over {result['actions']} players' actions; {args.hog} busy processes beside them)")
+    if result["cluster_counts"]:
+        c = result["cluster_counts"]
+        print(f"notifications: {c.get('notified', 0)}; moves applied from them "
+              f"{c.get('moves_applied', 0)}, "
+              f"already held {c.get('moves_known', 0)}; tables read {c.get('tables_read', 0)} = "
+              f"{result['tables_read_per_applied_move']} per applied move; "
+              f"moves saved {c.get('moves_saved', 0)}")
     print(json.dumps(result))
     return 0
 

@@ -12,6 +12,7 @@ import contextlib
 import glob
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import tempfile
@@ -89,6 +90,30 @@ class PgServer:
         """Stop the server (``fast``: disconnect every client now)."""
         self._run(str(self.bins / "pg_ctl"), "-D", str(self.data), "-w", "-t", "60", "-m", mode, "stop")
 
+    def processes(self) -> list[int]:
+        """The server's processes: the postmaster (from its pid file) and its children."""
+        main = int((self.data / "postmaster.pid").read_text().split()[0])
+        found = [main]
+        for stat in glob.glob("/proc/[0-9]*/stat"):
+            with contextlib.suppress(OSError, ValueError, IndexError):
+                fields = Path(stat).read_text().rsplit(")", 1)[1].split()
+                if int(fields[1]) == main:
+                    found.append(int(Path(stat).parent.name))
+        return found
+
+    def pause(self) -> None:
+        """Stop every process of the server (SIGSTOP): it keeps its connections but answers nothing,
+        as a hung or overloaded database does."""
+        for pid in self.processes():
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGSTOP)
+
+    def resume(self) -> None:
+        """Let the paused server run again (SIGCONT)."""
+        for pid in self.processes():
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGCONT)
+
     def url(self, db: str = "postgres") -> str:
         return f"postgresql://postgres@127.0.0.1:{self.port}/{db}"
 
@@ -103,6 +128,7 @@ class PgServer:
 
     def close(self) -> None:
         with contextlib.suppress(Exception):
+            self.resume()  # if a test left it paused
             self.stop("immediate")
         shutil.rmtree(self.root, ignore_errors=True)
 

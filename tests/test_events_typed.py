@@ -85,3 +85,46 @@ def test_histories_built_a_step_at_a_time_are_each_seats_own_views(
         history = game.observation(seat)["history"]
         assert list(history) == [event.view(seat) for event in game.events]
         assert [read_view(view) for view in history] == [event.seen(seat) for event in game.events]
+
+
+def test_each_game_has_a_closed_union_of_events_and_of_views() -> None:
+    import typing
+
+    from chasetheace import events
+    from chasetheace.acechasing import events as ace
+
+    games = ((events.GameEvent, events.SeenEvent, events.EVENT_TYPES, events.VIEW_TYPES),
+             (ace.AceChasingEvent, ace.AceChasingSeen, ace.ACE_CHASING_EVENTS, ace.ACE_CHASING_VIEWS))
+    for full, seen, types, views in games:
+        assert list(types.values()) == list(typing.get_args(full))
+        assert list(views.values()) == list(typing.get_args(seen))
+        assert set(types) == set(views)  # every event has one class its views read back as
+        for name, cls in types.items():
+            assert views[name] is cls or views[name].__name__ == cls.__name__ + "Seen", name
+
+
+def test_every_match_over_events_ends_in_assert_never() -> None:
+    """A match over events names its cases by class; its last case hands the rest to
+    assert_never, so that mypy names the match when an event is added to a game's union."""
+    import ast
+    from pathlib import Path
+
+    from chasetheace import events
+    from chasetheace.acechasing import events as ace
+
+    names = {cls.__name__ for cls in (*events.VIEW_TYPES.values(), *events.EVENT_TYPES.values(),
+                                      *ace.ACE_CHASING_EVENTS.values())}
+    src = Path(__file__).parent.parent / "src"
+    found = []
+    for path in src.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Match):
+                continue
+            classes = {ast.unparse(n.cls) for case in node.cases for n in ast.walk(case.pattern)
+                       if isinstance(n, ast.MatchClass)}
+            if classes & names:
+                last = node.cases[-1]
+                found.append(f"{path.relative_to(src)}:{node.lineno}")
+                assert (isinstance(last.pattern, ast.MatchAs) and last.pattern.pattern is None
+                        and "assert_never" in ast.unparse(last.body[0])), found[-1]
+    assert len(found) >= 10  # the narrators, the bot, the encoder, the observers, the tallies...

@@ -140,7 +140,7 @@ def test_the_solver_table_gives_the_solved_bots_probabilities(thinned: bool) -> 
     import dataclasses
 
     from chasetheace.solver import SolvedBot, solve
-    from chasetheace.solver.solution import infoset_of
+    from chasetheace.solver.model.hand import infoset_of
 
     rules = cta.Rules(kings_jerk=True, announce_low=True, lives=2)
     solutions = {n: solve(rules, n) for n in (2, 3)}

@@ -17,8 +17,8 @@ import chasetheace as cta
 from chasetheace import cli
 from chasetheace.cards import pack
 from chasetheace.solver import Solution, SolvedBot, solve
-from chasetheace.solver.advice import MISTAKE, hint, review
-from chasetheace.solver.cache import cache_path, solution_for
+from chasetheace.solver.solutions.cache import cache_path, solution_for
+from chasetheace.solver.uses.advice import MISTAKE, hint, review
 from helpers import check_schema, stacked
 from helpers import cli_run as _run
 
@@ -209,7 +209,7 @@ def test_the_review_json_follows_the_documented_schema(solutions: dict[int, Solu
 
 def test_a_solution_is_solved_once_then_read_from_disk(tmp_path: Path,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    from chasetheace.solver import cache
+    from chasetheace.solver.solutions import cache
 
     rules = cta.Rules.preset("le-her")
     monkeypatch.setattr(cache, "_MEMORY", {})  # nothing solved by earlier tests in this process
@@ -230,7 +230,7 @@ def test_a_solution_is_solved_once_then_read_from_disk(tmp_path: Path,
 def test_the_tests_never_use_the_users_cache() -> None:
     import os
 
-    from chasetheace.solver.cache import CACHE_ENV, cache_folder
+    from chasetheace.solver.solutions.cache import CACHE_ENV, cache_folder
 
     assert os.environ.get(CACHE_ENV) and cache_folder() == Path(os.environ[CACHE_ENV])
 
@@ -356,7 +356,7 @@ def test_the_random_bettors_give_money_away_and_the_cli_says_so(
 
 def test_beyond_five_players_the_best_available_solution_says_how_good_it_is(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from chasetheace.solver import cache
+    from chasetheace.solver.solutions import cache
 
     monkeypatch.setattr(cache, "SAMPLED_SECONDS", 1.0)  # the sampled method, trained briefly
     heard: list[str] = []

@@ -30,6 +30,8 @@ from chasetheace.solver.model.hand import Hand
 from chasetheace.solver.model.tree import Tree
 from chasetheace.solver.solutions.solving import _from_parts, open_checkpoint
 
+pytestmark = pytest.mark.slow  # the exact tree in parts: pytest -m "not slow" leaves it out
+
 SRC = str(Path(cta.__file__).resolve().parents[1])
 
 # the exact tree in parts forced on a small table (4 players, a 32-card pack: 36 parts a pass), as

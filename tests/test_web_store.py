@@ -112,7 +112,16 @@ def test_a_move_the_store_fails_to_save_is_undone(db: str, monkeypatch: pytest.M
     monkeypatch.setattr(store, "append_action", full_disk)
     with pytest.raises(OSError, match="disk full"):
         table.act(game.to_act, "keep")
-    assert every_view(table) == before
+    # the copy played the move: it is stale, refuses moves, and is rebuilt (by the server, in a
+    # worker thread: a long game's replay never runs on the event loop) as the store holds it
+    assert table.stale
+    with pytest.raises(ProtocolError) as info:
+        table.act(game.to_act, "keep")
+    assert info.value.code == "not_now"
+    again = table.rebuilt()
+    assert again is not None
+    table.become(again)
+    assert not table.stale and every_view(table) == before
     store.close()
 
 

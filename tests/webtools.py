@@ -288,13 +288,15 @@ class ServerProcess:
     path or a PostgreSQL URL). It binds port 0 itself (so no other process can take the port between
     its choice and its use) and prints the port; ready once its health check answers."""
 
-    def __init__(self, db: str, *extra: str, bot_delay: float = 0.0, wait: float = 30.0) -> None:
+    def __init__(self, db: str, *extra: str, bot_delay: float = 0.0, wait: float = 30.0,
+                 env: dict[str, str] | None = None) -> None:
         import httpx
 
         self._httpx = httpx
         argv = ["--port", "0", "--db", db, "--bot-delay", str(bot_delay), *extra]
         self.proc = subprocess.Popen([sys.executable, "-m", "chasetheace.web", *argv],
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                     env=None if env is None else {**os.environ, **env})
         assert self.proc.stdout is not None
         line = ""
         with selectors.DefaultSelector() as sel:  # wait for the line

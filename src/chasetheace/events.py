@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeAlias, cast, get_args
 
 from .cards import Card
 
@@ -18,9 +18,9 @@ __all__ = [
     "Event", "Shuffle", "Pick", "DealerDraw", "DealerChosen", "HandStarted", "Dealt", "KingJerk",
     "Keep", "Swap", "Blocked", "ShowBlocker", "DealerExchange", "DealerDrewBlocker",
     "DealerSameRank", "Showdown", "LivesLost", "FinalTie", "CutDraw", "Eliminated", "Collected",
-    "GameOver", "EVENT_TYPES", "event_from_dict", "read_as",
-    "ShuffleSeen", "DealtSeen", "SwapSeen", "DealerExchangeSeen", "CollectedSeen", "VIEW_TYPES", "View",
-    "read_view",
+    "GameOver", "GameEvent", "EVENT_TYPES", "event_from_dict", "read_as",
+    "ShuffleSeen", "DealtSeen", "SwapSeen", "DealerExchangeSeen", "CollectedSeen", "SeenEvent", "VIEW_TYPES",
+    "View", "read_any_view", "read_view",
 ]
 
 Seat = int | None  # None: a spectator, who sees what every player sees
@@ -463,12 +463,14 @@ class GameOver(Event):
     payouts: tuple[tuple[int, int], ...] = read_as(INT_PAIRS)
 
 
-EVENT_TYPES: dict[str, type[Event]] = {
-    cls.type: cls for cls in (
-        Shuffle, Pick, DealerDraw, DealerChosen, HandStarted, Dealt, KingJerk, Keep, Swap, Blocked,
-        ShowBlocker, DealerExchange, DealerDrewBlocker, DealerSameRank, Showdown, LivesLost,
-        FinalTie, CutDraw, Eliminated, Collected, GameOver)
-}
+GameEvent: TypeAlias = (
+    Shuffle | Pick | DealerDraw | DealerChosen | HandStarted | Dealt | KingJerk | Keep | Swap | Blocked
+    | ShowBlocker | DealerExchange | DealerDrewBlocker | DealerSameRank | Showdown | LivesLost | FinalTie
+    | CutDraw | Eliminated | Collected | GameOver)
+"""Every event of Chase the Ace, a closed union: a ``match`` over it ends in ``assert_never``, so
+adding an event here makes mypy name every consumer that must handle it."""
+
+EVENT_TYPES: dict[str, type[Event]] = {cls.type: cls for cls in get_args(GameEvent)}
 
 
 # --- what a seat sees of the events that hide something: read back from views -------------------
@@ -521,10 +523,14 @@ class CollectedSeen(Event):
     cards: tuple[Card | None, ...] = read_as(OPTIONAL_CARDS)
 
 
-VIEW_TYPES: dict[str, type[Event]] = {
-    **EVENT_TYPES,
-    **{cls.type: cls for cls in (ShuffleSeen, DealtSeen, SwapSeen, DealerExchangeSeen, CollectedSeen)},
-}
+SeenEvent: TypeAlias = (
+    ShuffleSeen | Pick | DealerDraw | DealerChosen | HandStarted | DealtSeen | KingJerk | Keep | SwapSeen
+    | Blocked | ShowBlocker | DealerExchangeSeen | DealerDrewBlocker | DealerSameRank | Showdown | LivesLost
+    | FinalTie | CutDraw | Eliminated | CollectedSeen | GameOver)
+"""Every event of Chase the Ace as a seat sees it (what :func:`read_view` gives), a closed union:
+each of :data:`GameEvent` as its ``...Seen`` class where the view hides something, else itself."""
+
+VIEW_TYPES: dict[str, type[Event]] = {cls.type: cls for cls in get_args(SeenEvent)}
 """The classes that a seat's views (``Event.view``) read back as: the event's own class where the
 view is the whole event, else its ``...Seen`` class."""
 
@@ -559,15 +565,24 @@ class View(dict[str, Any]):
             return seen
 
 
-def read_view(view: Mapping[str, Any], types: Mapping[str, type[Event]] = VIEW_TYPES,
-              full: Mapping[str, type[Event]] = EVENT_TYPES) -> Event:
-    """A typed event from one dict of an observation's history (``Event.view``), or from a whole
-    event of a record (``Event.to_dict``, read as :meth:`Event.revealed`); ValueError says what
-    is wrong. Consumers match on the classes it gives, never on the dict's strings.
+def read_view(view: Mapping[str, Any]) -> SeenEvent:
+    """A typed event from one dict of an observation's history of Chase the Ace (``Event.view``),
+    or from a whole event of a record (``Event.to_dict``, read as :meth:`Event.revealed`);
+    ValueError says what is wrong. Consumers match on the classes it gives, never on the dict's
+    strings, and end the match in ``assert_never``.
 
     >>> read_view({"type": "swap", "seat": 0, "neighbour": 1, "announced": None})
     SwapSeen(seat=0, neighbour=1, announced=None, given=None, received=None)
     """
+    if type(view) is View:  # written by an event log: its typed form is already there (the hot path)
+        return view.seen  # type: ignore[return-value]  # a Chase the Ace log writes SeenEvent only
+    return cast(SeenEvent, read_any_view(view, VIEW_TYPES, EVENT_TYPES))
+
+
+def read_any_view(view: Mapping[str, Any], types: Mapping[str, type[Event]],
+                  full: Mapping[str, type[Event]]) -> Event:
+    """:func:`read_view` for any game: ``types`` maps the type names of its views to their
+    classes, ``full`` those of its whole events."""
     if type(view) is View:  # written by an event log: its typed form is already there
         return view.seen
     try:

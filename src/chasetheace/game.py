@@ -15,7 +15,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 from enum import StrEnum
-from typing import Any
+from typing import Any, cast
 
 from .cards import Card, pack, stacked_pack
 from .errors import IllegalActionError, RecordError
@@ -32,6 +32,7 @@ from .events import (
     Eliminated,
     Event,
     FinalTie,
+    GameEvent,
     GameOver,
     HandStarted,
     Keep,
@@ -103,8 +104,9 @@ class Game:
             raise ValueError("give seed or rng, not both")
         self._rng = rng if rng is not None else random.Random(seed)
         self._log = EventLog(_script)
-        self._emit = self._log.append  # every event goes to the log, as it happens
-        self.events: list[Event] = self._log.events
+        # every event goes to the log as it happens, and only this game's events
+        self._emit: Callable[[GameEvent], None] = self._log.append
+        self.events: list[GameEvent] = cast("list[GameEvent]", self._log.events)  # written by _emit only
         """Everything that happened, in order: the game's history (hidden cards included)."""
         self._chance: Chance = LiveChance(self._rng) if _script is None else ScriptedChance(
             self._log, _script)
@@ -190,7 +192,7 @@ class Game:
             return False
         return True
 
-    def act(self, action: Action | str, seat: int | None = None) -> list[Event]:
+    def act(self, action: Action | str, seat: int | None = None) -> list[GameEvent]:
         """The seat to act keeps or swaps; returns the events that followed, up to the next decision.
 
         Raises IllegalActionError (a ValueError) and changes nothing if the action is not legal.

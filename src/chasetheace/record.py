@@ -351,7 +351,7 @@ class Replayable(Protocol):
     """What :class:`Replay` needs of a game being rebuilt from its record."""
 
     @property
-    def events(self) -> list[Event]:
+    def events(self) -> Sequence[Event]:
         """The events so far."""
         ...
 

@@ -150,6 +150,7 @@ CHASE_THE_ACE = GameKind(
     server_bot_specs=frozenset({"random", "counting", "threshold", *(f"threshold:{r}" for r in _RANKS),
                                 *(f"threshold:{n}" for n in range(1, 14))}),
     make_bot=lambda spec, rules, players: make_bot(spec, rules, players),
+    terminal="chasetheace.cli.command",
     solver=True,
 )
 """Chase the Ace, RULES.md part A."""

@@ -27,16 +27,25 @@ seat sees.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, assert_never
 
 import numpy as np
 import numpy.typing as npt
 import pyspiel
 
-from ..acechasing.events import BetAccepted, BetDeclined, Offered, Settled, read_view
+from ..acechasing.events import (
+    BetAccepted,
+    BetDeclined,
+    BettingClosed,
+    Offered,
+    RoundStarted,
+    Settled,
+    Shown,
+    read_view,
+)
 from ..acechasing.game import MAX_OFFERS, AceChasingGame
 from ..cards import CARDS, Card
-from ..events import Keep, SwapSeen
+from ..events import DealtSeen, Eliminated, GameOver, Keep, ShuffleSeen, SwapSeen
 from .ace_chasing import ACTION_WORDS, AceEncoder, raw_env
 
 __all__ = ["GAME_TYPE", "AceChasingSpielGame", "AceChasingState", "AceChasingObserver", "DEFAULTS"]
@@ -200,6 +209,11 @@ def decisions(obs: Mapping[str, Any], players: int, max_offer: int) -> npt.NDArr
                 out[seat, 2 * MAX_OFFERS] = 1.0
             case SwapSeen(seat=seat):
                 out[seat, 2 * MAX_OFFERS] = -1.0
+            case (ShuffleSeen() | RoundStarted() | DealtSeen() | BettingClosed() | Shown() | Settled()
+                  | Eliminated() | GameOver()):
+                pass  # no decision of the round
+            case other:
+                assert_never(other)
     return out.reshape(-1)
 
 

@@ -34,7 +34,7 @@ from ..acechasing.estimate import estimate
 from ..acechasing.events import RoundStarted, read_view
 from ..acechasing.game import MAX_OFFERS, AceAction, AceChasingGame, Offer
 from ..acechasing.kind import BOTS as ACE_CHASING_BOTS
-from ..acechasing.kind import make_ace_chasing_bot
+from ..acechasing.kind import NAME, make_ace_chasing_bot
 from ..acechasing.odds import DEFAULT_THRESHOLD
 from ..acechasing.render import narrate
 from ..acechasing.review import odds_hint
@@ -45,6 +45,7 @@ from ..files import check_writable, read_json_record
 from ..record import FORMAT as GAME_FORMAT
 from ..render import card_text
 from .ace_view import left_neighbour
+from .fronts import Terminal
 from .pacing import Pace, parse_delay
 from .play import (
     HELP_WORDS,
@@ -68,7 +69,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "narrate", "parse_reply", "play_ace_chasing", "simulate_ace_chasing", "format_simulation",
-    "replay_ace_chasing", "register", "run_play", "run_simulate", "run_replay",
+    "replay_ace_chasing", "register", "run_play", "run_simulate", "run_replay", "TERMINAL",
 ]
 
 
@@ -328,7 +329,7 @@ def _no_rule_options(args: argparse.Namespace) -> None:
 
 
 def play_from_cli(args: argparse.Namespace, console: Console, rules: Rules) -> int:
-    """``chase-the-ace play --game ace-chasing`` (see :data:`chasetheace.cli.command.PLAY_GAMES`)."""
+    """``chase-the-ace play --game ace-chasing`` (:data:`TERMINAL`)."""
     _no_rule_options(args)
     if args.rules_help:
         console.print("[bold]Ace Chasing[/] (RULES.md part B):")
@@ -383,8 +384,13 @@ def play_games(args: argparse.Namespace, console: Console, players: int, matador
 
 
 def simulate_from_cli(args: argparse.Namespace) -> int:
-    """``chase-the-ace simulate --game ace-chasing`` (see :data:`chasetheace.cli.command.SIMULATE_GAMES`).
-    ``--workers`` is accepted, but one process plays."""
+    """``chase-the-ace simulate --game ace-chasing`` (:data:`TERMINAL`). ``--workers`` is accepted,
+    but one process plays."""
+    if args.save is not None:
+        raise ValueError(f"--save is for chase-the-ace, not {NAME}")
+    if args.engine == "fast":
+        raise ValueError(f"--engine fast: the fast engine plays chase-the-ace only, not {NAME} "
+                         "(leave --engine out)")
     _no_rule_options(args)
     for flag, value in (("--hands", args.hands), ("--plot", args.plot)):
         if value is not None:
@@ -467,6 +473,10 @@ def run_replay(args: argparse.Namespace) -> int:
     """``replay FILE [--check]``; the exit status."""
     replay_ace_chasing(args.file, check=args.check)
     return 0
+
+
+TERMINAL = Terminal(play=play_from_cli, simulate=simulate_from_cli, replay=run_replay)
+"""Ace Chasing at ``chase-the-ace play``, ``simulate`` and ``replay`` (``GameKind.terminal``)."""
 
 
 SHUFFLE_HELP = ("seat the bots in a fresh random order every game, so each meets every place and "

@@ -172,7 +172,7 @@ def _question(obs: Observation) -> str:
 
 @contextlib.contextmanager
 def solving_progress() -> Iterator[Progress]:
-    """A :data:`~chasetheace.solver.cache.Progress` that shows a solve on stderr (a bar on a
+    """A :data:`~chasetheace.solver.solutions.cache.Progress` that shows a solve on stderr (a bar on a
     terminal, one line otherwise) and shows nothing when the solution is cached."""
     state: dict[str, Any] = {}
 

@@ -1,7 +1,7 @@
 """The ``review`` subcommand: ``chase-the-ace review GAME.json [--json] [--seat N]``.
 
 Reads a game record (``play --save``, the web table's, ``simulate --save``) and judges every
-decision with the solver (:func:`chasetheace.solver.advice.review`). Solutions come from the
+decision with the solver (:func:`chasetheace.solver.uses.advice.review`). Solutions come from the
 cache; a first use solves, with a progress bar on stderr. An Ace Chasing record gets its bets
 judged against the odds and its keeps and swaps by the chance of being knocked out
 (:func:`chasetheace.acechasing.review.review_ace_chasing`). The record's game kind

@@ -1,7 +1,7 @@
 """The ``solve`` subcommand: ``chase-the-ace solve --players 5 [--preset P] [--rule k=v] [--json]``.
 
 The main CLI calls :func:`register` with its subparsers; ``python -m chasetheace.cli.solve`` (or
-the old ``python -m chasetheace.solver.command``) runs the subcommand on its own.
+the old ``python -m chasetheace.solver.command`` until 0.3.0) runs the subcommand on its own.
 """
 
 from __future__ import annotations

@@ -4,10 +4,18 @@ means, the codes of policies and tokens, and the compiling decorator shared by t
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, NamedTuple, TypeVar, cast
+from typing import Any, NamedTuple, TypeVar, cast, get_args
 
 import numpy as np
 from numba import njit
+
+from ..rules import (
+    DealerDrawsBlockerRule,
+    DealerSameRankRule,
+    FinalTieRule,
+    FirstDealerRule,
+    TiesRule,
+)
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -35,11 +43,19 @@ def jit(refcounts: bool = False, inline: bool = False) -> Callable[[F], F]:
 (R_LIVES, R_DECK, R_BLOCKER, R_TOP, R_KSP, R_KJ, R_DEX_TOP, R_DDB, R_DSR, R_ANN, R_TIES, R_PAIR,
  R_APD, R_LC, R_FT, R_FD, R_BH) = range(17)
 R_SIZE = 17
-DDB_ALLOWED, DDB_VOID, DDB_LOSES = 0, 1, 2
-DSR_NONE, DSR_WINS, DSR_IMMUNE = 0, 1, 2
-TIES_ALL, TIES_ELDEST, TIES_LATEST = 0, 1, 2
-FT_REPLAY, FT_SPLIT, FT_CUT, FT_NO_WINNER = 0, 1, 2, 3
-FD_RANDOM, FD_HIGH, FD_JACK = 0, 1, 2
+
+
+def _codes(values: Any, *names: str) -> tuple[int, ...]:
+    """The codes of an option's values in the rule vector: each one's index among the option's
+    typed values (rules.py), so a misspelt name fails at import and the order cannot drift."""
+    return tuple(get_args(values).index(name) for name in names)
+
+
+DDB_ALLOWED, DDB_VOID, DDB_LOSES = _codes(DealerDrawsBlockerRule, "allowed", "void", "dealer-loses")
+DSR_NONE, DSR_WINS, DSR_IMMUNE = _codes(DealerSameRankRule, "none", "dealer-wins", "dealer-immune")
+TIES_ALL, TIES_ELDEST, TIES_LATEST = _codes(TiesRule, "all-lose", "eldest-loses", "latest-loses")
+FT_REPLAY, FT_SPLIT, FT_CUT, FT_NO_WINNER = _codes(FinalTieRule, "replay", "split", "cut", "no-winner")
+FD_RANDOM, FD_HIGH, FD_JACK = _codes(FirstDealerRule, "random", "high-card", "first-jack")
 
 # --- policies and the solver's public tokens --------------------------------------------------
 P_THRESHOLD, P_RANDOM, P_TABLE, P_COUNTING = 0, 1, 2, 3

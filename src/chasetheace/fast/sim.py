@@ -83,8 +83,6 @@ def check_fast_specs(specs: Sequence[str]) -> None:
 
 
 def _why_not(config: SimConfig) -> str | None:
-    if config.game != "chase-the-ace":
-        return f"the fast engine plays chase-the-ace only, not {config.game}"
     try:
         import numba  # noqa: F401
     except ImportError:

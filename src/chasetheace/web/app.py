@@ -30,7 +30,7 @@ import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urlsplit
 
 from starlette.applications import Starlette
@@ -59,6 +59,8 @@ __all__ = ["Server", "Connection", "create_app", "RATE", "BURST", "QUEUE"]
 STATIC = Path(__file__).parent / "static"
 RATE, BURST, QUEUE = Limits.rate, Limits.burst, Limits.queue  # the defaults (see Limits)
 log = logging.getLogger("chasetheace.web")
+# messages answered whatever state the client's table is in (never held up by its database)
+_NOT_ABOUT_A_TABLE = (P.Ping, P.ListTables, P.Create)
 
 
 class Server(Dispatch, Tidying):
@@ -182,10 +184,25 @@ class Server(Dispatch, Tidying):
             wanted = getattr(msg, "table", None) if at else None
             if wanted is not None and self.loader is not None and wanted not in self.lobby.tables:
                 return self._load_then_dispatch(conn, msg, wanted)
+            target = (None if isinstance(msg, _NOT_ABOUT_A_TABLE) else
+                      conn.table if wanted is None else self.lobby.tables.get(wanted))
+            if target is not None and target.stale:
+                if self.loader is not None:
+                    return self._load_then_dispatch(conn, msg, target.id)  # rebuilt off the loop first
+                target._reload()  # an in-memory database (tests): no loader thread can read it
+            if self.cluster is not None and target is not None:  # on PostgreSQL: moves saved off the loop
+                later = self.cluster.receive(conn, msg)
+                if later is not None:
+                    return cast(Awaitable[None], later)
             self.dispatch(conn, msg)
         except P.ProtocolError as exc:
             conn.send(P.encode(P.error(exc.code, str(exc))))
-        except (StoreUnavailable, StoreConflict) as exc:
+        except StoreConflict as exc:
+            table = conn.table
+            if table is not None and table.stale and self.loader is not None:
+                return self._load_then_dispatch(conn, msg, table.id)  # another process moved first
+            self.store_trouble(conn, exc)
+        except StoreUnavailable as exc:
             self.store_trouble(conn, exc)
         except Exception:  # a bug or a failing disk: say so, keep the connection, log the details
             log.exception("failed to handle a message")
@@ -288,12 +305,15 @@ def create_app(db: str = "chase-the-ace.sqlite3", *, bot_delay: float = 0.8,
 
     async def health(request: Request) -> Response:
         server = holder["server"]
-        return JSONResponse({"ok": True, "version": P.VERSION, "tables_loaded": len(server.lobby.tables),
+        # 503 while the database is unreachable or too slow (a load balancer sends no one here)
+        up = server.cluster is None or server.cluster.available
+        return JSONResponse({"ok": up, "version": P.VERSION, "tables_loaded": len(server.lobby.tables),
                              "leases": None if server.cluster is None else len(server.cluster.held),
                              "cluster": None if server.cluster is None else server.cluster.counts,
-                             "database": server.cluster is None or server.cluster.up,
+                             "database": up,
+                             "newer_schema": None if server.cluster is None else server.cluster.newer,
                              "tables_watched": len(server.watchers),
-                             "connections": server.connections})
+                             "connections": server.connections}, status_code=200 if up else 503)
 
     async def socket(ws: WebSocket) -> None:
         await holder["server"].serve(ws)

@@ -21,9 +21,17 @@ Which seats have a person connected (bots and timers wait while nobody is there;
 player's turn is played for them) is shared in ``presence``, rewritten at every heartbeat and
 changed at once when someone comes or goes.
 
-When PostgreSQL goes away the listener's connection drops: every client is told (an ``error``
-with code ``database_unavailable``), nothing is saved or applied meanwhile, and when the listener
-is back every table in memory is read again and play resumes (a ``notice`` tells the clients).
+A person's move, and a bot's or a timer's, is saved off the event loop: the engine plays it,
+the table is :attr:`~.tables.Table.saving` (nobody is told of it, other messages about the table
+wait) while a worker thread writes it, and then everyone is told, or, if the database refused it
+or did not answer within :attr:`.PgStore.wait` seconds, the copy is rebuilt from the database in
+the loader thread. So a slow or hung database never holds up the event loop (pings, other tables).
+
+When PostgreSQL goes away (the listener's connection drops) or stops answering (a probe, every
+:attr:`Cluster.probe_every` seconds on a connection of its own, gets no answer within
+:attr:`Cluster.probe_timeout`), every client is told (an ``error`` with code
+``database_unavailable``), moves are refused at once, and when it answers again every table in
+memory is read again (off the loop) and play resumes (a ``notice``, ``database_back``).
 """
 
 from __future__ import annotations
@@ -31,16 +39,17 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import functools
 import json
 import logging
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from typing import Any, Protocol
 
 from . import protocol as P
 from .pgstore import CHANNEL, PgStore
-from .store import StoreConflict, StoredAction, StoredTable, StoreUnavailable
-from .tables import Lobby, Table
+from .store import SCHEMA_VERSION, StoreConflict, StoredAction, StoredTable, StoreUnavailable
+from .tables import HUMAN, AlreadyApplied, Lobby, Table
 
 
 class _Client(Protocol):
@@ -65,6 +74,12 @@ class Server(Protocol):
     def reschedule(self, table: Table) -> None: ...
     def broadcast(self, table: Table, only: Any = None) -> None: ...
     def replace_seat(self, table: Table, seat: int) -> None: ...
+    def rebuild_soon(self, table: Table) -> None: ...
+    async def load(self, table_id: str) -> None: ...
+    def dispatch(self, conn: Any, msg: P.ClientMessage) -> None: ...
+    def store_trouble(self, conn: Any, exc: Exception) -> None: ...
+    def human_check(self, table: Table, seat: int, act_id: str | None) -> None: ...
+    def release(self, table: Table) -> None: ...
 
 __all__ = ["Cluster"]
 
@@ -74,9 +89,25 @@ log = logging.getLogger("chasetheace.web.cluster")
 class Cluster:
     """This process's part in a server of several processes on one PostgreSQL database."""
 
+    probe_every = 0.25
+    """Seconds between two probes of the database."""
+    probe_timeout = 1.0
+    """A probe not answered within this many seconds fails; no answer for twice as long: the
+    database counts as unavailable (one slow answer on a busy machine does not)."""
+
     def __init__(self, server: Server, store: PgStore, *, lease: float = 3.0, beat: float = 1.0) -> None:
         self.server, self.store = server, store
         self.lease, self.beat = lease, beat
+        self.answering = True  # the last probe was answered in time
+        # the database's clock less this process's (seconds): turn timers are shared on the
+        # database's clock, so a process whose clock is off still shows and keeps the right time
+        self.offset = 0.0
+        self.newer: int | None = None  # the newer schema version found in the database, if any
+        self.started = False  # the database was available once
+        self.saves: dict[str, asyncio.Future[None]] = {}  # table -> its move being saved
+        self.moving: set[asyncio.Task[None]] = set()  # people's moves being played and saved
+        # table -> moves notified while this process saved one of its own there: applied after it
+        self.held_moves: dict[str, list[str]] = {}
         self.held: dict[str, float] = {}  # table -> until when (monotonic) this process holds its lease
         self.elsewhere: dict[str, set[int]] = {}  # table -> seats connected to other processes
         self.dirty: set[str] = set()  # tables to read again
@@ -89,7 +120,9 @@ class Cluster:
         self.writer = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="cta-presence")
         self.restate = True  # the next heartbeat states this process's presence afresh
         self.dead: set[str] = set()  # the processes known to be dead (their presence is ignored)
-        self.counts = {"notified": 0, "moves_applied": 0, "tables_read": 0}  # shown by /healthz
+        # shown by /healthz: notifications heard, moves applied from them, tables read, moves saved
+        self.counts = {"notified": 0, "moves_applied": 0, "moves_known": 0, "tables_read": 0,
+                       "moves_saved": 0}
 
     @property
     def process(self) -> str:
@@ -97,13 +130,18 @@ class Cluster:
 
     def start(self) -> None:
         self.tasks = [asyncio.create_task(self._listen()), asyncio.create_task(self._beats()),
-                      asyncio.create_task(self._catch_up())]
+                      asyncio.create_task(self._catch_up()), asyncio.create_task(self._watch())]
+
+    @property
+    def available(self) -> bool:
+        """Whether the database is there: the listener connected and the last probe answered."""
+        return self.up and self.answering
 
     async def stop(self) -> None:
         self.writer.shutdown(wait=True)
-        for task in self.tasks:
+        for task in [*self.tasks, *self.moving]:
             task.cancel()
-        for task in self.tasks:
+        for task in [*self.tasks, *self.moving]:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
 
@@ -134,6 +172,8 @@ class Cluster:
             present = sorted({(c.table.id, c.seat) for conns in server.watchers.values() for c in conns
                               if c.table is not None and c.seat is not None})
         wanted = self.wanted()
+        with contextlib.suppress(StoreUnavailable):
+            await self._read_clock()
         asked = time.monotonic()
         try:
             held, seats, self.dead = await asyncio.to_thread(
@@ -156,6 +196,30 @@ class Cluster:
                 self.refresh(table)
             else:
                 server.reschedule(table)
+
+    async def _read_clock(self) -> None:
+        """Read the database's clock (its offset from this process's) and its schema version: a
+        newer one (a newer server upgraded the database) stops this process taking new tables."""
+        before = time.time()
+        now, schema = await asyncio.to_thread(self.store.clock)
+        after = time.time()
+        if after - before < 0.5:  # an answer that took long says little about the time
+            self.offset = now - (before + after) / 2
+        if schema is not None and schema > SCHEMA_VERSION and self.newer != schema:
+            log.error("the database %s has schema version %s, newer than this server's %s: this "
+                      "process takes no new tables; upgrade it", self.store.path, schema, SCHEMA_VERSION)
+        self.newer = schema if schema is not None and schema > SCHEMA_VERSION else None
+
+    def now(self) -> float:
+        """The time on the database's clock (seconds since the epoch), as last measured."""
+        return time.time() + self.offset
+
+    def check_create(self) -> None:
+        """ProtocolError (``server_outdated``) if the database was upgraded by a newer server."""
+        if self.newer is not None:
+            raise P.ProtocolError(f"this server is older than its database (schema {self.newer}, it "
+                                  f"reads up to {SCHEMA_VERSION}) and opens no new tables: try again in a "
+                                  "moment", "server_outdated")
 
     # --- presence -------------------------------------------------------------------------------
 
@@ -195,21 +259,152 @@ class Cluster:
         saved = self.turns.get(table_id)
         if saved is None or saved[0] != marker:
             return None
-        return time.monotonic() + (saved[1] - time.time())
+        return time.monotonic() + (saved[1] - self.now())
 
     def share_turn(self, table_id: str, marker: tuple[int, int], ends: float) -> None:
-        """Save a turn timer this process set (``ends`` on its monotonic clock)."""
-        epoch = time.time() + (ends - time.monotonic())
+        """Save a turn timer this process set (``ends`` on its monotonic clock), on the database's
+        clock."""
+        epoch = self.now() + (ends - time.monotonic())
         self.turns[table_id] = (marker, epoch)
-        with contextlib.suppress(StoreUnavailable, StoreConflict):
-            self.store.set_turn(table_id, marker[0], marker[1], epoch)
+
+        def write() -> None:
+            with contextlib.suppress(StoreUnavailable, StoreConflict):
+                self.store.set_turn(table_id, marker[0], marker[1], epoch)
+        self.writer.submit(write)  # in order, off the event loop
+
+    # --- moves saved off the event loop ---------------------------------------------------------
+
+    def receive(self, conn: _Client, msg: P.ClientMessage) -> Awaitable[None] | None:
+        """Handle a message off the event loop if it must: a move (saved in a worker thread, while
+        the connection's next messages, a ping, are answered), or any message about a table whose
+        move is being saved (it waits for that); else None (the app handles it at once)."""
+        wanted = getattr(msg, "table", None) if isinstance(msg, (P.Join, P.Resume, P.Recover, P.Watch)) \
+            else None
+        table = conn.table if wanted is None else self.server.lobby.tables.get(wanted)
+        if isinstance(msg, P.Act) and conn.table is not None and conn.seat is not None:
+            task = asyncio.ensure_future(self._answering(conn, self._player_act(conn, conn.table, conn.seat,
+                                                                                msg)))
+            self.moving.add(task)
+            task.add_done_callback(self.moving.discard)
+            done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            done.set_result(None)
+            return done
+        if table is not None and table.saving:
+            return self._answering(conn, self._after_save(conn, msg, table))
+        return None
+
+    async def _answering(self, conn: _Client, work: Coroutine[Any, Any, None]) -> None:
+        """Run a message's handling; what went wrong is told to this client only."""
+        try:
+            await work
+        except P.ProtocolError as exc:
+            conn.send(P.encode(P.error(exc.code, str(exc))))
+        except (StoreUnavailable, StoreConflict) as exc:
+            self.server.store_trouble(conn, exc)
+        except Exception:
+            log.exception("failed to handle a message")
+            conn.send(P.encode(P.error("internal", "the server could not handle this message")))
+
+    async def _after_save(self, conn: _Client, msg: P.ClientMessage, table: Table) -> None:
+        while table.saving and table.id in self.saves:
+            await asyncio.shield(self.saves[table.id])
+        if table.stale:
+            await self.server.load(table.id)
+        later = self.receive(conn, msg)
+        if later is not None:
+            await later
+        else:
+            self.server.dispatch(conn, msg)
+
+    async def _player_act(self, conn: _Client, table: Table, seat: int, msg: P.Act) -> None:
+        """A person's move: saved off the loop; a move refused because this copy is behind (the
+        notification of the move before it may be on its way) or lost a race with another process
+        is tried again once the copy is up to date; one sent again is answered from the table."""
+        for attempt in (1, 2):
+            saving = self.saves.get(table.id)
+            if saving is not None:
+                await asyncio.shield(saving)
+            if table.stale:
+                await self.server.load(table.id)
+            try:
+                await self.act(table, seat, msg.move, HUMAN, msg.act_id)
+                break
+            except AlreadyApplied:  # known from the act ids the table holds: nothing read or replayed
+                self.server.broadcast(table, only=conn)
+                return
+            except P.ProtocolError as exc:
+                if attempt == 2 or exc.code not in ("out_of_turn", "not_now"):
+                    raise
+                await self.refresh_off_loop(table)
+            except StoreConflict:
+                if attempt == 2:
+                    raise
+                await self.server.load(table.id)  # the copy is stale: rebuilt off the loop
+        self.server.changed(table)
+
+    async def act(self, table: Table, seat: int, action: str, actor: str, act_id: str | None = None) -> None:
+        """Play a move on the table and save it in a worker thread, the event loop free meanwhile;
+        nobody is told of it until it is saved. StoreConflict or StoreUnavailable (the copy left
+        stale) if the database refused it or did not answer in time."""
+        if actor == HUMAN:
+            self.server.human_check(table, seat, act_id)
+        events = table.begin_act(seat, action, act_id)
+        done = self.saves[table.id] = asyncio.get_running_loop().create_future()
+        saved = False
+        try:
+            await self.store.off_loop(functools.partial(
+                self.store.append_action, table.id, table.game_no, seat, action, actor, events, table.moves,
+                act_id))
+            saved = True
+            self.counts["moves_saved"] += 1
+        finally:
+            table.end_act(act_id, saved=saved)
+            if self.saves.get(table.id) is done:
+                del self.saves[table.id]
+            done.set_result(None)
+            for data in self.held_moves.pop(table.id, []):  # in the order they came
+                if not self.apply_move(table, data):
+                    self.dirty.add(table.id)
+                    self.wake.set()
+                    break
+
+    def automatic(self, table: Table, seat: int, action: str, actor: str) -> None:
+        """A bot's move, or one played for a person (timer, absent), saved off the loop."""
+        task = asyncio.ensure_future(self._automatic(table, seat, action, actor))
+        self.tasks.append(task)
+        task.add_done_callback(self.tasks.remove)
+
+    async def _automatic(self, table: Table, seat: int, action: str, actor: str) -> None:
+        try:
+            await self.act(table, seat, action, actor)
+        except (StoreConflict, StoreUnavailable) as exc:  # another process moved first, or no database
+            if isinstance(exc, StoreUnavailable):
+                log.warning("automatic move at table %s waits for the database", table.id)
+            self.server.rebuild_soon(table)
+            return
+        except P.ProtocolError:  # the table moved on meanwhile: it is scheduled again
+            self.server.reschedule(table)
+            return
+        except Exception:  # an automatic move must never take the server down
+            log.exception("automatic move failed at table %s", table.id)
+            return
+        self.server.changed(table)
+        self.server.release(table)
 
     # --- fan-out --------------------------------------------------------------------------------
 
     def refresh(self, table: Table) -> bool:
         """Read what this copy of the table is missing (moves, seats, a new game; who is connected
         elsewhere), apply it, tell this process's clients; whether anything changed. The database
-        being away is left for later (the table is marked to be read again)."""
+        being away is left for later (the table is marked to be read again). A stale copy is
+        rebuilt off the event loop (:meth:`~.app.Server.rebuild_soon`) instead."""
+        if table.stale:
+            self.server.rebuild_soon(table)
+            return False
+        if table.saving:  # read once the move being saved is in
+            self.dirty.add(table.id)
+            self.wake.set()
+            return False
         self.counts["tables_read"] += 1
         try:
             read = self.store.catch_up(table.id, table.game_no, table.moves, self.lease)
@@ -220,7 +415,15 @@ class Cluster:
 
     async def refresh_off_loop(self, table: Table) -> None:
         """:meth:`refresh`, the database read in a worker thread (the event loop goes on meanwhile);
-        if the copy moved on during the read, it is read again on the loop."""
+        if the copy moved on during the read, it is read again on the loop; a stale copy is
+        rebuilt in the loader thread."""
+        saving = self.saves.get(table.id)
+        if saving is not None:
+            await asyncio.shield(saving)
+        if table.stale:
+            self.counts["tables_read"] += 1
+            await self.server.load(table.id)
+            return
         self.counts["tables_read"] += 1
         marks = (table.game_no, table.moves)
         try:
@@ -241,6 +444,8 @@ class Cluster:
         if saved is None:  # deleted (expired) meanwhile
             return False
         changed = table.catch_up(saved)
+        if table.stale:  # too far behind to replay here: rebuilt off the loop, then its clients told
+            self.server.rebuild_soon(table)
         if turn is not None and self.turns.get(table.id) != ((turn[0], turn[1]), turn[2]):
             self.turns[table.id] = ((turn[0], turn[1]), turn[2])
             changed = True
@@ -274,6 +479,9 @@ class Cluster:
                 self.server.replace_seat(table, int(data))
             kind = "p"
         if table_id not in self.dirty:
+            if kind == "m" and table.saving:  # the move this process saves there comes first
+                self.held_moves.setdefault(table_id, []).append(data)
+                return
             if kind == "m" and self.apply_move(table, data):
                 return
             if kind == "p":
@@ -294,9 +502,14 @@ class Cluster:
         next move of this copy (then the table is read from the database)."""
         try:
             move = json.loads(data)
-            if table.stale or table.game is None or move["g"] != table.game_no or move["s"] != table.moves:
-                return False
-            table.apply_saved(StoredAction(move["seat"], move["a"], move["w"], move["e"]))
+            if (table.game is not None and not table.stale
+                    and (move["g"], move["s"]) < (table.game_no, table.moves)):
+                self.counts["moves_known"] += 1
+                return True  # this copy has it already (read with an earlier one): nothing to do
+            if (table.stale or table.saving or table.game is None or move["g"] != table.game_no
+                    or move["s"] != table.moves):
+                return False  # a real gap (or a move racing this process's own): read the table
+            table.apply_saved(StoredAction(move["seat"], move["a"], move["w"], move["e"], move.get("i")))
         except (ValueError, KeyError, TypeError):
             return False
         self.counts["moves_applied"] += 1
@@ -305,7 +518,7 @@ class Cluster:
 
     async def _catch_up(self) -> None:
         """Apply what the notifications announced, a batch at a time."""
-        readers = asyncio.Semaphore(3)  # reads at once (the pool has 4 connections)
+        readers = asyncio.Semaphore(3)  # reads at once (the pool has 8 connections, for moves too)
         while True:
             await self.wake.wait()
             self.wake.clear()
@@ -347,20 +560,17 @@ class Cluster:
         while True:
             try:
                 conn = await psycopg.AsyncConnection.connect(self.store.url, autocommit=True,
-                                                             connect_timeout=3)
+                                                             connect_timeout=2)
             except (psycopg.Error, OSError):
-                await asyncio.sleep(1.0)
+                await asyncio.sleep(0.25)
                 continue
             try:
                 async with conn:
                     await conn.execute(f"LISTEN {CHANNEL}")
                     if not first:  # the pool's connections broke with the old server: renew them first
                         await asyncio.to_thread(self.store.renew)
-                    self.up = True
-                    self.store.mark_up()
-                    if not first:
-                        await self._back()
                     first = False
+                    await self._became(up=True)
                     async for note in conn.notifies():
                         self.heard(note.payload)
             except (psycopg.Error, OSError):
@@ -370,9 +580,35 @@ class Cluster:
                 raise
             finally:
                 if self.up:
-                    self.up = False
-                    self._lost()
-            await asyncio.sleep(0.5)
+                    await self._became(up=False)
+            await asyncio.sleep(0.25)
+
+    async def _watch(self) -> None:
+        """Probe the database on a connection of its own: one that stops answering (stopped,
+        overloaded, its network cut) is noticed within :attr:`probe_timeout` seconds."""
+        self.store.start_probing(self.probe_every, self.probe_timeout)
+        while True:
+            await asyncio.sleep(self.probe_every)
+            answering = self.store.silent() < 2 * self.probe_timeout
+            if answering != self.answering:
+                await self._became(answering=answering)
+
+    async def _became(self, *, up: bool | None = None, answering: bool | None = None) -> None:
+        """The listener connected or dropped, or the probe was answered or not: tell the clients
+        when the database as a whole went away or came back."""
+        before = self.available
+        if up is not None:
+            self.up = up
+        if answering is not None:
+            self.answering = answering
+        if before and not self.available:
+            self._lost()
+        elif self.available and not before:
+            if self.started:
+                await self._back()
+            else:  # the first connection at start: nothing was lost
+                self.started = True
+                self.store.mark_up()
 
     def _tell(self, message: dict[str, Any], tables: Callable[[], list[str]] | None = None) -> None:
         text = P.encode(message)
@@ -381,7 +617,7 @@ class Cluster:
 
     def _lost(self) -> None:
         log.warning("the database %s is unreachable: play waits for it", self.store.path)
-        self.store.mark_down(1.0)
+        self.store.mark_down(365 * 86400.0)  # until it is back: moves are refused at once
         self.held.clear()
         for table in list(self.server.lobby.tables.values()):
             self.server.reschedule(table)  # holds nothing now: bots and timers stop
@@ -391,8 +627,10 @@ class Cluster:
     async def _back(self) -> None:
         log.warning("the database %s is back", self.store.path)
         self.restate = True
-        await self.heartbeat()  # leases and presence first: bots and timers go on where they were
-        for table in list(self.server.lobby.tables.values()):
-            self.refresh(table)
+        self.store.mark_up()
         self._tell({"type": "notice", "v": P.VERSION, "code": "database_back",
                     "message": "the game's database is back: play on"})
+        with contextlib.suppress(Exception):
+            await self.heartbeat()  # leases and presence: bots and timers go on where they were
+        self.dirty.update(self.server.lobby.tables)  # every table read again, off the loop
+        self.wake.set()

@@ -17,7 +17,7 @@ from .advice import hint_request
 from .connection import Connection
 from .seating import Seating
 from .store import StoreConflict, StoreUnavailable
-from .tables import Table
+from .tables import AlreadyApplied, Table
 
 __all__ = ["Dispatch"]
 
@@ -48,7 +48,9 @@ class Dispatch(Seating):
     async def load(self, table_id: str) -> None:
         """Bring a table into memory without holding up the event loop: its log is read and its
         game replayed in the loader thread (one load at a time; two clients asking for one table
-        share its load). A table not found is left for :meth:`table` to refuse."""
+        share its load). A table not found is left for :meth:`table` to refuse. A table in memory
+        whose copy is :attr:`~.tables.Table.stale` (a move played but not saved) is rebuilt the
+        same way."""
         task = self.loading.get(table_id)
         if task is None:
             task = self.loading[table_id] = asyncio.ensure_future(self._load(table_id))
@@ -58,6 +60,8 @@ class Dispatch(Seating):
     def store_trouble(self, conn: Connection, exc: Exception) -> None:
         """The database could not take a change: it was unreachable, or (several processes) another
         process changed the table first; nothing was saved, and this client is told."""
+        if conn.table is not None and conn.table.stale:
+            self.rebuild_soon(conn.table)
         if isinstance(exc, StoreUnavailable):
             conn.send(P.encode(P.error("database_unavailable", "the game's database is unreachable: "
                                        "nothing was saved; try again in a moment")))
@@ -69,12 +73,19 @@ class Dispatch(Seating):
     async def _load(self, table_id: str) -> None:
         assert self.loader is not None
         loop = asyncio.get_running_loop()
+        held = self.lobby.tables.get(table_id)
+        if held is not None:
+            if held.stale:
+                await self.rebuild(held)
+            return
         table = await loop.run_in_executor(self.loader.executor, self.loader.restore, table_id,
                                            self.store, self.bots)
         if table is not None and table_id not in self.lobby.tables:
             self.lobby.tables[table_id] = table
             if self.cluster is not None:
                 self.just_loaded[table_id] = True
+                # who is connected elsewhere and the turn timer, before the first state is sent
+                await self.cluster.refresh_off_loop(table)
 
     def dispatch(self, conn: Connection, msg: P.ClientMessage) -> None:
         """Apply one valid message."""
@@ -84,6 +95,8 @@ class Dispatch(Seating):
             conn.send(P.encode({"type": "tables", "v": P.VERSION, "tables": self.open_tables()}))
         elif isinstance(msg, P.Create):
             self.check_quota(conn.client)
+            if self.cluster is not None:
+                self.cluster.check_create()  # not while a newer server's schema is in the database
             table, seat, token = self.lobby.create(msg)
             self.created.setdefault(conn.client, deque()).append(time.monotonic())
             if table.options.hints:
@@ -142,16 +155,16 @@ class Dispatch(Seating):
         several processes, a move refused because this copy of the table is behind is tried again
         once the copy has caught up (the notification of the move before it may be on its way)."""
         try:
-            self.retried(table, lambda: self.human_act(table, seat, msg.move, msg.act_id))
-        except (P.ProtocolError, StoreConflict) as exc:
-            if msg.act_id is not None and self.store.applied(table.id, msg.act_id):
-                self.sync(table)
-                self.broadcast(table, only=conn)
-                return False
-            if (self.cluster is None or not isinstance(exc, P.ProtocolError)
-                    or exc.code not in ("out_of_turn", "not_now") or not self.cluster.refresh(table)):
-                raise
-            self.retried(table, lambda: self.human_act(table, seat, msg.move, msg.act_id))
+            try:
+                self.retried(table, lambda: self.human_act(table, seat, msg.move, msg.act_id))
+            except P.ProtocolError as exc:
+                if (self.cluster is None or isinstance(exc, AlreadyApplied)
+                        or exc.code not in ("out_of_turn", "not_now") or not self.cluster.refresh(table)):
+                    raise
+                self.retried(table, lambda: self.human_act(table, seat, msg.move, msg.act_id))
+        except AlreadyApplied:  # known from the act ids the table holds: nothing is read or replayed
+            self.broadcast(table, only=conn)
+            return False
         return True
 
     def retried(self, table: Table, change: Callable[[], Any]) -> Any:
@@ -161,7 +174,7 @@ class Dispatch(Seating):
         try:
             return change()
         except StoreConflict:
-            if self.cluster is None:
+            if self.cluster is None or table.stale:  # a stale copy is rebuilt off the loop first
                 raise
             self.cluster.refresh(table)
             return change()
@@ -181,6 +194,13 @@ class Dispatch(Seating):
 
     def human_act(self, table: Table, seat: int, action: str, act_id: str | None = None) -> None:
         """A person's decision: checked against the engine, which names what was wrong."""
+        self.human_check(table, seat, act_id)
+        table.act(seat, action, act_id=act_id)
+
+    def human_check(self, table: Table, seat: int, act_id: str | None) -> None:
+        """Before a person's move is played: a move sent again is known by its act id (whoever's
+        turn it is now), then it must be their turn."""
+        if act_id is not None and act_id in table.act_ids:
+            raise AlreadyApplied(act_id)
         if table.game is not None and table.game.to_act is not None and table.game.to_act != seat:
             raise P.ProtocolError(f"it is not your turn: seat {table.game.to_act} is to act", "out_of_turn")
-        table.act(seat, action, act_id=act_id)

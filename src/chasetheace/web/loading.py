@@ -34,6 +34,12 @@ class Loader:
         saved = self._store.load_table(table_id)
         return None if saved is None else Table.restore(saved, store, bots)
 
+    def rebuild(self, table: Table) -> Table | None:
+        """In the worker thread: a fresh copy of a table in memory (:meth:`.Table.rebuilt`)."""
+        if self._store is None:
+            self._store = self.source.reader()
+        return table.rebuilt(self._store)
+
     def close(self) -> None:
         """Stop the thread and close its connection."""
         def shut() -> None:

@@ -21,6 +21,8 @@ no failed move); the driver is the ``postgres`` extra, imported only here.
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import contextlib
 import json
 import os
@@ -114,7 +116,28 @@ class PgStore:
 
     shared = True
 
-    def __init__(self, url: str, *, process: str | None = None, pool_size: int = 4,
+    wait = 10.0
+    """The longest a move's write is awaited (:meth:`off_loop`: the event loop serves others
+    meanwhile) before its client is told the database is unavailable (the write may still commit:
+    the table is read again). Long, so that a machine short of CPU is not taken for a database
+    gone: a database that stops answering is found by the probe (:mod:`.cluster`) within seconds,
+    and moves are refused at once from then on."""
+    loop_wait = 0.15
+    """A call made on the event loop thread itself (a rare one: a join, a start) runs in a worker
+    thread while the loop waits: past this many seconds, if the probe has had no answer for
+    :attr:`probe_silence` seconds (a database gone, not merely busy), the client is told the
+    database is unavailable (a write may still commit: the next read of the table shows it); else
+    it waits up to :attr:`wait`."""
+    probe_silence = 1.0
+    pool_timeout = 2.0
+    """The longest a call waits for one of the pool's connections to be free."""
+    statement_timeout = 5.0
+    """PostgreSQL ends a statement running longer than this (seconds)."""
+    lock_timeout = 1.0
+    """PostgreSQL ends a statement waiting longer than this for a lock (a ``CREATE INDEX`` or a
+    ``LOCK TABLE`` held on the moves): the move is refused as unavailable, not left waiting."""
+
+    def __init__(self, url: str, *, process: str | None = None, pool_size: int = 8,
                  connect_timeout: float = 5.0) -> None:
         self.url = url
         self.path = mask_url(url)
@@ -131,14 +154,23 @@ class PgStore:
         self._check_url(url)
         self._down_until = 0.0
         self._lock = threading.Lock()
+        # the threads that run database calls for the event loop (a hung database holds some of
+        # them, never the loop); the probe has its own thread and connection
+        self.executor = concurrent.futures.ThreadPoolExecutor(pool_size + 4, thread_name_prefix="cta-db")
+        self._probe_conn: Any = None
+        self.answered = time.monotonic()  # when the probe last had an answer (see probing)
+        self._probing = threading.Event()  # set: stop probing
+        self._probe_started = False
         try:
             with psycopg.connect(url, connect_timeout=max(1, round(connect_timeout))) as conn:
                 self._upgrade(conn)
         except psycopg.Error as exc:
             raise ValueError(f"cannot use database {self.path}: {self._mask(exc)}") from None
         self.pool = psycopg_pool.ConnectionPool(
-            url, min_size=1, max_size=pool_size, open=False,
-            kwargs={"connect_timeout": max(1, round(connect_timeout)), "autocommit": True},
+            url, min_size=2, max_size=pool_size, open=False,
+            kwargs={"connect_timeout": max(1, round(connect_timeout)), "autocommit": True,
+                    "options": f"-c statement_timeout={round(self.statement_timeout * 1000)} "
+                               f"-c lock_timeout={round(self.lock_timeout * 1000)}"},
             reconnect_timeout=365 * 86400.0,
             name="chase-the-ace")
         self.pool.open(wait=False)
@@ -197,12 +229,63 @@ class PgStore:
 
     def close(self) -> None:
         """Close the pool (this process's presence and leases go with it)."""
-        try:
+        def goodbye() -> None:
             self._tx(lambda cur: cur.execute("DELETE FROM processes WHERE id=%s", (self.process,)))
             self._tx(lambda cur: cur.execute("DELETE FROM leases WHERE holder=%s", (self.process,)))
-        except (StoreUnavailable, StoreConflict):
-            pass
+        with contextlib.suppress(StoreUnavailable, StoreConflict, concurrent.futures.TimeoutError):
+            self.executor.submit(goodbye).result(2.0)
         self.pool.close()
+        self._probing.set()
+        self.executor.shutdown(wait=False, cancel_futures=True)
+
+    # --- off the event loop ---------------------------------------------------------------------
+
+    async def off_loop(self, call: Callable[[], T], wait: float | None = None) -> T:
+        """Run ``call`` (a call on this store) in a worker thread, the event loop free meanwhile;
+        :class:`~.store.StoreUnavailable` if it takes longer than ``wait`` (default :attr:`wait`):
+        the call may still finish later."""
+        future = asyncio.get_running_loop().run_in_executor(self.executor, call)
+        try:
+            return await asyncio.wait_for(asyncio.shield(future), self.wait if wait is None else wait)
+        except TimeoutError:
+            future.add_done_callback(lambda f: f.cancelled() or f.exception())
+            raise StoreUnavailable(f"database {self.path} is too slow: no answer within "
+                                   f"{self.wait if wait is None else wait:g} s") from None
+
+    def probe(self, timeout: float) -> float:
+        """In the probe's thread: how long a ``SELECT 1`` took on the probe's own connection
+        (connected again if needed); an exception if the database cannot be reached."""
+        psycopg = self._psycopg
+        started = time.monotonic()
+        try:
+            if self._probe_conn is None or self._probe_conn.closed:
+                self._probe_conn = psycopg.connect(self.url, autocommit=True,
+                                                   connect_timeout=max(1, round(timeout)),
+                                                   options=f"-c statement_timeout={round(timeout * 1000)}")
+            self._probe_conn.execute("SELECT 1")
+        except Exception:
+            with contextlib.suppress(Exception):
+                self._probe_conn.close()
+            self._probe_conn = None
+            raise
+        return time.monotonic() - started
+
+    def start_probing(self, every: float, timeout: float) -> None:
+        """Probe the database every ``every`` seconds in a thread of its own (independent of the
+        event loop, so a loop waiting on a call still learns whether the database answers);
+        :attr:`answered` is when the last probe had its answer."""
+        def run() -> None:
+            while not self._probing.wait(every):
+                with contextlib.suppress(Exception):
+                    self.probe(timeout)
+                    self.answered = time.monotonic()
+        self.answered = time.monotonic()
+        self._probe_started = True
+        threading.Thread(target=run, name="cta-db-probe", daemon=True).start()
+
+    def silent(self) -> float:
+        """Seconds since the probe last had an answer (0 while nothing probes)."""
+        return time.monotonic() - self.answered if self._probe_started else 0.0
 
     def checkpoint(self, mode: str = "PASSIVE") -> None:
         """Nothing to do: PostgreSQL checkpoints by itself."""
@@ -220,9 +303,25 @@ class PgStore:
         psycopg = self._psycopg
         if time.monotonic() < self._down_until:
             raise StoreUnavailable(f"database {self.path} is unavailable")
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            pass  # a worker thread: it may wait
+        else:  # the event loop's own thread: the call runs in a worker; the loop waits for it while
+            # the database answers the probe (busy, not gone), and gives up soon once it does not
+            future = self.executor.submit(self._tx, work, notify, atomic=atomic)
+            started = time.monotonic()
+            while True:
+                try:
+                    return future.result(0.05)
+                except concurrent.futures.TimeoutError:
+                    waited = time.monotonic() - started
+                    if waited > self.wait or (waited > self.loop_wait and self.silent() > self.probe_silence):
+                        raise StoreUnavailable(f"database {self.path} is too slow: no answer within "
+                                               f"{waited:.2g} s") from None
         for attempt in range(self._tries):
             try:
-                with self.pool.connection(timeout=1.0) as conn:
+                with self.pool.connection(timeout=self.pool_timeout) as conn:
                     if not atomic:
                         with conn.cursor() as cur:
                             return work(cur)
@@ -233,6 +332,9 @@ class PgStore:
                         return result
             except psycopg.errors.UniqueViolation as exc:
                 raise StoreConflict(self._mask(exc)) from None
+            except (psycopg.errors.QueryCanceled, psycopg.errors.LockNotAvailable) as exc:
+                # a statement or lock timeout: the database is there but too slow (nothing saved)
+                raise StoreUnavailable(f"database {self.path} is too slow: {self._mask(exc)}") from None
             except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
                 if attempt + 1 < self._tries:
                     continue  # (a write that did commit before the break is then a conflict: no double)
@@ -240,7 +342,8 @@ class PgStore:
                 raise StoreUnavailable(f"database {self.path} is unavailable: {self._mask(exc)}") from None
             except Exception as exc:
                 if type(exc).__module__.startswith("psycopg_pool"):  # PoolTimeout, PoolClosed
-                    self._down_until = time.monotonic() + 1.0
+                    # every connection busy (a burst, or a hung database): this call fails, the
+                    # next ones are tried (the probe says when the database itself is gone)
                     raise StoreUnavailable(f"database {self.path} is unavailable: "
                                            f"{self._mask(exc)}") from None
                 raise
@@ -255,7 +358,7 @@ class PgStore:
             self.pool.wait(timeout=5.0)
 
     def mark_down(self, seconds: float = 1.0) -> None:
-        """Fail calls at once for ``seconds`` (the listener saw the database go)."""
+        """Fail calls at once for ``seconds`` (the listener or the probe saw the database go)."""
         self._down_until = time.monotonic() + seconds
 
     def mark_up(self) -> None:
@@ -307,7 +410,8 @@ class PgStore:
         dumped = [e.to_dict() for e in events]
         # the move itself rides on the notification (when it fits), so the other processes apply it
         # without reading it back; one statement: the insert and the NOTIFY commit together
-        move = _dump({"g": game_no, "s": seq, "seat": seat, "a": action, "w": actor, "e": dumped})
+        move = _dump({"g": game_no, "s": seq, "seat": seat, "a": action, "w": actor, "e": dumped,
+                      "i": act_id})
         payload = f"{self.process}|{table_id}|m|{move}"
         if len(payload.encode()) > _MAX_PAYLOAD:
             payload = f"{self.process}|{table_id}"
@@ -376,13 +480,19 @@ class PgStore:
                          "SELECT game_no, seed, carry, names, kinds, events FROM games WHERE table_id=%s "
                          "ORDER BY game_no", (table_id,)).fetchall()]
             first = 0
+            earlier: list[str] = []
             if games:
                 last = games[-1]
                 first = seq if last.game_no == game_no else 0
-                last.actions = [StoredAction(s, a, who, json.loads(evs)) for s, a, who, evs in cur.execute(
-                    "SELECT seat, action, actor, events FROM actions WHERE table_id=%s AND game_no=%s "
-                    "AND seq>=%s ORDER BY seq", (table_id, last.game_no, first)).fetchall()]
-            return StoredTable(table_id, row[0], json.loads(row[1]), seats, games, first)
+                last.actions = [StoredAction(s, a, who, json.loads(evs), i)
+                                for s, a, who, evs, i in cur.execute(
+                    "SELECT seat, action, actor, events, act_id FROM actions WHERE table_id=%s "
+                    "AND game_no=%s AND seq>=%s ORDER BY seq", (table_id, last.game_no, first)).fetchall()]
+                if first == 0:
+                    earlier = [r[0] for r in cur.execute(
+                        "SELECT act_id FROM actions WHERE table_id=%s AND game_no<%s AND act_id IS NOT NULL",
+                        (table_id, last.game_no)).fetchall()]
+            return StoredTable(table_id, row[0], json.loads(row[1]), seats, games, first, earlier)
         def both(cur: Any) -> tuple[StoredTable | None, set[int], tuple[int, int, float] | None]:
             # one snapshot for the whole read: a move committed meanwhile is either all in or all out
             cur.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
@@ -418,6 +528,15 @@ class PgStore:
         return game_kind(game).seeded_record(json.loads(row[1]), Rules.from_dict(rules), row[0], events)
 
     # --- processes, presence, leases (:mod:`.cluster`) ------------------------------------------
+
+    def clock(self) -> tuple[float, int | None]:
+        """The database's clock (seconds since the epoch) and the schema version it holds now."""
+        def work(cur: Any) -> tuple[float, int | None]:
+            row = cur.execute("SELECT extract(epoch FROM clock_timestamp())::float8, "
+                              "(SELECT value FROM meta WHERE key='schema')").fetchone()
+            schema = str(row[1]) if row[1] is not None else ""
+            return float(row[0]), int(schema) if schema.isdecimal() else None
+        return self._tx(work, atomic=False)
 
     def beat(self, present: Sequence[tuple[str, int]] | None, wanted: Sequence[str], held: Sequence[str],
              lease: float, alive: float, dead: set[str]) -> tuple[set[str], dict[str, set[int]], set[str]]:

@@ -99,6 +99,7 @@ class StoredAction:
     action: str
     actor: str
     events: list[dict[str, Any]]
+    act_id: str | None = None  # the client's id for the move, if it sent one
 
 
 @dataclass
@@ -124,6 +125,9 @@ class StoredTable:
     seats: list[StoredSeat]
     games: list[StoredGame]
     first_action: int = 0  # the number of the last game's first action held (see load_tail)
+    # the act ids of the earlier games' moves (read with a whole table, first_action 0): a client's
+    # act id is the table's, so a move sent again in a later game is known without a query
+    act_ids: list[str] = field(default_factory=list)
 
 
 class TableStore(Protocol):
@@ -333,13 +337,18 @@ class Store:
                      "SELECT game_no, seed, carry, names, kinds, events FROM games WHERE table_id=? "
                      "ORDER BY game_no", (table_id,))]
         first = 0
+        earlier: list[str] = []
         if games:
             last = games[-1]
             first = seq if last.game_no == game_no else 0
-            last.actions = [StoredAction(s, a, who, json.loads(evs)) for s, a, who, evs in db.execute(
-                "SELECT seat, action, actor, events FROM actions WHERE table_id=? AND game_no=? AND seq>=? "
-                "ORDER BY seq", (table_id, last.game_no, first))]
-        return StoredTable(table_id, row[0], json.loads(row[1]), seats, games, first)
+            last.actions = [StoredAction(s, a, who, json.loads(evs), i) for s, a, who, evs, i in db.execute(
+                "SELECT seat, action, actor, events, act_id FROM actions WHERE table_id=? AND game_no=? "
+                "AND seq>=? ORDER BY seq", (table_id, last.game_no, first))]
+            if first == 0:
+                earlier = [r[0] for r in db.execute(
+                    "SELECT act_id FROM actions WHERE table_id=? AND game_no<? AND act_id IS NOT NULL",
+                    (table_id, last.game_no))]
+        return StoredTable(table_id, row[0], json.loads(row[1]), seats, games, first, earlier)
 
     def game_record(self, table_id: str, game_no: int, rules: dict[str, Any],
                     game: str = "chase-the-ace") -> Record:

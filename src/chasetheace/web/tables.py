@@ -22,7 +22,7 @@ import hmac
 import random
 import secrets
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,7 +36,7 @@ from .names import LookAlikeError, check_name
 from .protocol import MAX_SEATS, Create, ProtocolError
 from .store import StoredAction, StoredTable, TableStore
 
-__all__ = ["TableOptions", "Table", "Lobby", "HUMAN", "MAX_COUNT", "hash_token", "AnyGame"]
+__all__ = ["TableOptions", "Table", "Lobby", "HUMAN", "MAX_COUNT", "hash_token", "AnyGame", "AlreadyApplied"]
 
 HUMAN = "human"
 MAX_COUNT = 99  # the largest lives or ante a web table takes (the engine has no upper bound)
@@ -133,6 +133,14 @@ def hash_recovery(code: str) -> str:
     return hashlib.sha256(("recovery:" + plain).encode("utf-8", "surrogatepass")).hexdigest()
 
 
+class AlreadyApplied(ProtocolError):
+    """A move sent again with an act id the table has saved already: nothing is played or read
+    (the client is answered from the table as it is)."""
+
+    def __init__(self, act_id: str) -> None:
+        super().__init__(f"the move with act id {act_id!r} was applied already", "already_applied")
+
+
 class Table:
     """One table: its people, its current game and how many games it has played."""
 
@@ -150,7 +158,13 @@ class Table:
         self._bots: dict[tuple[int, str], Any] = {}
         self._bots_game = 0
         self.moves = 0  # decisions saved in the current game
-        self.stale = False  # a move failed to save and the store could not be read to undo it
+        # a move was played here but not saved: the copy must be rebuilt from the store before its
+        # next use (the server does it off the event loop, see :meth:`rebuilt`)
+        self.stale = False
+        self.saving = False  # a move played here is being saved (:meth:`begin_act`, :meth:`end_act`)
+        # every act id saved at this table (in any game): a move sent again is known at once,
+        # without replaying or reading anything
+        self.act_ids: set[str] = set()
 
     # --- state --------------------------------------------------------------------------------
 
@@ -318,42 +332,83 @@ class Table:
 
     def act(self, seat: int, action: str, actor: str = HUMAN, act_id: str | None = None) -> list[Event]:
         """``seat`` acts (keeps or swaps; at Ace Chasing also offers, accepts, declines); the engine
-        judges it; the log is saved before anyone is told (with the client's ``act_id``, if any:
-        the store refuses a second move with the same id)."""
+        judges it; the log is saved before anyone is told (with the client's ``act_id``, if any).
+
+        An ``act_id`` this table saved already is :class:`AlreadyApplied`, found in memory before
+        anything is played. A move the store refuses or cannot take leaves the copy
+        :attr:`stale` (the engine has played it): it is rebuilt from the store before its next use,
+        by :meth:`rebuilt` in a worker thread (never here: a long game's replay would hold up the
+        event loop)."""
+        events = self.begin_act(seat, action, act_id)
+        try:
+            self.store.append_action(self.id, self.game_no, seat, action, actor, events, self.moves, act_id)
+        except BaseException:
+            self.end_act(act_id, saved=False)
+            raise
+        self.end_act(act_id, saved=True)
+        return events
+
+    def begin_act(self, seat: int, action: str, act_id: str | None = None) -> list[Event]:
+        """The first half of :meth:`act`: the move checked and played on the engine (ProtocolError,
+        nothing changed, if it may not be played); the table is :attr:`saving` until
+        :meth:`end_act` says whether the store took it (for a caller that saves it off the event
+        loop: nobody may be told of it, nor the table changed, meanwhile)."""
         game = self.game
         if game is None:
             raise ProtocolError("the game has not started", "not_now")
+        if self.stale or self.saving:
+            raise ProtocolError("the table is being saved or read again: try again in a moment", "not_now")
+        if act_id is not None and act_id in self.act_ids:
+            raise AlreadyApplied(act_id)
         try:
             events = _play(game, action, seat, self.options.game)
         except ValueError as exc:  # IllegalActionError is a ValueError
             code = ("game_over" if game.over else "out_of_turn" if game.to_act != seat else "bad_action")
             raise ProtocolError(str(exc), code) from None
-        try:
-            self.store.append_action(self.id, self.game_no, seat, action, actor, events, self.moves, act_id)
-        except Exception:
-            try:
-                self._reload()  # the move was not saved: undo it by rebuilding the game from the store
-            except Exception:
-                self.stale = True  # nor can the store be read now: rebuild before the next use
-            raise
-        self.moves += 1
+        self.saving = True
         return events
 
+    def end_act(self, act_id: str | None, *, saved: bool) -> None:
+        """The second half of :meth:`act`: the move is the game's (``saved``), or the copy is
+        :attr:`stale` (the engine played a move the store does not hold: rebuilt from the store)."""
+        self.saving = False
+        if not saved:
+            self.stale = True
+            return
+        self.moves += 1
+        if act_id is not None:
+            self.act_ids.add(act_id)
+
+    def rebuilt(self, reader: TableStore | None = None) -> Table | None:
+        """This table read and replayed afresh from the store (``reader``, or its own): a new copy
+        for :meth:`become` to take over, or None if the table is gone. Safe in a worker thread: it
+        changes nothing here."""
+        saved = (reader or self.store).load_table(self.id)
+        return None if saved is None else Table.restore(saved, self.store, self.offered)
+
     def _reload(self) -> None:
-        saved = self.store.load_table(self.id)
-        if saved is not None:
-            self._become(Table.restore(saved, self.store, self.offered))
+        again = self.rebuilt()
+        if again is not None:
+            self.become(again)
+        self.stale = False
+
+    def become(self, again: Table) -> None:
+        """Take over what a copy read afresh from the store holds."""
+        self._become(again)
         self.stale = False
 
     def _become(self, again: Table) -> None:
         self.people = again.people
         self.game, self.game_no, self.game_seed, self.kinds, self.moves = (
             again.game, again.game_no, again.game_seed, again.kinds, again.moves)
+        self.act_ids = again.act_ids
 
     def catch_up(self, saved: StoredTable) -> bool:
         """Bring this copy up to the store's (read by ``store.load_tail(id, game_no, moves)``): the
         moves other server processes saved are replayed and checked against their events, a new
-        game is rebuilt; whether anything changed."""
+        game a few moves old is rebuilt; whether anything changed. What would take longer (a tail
+        that does not fit this copy, a game further on) leaves the copy :attr:`stale`, for the
+        caller to rebuild off the event loop."""
         before = self._marks()
         if not saved.games:
             self.people = [_Person(s.name, s.token_hash, s.recovery_hash) for s in saved.seats]
@@ -361,17 +416,17 @@ class Table:
             last = saved.games[-1]
             if (self.stale or last.game_no != self.game_no or saved.first_action != self.moves
                     or self.game is None):
-                if saved.first_action != 0:  # a tail that does not fit this copy: read it all
-                    full = self.store.load_table(self.id)
-                    if full is None:
-                        return False
-                    saved = full
+                if saved.first_action != 0 or len(last.actions) > REPLAY_HERE:
+                    self.stale = True
+                    return False
                 self._become(Table.restore(saved, self.store, self.offered))
             else:
                 self.people = [_Person(s.name, s.token_hash, s.recovery_hash) for s in saved.seats]
                 for act in last.actions:
                     _check_log(self.id, _play(self.game, act.action, act.seat, self.options.game), act.events)
                     self.moves += 1
+                    if act.act_id is not None:
+                        self.act_ids.add(act.act_id)
                 self.kinds = list(last.kinds)
         self.stale = False
         return before != self._marks()
@@ -386,6 +441,8 @@ class Table:
             self.stale = True  # the game moved already: rebuild it before its next use
             raise ValueError(f"table {self.id}: a move from another process differs from its events")
         self.moves += 1
+        if act.act_id is not None:
+            self.act_ids.add(act.act_id)
 
     def _marks(self) -> tuple[Any, ...]:
         return (list(self.people), self.game_no, self.moves, list(self.kinds))
@@ -426,8 +483,10 @@ class Table:
         event by event against the stored log."""
         table = cls(saved.id, TableOptions.from_dict(saved.options), store, bots)
         table.people = [_Person(s.name, s.token_hash, s.recovery_hash) for s in saved.seats]
+        table.act_ids = set(saved.act_ids)
         if saved.games:
             last = saved.games[-1]
+            table.act_ids.update(a.act_id for a in last.actions if a.act_id is not None)
             game = _new(table.options, last.names, last.seed, last.carry)
             _check_log(saved.id, game.events, last.events)
             for i, act in enumerate(last.actions):
@@ -440,6 +499,9 @@ class Table:
 
 
 YIELD_EVERY = 8
+REPLAY_HERE = 32
+"""The most moves :meth:`Table.catch_up` replays to rebuild a game where it is called (on the
+event loop): about 4 ms; a longer game is rebuilt in a worker thread."""
 """A restore gives up the interpreter after this many replayed moves (pure Python holds it
 otherwise, and the event loop would wait for the thread's time slice)."""
 
@@ -451,10 +513,10 @@ def _new(options: TableOptions, names: list[str], seed: int, carry: int) -> AnyG
 def _play(game: AnyGame, action: str, seat: int, kind: str) -> list[Event]:
     """One stored or sent action (as its game writes moves: ``offer:AMOUNT`` for an offer) played
     on the game."""
-    return game.act(GAMES[kind].parse_move(action), seat)
+    return list(game.act(GAMES[kind].parse_move(action), seat))
 
 
-def _check_log(table_id: str, events: list[Event], stored: list[dict[str, Any]]) -> None:
+def _check_log(table_id: str, events: Sequence[Event], stored: list[dict[str, Any]]) -> None:
     if [e.to_dict() for e in events] != stored:
         raise ValueError(f"table {table_id}: the replayed game differs from its stored event log")
 

@@ -25,7 +25,7 @@ class Telling(TableHub):
         only that: the events it has not had yet (at most ``history_on_wire`` past ones when it
         has had none)."""
         conns = self.watchers.get(table.id) if only is None else {only}
-        if not conns:
+        if not conns or table.saving or table.stale:  # told once the move is in, or the copy rebuilt
             return
         info = table.public(self.creator(table))
         info["connected"] = sorted(self.present(table))

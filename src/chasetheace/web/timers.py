@@ -84,22 +84,52 @@ class Timers(Telling):
         game = table.game
         if game is None or game.to_act is None or marker != (table.game_no, len(game.events)):
             return
+        if table.stale:  # rebuilt first; the move is set again then
+            self.rebuild_soon(table)
+            return
+        if table.saving:  # set again once the move being saved is in
+            return
         seat = game.to_act
         try:
             if stand_in is None:
-                table.act(seat, table.bot_action(seat), "bot")
+                move, actor = table.bot_action(seat), "bot"
             elif stand_in == "keep":
-                table.act(seat, table.default_action(seat), "timer")
+                move, actor = table.default_action(seat), "timer"
             else:
-                table.act(seat, table.bot_action(seat, stand_in), "timer")
+                move, actor = table.bot_action(seat, stand_in), "timer"
+            if self.cluster is not None:  # saved off the loop
+                self.cluster.automatic(table, seat, move, actor)
+                return
+            table.act(seat, move, actor)
         except StoreConflict:  # another process moved first (a lease changed hands): read it again
-            self.sync(table)
+            self.rebuild_soon(table)
             return
         except StoreUnavailable:
             log.warning("automatic move at table %s waits for the database", table.id)
+            self.rebuild_soon(table)
             return
         except Exception:  # an automatic move must never take the server down
             log.exception("automatic move failed at table %s", table.id)
             return
         self.changed(table)
         self.release(table)
+
+    def rebuild_soon(self, table: Table) -> None:
+        """Rebuild a stale copy of a table (a move played but not saved) off the event loop, in
+        the loader thread, then tell its clients; retried at its next use if that fails."""
+        if self.loader is None or table.id in self.loading:
+            return
+        task = self.loading[table.id] = asyncio.ensure_future(self.rebuild(table))
+        task.add_done_callback(lambda t: self.loading.pop(table.id, None) and None)
+        task.add_done_callback(lambda t: t.cancelled() or t.exception())
+
+    async def rebuild(self, table: Table) -> None:
+        """:meth:`rebuild_soon`, awaited."""
+        assert self.loader is not None
+        again = await asyncio.get_running_loop().run_in_executor(self.loader.executor, self.loader.rebuild,
+                                                                 table)
+        if again is not None and table.stale and self.lobby.tables.get(table.id) is table:
+            table.become(again)
+            if self.cluster is not None:
+                self.just_loaded[table.id] = True
+            self.changed(table)

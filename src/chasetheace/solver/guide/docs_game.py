@@ -84,13 +84,13 @@ def duel(rules: Rules, game: GameSolution, hands: Mapping[int, Solution], games:
     return Duel(games, seed, wins[0], wins[1], mean, mean - half, mean + half)
 
 
-def keep_from(keep: Callable[[InfoKey], float | None], position: int, kinds: int) -> float:
+def keep_from(keep: Callable[[InfoKey], float | None], position: int, rank_count: int) -> float:
     """How many of the weakest strengths a position swaps in its most frequent situation (everybody
     before it kept, nobody swapped with it), counting a card kept with probability p as 1 - p
     swapped: 6.3 means it swaps A to 6 and a 7 three times in ten. ``keep(key)`` is None where
     the situation has no decision (the blocker)."""
     total = 0.0
-    for card in range(kinds):
+    for card in range(rank_count):
         p = keep((position, ("k",) * position, card, -1))
         if p is not None:
             total += 1 - p
@@ -169,7 +169,7 @@ def whole_game_section(out_dir: str, lives: int = 3, players: Sequence[int] = (2
 def _shifts(table: _Table) -> dict[tuple[int, int, int], float]:
     """(position, own lives, fewest lives of the others) -> mean change in cards swapped."""
     game, n = table.game, table.players
-    kinds, hand, known = game.deck.kinds, table.hands[n], set(game.infosets(n))
+    rank_count, hand, known = game.deck.rank_count, table.hands[n], set(game.infosets(n))
     sums: dict[tuple[int, int, int], list[float]] = {}
     for state in game.states:
         if len(state) != n:
@@ -182,7 +182,7 @@ def _shifts(table: _Table) -> dict[tuple[int, int, int], float]:
             return hand.played_keep(key) if key in known else None
 
         for i in range(n):
-            shift = keep_from(mine, i, kinds) - keep_from(theirs, i, kinds)
+            shift = keep_from(mine, i, rank_count) - keep_from(theirs, i, rank_count)
             others = min(x for j, x in enumerate(state) if j != i)
             sums.setdefault((i, state[i], others), []).append(shift)
     return {k: sum(v) / len(v) for k, v in sums.items()}
@@ -210,8 +210,8 @@ def _table_lines(t: _Table, lives: int, found: list[Difference]) -> list[str]:
 
     thresholds = []
     for i in range(n):
-        x = keep_from(keep, i, deck.kinds)
-        first = rank_name(deck, min(round(x), deck.kinds - 1))
+        x = keep_from(keep, i, deck.rank_count)
+        first = rank_name(deck, min(round(x), deck.rank_count - 1))
         thresholds.append(f"{position_name(i, n)} {x:.1f} (keeps from {first})")
     out += ["The one-hand strategy swaps, in each position's most frequent situation (everybody before "
             "it kept), this many of the weakest cards: " + ", ".join(thresholds) + ".", ""]

@@ -170,7 +170,7 @@ class Solution:
 
     def keep_by_card(self) -> list[list[float]]:
         """Per position and card, how often the seat keeps, averaged over the situations it meets."""
-        k = self.deck.kinds
+        k = self.deck.rank_count
         num = [[0.0] * k for _ in range(self.players)]
         den = [[0.0] * k for _ in range(self.players)]
         for key, p, r in zip(self.infosets, self.keep, self.reach):

@@ -12,32 +12,25 @@ from typing import TYPE_CHECKING, Any
 
 from ...rules import Rules
 from ..methods.measure import MAX_MEASURE_PLAYERS, SPLIT_PLAYERS
-from ..model.hand import Hand, infoset_of
+from ..model.hand import Hand
 from .choice import (
-    AUTO_EXACT_PLAYERS,
-    AUTO_IID_PLAYERS,
     CFR_METHODS,
     EXACT_CHECK_PLAYERS,
     MAX_EXACT_PLAYERS,
     MAX_IID_PLAYERS,
     MAX_PARTS_PLAYERS,
     METHODS,
-    QUICK_EXACT_PLAYERS,
     WARM_PLAYERS,
     auto_choice,
 )
-from .solution import Solution, caveats
+from .solution import Solution
 
 if TYPE_CHECKING:
     from ..methods.checkpoint import Checkpoint
     from ..methods.measure import Measure
     from ..methods.parts import Runner
 
-__all__ = ["solve",
-           # handed on for the old path chasetheace.solver.solution (this module under that name)
-           "AUTO_EXACT_PLAYERS", "AUTO_IID_PLAYERS", "EXACT_CHECK_PLAYERS", "MAX_EXACT_PLAYERS",
-           "MAX_IID_PLAYERS", "MAX_PARTS_PLAYERS", "METHODS", "QUICK_EXACT_PLAYERS", "Solution", "caveats",
-           "infoset_of"]
+__all__ = ["solve"]
 
 
 def solve(rules: Rules | None = None, players: int = 5, *, method: str = "auto", iterations: int = 2000,

@@ -1,0 +1,218 @@
+"""Several server processes on PostgreSQL when the database hangs or a lock holds its moves
+(issue 30): pings keep answering, every client is told, moves are refused (nothing half-saved),
+``/healthz`` says 503, and play goes on when the database is back; turn timers on processes
+whose clocks differ, the first state of a join on another process, a newer schema found while
+running. Real server processes, real WebSocket clients, a throwaway PostgreSQL server (skipped
+where it is missing)."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from helpers import TEST_TOOL
+from pgtools import PgServer
+
+pytest.importorskip("uvicorn")
+pytest.importorskip("httpx", reason=TEST_TOOL.format("httpx"))
+psycopg = pytest.importorskip("psycopg", reason="the postgres extra is not installed: "
+                                                "pip install 'chase-the-ace[postgres]'")
+import httpx  # noqa: E402
+
+from chasetheace.web.store import SCHEMA_VERSION  # noqa: E402
+from webtools import Client, ServerProcess, create, join, server_processes  # noqa: E402
+
+LIMITS = ["--connections-per-client", "1000", "--tables-per-client", "100000", "--rate-per-client", "100000",
+          "--burst-per-client", "100000", "--http-rate", "100000", "--http-burst", "100000"]
+
+
+def Process(url: str) -> ServerProcess:
+    return ServerProcess(url, *LIMITS, bot_delay=0.02, wait=30.0)
+
+
+@pytest.fixture
+def started() -> Iterator[list[ServerProcess]]:
+    with server_processes() as procs:
+        yield procs
+
+
+def _table_of_two(one: ServerProcess, two: ServerProcess) -> tuple[str, Client, Client]:
+    """Ann on process one, Bob on process two, a game started; the table's id and both clients."""
+    ann, bob = one.client(), two.client()
+    table = create(ann, seats=2, bots=None, options={"lives": 5})["table"]
+    join(bob, table, "Bob")
+    ann.wait_for(lambda c: c.table_info["seats"][1]["name"] == "Bob")
+    ann.send({"type": "start"})
+    for c in (ann, bob):
+        c.wait_for(lambda c: c.game is not None and c.game["to_act"] is not None)
+    return table, ann, bob
+
+
+def _to_act(ann: Client, bob: Client) -> Client:
+    for c in (ann, bob):
+        c.quiet()
+    return ann if ann.my_turn() else bob
+
+
+def _moves(url: str, table: str) -> int:
+    with psycopg.connect(url) as conn:
+        row = conn.execute("SELECT count(*) FROM actions WHERE table_id = %s", (table,)).fetchone()
+        assert row is not None
+        return int(row[0])
+
+
+def _error(client: Client, code: str) -> dict[str, Any]:
+    return client.until(lambda m: m["type"] == "error" and m["code"] == code, timeout=15)
+
+
+def test_a_hung_database_is_told_to_every_process_pings_go_on_and_nothing_is_lost(
+        pg: PgServer, pg_url: str, started: list[ServerProcess]) -> None:
+    one, two = Process(pg_url), Process(pg_url)
+    started += [one, two]
+    table, ann, bob = _table_of_two(one, two)
+    mover = _to_act(ann, bob)
+    seen = mover.events_seen
+    mover.send({"type": "act", "action": "keep", "act_id": "before"})
+    for c in (ann, bob):
+        c.wait_for(lambda c: c.events_seen > seen)
+    pg.pause()
+    try:
+        for c in (ann, bob):  # both processes notice by themselves, with no move made
+            _error(c, "database_unavailable")
+        for c in (ann, bob):
+            assert c.request({"type": "ping"}, "pong")["type"] == "pong"
+        for proc in (one, two):
+            answer = httpx.get(f"http://127.0.0.1:{proc.port}/healthz", timeout=5)
+            assert answer.status_code == 503 and answer.json()["database"] is False
+        mover = _to_act(ann, bob)
+        mover.send({"type": "act", "action": "swap", "act_id": "while-hung"})
+        _error(mover, "database_unavailable")
+        assert mover.request({"type": "ping"}, "pong")["type"] == "pong"
+    finally:
+        pg.resume()
+    for c in (ann, bob):
+        c.until(lambda m: m["type"] == "notice" and m["code"] == "database_back", timeout=15)
+    for proc in (one, two):
+        assert httpx.get(f"http://127.0.0.1:{proc.port}/healthz", timeout=5).status_code == 200
+    assert _moves(pg_url, table) == 1  # the refused move was not saved
+    mover = _to_act(ann, bob)
+    seen = mover.events_seen
+    mover.send({"type": "act", "action": "keep", "act_id": "after"})
+    for c in (ann, bob):
+        c.wait_for(lambda c: c.events_seen > seen)
+    assert _moves(pg_url, table) == 2
+    for c in (ann, bob):
+        c.quiet()
+    assert ann.events_seen == bob.events_seen  # both processes hold the same game
+    for c in (ann, bob):
+        c.close()
+
+
+def test_a_lock_held_on_the_moves_refuses_a_move_and_stalls_nothing(
+        pg_url: str, started: list[ServerProcess]) -> None:
+    one, two = Process(pg_url), Process(pg_url)
+    started += [one, two]
+    table, ann, bob = _table_of_two(one, two)
+    mover = _to_act(ann, bob)
+    with psycopg.connect(pg_url) as holder:  # what a plain CREATE INDEX on the moves would take
+        holder.execute("LOCK TABLE actions IN SHARE MODE")
+        mover.send({"type": "act", "action": "keep", "act_id": "locked"})
+        for c in (ann, bob):
+            assert c.request({"type": "ping"}, "pong")["type"] == "pong"
+        _error(mover, "database_unavailable")
+        assert one.health()["database"] is True  # the database answers: only the moves wait
+        holder.rollback()
+    assert _moves(pg_url, table) == 0
+    mover.wait_for(lambda c: c.my_turn())  # the copy that played the refused move was read again
+    seen = mover.events_seen
+    mover.send({"type": "act", "action": "keep", "act_id": "unlocked"})
+    for c in (ann, bob):
+        c.wait_for(lambda c: c.events_seen > seen)
+    assert _moves(pg_url, table) == 1
+    for c in (ann, bob):
+        c.close()
+
+
+# --- clocks, joins, a newer schema -------------------------------------------------------------------
+
+
+def _clock_ahead(folder: Path, seconds: float) -> dict[str, str]:
+    """The environment of a server process whose clock (``time.time``) runs ``seconds`` ahead:
+    a ``sitecustomize`` module first on its path shifts it before the server starts."""
+    (folder / "sitecustomize.py").write_text(
+        "import time\n_real = time.time\n"
+        f"time.time = lambda: _real() + {seconds!r}\n")
+    return {"PYTHONPATH": os.pathsep.join([str(folder), *sys.path])}
+
+
+def _moved_on(seen: int) -> Callable[[Client], bool]:
+    """Whether a client had the events after ``seen`` and the next turn's timer."""
+    return lambda c: c.events_seen > seen and c.table_info["turn_ms_left"] is not None
+
+
+def test_turn_timers_hold_on_processes_whose_clocks_differ(
+        pg_url: str, started: list[ServerProcess], tmp_path: Path) -> None:
+    ahead = ServerProcess(pg_url, *LIMITS, bot_delay=0.02, wait=30.0, env=_clock_ahead(tmp_path, 30.0))
+    right = Process(pg_url)
+    started += [ahead, right]
+    timer = 60
+    ann, bob = ahead.client(), right.client()
+    table = create(ann, seats=2, bots=None, timer=timer)["table"]
+    join(bob, table, "Bob")
+    ann.wait_for(lambda c: c.table_info["seats"][1]["name"] == "Bob")
+    ann.send({"type": "start"})
+    for c in (ann, bob):  # both processes show the timer of the turn, whichever process set it
+        c.wait_for(lambda c: c.game is not None and c.table_info["turn_ms_left"] is not None)
+    for _ in range(2):  # two turns, so both processes' clients see a timer set by either process
+        mover = _to_act(ann, bob)
+        for c in (ann, bob):
+            left = c.table_info["turn_ms_left"]
+            assert 0 < left <= timer * 1000 and left > (timer - 15) * 1000, (c.seat, left)
+        moved_on = _moved_on(mover.events_seen)
+        mover.send({"type": "act", "action": "keep"})
+        for c in (ann, bob):
+            c.wait_for(moved_on)
+    for c in (ann, bob):
+        c.close()
+
+
+def test_the_first_state_of_a_join_on_another_process_shows_who_is_connected(
+        pg_url: str, started: list[ServerProcess]) -> None:
+    one, two = Process(pg_url), Process(pg_url)
+    started += [one, two]
+    ann = one.client()
+    table = create(ann, seats=3, bots=None)["table"]
+    bob = two.client()
+    answer = bob.request({"type": "join", "table": table, "name": "Bob"}, "joined")
+    assert answer["type"] == "joined", answer
+    first = bob.until(lambda m: m["type"] == "state")
+    assert first["table"]["connected"] == [0, 1]  # Ann (on the other process) and Bob, at once
+    for c in (ann, bob):
+        c.close()
+
+
+def test_a_process_that_finds_a_newer_schema_opens_no_new_tables_and_says_so(
+        pg_url: str, started: list[ServerProcess]) -> None:
+    one = Process(pg_url)
+    started.append(one)
+    ann = one.client()
+    table = create(ann, seats=2, bots=None)["table"]
+    with psycopg.connect(pg_url, autocommit=True) as conn:  # as a newer server's upgrade would
+        conn.execute("UPDATE meta SET value = %s WHERE key = 'schema'", (str(SCHEMA_VERSION + 1),))
+    deadline = time.monotonic() + 20
+    while one.health()["newer_schema"] is None:  # noticed at its next heartbeat
+        assert time.monotonic() < deadline, one.health()
+        time.sleep(0.1)
+    assert one.health()["newer_schema"] == SCHEMA_VERSION + 1
+    refused = one.client().request({"type": "create", "name": "Cy", "seats": 2}, "joined")
+    assert refused["type"] == "error" and refused["code"] == "server_outdated", refused
+    bob = one.client()  # the tables it has go on
+    join(bob, table, "Bob")
+    for c in (ann, bob):
+        c.close()
