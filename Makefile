@@ -59,9 +59,10 @@ lint: $(VENV)/.everything
 	$(PY) -m ruff check src tests benchmarks examples
 	$(PY) -m mypy src tests
 
-# compile the fast engine ahead of a first `simulate` (numba keeps it on disk; about 20 s, once)
+# compile the fast engine ahead of a first `simulate` (numba keeps it on disk; the time a compile
+# takes is said when it starts: see chasetheace.fast.sim.COMPILE_CPU_SECONDS)
 fast: $(VENV)/.everything
-	$(PY) -c 'from chasetheace.fast.sim import warm_up; print(f"the fast engine is ready ({warm_up():.1f} s)")'
+	$(PY) -c 'from chasetheace.fast.sim import warm_up; print(f"the fast engine is ready: {warm_up(notice=print)}")'
 
 bench: $(VENV)/.everything
 	$(PY) benchmarks/engine.py
@@ -70,6 +71,7 @@ bench: $(VENV)/.everything
 	$(PY) benchmarks/adapters.py
 	$(PY) benchmarks/acechasing.py
 	$(PY) benchmarks/fast.py
+	$(PY) benchmarks/kernel_vs_loop.py
 
 bench-solver: $(VENV)/.everything
 	$(PY) benchmarks/solver.py

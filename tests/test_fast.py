@@ -340,16 +340,6 @@ def test_simulate_runs_the_kernel_by_default_and_says_so(capsys: pytest.CaptureF
         k: v for k, v in result.items() if k not in TIMING}  # the same seed, the same numbers
 
 
-def test_the_first_run_says_it_compiles_and_leaves_it_out_of_the_rate(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    from chasetheace.fast import sim as fast_sim
-
-    said: list[str] = []
-    monkeypatch.setattr(fast_sim, "COMPILE_NOTICE_SECONDS", 0.0)  # every load counts as a compile
-    fast_sim.warm_up(notice=said.append)
-    assert said and said[-1].startswith("compiled the fast engine in ")
-
-
 def test_the_vector_env_keeps_its_generator_when_reset_without_a_seed() -> None:
     import gymnasium as gym
     import numpy as np

@@ -22,6 +22,7 @@ import csv
 import json
 import os
 import sys
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -153,6 +154,7 @@ def _simulate_chase_the_ace(args: argparse.Namespace) -> int:
     from ..sim import SimConfig
     from .play import bot_specs
 
+    started = time.perf_counter()
     if args.shuffle_seats:
         raise ValueError(f"--shuffle-seats is for ace-chasing, not {args.game}")
     rules = rules_from_args(args.preset, args.rule)
@@ -180,7 +182,7 @@ def _simulate_chase_the_ace(args: argparse.Namespace) -> int:
         print(json.dumps({"preset": preset_info(args.preset).name, "rule_changes": args.rule,
                           **result.to_dict()}, indent=2))
     else:
-        _print_simulation(result, label)
+        _print_simulation(result, label, time.perf_counter() - started)
     if args.csv is not None:
         _write_csv(result, args.csv)
     if args.plot is not None:
@@ -219,7 +221,27 @@ def _pct(row: dict[str, Any]) -> tuple[str, str]:
     return f"{100 * row['rate']:.1f}%", f"{100 * lo:.1f}% .. {100 * hi:.1f}%"
 
 
-def _print_simulation(result: SimResult, label: str) -> None:
+MIN_TIMED_SECONDS = 0.5
+"""A rate is given only over at least this much timed work (under it, the clock's jitter and the
+machine's other work make it anything from a fraction to many times the steady rate)."""
+
+
+def rate_line(result: SimResult, waited: float) -> str:
+    """The last line of ``simulate``: the hands over the work timed (wall clock, the engine's work
+    alone), the rate when that is long enough to mean something, and the ``waited`` seconds in all."""
+    workers = f"{result.workers} worker{'s' if result.workers > 1 else ''}"
+    engine = "the fast kernel" if result.engine == "fast" else "the Python engine"
+    timed = (f"{result.tally.hands:,} hands in {result.seconds:.2f} s of wall-clock time ({engine}, "
+             f"{workers})")
+    if result.seconds >= MIN_TIMED_SECONDS:
+        rate = f"{result.hands_per_second:,.0f} hands per second"
+    else:
+        rate = (f"too little work to time hands per second (under {MIN_TIMED_SECONDS} s: "
+                "ask for more --hands or --games)")
+    return f"{timed}: {rate}. {waited:.1f} s in all, with loading the engine and its bots."
+
+
+def _print_simulation(result: SimResult, label: str, waited: float) -> None:
     from rich.markup import escape
     from rich.table import Table
 
@@ -246,10 +268,7 @@ def _print_simulation(result: SimResult, label: str) -> None:
         console.print(wins)
     if result.tally.no_sole_winner:
         console.print(f"{result.tally.no_sole_winner} games had no sole winner (split or no winner).")
-    workers = f"{result.workers} worker{'s' if result.workers > 1 else ''}"
-    workers += ", the fast kernel" if result.engine == "fast" else ", the Python engine"
-    console.print(f"{result.tally.hands:,} hands in {result.seconds:.2f} s: "
-                  f"{result.hands_per_second:,.0f} hands per second ({workers}).", markup=False)
+    console.print(rate_line(result, waited), markup=False)
 
 
 def _write_csv(result: SimResult, path: str) -> None:

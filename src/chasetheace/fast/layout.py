@@ -87,7 +87,7 @@ WS_ROWS = 19
 ST_SIZE = 19
 # S_PAUSE_FOR: which decisions stop a game played with ``pause``: 0 every seat's; 1 + a seat: that
 # seat's only, the others playing their policies (until it is out: then every seat's again)
-PH_NEW, PH_DEAL, PH_TURNS, PH_OVER = 0, 1, 2, 3
+PH_NEW, PH_TURNS, PH_OVER = range(3)  # a game not started, paused in the turns, over
 PLAY_ON = -3      # a hand's outcome when the game goes on
 # turn events, numbered as the encoder's TURN_KINDS
 (E_KING_JERK, E_SHOW_BLOCKER, E_KEEP, E_SWAP, E_BLOCKED, E_DEALER_EXCHANGE, E_DEALER_DREW_BLOCKER,
@@ -182,12 +182,12 @@ class Mode(NamedTuple):
     pause: bool         # stop at every decision (PAUSED) for the caller to decide
 
 
-@jit()
+@jit(inline=True)
 def _rank(card: int) -> int:  # pragma: no cover - compiled
     return (card >> 2) + 1
 
 
-@jit()
+@jit(inline=True)
 def _remove_from_stock(stk: np.ndarray, head: int, length: int, pos: int,
                        keep_order: bool) -> int:  # pragma: no cover - compiled
     """Take the card at ``pos`` out of the stock; return the new head (the length drops by one)."""
