@@ -15,7 +15,7 @@ from pathlib import Path
 SRC = Path(__file__).parent.parent / "src"
 
 LAYERS: list[tuple[str, ...]] = [
-    ("seats", "errors", "cards", "sources", "files", "rates", "moved"),
+    ("seats", "errors", "extras", "cards", "sources", "files", "rates", "moved"),
     ("rules", "events"),
     ("observation", "record"),
     ("game",),

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 import chasetheace as cta
 from chasetheace.cards import pack
 from chasetheace.events import Dealt, Eliminated, FinalTie, GameOver, HandStarted, KingJerk, LivesLost
+from chasetheace.extras import install_command
 from chasetheace.fast import NotCompilableError, Policies, Script, compile_bots, play_chunk, replay, script_of
 from chasetheace.fast import kernel as K
 from chasetheace.rules import OPTIONS
@@ -399,8 +400,8 @@ def test_without_numba_auto_falls_back_saying_so_and_fast_is_an_error(
         choose_engine(config, "fast", notes.append)
     assert notes == []
     assert choose_engine(config, "auto", notes.append) == "python"
-    assert notes == ["the fast engine needs numba: pip install 'chase-the-ace[fast]'; "
-                     "using the Python engine"]
+    assert notes == [f"the fast engine needs numba (the fast extra), which is not installed here: run "
+                     f"{install_command('fast')}; using the Python engine"]
     with pytest.raises(ValueError, match="unknown engine"):
         choose_engine(config, "turbo")
 

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, assert_never
 
 from ..events import Dealt, Eliminated, GameOver, Keep, Shuffle, Swap
-from ..rates import rate_row
+from ..rates import counted, rate_row
 from .events import BetAccepted, BetDeclined, BettingClosed, Offered, RoundStarted, Settled, Shown
 from .game import AceChasingGame
 from .kind import bot_specs, make_ace_chasing_bot
@@ -139,7 +139,7 @@ def format_simulation(result: Mapping[str, Any]) -> list[str]:
         return f"{100 * row['rate']:5.1f}%  (95% CI {100 * lo:.1f}% .. {100 * hi:.1f}%)"
 
     lines = [f"Ace Chasing · {result['players']} players · seed {result['seed']}: "
-             f"{result['games']:,} games, {result['rounds']:,} rounds",
+             f"{counted(result['games'], 'game')}, {counted(result['rounds'], 'round')}",
              f"The matador survives {pct(result['matador_survival'])}",
              "Knocked out per round, by place in the deal (1st: the matador's left):"]
     lines += [f"  {row['place']:>8}  {row['out']:>7,} / {row['rounds']:<7,} {pct(row)}"

@@ -27,8 +27,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from ..errors import RecordError
+from ..extras import needs_extra_text
 from ..files import check_plot_file, check_writable, read_json_record
 from ..game import Game
+from ..rates import counted
 from ..registry import GAMES, bot_kinds, kind_of_record
 from ..render import Narrator, explain_rules, option_rows
 from ..rules import PRESETS, Rules, preset_info, rules_from_args
@@ -174,6 +176,8 @@ def _simulate_chase_the_ace(args: argparse.Namespace) -> int:
     for path in (args.csv, args.save):
         if path is not None:
             check_writable(path)
+    if args.save is not None:
+        terminal.check_new_record(args.save)  # as play --save: a saved game is never overwritten
     if args.plot is not None:
         check_plot_file(args.plot)
     result = _run_simulation(config, args.workers, show_progress=sys.stderr.isatty(), engine=args.engine)
@@ -250,7 +254,8 @@ def _print_simulation(result: SimResult, label: str, waited: float) -> None:
     console = make_console()
     c = result.config
     console.print(f"[bold]{escape(c.game)}[/] · {escape(label)} · {c.players} players · "
-                  f"seed {c.seed}: {result.tally.games:,} games, {result.tally.hands:,} hands")
+                  f"seed {c.seed}: {counted(result.tally.games, 'game')}, "
+                  f"{counted(result.tally.hands, 'hand')}")
     pos = Table(title="Loss rate per hand by position", title_justify="left", caption_justify="left",
                 caption="Places count from the eldest; the dealer acts last. Hands with fewer "
                 "players in have fewer places.")
@@ -267,7 +272,8 @@ def _print_simulation(result: SimResult, label: str, waited: float) -> None:
     if result.tally.games:
         console.print(wins)
     if result.tally.no_sole_winner:
-        console.print(f"{result.tally.no_sole_winner} games had no sole winner (split or no winner).")
+        console.print(f"{counted(result.tally.no_sole_winner, 'game')} had no sole winner "
+                      "(split or no winner).")
     console.print(rate_line(result, waited), markup=False)
 
 
@@ -511,6 +517,6 @@ def main(argv: list[str] | None = None) -> int:
     except ImportError as exc:
         if (exc.name or "").partition(".")[0] != "rich":
             raise
-        print(f"{PROG}: error: this command needs Rich: pip install 'chase-the-ace[cli]'", file=sys.stderr)
+        print(f"{PROG}: error: {needs_extra_text('this command', 'cli', missing='rich')}", file=sys.stderr)
         return 2
     return status

@@ -52,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
     seat = args.seat
     if seat is not None and not 0 <= seat < players:
         raise ValueError(f"bad seat {seat}: allowed 0..{players - 1}")
-    from .extras import needs_solver_text, solver_missing
+    from ..extras import needs_solver_text, solver_missing
 
     if kind.solver and solver_missing():  # one line, not a traceback from deep in the solver
         _check(kind, record, args.file)  # a bad record is named first, as when the solver is there

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from .. import sim as engine_sim
 from ..errors import NotCompilableError
+from ..extras import needs_extra_text
 from ..sim import Job, SimConfig, SimResult, Tally
 
 if TYPE_CHECKING:
@@ -88,7 +89,7 @@ def _why_not(config: SimConfig) -> str | None:
     try:
         import numba  # noqa: F401
     except ImportError:
-        return "the fast engine needs numba: pip install 'chase-the-ace[fast]'"
+        return needs_extra_text("the fast engine", "fast", missing="numba")
     try:
         _policies(config)
     except NotCompilableError as exc:

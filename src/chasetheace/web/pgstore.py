@@ -36,6 +36,7 @@ from typing import Any, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
 from ..events import Event
+from ..extras import needs_extra_text
 from ..record import Record
 from ..rules import Rules
 from .store import (
@@ -146,8 +147,9 @@ class PgStore:
             import psycopg
             import psycopg_pool
         except ImportError as exc:
-            raise ImportError(f"--db {self.path} needs the postgres extra ({exc.name}): "
-                              "pip install 'chase-the-ace[postgres]'", name=exc.name) from None
+            missing = exc.name or "psycopg"
+            raise ImportError(needs_extra_text(f"--db {self.path}", "postgres", missing=missing),
+                              name=exc.name) from None
         self._psycopg = psycopg
         self._tries = pool_size + 1  # a connection found broken is dropped and the next one tried
         self._timeout = connect_timeout

@@ -19,6 +19,8 @@ from typing import Any
 
 import numpy as np
 
+from ...extras import needs_extra_text
+
 __all__ = ["MIN_NODES", "Loops", "available", "closed_last", "loops", "tail_groups", "worth"]
 
 
@@ -350,7 +352,7 @@ def loops() -> Loops:
     """The compiled loops (numba imported on the first call); ValueError without numba."""
     if not _LOOPS:
         if not available():
-            raise ValueError("compiled passes need numba: pip install 'chase-the-ace[fast]'")
+            raise ValueError(needs_extra_text("compiled passes", "fast", missing="numba", plural=True))
         from numba import njit
 
         def jit(fn: Callable[..., None]) -> Callable[..., None]:

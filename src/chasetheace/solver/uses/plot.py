@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from ...extras import needs_extra_text
 from ...seats import position_name
 from ..model.words import rank_name
 
@@ -23,7 +24,7 @@ def plot_solution(sol: Solution, path: str) -> None:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        raise ValueError("plotting needs matplotlib: pip install 'chase-the-ace[plot]'") from None
+        raise ValueError(needs_extra_text("plotting", "plot", missing="matplotlib")) from None
     n, deck = sol.players, sol.deck
     names = [position_name(i, n) for i in range(n)]
     fig, (left, right) = plt.subplots(1, 2, figsize=(11, 0.5 * n + 2.5),
@@ -41,7 +42,9 @@ def plot_solution(sol: Solution, path: str) -> None:
     right.set_xlabel("P(lose the hand)")
     right.set_title("who loses")
     rules = ", ".join(f"{k}={v}" for k, v in sol.rules.changes().items()) or "standard rules"
-    fig.suptitle(f"Chase the Ace equilibrium, {n} players, {rules} (NashConv {sol.nash_conv:.1e})")
+    about = {"abstract": " in the model without card removal", "sampled": ", a sampled estimate"}
+    fig.suptitle(f"Chase the Ace equilibrium, {n} players, {rules} "
+                 f"(NashConv {sol.nash_conv:.1e}{about.get(sol.measured, '')})")
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
@@ -54,7 +57,7 @@ def _pyplot() -> Any:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        raise ValueError("plotting needs matplotlib: pip install 'chase-the-ace[plot]'") from None
+        raise ValueError(needs_extra_text("plotting", "plot", missing="matplotlib")) from None
     return plt
 
 
