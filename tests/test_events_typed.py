@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import chasetheace as cta
-from chasetheace.events import Swap, SwapSeen, View, read_view
+from chasetheace.events import Event, Swap, SwapSeen, View, read_view
 from test_properties import RULES, play_randomly
 
 
@@ -54,6 +54,37 @@ def test_ace_chasing_views_read_back_as_their_typed_form(players: int, seed: int
             assert isinstance(view, View)
             plain = json.loads(json.dumps(view))
             assert read_ace_view(plain) == view.seen == event.seen(seat)
+
+
+@settings(max_examples=40, deadline=None)
+@given(rules=RULES, players=st.integers(2, 6), seed=st.integers(0, 2**32 - 1))
+def test_a_seat_outside_an_events_insiders_sees_what_a_spectator_sees(
+        rules: cta.Rules, players: int, seed: int) -> None:
+    # the log works a view out once for every seat outside the insiders: it must be theirs
+    game = cta.Game(rules, players, seed=seed)
+    play_randomly(game, random.Random(seed), 0.5, check=False)
+    for event in game.events:
+        insiders = event.insiders()
+        for seat in range(players):
+            if type(event).view is not Event.view and insiders is not None \
+                    and seat not in insiders:
+                assert event.view(seat) == event.view(None)
+                assert event.seen(seat) == event.seen(None)
+
+
+@settings(max_examples=40, deadline=None)
+@given(rules=RULES, players=st.integers(2, 6), seed=st.integers(0, 2**32 - 1))
+def test_histories_built_a_step_at_a_time_are_each_seats_own_views(
+        rules: cta.Rules, players: int, seed: int) -> None:
+    game = cta.Game(rules, players, seed=seed)
+    rng = random.Random(seed)
+    while not game.over:
+        game.observation(rng.choice([None, *range(players)]))  # each seat's history grows unevenly
+        game.act(rng.choice(["keep", "swap"]))
+    for seat in [None, *range(players)]:
+        history = game.observation(seat)["history"]
+        assert list(history) == [event.view(seat) for event in game.events]
+        assert [read_view(view) for view in history] == [event.seen(seat) for event in game.events]
 
 
 def test_each_game_has_a_closed_union_of_events_and_of_views() -> None:

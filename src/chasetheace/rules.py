@@ -212,7 +212,7 @@ class Rules:
 
     def to_dict(self) -> dict[str, Any]:
         """Every option as a JSON-serialisable mapping."""
-        return dataclasses.asdict(self)
+        return {name: getattr(self, name) for name in _RULE_NAMES}  # every option is a scalar
 
     def changes(self) -> dict[str, Any]:
         """Only the options that differ from the standard game."""
@@ -260,6 +260,9 @@ def _check_key(key: str) -> str:
     if key not in OPTIONS:
         raise ValueError(f"unknown rule {key!r}: allowed {', '.join(OPTIONS)}")
     return key
+
+
+_RULE_NAMES = tuple(f.name for f in dataclasses.fields(Rules))
 
 
 @dataclass(frozen=True)

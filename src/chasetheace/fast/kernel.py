@@ -114,6 +114,7 @@ from .layout import (
     S_LEN,
     S_NO_SHOWDOWN,
     S_NODE,
+    S_PAUSE_FOR,
     S_PENDING,
     S_PHASE,
     S_SET_ASIDE,
@@ -488,6 +489,13 @@ def _kings_jerk(rules: RuleArrays, policies: PolicyArrays, table: Table, mode: M
 
 
 @jit(inline=True)
+def _pauses(st: np.ndarray, alive: np.ndarray, seat: int) -> bool:  # pragma: no cover - compiled
+    """Whether ``seat``'s decision stops a game played with ``pause`` (``st[S_PAUSE_FOR]``)."""
+    at = st[S_PAUSE_FOR] - 1
+    return bool(at < 0 or at == seat or alive[at] == 0)
+
+
+@jit(inline=True)
 def _turns(rules: RuleArrays, policies: PolicyArrays, given: Given, table: Table, mode: Mode, h: Hand,
            t: int) -> tuple[int, Hand]:  # pragma: no cover - compiled
     """The turns (A3.3), from place ``t``: each player in turn keeps, or swaps with the left
@@ -511,7 +519,7 @@ def _turns(rules: RuleArrays, policies: PolicyArrays, given: Given, table: Table
             node = _bots_follow(policies, table, mode, node, T_SHOWN, E_SHOW_BLOCKER, s, -1, card, -1, 0)
             t = k if king_stops else t + 1
             continue
-        if mode.pause:
+        if mode.pause and _pauses(st, ws[W_ALIVE], s):
             if st[S_PENDING] < 0:
                 _save(st, Hand(h.dealer, h.head, h.length, h.kitty, k, h.set_aside, h.immune, node, h.jmask,
                                h.shuffle, h.number), PH_TURNS, t)

@@ -83,8 +83,10 @@ WS_ROWS = 19
 # aligned with the stock's ring; with between_hands = to-bottom)
 # (the hand's scalars are saved here at a pause and at the end of a game: see Hand)
 (S_PHASE, S_HEAD, S_LEN, S_KITTY, S_DEALER, S_SET_ASIDE, S_IMMUNE, S_T, S_K, S_NODE, S_JMASK,
- S_SHUFFLE, S_HAND, S_TO_ACT, S_PENDING, S_EVENTS, S_FINAL_TIE, S_NO_SHOWDOWN) = range(18)
-ST_SIZE = 18
+ S_SHUFFLE, S_HAND, S_TO_ACT, S_PENDING, S_EVENTS, S_FINAL_TIE, S_NO_SHOWDOWN, S_PAUSE_FOR) = range(19)
+ST_SIZE = 19
+# S_PAUSE_FOR: which decisions stop a game played with ``pause``: 0 every seat's; 1 + a seat: that
+# seat's only, the others playing their policies (until it is out: then every seat's again)
 PH_NEW, PH_TURNS, PH_OVER = range(3)  # a game not started, paused in the turns, over
 PLAY_ON = -3      # a hand's outcome when the game goes on
 # turn events, numbered as the encoder's TURN_KINDS
