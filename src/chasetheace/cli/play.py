@@ -13,20 +13,31 @@ import random
 import sys
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, assert_never
 
 from ..bots import Bot
 from ..events import (
     Blocked,
+    CollectedSeen,
+    CutDraw,
+    DealerChosen,
+    DealerDraw,
+    DealerDrewBlocker,
     DealerExchange,
     DealerExchangeSeen,
+    DealerSameRank,
+    DealtSeen,
     Eliminated,
+    FinalTie,
     GameOver,
     HandStarted,
     Keep,
+    KingJerk,
     LivesLost,
+    Pick,
     ShowBlocker,
     Showdown,
+    ShuffleSeen,
     Swap,
     SwapSeen,
     read_view,
@@ -168,6 +179,12 @@ def moves_this_hand(obs: Observation) -> dict[int, str]:
                 moves[seat] = f"showed {card_text(str(card))}"
             case DealerExchangeSeen(seat=seat):
                 moves[seat] = "cut" if obs["rules"]["dealer_exchange"] == "cut" else "drew"
+            case (ShuffleSeen() | Pick() | DealerDraw() | DealerChosen() | HandStarted() | DealtSeen()
+                  | KingJerk() | DealerDrewBlocker() | DealerSameRank() | Showdown() | LivesLost()
+                  | FinalTie() | CutDraw() | Eliminated() | CollectedSeen() | GameOver()):
+                pass  # not a seat's move of this hand
+            case other:
+                assert_never(other)
     return moves
 
 
