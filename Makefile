@@ -1,5 +1,7 @@
 # make play: set up what playing needs and play; make hints: add the solver (hints, reviews);
-# make test: set up everything and run every test.
+# make fast: add the compiled kernel and compile it; make add-X: add the extra X of pyproject.toml
+# (make add-plot, make add-spiel, ...); make test: set up everything and run every test;
+# make test-fast: the same tests without the slow ones (a few minutes).
 # Each target installs into the same .venv what it needs, once (a stamp file per set-up), so
 # `make play` then `make test` adds the rest. Options for the game: make play ARGS="--preset cuckoo".
 PYTHON ?= python3
@@ -14,7 +16,7 @@ OWN_PIP = { $(PY) -m pip --version >/dev/null 2>&1 || $(PY) -m ensurepip >/dev/n
 # every extra in pyproject.toml (dev, all, and any added later), for `make test`
 EXTRAS = $$($(PY) -c 'import tomllib; print(",".join(tomllib.load(open("pyproject.toml", "rb"))["project"]["optional-dependencies"]))')
 
-.PHONY: play hints test lint bench bench-solver serve setup clean fast
+.PHONY: play hints test test-fast lint bench bench-solver serve setup clean fast
 
 $(PY):
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
@@ -34,6 +36,17 @@ $(VENV)/.hints: pyproject.toml | $(PY)
 $(VENV)/.serve: pyproject.toml | $(PY)
 	$(INSTALL) -e '.[cli,web]' || { $(OWN_PIP) && $(PY) -m pip install -q -e '.[cli,web]'; }
 	touch $@
+
+# any other extra, by its name in pyproject.toml: make add-plot, make add-rl, ...
+$(VENV)/.add-%: pyproject.toml | $(PY)
+	@$(PY) -c 'import sys, tomllib; extras = tomllib.load(open("pyproject.toml", "rb"))["project"]["optional-dependencies"]; \
+	  sys.exit(0 if "$*" in extras else "no extra $* in pyproject.toml: one of " + ", ".join(extras))'
+	$(INSTALL) -e '.[cli,$*]' || { $(OWN_PIP) && $(PY) -m pip install -q -e '.[cli,$*]'; }
+	touch $@
+
+.PRECIOUS: $(VENV)/.add-%
+add-%: $(VENV)/.add-%
+	@echo "The $* extra is installed in $(VENV)."
 
 $(VENV)/.everything: pyproject.toml | $(PY)
 	$(OWN_PIP)
@@ -55,13 +68,18 @@ serve: $(VENV)/.serve
 test: $(VENV)/.everything
 	$(PY) -m pytest $(ARGS)
 
+# the tests a contributor runs while working: everything but the tests marked slow (CI runs make test)
+test-fast: $(VENV)/.everything
+	HYPOTHESIS_PROFILE=dev $(PY) -m pytest -m "not slow" $(ARGS)
+
 lint: $(VENV)/.everything
 	$(PY) -m ruff check src tests benchmarks examples
 	$(PY) -m mypy src tests
 
-# compile the fast engine ahead of a first `simulate` (numba keeps it on disk; about 20 s, once)
-fast: $(VENV)/.everything
-	$(PY) -c 'from chasetheace.fast.sim import warm_up; print(f"the fast engine is ready ({warm_up():.1f} s)")'
+# add the fast engine (numba) and compile it ahead of a first `simulate` (numba keeps it on disk; the
+# time a compile takes is said when it starts: see chasetheace.fast.sim.COMPILE_CPU_SECONDS)
+fast: $(VENV)/.add-fast
+	$(PY) -c 'from chasetheace.fast.sim import warm_up; print(f"the fast engine is ready: {warm_up(notice=print)}")'
 
 bench: $(VENV)/.everything
 	$(PY) benchmarks/engine.py
@@ -70,6 +88,7 @@ bench: $(VENV)/.everything
 	$(PY) benchmarks/adapters.py
 	$(PY) benchmarks/acechasing.py
 	$(PY) benchmarks/fast.py
+	$(PY) benchmarks/kernel_vs_loop.py
 
 bench-solver: $(VENV)/.everything
 	$(PY) benchmarks/solver.py

@@ -8,8 +8,6 @@
   collection. A missing module of this package itself is still an error.
 - The doctests of a part that imports its extra only when it runs (the solver imports numpy to
   solve) are skipped without it, as :data:`RUN_TIME_EXTRAS` declares.
-- The old paths of moved modules (``chasetheace.solver.cache`` and the like), which hand on the
-  module of the new path, are not collected twice.
 - Every test run keeps solved solutions in a fresh temporary folder, never the user's cache.
 """
 
@@ -35,7 +33,7 @@ REQUIRES = re.compile(r"<!--\s*requires:\s*([\w\s.-]+?)\s*-->\s*$")
 IMPORT = re.compile(r"^\s*(?:>>>|\.\.\.)\s+(?:import|from)\s+([\w.]+)", re.MULTILINE)
 
 
-CACHE_ENV = "CHASE_THE_ACE_CACHE"  # chasetheace.solver.cache.CACHE_ENV (the solver is optional)
+CACHE_ENV = "CHASE_THE_ACE_CACHE"  # chasetheace.solver.solutions.cache.CACHE_ENV (the solver is optional)
 
 RUN_TIME_EXTRAS = {"chasetheace.solver": ("numpy", "scipy"), "chasetheace.fast": ("numba", "numpy")}
 """Packages whose doctests need these modules, though importing the package does not."""
@@ -109,19 +107,11 @@ def pytest_collect_file(parent: pytest.Collector, file_path: Path) -> pytest.Col
     return None
 
 
-ALIAS = "sys.modules[__name__] = _moved"
-"""The line of a module kept at an old path that hands on the module of its new path (its
-doctests are collected there)."""
-
-
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
-    """Leave out a source module whose optional dependency is not installed, and the old paths of
-    moved modules (each is the new module under another name)."""
+    """Leave out a source module whose optional dependency is not installed."""
     if (collection_path.suffix != ".py" or collection_path.name == "__main__.py"
             or SRC not in collection_path.parents):
         return None
-    if ALIAS in collection_path.read_text(encoding="utf-8"):
-        return True
     parts = collection_path.relative_to(SRC).with_suffix("").parts
     module = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
     return True if _missing(module) is not None else None

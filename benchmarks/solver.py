@@ -11,7 +11,8 @@ to NashConv 1e-4; and OpenSpiel's DCFR.
 Table sizes (``--players``, a list or a range ``a..b``; rules ``--rule name=value`` or ``--preset``):
 each table size in a process of its own is solved as the solution cache solves it for a player
 (``chasetheace.solver.solutions.cache``: the exact tree up to 5 players, ``iid`` 6 to 8, the
-sampled method for 15 s from 9), and the table prints the method, the seconds and peak memory of
+sampled method from 9, for a fixed number of mini-batches), and the table prints the method, the
+seconds and peak memory of
 the solve, the size of its compact file, and its NashConv: exact (an exact best response in the
 true game) where that is within reach (to 6 players: at 6 measured after the solve, which the time
 column leaves out), and for every table size from 6 the sampled bracket of
@@ -75,7 +76,8 @@ def child(n: int, method: str, workers: int, parts: bool) -> None:
     """One configuration, in its own process: print one JSON line of figures."""
     start, cpu = time.perf_counter(), time.process_time()
     if method == "dcfr" and n >= 7:
-        solving.MAX_PARTS_PLAYERS = max(solving.MAX_PARTS_PLAYERS, n)  # solve() reads its own name
+        # solve() reads its own module's name (imported from choice, not exported)
+        setattr(solving, "MAX_PARTS_PLAYERS", max(getattr(solving, "MAX_PARTS_PLAYERS"), n))  # noqa: B009, B010
         its, every = (2000, 5) if n == 7 else (3, 3)
         sol = cta.solve(cta.Rules(), n, method="dcfr", tolerance=TARGET, iterations=its, check_every=every,
                         workers=workers)
@@ -179,7 +181,8 @@ def table_child(n: int, preset: str, rule: list[str], hands: int) -> None:
         out["exact"] = measure(hand, sol.played_keep).nash_conv
     if n >= 6:
         got = bound_nash_conv(hand, sol.played_keep, hands, seed=0)
-        out.update(upper=got.upper, estimate=got.estimate, estimate_error=got.estimate_error,
+        out.update(upper=got.upper, heuristic_upper=got.heuristic_upper, estimate=got.estimate,
+                   estimate_error=got.estimate_error,
                    sampled_best=got.sampled_best, hands=got.hands, bound_seconds=got.seconds,
                    bound_situations=got.situations)
     out["peak_all_gb"] = _peak_gb()

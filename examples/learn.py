@@ -103,6 +103,12 @@ def train(players: int, minutes: float, checkpoints: int, samples: int, seed: in
             "curve": curve, "solver": solved}
 
 
+def solver_point(solver: dict[str, Any]) -> tuple[list[float], list[float]]:
+    """Where the solver's star goes: at its own seconds (a solve rounded to 0.0 s at 0.01 s, the
+    least a log axis can show) and its NashConv (1e-9 at least)."""
+    return [max(solver["seconds"], 0.01)], [max(solver["nash_conv"], 1e-9)]
+
+
 def plot(results: list[dict[str, Any]], path: str) -> None:
     """NashConv against training time, one line per table size, the solver's as a marker."""
     import matplotlib
@@ -116,9 +122,9 @@ def plot(results: list[dict[str, Any]], path: str) -> None:
         line, = ax.plot([c["seconds"] for c in curve], [c["nash_conv"] for c in curve], marker="o",
                         label=f"MCCFR (OpenSpiel), {result['players']} players")
         solver = result["solver"]
-        ax.plot([max(solver["seconds"], 1.0)], [max(solver["nash_conv"], 1e-9)], marker="*", markersize=14,
-                color=line.get_color(), linestyle="none",
-                label=f"the solver ({solver['method']}), {result['players']} players")
+        ax.plot(*solver_point(solver), marker="*", markersize=14, color=line.get_color(), linestyle="none",
+                label=f"the solver ({solver['method']}), {result['players']} players, "
+                      f"{solver['seconds']} s")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("seconds of training on this machine")

@@ -22,6 +22,19 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 os.environ["CHASE_THE_ACE_STATS"] = str(Path(tempfile.mkdtemp(prefix="cta-stats-")) / "stats.sqlite3")
 
 
+SLOW = ("e2e", "test_web_postgres.py", "test_solver_ray.py")
+"""Tests marked ``slow`` by where they are (each starts a browser, a PostgreSQL server or a Ray
+cluster), beside those marked in their own module: ``make test-fast`` leaves them out."""
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    here = Path(__file__).parent
+    for item in items:
+        parts = item.path.relative_to(here).parts if item.path.is_relative_to(here) else ()
+        if parts and parts[0] in SLOW:
+            item.add_marker(pytest.mark.slow)
+
+
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
     """Print where the browser tests (tests/e2e) left their screenshots (the test artifacts)."""
     for line in config.stash.get(SCREENSHOTS, []):

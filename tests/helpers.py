@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 import re
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import pytest
@@ -43,7 +43,7 @@ def stacked(cards: str, *, players: int | None = None, dealer: int | None = None
     return cta.Game(rules, players=n, stack=deck, dealer=n - 1 if dealer is None else dealer)
 
 
-def kinds(events: list[cta.Event]) -> list[str]:
+def event_types(events: Sequence[cta.Event]) -> list[str]:
     """The types of some events, in order."""
     return [e.type for e in events]
 

@@ -140,6 +140,7 @@ def test_the_plug_in_simulates(capsys: pytest.CaptureFixture[str]) -> None:
 def test_the_plug_in_plays(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
                            tmp_path: Path) -> None:
     save = tmp_path / "g.json"
+    monkeypatch.setenv("COLUMNS", "200")  # the path on one line
     monkeypatch.setattr(sys, "stdin", io.StringIO("3\na\nk\n" * 200))
     args = parser().parse_args(["ace-chasing", "play", "--seed", "2", "--bot", "random", "--save", str(save)])
     assert args.func(args) == 0

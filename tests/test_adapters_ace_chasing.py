@@ -14,6 +14,7 @@ pytest.importorskip("gymnasium")
 import numpy as np
 from pettingzoo.test import api_test, seed_test
 
+import chasetheace as cta
 from chasetheace.adapters import ace_chasing_v0
 from chasetheace.adapters.ace_chasing import ACTION_WORDS, AceEncoder, raw_env
 from chasetheace.cards import pack
@@ -133,3 +134,27 @@ def test_openspiel_bad_parameters_are_one_clear_error() -> None:
                        ({"matador": 9}, "bad matador"), ({"lives": 2}, "(?i)unknown parameter")):
         with pytest.raises(Exception, match=words):
             pyspiel.load_game("python_ace_chasing", bad)
+
+
+def test_a_cloned_round_carries_no_engine_and_replays_the_same() -> None:
+    """OpenSpiel clones a state by deep-copying its attributes (every step of random_sim_test):
+    the state keeps the cards dealt and the actions taken, and a clone replays the engine's round
+    when it needs it (deep-copying the engine's round made the test 8 times slower)."""
+    pyspiel = pytest.importorskip("pyspiel")
+    import chasetheace.adapters.openspiel_ace  # noqa: F401
+
+    game = pyspiel.load_game("python_ace_chasing", {"players": 4})
+    state = game.new_initial_state()
+    rng = random.Random(3)
+    while not state.is_terminal():
+        if state.is_chance_node():
+            outcomes = [a for a, _ in state.chance_outcomes()]
+            state.apply_action(rng.choice(outcomes))
+        else:
+            state.apply_action(rng.choice(state.legal_actions()))
+        copy = state.clone()
+        assert not any(isinstance(v, cta.AceChasingGame) for v in vars(copy).values())
+        assert copy.history() == state.history() and str(copy) == str(state)
+        if state.table is not None:
+            assert copy.table is not None and copy.table.events == state.table.events
+    assert sum(state.returns()) == 0

@@ -61,3 +61,12 @@ def test_learning_example_measures_openspiels_mccfr_exactly(capsys: pytest.Captu
     pytest.importorskip("matplotlib")
     learn.main(["--plot", str(tmp_path / "learn.png"), str(out_file)])
     assert (tmp_path / "learn.png").stat().st_size > 1000
+
+
+def test_the_learning_plot_draws_the_solver_at_its_own_seconds() -> None:
+    """Issue 34: the solver's star stood at 1 s for a solve of 0.1 s."""
+    pytest.importorskip("pyspiel")
+    pytest.importorskip("scipy")
+    learn = _load("learn")
+    assert learn.solver_point({"seconds": 0.1, "nash_conv": 5.3e-5}) == ([0.1], [5.3e-5])
+    assert learn.solver_point({"seconds": 0.0, "nash_conv": 0.0}) == ([0.01], [1e-9])

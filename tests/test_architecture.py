@@ -9,12 +9,13 @@ placed above the rest of its folder.
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 SRC = Path(__file__).parent.parent / "src"
 
 LAYERS: list[tuple[str, ...]] = [
-    ("seats", "errors", "cards", "sources", "files", "rates", "moved"),
+    ("seats", "errors", "extras", "cards", "sources", "files", "rates", "moved"),
     ("rules", "events"),
     ("observation", "record"),
     ("game",),
@@ -39,9 +40,21 @@ MOVED: dict[str, str] = {
     "chasetheace.acechasing.view": "chasetheace.cli.ace_view",
     "chasetheace.web.command": "chasetheace.cli.serve",
     "chasetheace.solver.command": "chasetheace.cli.solve",
+    "chasetheace.solver.solution": "chasetheace.solver.solutions.solving",
+    "chasetheace.solver.hand": "chasetheace.solver.model.hand",
+    "chasetheace.solver.words": "chasetheace.solver.model.words",
+    "chasetheace.solver.game_limits": "chasetheace.solver.methods.game_limits",
+    "chasetheace.solver.whole": "chasetheace.solver.methods.whole_game",
+    "chasetheace.solver.docs": "chasetheace.solver.guide.docs",
+    "chasetheace.solver.docs_game": "chasetheace.solver.guide.docs_game",
+    "chasetheace.solver.advice_ace": "chasetheace.acechasing.review",
+    "chasetheace.solver.advice": "chasetheace.solver.uses.advice",
+    "chasetheace.solver.game_cache": "chasetheace.solver.solutions.game_cache",
+    "chasetheace.solver.cache": "chasetheace.solver.solutions.cache",
 }
-"""Old import paths of front ends that moved into ``cli``: each still answers, by forwarding
-names at run time with a DeprecationWarning (no import of ``cli`` from below)."""
+"""Old import paths of modules that moved (front ends into ``cli``, the solver's modules into its
+rooms): each still answers until :data:`chasetheace.moved.REMOVAL`, by forwarding names at run
+time with a DeprecationWarning (no import from above, and no module under two names)."""
 
 
 def layer_of(module: str) -> int:
@@ -169,9 +182,11 @@ def test_folders_have_no_cycles() -> None:
     assert cycles(folder_graph(import_graph())) == []
 
 
-def test_moved_front_ends_answer_from_their_old_paths() -> None:
+def test_moved_modules_answer_from_their_old_paths_with_a_warning() -> None:
     import importlib
     import warnings
+
+    from chasetheace.moved import REMOVAL
 
     for old, new in MOVED.items():
         target = importlib.import_module(new)
@@ -179,7 +194,45 @@ def test_moved_front_ends_answer_from_their_old_paths() -> None:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             assert getattr(importlib.import_module(old), name) is getattr(target, name)
-        assert any(issubclass(w.category, DeprecationWarning) and new in str(w.message) for w in caught)
+        assert any(issubclass(w.category, DeprecationWarning) and new in str(w.message)
+                   and REMOVAL in str(w.message) for w in caught), old
+
+
+def test_every_old_path_is_listed_and_nothing_uses_one() -> None:
+    root = SRC.parent
+    forwarders = {name for name, (path, _) in modules().items()
+                  if re.search(r"^__getattr__ = forward\(__name__", path.read_text(encoding="utf-8"), re.M)}
+    assert forwarders == set(MOVED)
+    ways = [rf"(?:from|import) {re.escape(old)}\b" for old in MOVED]
+    ways += [rf"from {re.escape(parent)} import .*\b{leaf}\b"
+             for parent, _, leaf in (old.rpartition(".") for old in MOVED)]
+    used = re.compile(rf"^\s*(?:>>> )?({'|'.join(ways)})", re.MULTILINE)
+    files = [*SRC.rglob("*.py"), *(root / "tests").rglob("*.py"), *(root / "docs").glob("*.md"),
+             root / "README.md", root / "conftest.py", *(root / "examples").rglob("*.py"),
+             *(root / "benchmarks").rglob("*.py")]
+    assert [f"{path}: {match.group(1)}" for path in files
+            for match in used.finditer(path.read_text(encoding="utf-8"))] == []
+
+
+SOLVER_ROOMS: list[str] = ["model", "methods", "solutions", "uses", "guide"]
+"""The solver's rooms, lowest first: each imports only from its own room and those below it
+(the solver's face, ``solver/__init__.py``, and the old paths beside the rooms sit above them all)."""
+
+
+def test_the_solver_rooms_import_down() -> None:
+    def room(module: str) -> int:
+        parts = module.split(".")
+        if len(parts) > 2 and parts[1] == "solver" and parts[2] in SOLVER_ROOMS:
+            return SOLVER_ROOMS.index(parts[2])
+        return len(SOLVER_ROOMS)  # the face and the old paths
+
+    graph = import_graph()
+    rooms = {name.split(".")[2] for name, (_, is_package) in modules().items()
+             if is_package and name.startswith("chasetheace.solver.")}
+    assert rooms == set(SOLVER_ROOMS)  # a new room is placed in the order
+    upward = sorted((a, b) for a, deps in graph.items() if a.startswith("chasetheace.solver.")
+                    for b in deps if b.startswith("chasetheace.solver.") and room(b) > room(a))
+    assert upward == []
 
 
 def test_the_graph_sees_relative_and_lazy_imports() -> None:

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 import chasetheace as cta
 from chasetheace.cards import pack
 from chasetheace.events import Dealt, Eliminated, FinalTie, GameOver, HandStarted, KingJerk, LivesLost
+from chasetheace.extras import install_command
 from chasetheace.fast import NotCompilableError, Policies, Script, compile_bots, play_chunk, replay, script_of
 from chasetheace.fast import kernel as K
 from chasetheace.rules import OPTIONS
@@ -140,7 +141,7 @@ def test_the_solver_table_gives_the_solved_bots_probabilities(thinned: bool) -> 
     import dataclasses
 
     from chasetheace.solver import SolvedBot, solve
-    from chasetheace.solver.solution import infoset_of
+    from chasetheace.solver.model.hand import infoset_of
 
     rules = cta.Rules(kings_jerk=True, announce_low=True, lives=2)
     solutions = {n: solve(rules, n) for n in (2, 3)}
@@ -340,16 +341,6 @@ def test_simulate_runs_the_kernel_by_default_and_says_so(capsys: pytest.CaptureF
         k: v for k, v in result.items() if k not in TIMING}  # the same seed, the same numbers
 
 
-def test_the_first_run_says_it_compiles_and_leaves_it_out_of_the_rate(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    from chasetheace.fast import sim as fast_sim
-
-    said: list[str] = []
-    monkeypatch.setattr(fast_sim, "COMPILE_NOTICE_SECONDS", 0.0)  # every load counts as a compile
-    fast_sim.warm_up(notice=said.append)
-    assert said and said[-1].startswith("compiled the fast engine in ")
-
-
 def test_the_vector_env_keeps_its_generator_when_reset_without_a_seed() -> None:
     import gymnasium as gym
     import numpy as np
@@ -409,8 +400,8 @@ def test_without_numba_auto_falls_back_saying_so_and_fast_is_an_error(
         choose_engine(config, "fast", notes.append)
     assert notes == []
     assert choose_engine(config, "auto", notes.append) == "python"
-    assert notes == ["the fast engine needs numba: pip install 'chase-the-ace[fast]'; "
-                     "using the Python engine"]
+    assert notes == [f"the fast engine needs numba (the fast extra), which is not installed here: run "
+                     f"{install_command('fast')}; using the Python engine"]
     with pytest.raises(ValueError, match="unknown engine"):
         choose_engine(config, "turbo")
 

@@ -49,12 +49,13 @@ def test_the_kernel_tables_see_and_score_as_chase_the_ace_v0(
     options, players, seat, opponents, seed = table
     single = ChaseTheAceEnv(players=players, seat=seat, opponents=opponents, **options)
     choices = random.Random(seed)
-    obs, _ = single.reset(seed=seed)
-    expected, actions = [(obs, 0.0, False)], []
+    obs, info = single.reset(seed=seed)
+    expected, actions, infos = [(obs, 0.0, False)], [], [info]
     while not expected[-1][2]:
         actions.append(choices.randrange(2))
-        obs, reward, terminated, _, _ = single.step(actions[-1])
+        obs, reward, terminated, _, info = single.step(actions[-1])
         expected.append((obs, reward, terminated))
+        infos.append(info)
     # the same game in the kernel: its chance from the engine's record, the bots as kernel policies
     chance = script_of(single.episode.game.events)
     rules, _ = table_options(players, **options)
@@ -65,10 +66,16 @@ def test_the_kernel_tables_see_and_score_as_chase_the_ace_v0(
                       script=(shuffles, np.array(chance.picks, np.int64)))
     core.reset()
     got = [(core.obs[0].copy(), 0.0, False)]
+    got_infos = [core.info()]
     for action in actions:
         core.step(np.array([action]))
         got.append((core.obs[0].copy(), float(core.rewards[0]), bool(core.terminated[0])))
+        got_infos.append(core.info())
     assert len(got) == len(expected)
+    for info_e, info_k in zip(infos, got_infos):
+        assert (int(info_k["hand"][0]), info_k["lives"][0].tolist()) == (info_e["hand"], info_e["lives"])
+    # the same seats (a split pot's are in seat order here, in turn order in the engine's)
+    assert got_infos[-1]["winners"][0] == sorted(infos[-1]["winners"])
     for (obs_e, reward_e, end_e), (obs_k, reward_k, end_k) in zip(expected, got):
         np.testing.assert_array_equal(obs_k, obs_e)
         assert (reward_k, end_k) == (reward_e, end_e)
@@ -136,3 +143,39 @@ def test_bad_options_and_actions_are_refused(monkeypatch: pytest.MonkeyPatch) ->
     envs.reset(seed=1)
     with pytest.raises(ValueError, match="bad actions"):
         envs.step(np.array([0, 2]))
+
+
+@given(tables())
+def test_each_observation_clears_exactly_what_the_last_one_set(
+        table: tuple[dict[str, Any], int, int, list[str], int]) -> None:
+    # an observation is written over the table's previous one, clearing only the cells that one
+    # set: over many games (autoresets included) it must equal the vector written from zeros
+    from chasetheace.adapters.vector import _encode
+
+    options, players, seat, opponents, seed = table
+    envs = ChaseTheAceVectorEnv(num_envs=3, players=players, seat=seat, opponents=opponents, **options)
+    core = envs.core
+    envs.reset(seed=seed)
+    choices = np.random.default_rng(seed)
+    agent, d = core.agent, core.rules.deck
+    for _ in range(30):
+        envs.step(choices.integers(0, 2, 3))
+        for b in range(3):
+            fresh = np.zeros(core.encoder.size, np.float32)
+            _encode(fresh, np.full(2, -1, np.int64), seat, players, d, agent.chips, agent.pot,
+                    core.state.ws[b], core.state.st[b], core.state.evs[b], agent.places)
+            np.testing.assert_array_equal(core.obs[b], fresh)
+
+
+def test_without_copies_the_env_hands_out_its_own_array_with_the_same_numbers() -> None:
+    copied = ChaseTheAceVectorEnv(num_envs=4, players=5, opponents="threshold:8")
+    shared = ChaseTheAceVectorEnv(num_envs=4, players=5, opponents="threshold:8", copy=False)
+    a, _ = copied.reset(seed=2)
+    b, _ = shared.reset(seed=2)
+    assert np.array_equal(a, b)
+    for step in range(20):
+        actions = np.array([step % 2, 1, 0, 1])
+        a, ra, ta, _, _ = copied.step(actions)
+        b2, rb, tb, _, _ = shared.step(actions)
+        assert b2 is b  # the env's own array, overwritten at each step
+        assert np.array_equal(a, b2) and np.array_equal(ra, rb) and np.array_equal(ta, tb)

@@ -143,7 +143,7 @@ def test_solve_checks_its_output_files_before_solving(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     pytest.importorskip("scipy")
     pytest.importorskip("matplotlib")
-    import chasetheace.solver.solution as solution
+    import chasetheace.solver.solutions.solving as solution
 
     def no_solve(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("solved before checking the output file")
@@ -156,7 +156,7 @@ def test_solve_checks_its_output_files_before_solving(
 def test_solve_shows_its_progress_unless_quiet(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     pytest.importorskip("scipy")
-    import chasetheace.solver.solution as solution
+    import chasetheace.solver.solutions.solving as solution
     from chasetheace.cli.solve import StatusLine
 
     given: list[Any] = []

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from chasetheace.cli import extras
+from chasetheace import extras
 from helpers import cli_run as run
 
 NEEDS = "need the solver, which is not installed here (numpy is missing): run "
@@ -75,11 +75,11 @@ def test_an_ace_chasing_review_needs_no_solver(
 
 def test_the_command_named_is_the_one_that_works_here(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sys, "prefix", str(extras.ROOT / ".venv"))
-    assert extras.solver_install_command() == "make hints"
+    assert extras.install_command("solve") == "make hints"
     monkeypatch.setattr(sys, "prefix", "/somewhere/else")
-    assert extras.solver_install_command() == f"{sys.executable} -m pip install -e '{extras.ROOT}[solve]'"
+    assert extras.install_command("solve") == f"{sys.executable} -m pip install -e '{extras.ROOT}[solve]'"
     monkeypatch.setattr(extras, "ROOT", Path("/no/checkout"))
-    assert extras.solver_install_command() == "pip install 'chase-the-ace[solve]'"
+    assert extras.install_command("solve") == "pip install 'chase-the-ace[solve]'"
 
 
 @pytest.mark.parametrize("argv", [["play"], ["play", "--game", "ace-chasing"], ["ace-chasing", "play"]])

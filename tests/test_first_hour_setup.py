@@ -150,8 +150,8 @@ def test_docs_cite_their_sources_in_words() -> None:
 def test_strategy_doc_writes_ten_as_10() -> None:
     text = (ROOT / "docs" / "strategy.md").read_text()
     assert re.search(r"\bT\b", text) is None
-    from chasetheace.solver.hand import deck_of
-    from chasetheace.solver.words import rank_name
+    from chasetheace.solver.model.hand import deck_of
+    from chasetheace.solver.model.words import rank_name
 
     deck = deck_of(cta.Rules())
     assert rank_name(deck, deck.strength_of_rank(10)) == "10"  # how the generator writes a ten

@@ -8,6 +8,7 @@ import pytest
 
 import chasetheace as cta
 from chasetheace.events import DealerChosen, DealerDraw
+from chasetheace.rules import FirstDealerRule
 from helpers import of, stacked
 
 
@@ -103,7 +104,7 @@ def test_last_chance_final_tie() -> None:
 
 
 @pytest.mark.parametrize("method", ["random", "high-card", "first-jack"])
-def test_first_dealer(method: str) -> None:
+def test_first_dealer(method: FirstDealerRule) -> None:
     g = cta.Game(cta.Rules(first_dealer=method), players=6, seed=3)
     (chosen,) = [e for e in g.events if isinstance(e, DealerChosen)]
     assert chosen.method == method and g.dealer == chosen.dealer

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import chasetheace as cta
-from helpers import kinds, of, stacked
+from helpers import event_types, of, stacked
 
 
 def test_keep_all_lowest_loses_and_chips_go_to_kitty() -> None:
@@ -41,7 +41,7 @@ def test_blocked_swap_skips_the_neighbour() -> None:
 
 def test_blocker_holder_shows_it_on_its_turn() -> None:
     g = stacked("Kc 9d 8h Qc 3s", players=4)
-    assert kinds(of(g, "show_blocker")) == ["show_blocker"]
+    assert event_types(of(g, "show_blocker")) == ["show_blocker"]
     assert g.to_act == 1
 
 
@@ -278,7 +278,7 @@ def test_shuffle_between_hands() -> None:
     g = stacked("9c 9d 8h 2c 5s", players=4)
     for _ in range(4):
         g.act("keep")
-    assert of(g, "shuffle", hand=2) or kinds(g.events).count("shuffle") == 1
+    assert of(g, "shuffle", hand=2) or event_types(g.events).count("shuffle") == 1
 
 
 def test_deck_32() -> None:

@@ -167,7 +167,7 @@ def test_a_web_review_build_replays_once(replays: list[int], tmp_path: Path) -> 
     httpx = pytest.importorskip("httpx")
     pytest.importorskip("numpy")
     pytest.importorskip("scipy")
-    from chasetheace.solver import cache
+    from chasetheace.solver.solutions import cache
     from test_web_http import finished_table
     from webtools import LiveServer
 

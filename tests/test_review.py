@@ -17,8 +17,8 @@ import chasetheace as cta
 from chasetheace import cli
 from chasetheace.cards import pack
 from chasetheace.solver import Solution, SolvedBot, solve
-from chasetheace.solver.advice import MISTAKE, hint, review
-from chasetheace.solver.cache import cache_path, solution_for
+from chasetheace.solver.solutions.cache import cache_path, solution_for
+from chasetheace.solver.uses.advice import MISTAKE, hint, review
 from helpers import check_schema, stacked
 from helpers import cli_run as _run
 
@@ -63,6 +63,62 @@ def test_the_lowest_card_with_a_king_to_the_left(solutions: dict[int, Solution])
     first = rec.decisions[0]
     assert (first.seat, first.action, first.hint.call) == (0, "swap", "swap")
     assert (first.cost, first.mistake) == (0.0, False)
+
+
+def test_a_solution_measured_only_without_card_removal_is_not_marked_exact(
+        solutions: dict[int, Solution]) -> None:
+    import dataclasses
+
+    model_only = dataclasses.replace(solutions[3], method="iid", measured="abstract")
+    game = stacked("Ac Kd 5h")
+    game.act("keep")
+    game.act("keep")
+    data = review(game.record(), solutions=lambda rules, players: model_only).to_dict()
+    [entry] = data["solutions"]
+    assert (entry["method"], entry["exact"], entry["nash_conv_kind"]) == ("iid", False, "model-only")
+    assert all(d["call"] for d in data["decisions"])
+    exact = review(game.record(), solutions=_provider(solutions)).to_dict()["solutions"][0]
+    assert (exact["exact"], exact["nash_conv_kind"]) == (True, "exact")
+    assert hint(stacked("Ac Kd 5h").observation(0), model_only).nash_conv_kind == "model-only"
+
+
+def test_the_hint_follows_the_bot_and_claims_no_certainty_the_strategy_denies(
+        solutions: dict[int, Solution]) -> None:
+    """An approximate strategy that keeps the ace 84% of the time where its own figures say keeping
+    loses for sure: the hint's call is what the solved bot mostly plays (never its opposite), says
+    its figures disagree, and writes no sampled 0 or 1 as a certainty."""
+    import dataclasses
+
+    from chasetheace.solver import SolvedBot
+    from chasetheace.solver.model.hand import infoset_of
+
+    game = stacked("Ac Kd 5h")
+    view = game.observation(0)
+    exact = solutions[3]
+    key = infoset_of(view, exact.deck, kings_jerk=False)
+    i = exact.index_of(key)
+    assert i is not None
+    keep, values, chances = list(exact.keep), list(exact.values), list(exact.chances or [])
+    keep[i], values[i], chances[i] = 0.84, (1.0, 0.0), (1.0, 0.0)  # sampled figures: 1 and 0 exactly
+    rough = dataclasses.replace(exact, method="sampled", measured="sampled", keep=keep, values=values,
+                                chances=chances)
+    h = hint(view, rough)
+    assert h.disagrees and h.best == "swap" and h.call == "keep"
+    bot = SolvedBot.of(rough)
+    assert bot.solution(3).action_probabilities(view)["keep"] == pytest.approx(0.84)
+    text = h.text()
+    assert "Solver: keep" in text and "figures favour swap by 1.000 lives" in text
+    assert "about 100%" in text and "about 0%" in text and "0.0%" not in text and "100.0%" not in text
+    game.act("keep")
+    game.act("keep")
+    rec = review(game.record(), solutions=lambda rules, players: rough)
+    first = rec.decisions[0]
+    assert first.cost == pytest.approx(1.0) and not first.mistake  # played as the bot plays
+    assert rec.to_dict()["decisions"][0]["disagrees"] is True
+    # the exact solution itself: no disagreement, and its sure figures may say 100%
+    h = hint(view, exact)
+    assert not h.disagrees and h.call == "swap"
+    assert "lose this hand 100%" in h.text() or "lose this hand over 99.9%" in h.text()
 
 
 def test_keeping_the_lowest_card_is_a_mistake_with_its_cost(solutions: dict[int, Solution]) -> None:
@@ -219,7 +275,7 @@ def test_the_review_json_follows_the_documented_schema(solutions: dict[int, Solu
 
 def test_a_solution_is_solved_once_then_read_from_disk(tmp_path: Path,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    from chasetheace.solver import cache
+    from chasetheace.solver.solutions import cache
 
     rules = cta.Rules.preset("le-her")
     monkeypatch.setattr(cache, "_MEMORY", {})  # nothing solved by earlier tests in this process
@@ -240,7 +296,7 @@ def test_a_solution_is_solved_once_then_read_from_disk(tmp_path: Path,
 def test_the_tests_never_use_the_users_cache() -> None:
     import os
 
-    from chasetheace.solver.cache import CACHE_ENV, cache_folder
+    from chasetheace.solver.solutions.cache import CACHE_ENV, cache_folder
 
     assert os.environ.get(CACHE_ENV) and cache_folder() == Path(os.environ[CACHE_ENV])
 
@@ -364,11 +420,7 @@ def test_the_random_bettors_give_money_away_and_the_cli_says_so(
     assert status == 2 and "bad seat 5" in err
 
 
-def test_beyond_five_players_the_best_available_solution_says_how_good_it_is(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from chasetheace.solver import cache
-
-    monkeypatch.setattr(cache, "SAMPLED_SECONDS", 1.0)  # the sampled method, trained briefly
+def test_beyond_five_players_the_best_available_solution_says_how_good_it_is(tmp_path: Path) -> None:
     heard: list[str] = []
     rules = cta.Rules(ties="eldest-loses")  # not a table shipped solved: solved here
     sol = solution_for(rules, 6, folder=tmp_path, progress=lambda t, f: heard.append(t))

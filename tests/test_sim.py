@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 import chasetheace as cta
 from chasetheace import cli
+from chasetheace.extras import install_command
 from chasetheace.sim import SimConfig, Tally, simulate, wilson
 
 TIMING = ("hands_per_second", "seconds", "workers")
@@ -144,7 +145,8 @@ def test_plot_without_matplotlib_is_one_line(monkeypatch: pytest.MonkeyPatch,
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     assert cli.main(["simulate", "--games", "2", "--plot", str(tmp_path / "x.png")]) == 2
     err = capsys.readouterr().err
-    assert err == "chase-the-ace: error: --plot needs matplotlib: pip install 'chase-the-ace[plot]'\n"
+    assert err == (f"chase-the-ace: error: --plot needs matplotlib (the plot extra), which is not installed "
+                   f"here: run {install_command('plot')}\n")
 
 
 def test_config_checks() -> None:

@@ -31,7 +31,8 @@ def test_the_bound_lies_above_the_exact_nash_conv_and_the_estimate_below(
     exact = measure(hand, keep).nash_conv
     got = bound_nash_conv(hand, keep, 20_000, seed=players + strength)
     assert exact > 0.02  # a strategy far enough from an equilibrium for the comparison to tell
-    assert exact <= got.upper <= got.upper_uniform
+    # the bound reported is the proved one; the bootstrap figure is a tighter heuristic beside it
+    assert exact <= got.heuristic_upper <= got.upper
     assert got.upper == pytest.approx(got.sampled_best + got.margin)
     # the cross-fitted estimate: its expectation is at most the exact value, and it is not far below
     assert got.estimate - 3 * got.estimate_error <= exact
@@ -44,7 +45,9 @@ def test_the_bound_of_a_solved_strategy_is_small_and_covers_it() -> None:
     sol = cta.solve(cta.Rules(), 4)
     exact = measure(hand, sol.played_keep).nash_conv
     got = bound_nash_conv(hand, sol.played_keep, 20_000, seed=1)
-    assert exact <= got.upper < 0.01
+    # the proved bound is wider than the bootstrap heuristic (0.026 against under 0.01 here)
+    assert exact <= got.heuristic_upper < 0.01
+    assert got.heuristic_upper <= got.upper < 0.03
     assert abs(got.estimate) < 4 * got.estimate_error + 1e-3
 
 

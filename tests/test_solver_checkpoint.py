@@ -30,6 +30,8 @@ from chasetheace.solver.model.hand import Hand
 from chasetheace.solver.model.tree import Tree
 from chasetheace.solver.solutions.solving import _from_parts, open_checkpoint
 
+pytestmark = pytest.mark.slow  # the exact tree in parts: pytest -m "not slow" leaves it out
+
 SRC = str(Path(cta.__file__).resolve().parents[1])
 
 # the exact tree in parts forced on a small table (4 players, a 32-card pack: 36 parts a pass), as
@@ -164,7 +166,9 @@ def test_a_checkpoint_of_another_solve_is_refused(tmp_path: Path) -> None:
     manifest = (tmp_path / "manifest.json").read_text()
     bigger = Hand(SMALL, PLAYERS + 1)
     for other, said in ((bigger, "players 4 there, 5 here"),
-                        (Hand(dataclasses.replace(SMALL, ace_pays_double=True), PLAYERS), "rules"),
+                        # the rule that differs, named, not both rule sets cut short
+                        (Hand(dataclasses.replace(SMALL, ace_pays_double=True), PLAYERS),
+                         r"\(rules\.ace_pays_double false there, true here\)"),
                         (hand, "method")):
         with pytest.raises(ValueError, match=rf"another solve.*{said}"):
             _open(tmp_path, other, method="cfr+" if said == "method" else "dcfr")
@@ -242,6 +246,75 @@ def test_iid_keeps_its_iterates_too(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match=r"exact_check true there, false here"):
         cta.solve(rules, 4, method="iid", iterations=30, tolerance=0.0, checkpoint=tmp_path,
                   exact_check=False)
+
+
+class _NoStart:
+    """A runner that fails if it is ever started: nothing is left to compute."""
+
+    def start(self, hand: Hand, keys: list[Any]) -> None:
+        raise AssertionError("the runner started for a solve whose every pass is in the checkpoint")
+
+    def run(self, parts: list[tuple[int, ...]], keep: Any) -> Any:
+        raise AssertionError("a part was computed again")
+
+    def close(self) -> None:
+        pass
+
+
+def test_a_finished_solve_run_again_starts_no_worker(tmp_path: Path) -> None:
+    hand = Hand(SMALL, PLAYERS)
+    first = _from_parts(hand, "dcfr", ITERATIONS, 0.0, CHECK, 0.0, 1, checkpoint=_open(tmp_path, hand))
+    again = _from_parts(hand, "dcfr", ITERATIONS, 0.0, CHECK, 0.0, 1, checkpoint=_open(tmp_path, hand),
+                        runner=_NoStart())
+    _same(again.to_dict(), first.to_dict())
+
+
+def test_a_finished_solve_run_again_returns_its_solution_at_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from chasetheace.solver.model import tree
+
+    rules = cta.Rules()
+    first = cta.solve(rules, 3, method="dcfr", iterations=4, tolerance=0.0, checkpoint=tmp_path)
+    with monkeypatch.context() as patch:
+        patch.setattr(tree.Tree, "__init__", lambda *a, **k: pytest.fail("built a tree again"))
+        again = cta.solve(rules, 3, method="dcfr", iterations=4, tolerance=0.0, checkpoint=tmp_path)
+    _same(again.to_dict(), first.to_dict())
+    (tmp_path / "solution.npz").write_bytes(b"damaged")
+    with pytest.raises(ValueError, match=r"broken file solution\.npz"):
+        cta.solve(rules, 3, method="dcfr", iterations=4, tolerance=0.0, checkpoint=tmp_path)
+
+
+def test_an_exact_measure_with_one_worker_keeps_its_parts(tmp_path: Path) -> None:
+    from chasetheace.solver.methods.measure import measure
+
+    hand = Hand(SMALL, PLAYERS)
+
+    def keep(key: Any) -> float:
+        return 1.0 if key[2] >= 4 else 0.0
+
+    first = measure(hand, keep, split=True, checkpoint=_open(tmp_path, hand))
+    assert len(_parts(tmp_path)) == len(parts_of(hand))  # kept, with one worker too
+    again = measure(hand, keep, split=True, checkpoint=_open(tmp_path, hand), runner=_NoStart())
+    assert again.nash_conv == first.nash_conv and again.values == first.values
+
+
+def test_a_damaged_file_is_found_before_any_work(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from chasetheace.solver.model import tree
+
+    rules = cta.Rules()
+    cta.solve(rules, 3, method="dcfr", iterations=4, tolerance=0.0, checkpoint=tmp_path)
+    for name in ("warm.npz", "iterate.npz"):
+        saved = (tmp_path / name).read_bytes()
+        (tmp_path / name).write_bytes(saved[: len(saved) // 2])  # damaged after it was written
+
+        def no_tree(*args: object, **kwargs: object) -> None:
+            raise AssertionError("a tree was built before the damaged file was found")
+
+        with monkeypatch.context() as patch:
+            patch.setattr(tree.Tree, "__init__", no_tree)
+            with pytest.raises(ValueError, match=rf"broken file {name}"):
+                cta.solve(rules, 3, method="dcfr", iterations=4, tolerance=0.0, checkpoint=tmp_path)
+        (tmp_path / name).write_bytes(saved)
 
 
 def test_the_command_checks_as_often_as_asked(capsys: pytest.CaptureFixture[str]) -> None:

@@ -62,7 +62,9 @@ def test_iid_without_the_check_says_so() -> None:
     assert sol.measured == "abstract"
     from chasetheace.solver.uses.explain import nash_conv_text
 
-    assert "not measured in the true game" in nash_conv_text(sol)
+    assert "not measured in the true game" in nash_conv_text(sol) and "model-only" in nash_conv_text(sol)
+    assert "perfect play" not in nash_conv_text(sol)  # a model's figure is no claim about the true game
+    assert sol.nash_conv_kind == "model-only"
     back = cta.Solution.from_dict(sol.to_dict())
     assert back.measured == "abstract"
 

@@ -24,6 +24,8 @@ from chasetheace.solver.solutions.choice import MAX_PARTS_PLAYERS
 from chasetheace.solver.solutions.solving import _from_parts
 from test_properties import RULES
 
+pytestmark = pytest.mark.slow  # the exact tree in parts: pytest -m "not slow" leaves it out
+
 
 def _random_sigma(keys: Sequence[object], seed: int) -> npt.NDArray[np.float64]:
     rng = np.random.default_rng(seed)
@@ -53,7 +55,7 @@ def test_a_pass_over_the_parts_equals_the_whole_tree() -> None:
     others = np.setdiff1d(np.arange(len(keys)), order)
     assert not got.info_reach[others].any() and not got.cfv[others].any()
     assert got.present[order].all() and not got.present[others].any()
-    assert len(parts_of(hand)) == hand.kinds * (hand.kinds + 1) // 2
+    assert len(parts_of(hand)) == hand.rank_count * (hand.rank_count + 1) // 2
 
 
 def test_the_weakest_cards_cut_the_tree_so_each_node_of_the_last_positions_is_built_once() -> None:
@@ -74,7 +76,7 @@ def test_the_weakest_cards_cut_the_tree_so_each_node_of_the_last_positions_is_bu
 
     assert sum(groups(t) for t in parts) == groups(whole)
     # the pairs of the eldest's and the 2nd's cards evaluated a group once per pair among its cards
-    pairs = [tree for a in range(hand.kinds) for b in range(a, hand.kinds)
+    pairs = [tree for a in range(hand.rank_count) for b in range(a, hand.rank_count)
              if (tree := Tree(hand, pair=(a, b), closed_three=True)).node_count]
     assert groups(whole) < 0.5 * sum(groups(t) for t in pairs)  # 0.44 here, 0.32 at 7 players
     with pytest.raises(ValueError, match="one of dealt, pair or low"):

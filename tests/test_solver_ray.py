@@ -15,6 +15,9 @@ import pytest
 
 pytest.importorskip("numpy")
 pytest.importorskip("scipy")
+
+pytestmark = pytest.mark.slow  # the exact tree in parts: pytest -m "not slow" leaves it out
+
 ray = pytest.importorskip("ray", reason="Ray is not installed (the extra cluster: "
                                         "pip install 'chase-the-ace[cluster]')")
 

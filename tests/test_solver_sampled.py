@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 np = pytest.importorskip("numpy")
@@ -50,12 +52,20 @@ def test_sampled_solution_is_measured_exactly_where_the_tree_fits() -> None:
     assert sol.nash_conv == pytest.approx(float(engine.gains(sigma, passes.cfv).sum()), abs=1e-12)
     assert sol.loss_probabilities == pytest.approx(passes.losses.tolist(), abs=1e-12)
     assert 0 < sol.nash_conv < 0.02
+    from chasetheace.solver.uses.explain import nash_conv_text
+
+    assert sol.nash_conv_kind == "exact" and "exact, a best response in the true game" in nash_conv_text(sol)
 
 
 def test_many_players_solve_and_play() -> None:
     sol = cta.solve(cta.Rules.preset("chase-the-ace"), 9, method="sampled", iterations=3, seed=1)
     assert sol.players == 9 and len(sol.loss_probabilities) == 9
     assert 1 <= sum(sol.loss_probabilities) < 2
+    from chasetheace.solver.uses.explain import nash_conv_text
+
+    # the solve's words say which figure is which: an estimate here, not exact, not a bound
+    assert sol.nash_conv_kind == "estimate" and sol.to_dict()["nash_conv_kind"] == "estimate"
+    assert "neither exact nor a proved bound" in nash_conv_text(sol)
     game = cta.Game(sol.rules, players=9, seed=4)
     bot = SolvedBot.of(sol)
     rng = __import__("random").Random(4)
@@ -96,3 +106,38 @@ def test_sampled_kings_jerk_keys_name_the_shown_kings() -> None:
     while game.hand == 1 and game.to_act is not None:
         game.act(bot.choose(game.observation(game.to_act), game.legal_actions(), rng))
     assert game.hand > 1 or game.over
+
+
+def _busy_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The sampled method's clock, as on a machine so loaded that each batch takes 1,000 s."""
+    import itertools
+    import types
+
+    from chasetheace.solver.methods import sampled
+
+    ticks = itertools.count(0, 1000.0)
+    monkeypatch.setattr(sampled, "time", types.SimpleNamespace(perf_counter=lambda: next(ticks)))
+
+
+def test_sampled_trains_by_batches_never_by_the_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    quiet = cta.solve(cta.Rules(), 4, method="sampled", iterations=3, seed=9, exact_check=False)
+    _busy_clock(monkeypatch)
+    busy = cta.solve(cta.Rules(), 4, method="sampled", iterations=3, seed=9, exact_check=False)
+    assert busy.iterations == quiet.iterations == 3
+    assert busy.infosets == quiet.infosets and busy.keep == quiet.keep
+    assert busy.nash_conv == quiet.nash_conv and busy.values == quiet.values
+
+
+def test_the_cache_solves_the_same_sampled_strategy_at_any_load(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from chasetheace.solver.solutions import cache, choice, solving
+
+    assert choice.sampled_batches(12) == 84 and choice.sampled_batches(2) == 2000
+    monkeypatch.setattr(solving, "sampled_batches", lambda players: 2)  # a small budget, for speed
+    rules = cta.Rules(pairing=True)  # from 6 players the cache solves these rules by the sampled method
+    quiet = cache.solution_for(rules, 6, folder=tmp_path / "quiet")
+    _busy_clock(monkeypatch)
+    cache._MEMORY.clear()
+    busy = cache.solution_for(rules, 6, folder=tmp_path / "busy")
+    assert busy.method == quiet.method == "sampled" and busy.iterations == quiet.iterations == 2
+    assert busy.keep == quiet.keep and busy.nash_conv == quiet.nash_conv

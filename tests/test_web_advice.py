@@ -20,8 +20,8 @@ pytest.importorskip("httpx", reason=TEST_TOOL.format("httpx"))
 import httpx
 
 import chasetheace as cta
-from chasetheace.solver import cache
-from chasetheace.solver.advice import hint
+from chasetheace.solver.solutions import cache
+from chasetheace.solver.uses.advice import hint
 from chasetheace.web.protocol import Create, ProtocolError, parse_message
 from test_review import _check, _schema
 from webtools import Client, LiveServer, create, join, play_to_end

@@ -65,6 +65,7 @@ def test_a_port_in_use_is_one_line_and_status_2(tmp_path: Path, capsys: pytest.C
         assert command.main(["--port", str(port), "--db", str(tmp_path / "x.sqlite3")]) == 2
     err = capsys.readouterr().err
     assert f"cannot listen on 127.0.0.1:{port}" in err and err.count("\n") == 1
+    assert list(tmp_path.iterdir()) == []  # no database file and no lock file left behind
 
 
 def test_the_cli_has_serve() -> None:

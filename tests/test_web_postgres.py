@@ -22,6 +22,7 @@ psycopg = pytest.importorskip("psycopg", reason="the postgres extra is not insta
 import httpx  # noqa: E402
 
 import chasetheace as cta  # noqa: E402
+from chasetheace.extras import install_command  # noqa: E402
 from chasetheace.record import Record  # noqa: E402
 from chasetheace.web.pgstore import PG_SCHEMA_V1, PG_UPGRADES, PgStore, mask_url  # noqa: E402
 from chasetheace.web.store import SCHEMA_VERSION  # noqa: E402
@@ -139,7 +140,7 @@ def test_a_database_of_another_application_is_refused_at_start(pg_url: str) -> N
 
 def test_a_missing_driver_is_one_error_line_naming_the_extra(pg_url: str) -> None:
     done = _serve("--db", pg_url, prelude="import sys; sys.modules['psycopg'] = None; ")
-    _one_error(done, "postgres extra", "pip install 'chase-the-ace[postgres]'")
+    _one_error(done, "(the postgres extra)", "run " + install_command("postgres"))
     with psycopg.connect(pg_url) as conn:  # nothing written
         assert conn.execute("SELECT count(*) FROM pg_tables WHERE schemaname = 'public'").fetchone() == (0,)
 

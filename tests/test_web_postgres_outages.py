@@ -216,3 +216,53 @@ def test_a_process_that_finds_a_newer_schema_opens_no_new_tables_and_says_so(
     join(bob, table, "Bob")
     for c in (ann, bob):
         c.close()
+
+
+# --- no database call on the event loop ---------------------------------------------------------------
+
+
+def test_joins_creates_and_the_public_list_wait_on_no_event_loop_when_the_database_is_locked_or_hung(
+        pg: PgServer, pg_url: str, started: list[ServerProcess]) -> None:
+    one, two = Process(pg_url), Process(pg_url)
+    started += [one, two]
+    ann = one.client()
+    table = create(ann, seats=5, bots=None, public=True)["table"]
+    bob = two.client()
+    join(bob, table, "Bob")  # the table is in process two's memory
+    with psycopg.connect(pg_url) as holder:  # a lock on the seats: a join there waits for it
+        holder.execute("LOCK TABLE seats IN SHARE MODE")
+        cy = two.client()
+        cy.send({"type": "join", "table": table, "name": "Cy"})
+        bob.send({"type": "ping"})  # answered while the join waits for the lock
+        bob.until(lambda m: m["type"] == "pong")
+        _error(cy, "database_unavailable")
+        holder.rollback()
+    join(cy, table, "Cy")  # nothing was half-saved: the join goes through once the lock is gone
+    pg.pause()
+    try:
+        dee, eve = two.client(), two.client()
+        dee.send({"type": "create", "name": "Dee", "seats": 2})
+        eve.send({"type": "join", "table": table, "name": "Eve"})
+        for c in (bob, cy):  # answered while the create and the join wait for the database
+            c.send({"type": "ping"})
+            c.until(lambda m: m["type"] == "pong")
+        for c in (dee, eve):
+            _error(c, "database_unavailable")
+        bob.wait_for(lambda c: any(m["type"] == "error" and m["code"] == "database_unavailable"
+                                   for _, m in c.log), timeout=15)  # the process noticed
+        bob.send({"type": "list"})
+        bob.until(lambda m: m["type"] == "tables")
+    finally:
+        pg.resume()
+    bob.until(lambda m: m["type"] == "notice" and m["code"] == "database_back", timeout=15)
+    # (Eve's join may have been saved once the database went on: a write given up on is not undone)
+    fay = two.client()
+    join(fay, table, "Fay")
+    ann.wait_for(lambda c: any(s["name"] == "Fay" for s in c.table_info["seats"]))
+    ann.send({"type": "start"})
+    for c in (ann, bob, cy, fay):
+        c.wait_for(lambda c: c.game is not None and c.game["to_act"] is not None)
+    for proc in (one, two):  # no database call made the event loop wait
+        assert proc.health()["cluster"]["loop_waits"] == 0
+    for c in (ann, bob, cy, dee, eve, fay):
+        c.close()

@@ -298,6 +298,12 @@ def test_the_welcome_offers_presets_options_and_bots(server: LiveServer, clients
     assert {p["name"] for p in c.welcome["presets"]} >= {"standard", "cuckoo", "le-her"}
     assert {o["key"] for o in c.welcome["options"]} == set(cta.OPTIONS)
     assert set(c.welcome["bots"]) >= {"random", "threshold", "counting"}
+    from chasetheace.registry import GAMES
+
+    assert set(c.welcome["game_bots"]) == set(c.welcome["games"]) == set(GAMES)
+    for game, kind in GAMES.items():  # each game's bots, from its kind
+        assert set(kind.server_bots) <= set(c.welcome["game_bots"][game])
+    assert c.welcome["game_bots"]["chase-the-ace"] == c.welcome["bots"]
 
 
 def test_the_store_uses_wal_and_never_holds_a_token(server: LiveServer, clients: list[Client],

@@ -13,18 +13,27 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Mapping, Sequence
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, assert_never, runtime_checkable
 
 from .cards import Card, pack, parse_rank, rank_char
 from .events import (
     Blocked,
     CollectedSeen,
+    CutDraw,
+    DealerChosen,
+    DealerDraw,
     DealerDrewBlocker,
     DealerExchangeSeen,
     DealerSameRank,
     DealtSeen,
+    Eliminated,
+    FinalTie,
+    GameOver,
     HandStarted,
+    Keep,
     KingJerk,
+    LivesLost,
+    Pick,
     ShowBlocker,
     Showdown,
     ShuffleSeen,
@@ -205,6 +214,11 @@ class _Tracker:
                     [self.set_aside] if len(collected) > len(self.order) else [])
                 for known, guess in zip(collected, ours):
                     self.stock.append(known if known is not None else guess)
+            case (Keep() | LivesLost() | Pick() | Eliminated() | GameOver() | DealerDrewBlocker()
+                  | DealerDraw() | DealerChosen() | FinalTie() | CutDraw()):
+                pass  # moves no card this seat could follow (the commonest first: a bot reads them all)
+            case other:
+                assert_never(other)
         self.after_shuffle = False
 
     # --- the decision ---------------------------------------------------------------------

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import RecordError
+from .extras import needs_extra_text
 
 __all__ = ["check_writable", "check_plot_file", "read_json_record"]
 
@@ -41,7 +42,7 @@ def check_plot_file(path: str, option: str = "--plot") -> None:
         import matplotlib  # noqa: F401 (the package itself, as the plot will need it)
         from matplotlib.figure import Figure
     except ImportError:
-        raise ValueError(f"{option} needs matplotlib: pip install 'chase-the-ace[plot]'") from None
+        raise ValueError(needs_extra_text(option, "plot", missing="matplotlib")) from None
     formats = Figure().canvas.get_supported_filetypes()
     suffix = Path(path).suffix.lower().lstrip(".")
     if suffix not in formats:

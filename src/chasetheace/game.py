@@ -15,7 +15,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 from enum import StrEnum
-from typing import Any
+from typing import Any, cast
 
 from .cards import Card, pack, stacked_pack
 from .errors import IllegalActionError, RecordError
@@ -32,6 +32,7 @@ from .events import (
     Eliminated,
     Event,
     FinalTie,
+    GameEvent,
     GameOver,
     HandStarted,
     Keep,
@@ -67,6 +68,9 @@ class Action(StrEnum):
     SWAP = "swap"
 
 
+_ACTIONS = tuple(a.value for a in Action)  # what legal_actions() gives while a seat is to act
+
+
 class Game:
     """One game of Chase the Ace: hands until one player is left (or the final tie decides).
 
@@ -100,7 +104,9 @@ class Game:
             raise ValueError("give seed or rng, not both")
         self._rng = rng if rng is not None else random.Random(seed)
         self._log = EventLog(_script)
-        self.events: list[Event] = self._log.events
+        # every event goes to the log as it happens, and only this game's events
+        self._emit: Callable[[GameEvent], None] = self._log.append
+        self.events: list[GameEvent] = cast("list[GameEvent]", self._log.events)  # written by _emit only
         """Everything that happened, in order: the game's history (hidden cards included)."""
         self._chance: Chance = LiveChance(self._rng) if _script is None else ScriptedChance(
             self._log, _script)
@@ -170,6 +176,8 @@ class Game:
         if seat is not None and seat != self.to_act:
             raise IllegalActionError(
                 f"seat {seat!r} acted out of turn: it is seat {self.to_act}'s turn")
+        if type(action) is Action:
+            return action
         try:
             return Action(action)
         except ValueError:
@@ -184,7 +192,7 @@ class Game:
             return False
         return True
 
-    def act(self, action: Action | str, seat: int | None = None) -> list[Event]:
+    def act(self, action: Action | str, seat: int | None = None) -> list[GameEvent]:
         """The seat to act keeps or swaps; returns the events that followed, up to the next decision.
 
         Raises IllegalActionError (a ValueError) and changes nothing if the action is not legal.
@@ -216,20 +224,16 @@ class Game:
         ``seat=None`` gives a spectator's view: only what every player sees. Its ``rules`` and
         ``history`` are shared with the game and later observations: read them, never change them.
         """
-        if seat is not None and not (isinstance(seat, int) and not isinstance(seat, bool)
-                                     and 0 <= seat < self.players):
+        if not (type(seat) is int and 0 <= seat < self.players) and seat is not None and not (
+                isinstance(seat, int) and not isinstance(seat, bool) and 0 <= seat < self.players):
             raise ValueError(f"bad seat {seat!r}: allowed 0..{self.players - 1} or None")
-        seen = self._seen
-        cards: list[str | None] = []
-        for c in self._held:
-            if c is None:
-                cards.append(None)
-            else:
-                mask = seen[c.id]
-                cards.append(str(c) if mask == PUBLIC or (seat is not None and mask >> seat & 1)
-                              else None)
-        mine = None if seat is None else self._held[seat]
-        set_aside = self._set_aside
+        seen, held, order, to_act, set_aside = (
+            self._seen, self._held, self._order, self.to_act, self._set_aside)
+        # a seat knows a card when its bit is set in the card's mask (all bits set: shown to all)
+        knows = PUBLIC if seat is None else 1 << seat
+        cards = [None if c is None or seen[c.id] & knows != knows else str(c) for c in held]
+        mine = None if seat is None else held[seat]
+        done = self._done
         return {
             "seat": seat,
             "players": self.players,
@@ -237,10 +241,10 @@ class Game:
             "rules": self._rules_dict,
             "hand": self.hand,
             "dealer": self.dealer,
-            "eldest": self.eldest,
-            "order": list(self._order),
-            "to_act": self.to_act,
-            "legal": [a.value for a in self.legal_actions()] if seat == self.to_act else [],
+            "eldest": order[0] if order else None,
+            "order": list(order),
+            "to_act": to_act,
+            "legal": list(_ACTIONS) if seat == to_act is not None else [],
             "lives": list(self.lives),
             "in": list(self.alive),
             "kitty": self.kitty,
@@ -249,7 +253,7 @@ class Game:
             "cards": cards,
             "set_aside": str(set_aside) if set_aside is not None and seat is not None
             and (seen[set_aside.id] >> seat & 1) else None,
-            "done": self.done,
+            "done": [s for s in order if done[s]],
             "stock_size": len(self.stock),
             "over": self.over,
             "winners": list(self.winners),
@@ -306,9 +310,6 @@ class Game:
         return f"<Game {self.players} players, {state}, lives {self.lives}>"
 
     # --- chance and history ---------------------------------------------------------------
-
-    def _emit(self, event: Event) -> None:
-        self._log.append(event)
 
     def _shuffle(self, cards: list[Card]) -> list[Card]:
         order = self._chance.shuffle(cards)

@@ -43,7 +43,7 @@ class AnyGame(Protocol):
     def players(self) -> int: ...
 
     @property
-    def events(self) -> list[Event]: ...
+    def events(self) -> Sequence[Event]: ...
 
     @property
     def over(self) -> bool: ...
@@ -51,7 +51,7 @@ class AnyGame(Protocol):
     @property
     def to_act(self) -> int | None: ...
 
-    def act(self, action: Any, seat: int | None = None) -> list[Event]: ...
+    def act(self, action: Any, seat: int | None = None) -> Sequence[Event]: ...
 
     def legal_actions(self) -> list[Any]: ...
 
@@ -97,7 +97,7 @@ def bot_specs(specs: Sequence[str] | None, count: int, default: str, *, seats: s
 class GameKind:
     """A game of the family, with everything that differs from the other games.
 
-    ``name`` is the command line's and the web protocol's name for it (``"ace-chasing"``);
+    ``name`` is the command line's and the web protocol's name for it (``ace-chasing``);
     ``record_format`` says how its records are written, its ``name`` the ``format`` field of
     its records (``"chase-the-ace/ace-chasing"``): two different things.
     """
@@ -143,6 +143,10 @@ class GameKind:
     make_bot: Callable[[str, Rules, int], Any]
     """``make_bot(spec, rules, players)``: a bot of this game from a spec such as ``odds`` or
     ``threshold:8``; ValueError naming a bad spec."""
+    terminal: str
+    """The module of its terminal front end (``chasetheace.cli.<game>``), whose ``TERMINAL``
+    (:class:`chasetheace.cli.fronts.Terminal`) plays, simulates and replays it at the command
+    line. A module path, imported when a command runs: the front ends sit above the games."""
     absent_move: Callable[[Sequence[Any]], str] = lambda legal: "keep"
     """``absent_move(legal)``: the move (as text) made for a person who timed out or is away
     when no bot stands in: the most cautious of ``legal``."""

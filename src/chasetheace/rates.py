@@ -8,7 +8,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["Z95", "wilson", "rate_row"]
+__all__ = ["Z95", "wilson", "rate_row", "counted"]
 
 Z95 = 1.959963984540054
 """The two-sided 95% normal quantile."""
@@ -41,3 +41,12 @@ def rate_row(head: Mapping[str, Any], k: int, n: int, *, key: str = "losses",
     lo, hi = wilson(k, n)
     rate = k / n if n else 0.0
     return {**head, total: n, key: k, "rate": round(rate, 6), "ci95": [round(lo, 6), round(hi, 6)]}
+
+
+def counted(n: int, noun: str) -> str:
+    """``n`` things in words, the noun plural unless there is one.
+
+    >>> counted(1, "game"), counted(0, "hand"), counted(24409, "hand")
+    ('1 game', '0 hands', '24,409 hands')
+    """
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"

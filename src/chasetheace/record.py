@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Container, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
@@ -232,7 +232,7 @@ class EventLog:
         self.events: list[Event] = []
         self.script = script
         self._views: dict[int | None, list[Mapping[str, Any]]] = {}
-        self._shared: list[Mapping[str, Any] | None] = []
+        self._shared: list[tuple[View, Container[int | None], Event]] = []
 
     def append(self, event: Event) -> None:
         """Add the next event (checked against the record while replaying one)."""
@@ -252,20 +252,41 @@ class EventLog:
     def view(self, seat: int | None) -> Sequence[Mapping[str, Any]]:
         """The history as ``seat`` sees it (None: a spectator), one dict per event.
 
-        The list is the log's own, extended as the game goes on, and the dicts of events every
-        seat sees alike are shared between seats: read them, never change them.
+        The list is the log's own, extended as the game goes on, and a view every seat outside an
+        event's :meth:`~chasetheace.events.Event.insiders` sees alike is one dict shared between
+        them (the spectator's): read them, never change them.
         """
         view = self._views.get(seat)
         if view is None:
             view = self._views[seat] = []
         events, shared = self.events, self._shared
+        if len(view) == len(events):
+            return view
         for i in range(len(shared), len(events)):
-            ev = events[i]
-            shared.append(View(ev.to_dict(), ev) if type(ev).view is Event.view else None)
-        for i in range(len(view), len(events)):
-            public = shared[i]
-            view.append(public if public is not None else View(events[i].view(seat), events[i].seen(seat)))
+            shared.append(_shared_view(events[i]))
+        of = View.of
+        view.extend([of(ev.view(seat), ev, seat) if seat in insiders else public
+                     for public, insiders, ev in shared[len(view):]])
         return view
+
+
+class _Everyone:
+    """The insiders of an event that does not say who they are: every seat and the spectator."""
+
+    def __contains__(self, seat: object) -> bool:
+        return True
+
+
+_EVERYONE = _Everyone()
+
+
+def _shared_view(event: Event) -> tuple[View, Container[int | None], Event]:
+    """The view every seat outside an event's insiders shares (the spectator's), those insiders,
+    and the event."""
+    if type(event).view is Event.view:
+        return View.of(event.to_dict(), event), (), event
+    insiders = event.insiders()
+    return View.of(event.view(None), event), _EVERYONE if insiders is None else insiders, event
 
 
 class Chance(Protocol):
@@ -330,7 +351,7 @@ class Replayable(Protocol):
     """What :class:`Replay` needs of a game being rebuilt from its record."""
 
     @property
-    def events(self) -> list[Event]:
+    def events(self) -> Sequence[Event]:
         """The events so far."""
         ...
 

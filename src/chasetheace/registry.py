@@ -24,6 +24,7 @@ from .acechasing.kind import KIND as ACE_CHASING
 from .acechasing.kind import make_ace_chasing_bot
 from .bots import Bot, CountingBot, RandomBot, ThresholdBot
 from .errors import IllegalActionError
+from .extras import needs_solver_text, solver_missing
 from .game import Action, Game
 from .kinds import BotKind, GameKind, Narrate, Solutions, parse_bot_spec
 from .record import CHASE_THE_ACE as CHASE_THE_ACE_RECORDS
@@ -48,9 +49,16 @@ def _no_arg(cls: Callable[[], Bot]) -> Callable[[str, Rules, int], Bot]:
     return make
 
 
+def _need_solver(what: str) -> None:
+    """One line naming the command that adds the solver, before a light install meets numpy."""
+    if solver_missing():
+        raise ValueError(needs_solver_text(what))
+
+
 def _solved(arg: str, rules: Rules, players: int) -> Bot:
     """``solved`` takes the solution from the disk cache (solving once, and saying so on
     stderr); ``solved:FILE`` loads a solution saved by ``chase-the-ace solve --save FILE``."""
+    _need_solver("The solved bot")
     if arg:
         sol = Solution.load(arg)
         if sol.rules != rules:
@@ -63,12 +71,7 @@ def _solved_game(arg: str, rules: Rules, players: int) -> Bot:
     """``solved-game`` plays the whole-game equilibrium of this table (players, the rules' lives),
     solved once and cached on disk; ``solved-game:FILE`` loads one saved as JSON."""
     check_game(rules, players, rules.lives)  # one line, before any solving
-    try:
-        import numpy  # noqa: F401
-        import scipy  # noqa: F401
-    except ImportError:
-        raise ValueError("the solved-game bot needs numpy and scipy: "
-                         "pip install 'chase-the-ace[solve]'") from None
+    _need_solver("The solved-game bot")
     from .solver.methods.whole_game import GameBot
 
     if arg:
@@ -150,6 +153,7 @@ CHASE_THE_ACE = GameKind(
     server_bot_specs=frozenset({"random", "counting", "threshold", *(f"threshold:{r}" for r in _RANKS),
                                 *(f"threshold:{n}" for n in range(1, 14))}),
     make_bot=lambda spec, rules, players: make_bot(spec, rules, players),
+    terminal="chasetheace.cli.command",
     solver=True,
 )
 """Chase the Ace, RULES.md part A."""

@@ -21,11 +21,12 @@ You are dealt 3♦.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, assert_never
 
 from .cards import RANK_NAMES, Card
 from .events import (
     Blocked,
+    CollectedSeen,
     CutDraw,
     DealerChosen,
     DealerDraw,
@@ -34,15 +35,17 @@ from .events import (
     DealerSameRank,
     DealtSeen,
     Eliminated,
-    Event,
     FinalTie,
     GameOver,
     HandStarted,
     Keep,
     KingJerk,
     LivesLost,
+    Pick,
+    SeenEvent,
     ShowBlocker,
     Showdown,
+    ShuffleSeen,
     SwapSeen,
     read_view,
 )
@@ -116,7 +119,7 @@ class Narrator:
         read as a typed event (:func:`chasetheace.events.read_view`)."""
         return self.tell_event(read_view(event))
 
-    def tell_event(self, ev: Event) -> list[str]:
+    def tell_event(self, ev: SeenEvent) -> list[str]:
         """The lines that tell a typed event (none for events a player would not remark on)."""
         match ev:
             case DealerDraw(draws=draws):
@@ -161,7 +164,10 @@ class Narrator:
                 return [f"{self._verb(s, 'is', 'are')} out." for s in seats]
             case GameOver():
                 return self._game_over(ev)
-        return []  # shuffles, picks, cards collected: nothing a player remarks on
+            case ShuffleSeen() | Pick() | CollectedSeen():
+                return []  # nothing a player remarks on
+            case _:
+                assert_never(ev)
 
     def _hand_started(self, ev: HandStarted) -> list[str]:
         self.dealer, self.order = ev.dealer, list(ev.order)
@@ -300,6 +306,11 @@ def explain_rules(rules: Rules, players: int | None = None) -> list[str]:
     how = ("cuts the stock and takes the card cut" if rules.dealer_exchange == "cut"
            else "takes the top card of the stock")
     lines.append(f"The dealer goes last and, to change, {how}.")
+    if rules.first_dealer != "random":
+        lines.append({
+            "high-card": "The first dealer is whoever draws the strongest card (draw again on a tie).",
+            "first-jack": "The first dealer is whoever is dealt the first jack, face up, round the table.",
+        }[rules.first_dealer])
     if rules.blocker_rank is not None and rules.dealer_draws_blocker != "allowed":
         word = rank_word(rules.blocker_rank)
         lines.append({

@@ -13,12 +13,36 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, Literal, get_args
 
 from .cards import Card
 
-__all__ = ["Option", "OPTIONS", "Preset", "PRESETS", "Rules", "preset_info", "rules_from_args"]
+__all__ = ["Option", "OPTIONS", "Preset", "PRESETS", "Rules", "SolverReach", "preset_info", "rules_from_args",
+           "RankingRule", "DeckRule", "BlockerRule", "DealerExchangeRule", "DealerDrawsBlockerRule",
+           "DealerSameRankRule", "TiesRule", "FinalTieRule", "FirstDealerRule", "BetweenHandsRule"]
+
+# The values of each option that has a fixed set of them, default first: a misspelt value is a
+# mypy error, and OPTIONS and the kernel's integer codes (their index here) are read from these.
+RankingRule = Literal["king-high", "ace-high", "reverse"]
+DeckRule = Literal[52, 32]
+BlockerRule = Literal["top", "king", "none"]
+DealerExchangeRule = Literal["cut", "top"]
+DealerDrawsBlockerRule = Literal["allowed", "void", "dealer-loses"]
+DealerSameRankRule = Literal["none", "dealer-wins", "dealer-immune"]
+TiesRule = Literal["all-lose", "eldest-loses", "latest-loses"]
+FinalTieRule = Literal["replay", "split", "cut", "no-winner"]
+FirstDealerRule = Literal["random", "high-card", "first-jack"]
+BetweenHandsRule = Literal["shuffle", "to-bottom"]
+FLAG = (False, True)
+
+SolverReach = Literal["models", "refuses", "unaffected"]
+"""What the hand solver (``chasetheace.solver``) does with an option, which every option declares:
+``models`` it (its tree plays the hand as the engine does under every value), ``refuses`` any value
+but the default (``solve()`` raises ValueError naming the option), or is ``unaffected`` (the
+option changes nothing in one hand's play and losses, given its deal: lives, the pot, who deals
+first, the pack between hands). ``tests/test_rule_reach.py`` holds the solver to the engine, hand
+by hand, under random options."""
 
 
 @dataclass(frozen=True)
@@ -30,6 +54,7 @@ class Option:
     meaning: str
     source: str
     minimum: int | None = None  # for open-ended integer options
+    solver: SolverReach = field(kw_only=True)  # see SolverReach
 
     @property
     def default(self) -> Any:
@@ -79,51 +104,55 @@ def _show(v: Any) -> str:
 OPTIONS: dict[str, Option] = {o.key: o for o in (
     Option("lives", (3,), "counters (chips) each player starts a game with",
            "001, 002, 004; 2-4 in 000; 4 in Hoffmann 1891 and American Screw Your Neighbour",
-           minimum=1),
-    Option("ranking", ("king-high", "ace-high", "reverse"),
+           minimum=1, solver="unaffected"),
+    Option("ranking", get_args(RankingRule),
            "strength from strongest to weakest: king-high K..2 A; ace-high A K..2; "
-           "reverse K 2 3 .. Q A (avoid the highest card)", "000, 001"),
-    Option("deck", (52, 32), "the 52-card pack, or the 32-card piquet pack (A K Q J 10 9 8 7)",
-           "001 (Coucou)"),
-    Option("blocker", ("top", "king", "none"),
+           "reverse K 2 3 .. Q A (avoid the highest card)", "000, 001", solver="models"),
+    Option("deck", get_args(DeckRule), "the 52-card pack, or the 32-card piquet pack (A K Q J 10 9 8 7)",
+           "001 (Coucou)", solver="models"),
+    Option("blocker", get_args(BlockerRule),
            "the card that refuses an exchange: the strongest of the ranking, always the king, "
-           "or none (every exchange goes through)", "000 (top); 001, 002 (king); 004, Cassell's (none)"),
-    Option("king_stops_play", (False, True),
+           "or none (every exchange goes through)", "000 (top); 001, 002 (king); 004, Cassell's (none)",
+           solver="models"),
+    Option("king_stops_play", FLAG,
            "when a blocker is shown, play stops at once and the showdown follows",
-           "000 'King Stops All Play'"),
-    Option("kings_jerk", (False, True),
+           "000 'King Stops All Play'", solver="models"),
+    Option("kings_jerk", FLAG,
            "at the deal each player dealt the strongest rank shows it and takes a chip from the kitty",
-           "000 'Kings Jerk'"),
-    Option("dealer_exchange", ("cut", "top"),
+           "000 'Kings Jerk'", solver="models"),
+    Option("dealer_exchange", get_args(DealerExchangeRule),
            "the dealer exchanges with a card cut at random from the stock, or with the top card",
-           "001 (cut: Phillips & Westall); 000, 004, Cassell's (top)"),
-    Option("dealer_draws_blocker", ("allowed", "void", "dealer-loses"),
+           "001 (cut: Phillips & Westall); 000, 004, Cassell's (top)", solver="unaffected"),
+    Option("dealer_draws_blocker", get_args(DealerDrawsBlockerRule),
            "when the dealer draws a blocker: keeps it; it is shown and put back; "
-           "or the dealer alone loses a life and the hand ends", "001 (dealer-loses); 002, 000 (void)"),
-    Option("dealer_same_rank", ("none", "dealer-wins", "dealer-immune"),
+           "or the dealer alone loses a life and the hand ends", "001 (dealer-loses); 002, 000 (void)",
+           solver="models"),
+    Option("dealer_same_rank", get_args(DealerSameRankRule),
            "when the dealer draws the rank given up: nothing; every other player loses a life; "
-           "or the dealer cannot lose this hand", "000"),
-    Option("announce_low", (False, True),
-           "a player forced to give away an ace or a 2 announces its rank", "000"),
-    Option("ties", ("all-lose", "eldest-loses", "latest-loses"),
+           "or the dealer cannot lose this hand", "000", solver="models"),
+    Option("announce_low", FLAG,
+           "a player forced to give away an ace or a 2 announces its rank", "000", solver="models"),
+    Option("ties", get_args(TiesRule),
            "among players tied for lowest: all lose; the earliest in turn order; the latest",
-           "000, 001, 002, 004 (all-lose); Cassell's 1882; Le Her"),
-    Option("pairing", (False, True),
-           "equal ranks pair up: bigger groups beat smaller, the weakest group loses", "000"),
-    Option("ace_pays_double", (False, True), "a loser holding an ace loses two lives", "000"),
-    Option("last_chance", (False, True),
-           "a player with no chips stays in 'on the bum' until the next loss", "000"),
-    Option("final_tie", ("replay", "split", "cut", "no-winner"),
+           "000, 001, 002, 004 (all-lose); Cassell's 1882; Le Her", solver="models"),
+    Option("pairing", FLAG,
+           "equal ranks pair up: bigger groups beat smaller, the weakest group loses", "000",
+           solver="models"),
+    Option("ace_pays_double", FLAG, "a loser holding an ace loses two lives", "000", solver="models"),
+    Option("last_chance", FLAG,
+           "a player with no chips stays in 'on the bum' until the next loss", "000", solver="unaffected"),
+    Option("final_tie", get_args(FinalTieRule),
            "when everyone still in loses their last life at once: cancel and play on; share the pot; "
-           "cut for it; or no winner and the pot carries over", "002 (all four), 004, 000"),
+           "cut for it; or no winner and the pot carries over", "002 (all four), 004, 000",
+           solver="unaffected"),
     Option("ante", (1,), "money each player puts in the pot at the start of each game", "000, 002",
-           minimum=0),
-    Option("first_dealer", ("random", "high-card", "first-jack"),
+           minimum=0, solver="unaffected"),
+    Option("first_dealer", get_args(FirstDealerRule),
            "the first dealer: a random seat; the strongest card drawn; the first jack dealt face up",
-           "002; 004; 001 (Arnold)"),
-    Option("between_hands", ("shuffle", "to-bottom"),
+           "002; 004; 001 (Arnold)", solver="unaffected"),
+    Option("between_hands", get_args(BetweenHandsRule),
            "shuffle the pack before every hand, or put the cards under the stock and deal on",
-           "004"),
+           "004", solver="unaffected"),
 )}
 
 
@@ -132,23 +161,23 @@ class Rules:
     """A complete set of rule options (RULES.md A2); the defaults are the standard game."""
 
     lives: int = 3
-    ranking: str = "king-high"
-    deck: int = 52
-    blocker: str = "top"
+    ranking: RankingRule = "king-high"
+    deck: DeckRule = 52
+    blocker: BlockerRule = "top"
     king_stops_play: bool = False
     kings_jerk: bool = False
-    dealer_exchange: str = "cut"
-    dealer_draws_blocker: str = "allowed"
-    dealer_same_rank: str = "none"
+    dealer_exchange: DealerExchangeRule = "cut"
+    dealer_draws_blocker: DealerDrawsBlockerRule = "allowed"
+    dealer_same_rank: DealerSameRankRule = "none"
     announce_low: bool = False
-    ties: str = "all-lose"
+    ties: TiesRule = "all-lose"
     pairing: bool = False
     ace_pays_double: bool = False
     last_chance: bool = False
-    final_tie: str = "replay"
+    final_tie: FinalTieRule = "replay"
     ante: int = 1
-    first_dealer: str = "random"
-    between_hands: str = "shuffle"
+    first_dealer: FirstDealerRule = "random"
+    between_hands: BetweenHandsRule = "shuffle"
 
     def __post_init__(self) -> None:
         for f in dataclasses.fields(self):
@@ -183,7 +212,7 @@ class Rules:
 
     def to_dict(self) -> dict[str, Any]:
         """Every option as a JSON-serialisable mapping."""
-        return dataclasses.asdict(self)
+        return {name: getattr(self, name) for name in _RULE_NAMES}  # every option is a scalar
 
     def changes(self) -> dict[str, Any]:
         """Only the options that differ from the standard game."""
@@ -231,6 +260,9 @@ def _check_key(key: str) -> str:
     if key not in OPTIONS:
         raise ValueError(f"unknown rule {key!r}: allowed {', '.join(OPTIONS)}")
     return key
+
+
+_RULE_NAMES = tuple(f.name for f in dataclasses.fields(Rules))
 
 
 @dataclass(frozen=True)

@@ -22,13 +22,36 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, TypeVar, assert_never
 
 from .cards import rank_char
-from .events import Dealt, Event, GameOver, HandStarted, LivesLost
+from .events import (
+    Blocked,
+    Collected,
+    CutDraw,
+    DealerChosen,
+    DealerDraw,
+    DealerDrewBlocker,
+    DealerExchange,
+    DealerSameRank,
+    Dealt,
+    Eliminated,
+    FinalTie,
+    GameEvent,
+    GameOver,
+    HandStarted,
+    Keep,
+    KingJerk,
+    LivesLost,
+    Pick,
+    ShowBlocker,
+    Showdown,
+    Shuffle,
+    Swap,
+)
 from .game import Game
 from .rates import Z95, rate_row, wilson  # noqa: F401  (Z95: its old home)
-from .registry import make_bot
+from .registry import CHASE_THE_ACE, make_bot
 from .rules import Rules
 from .seats import default_names, position_name
 
@@ -41,7 +64,9 @@ CHUNK_HANDS = 200
 """Hands per chunk of work when the run is counted in hands."""
 @dataclass(frozen=True)
 class SimConfig:
-    """What to simulate: the game, the rules, one bot spec per seat, the seed and how much.
+    """A run of Chase the Ace to simulate: the rules, one bot spec per seat, the seed and how much
+    (each game's kind owns its simulation: this is Chase the Ace's, and Ace Chasing's is
+    :func:`chasetheace.acechasing.sim.simulate_ace_chasing`).
 
     Give ``games`` (play that many whole games) or ``hands`` (stop after that many hands).
     """
@@ -51,7 +76,6 @@ class SimConfig:
     seed: int = 0
     games: int | None = None
     hands: int | None = None
-    game: str = "chase-the-ace"
 
     def __post_init__(self) -> None:
         if (self.games is None) == (self.hands is None):
@@ -59,9 +83,6 @@ class SimConfig:
         amount = self.games if self.games is not None else self.hands
         if not isinstance(amount, int) or amount < 1:
             raise ValueError(f"bad amount {amount!r}: simulate at least 1 game or hand")
-        if self.game != "chase-the-ace":
-            raise ValueError(f"simulate plays chase-the-ace, not {self.game!r} "
-                             "(Ace Chasing has its own: chase-the-ace ace-chasing simulate)")
         Game(self.rules, len(self.bots))  # checks the player count against the pack
         for spec in self.bots:
             make_bot(spec, self.rules, len(self.bots))
@@ -70,6 +91,11 @@ class SimConfig:
     def players(self) -> int:
         """The number of seats."""
         return len(self.bots)
+
+    @property
+    def game(self) -> str:
+        """The game it plays (its kind's name; part of every chunk's seed)."""
+        return CHASE_THE_ACE.name
 
 
 @dataclass(frozen=True)
@@ -139,7 +165,7 @@ class _HandReader:
     def full(self) -> bool:
         return self.limit is not None and self.tally.hands >= self.limit
 
-    def read(self, events: Sequence[Event]) -> None:
+    def read(self, events: Sequence[GameEvent]) -> None:
         tally = self.tally
         for i in range(self.seen, len(events)):
             if self.full:
@@ -167,6 +193,13 @@ class _HandReader:
                         tally.wins[winners[0]] += 1
                     else:
                         tally.no_sole_winner += 1
+                case (Shuffle() | Pick() | DealerDraw() | DealerChosen() | KingJerk() | Keep() | Swap()
+                      | Blocked() | ShowBlocker() | DealerExchange() | DealerDrewBlocker()
+                      | DealerSameRank() | Showdown() | FinalTie() | CutDraw() | Eliminated()
+                      | Collected()):
+                    pass  # counted by the events above
+                case other:
+                    assert_never(other)
         self.seen = len(events)
 
 

@@ -32,7 +32,7 @@ pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is n
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     import chasetheace as cta
-    from chasetheace.solver.cache import solution_for
+    from chasetheace.solver.solutions.cache import solution_for
     from webtools import LiveServer
 
     for n in (2, 3):  # cached before the table opens: the hint answers at once

@@ -16,7 +16,7 @@ Shown(step=1, cards=((0, Card('Ac')),))
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeAlias, cast, get_args
 
 from ..cards import Card
 from ..events import (
@@ -36,14 +36,15 @@ from ..events import (
     Swap,
     SwapSeen,
     event_from_dict,
+    read_any_view,
     read_as,
 )
-from ..events import read_view as read_any_view
 from ..record import load_events
 
 __all__ = [
     "RoundStarted", "Offered", "BetAccepted", "BetDeclined", "BettingClosed", "Shown", "Settled",
-    "ACE_CHASING_EVENTS", "ACE_CHASING_VIEWS", "read_event", "read_events", "read_view",
+    "AceChasingEvent", "AceChasingSeen", "ACE_CHASING_EVENTS", "ACE_CHASING_VIEWS", "read_event",
+    "read_events", "read_view",
 ]
 
 
@@ -115,22 +116,26 @@ class Settled(Event):
     payments: tuple[tuple[int, int], ...] = read_as(INT_PAIRS)
 
 
-ACE_CHASING_EVENTS: dict[str, type[Event]] = {
-    cls.type: cls for cls in (
-        Shuffle, RoundStarted, Dealt, Offered, BetAccepted, BetDeclined, BettingClosed, Keep, Swap,
-        Shown, Settled, Eliminated, GameOver)
-}
+AceChasingEvent: TypeAlias = (
+    Shuffle | RoundStarted | Dealt | Offered | BetAccepted | BetDeclined | BettingClosed | Keep | Swap
+    | Shown | Settled | Eliminated | GameOver)
+"""Every event of Ace Chasing, a closed union (a ``match`` over it ends in ``assert_never``)."""
 
+ACE_CHASING_EVENTS: dict[str, type[Event]] = {cls.type: cls for cls in get_args(AceChasingEvent)}
 
-ACE_CHASING_VIEWS: dict[str, type[Event]] = {
-    **ACE_CHASING_EVENTS, **{cls.type: cls for cls in (ShuffleSeen, DealtSeen, SwapSeen)}}
+AceChasingSeen: TypeAlias = (
+    ShuffleSeen | RoundStarted | DealtSeen | Offered | BetAccepted | BetDeclined | BettingClosed | Keep
+    | SwapSeen | Shown | Settled | Eliminated | GameOver)
+"""Every event of Ace Chasing as a seat sees it (what :func:`read_view` gives), a closed union."""
+
+ACE_CHASING_VIEWS: dict[str, type[Event]] = {cls.type: cls for cls in get_args(AceChasingSeen)}
 """The classes a seat's views of an Ace Chasing game read back as."""
 
 
-def read_view(view: Any) -> Event:
+def read_view(view: Any) -> AceChasingSeen:
     """One dict of a seat's history of an Ace Chasing game (or of a whole record) as a typed
     event (:func:`chasetheace.events.read_view`); ValueError says what is wrong."""
-    return read_any_view(view, ACE_CHASING_VIEWS, ACE_CHASING_EVENTS)
+    return cast(AceChasingSeen, read_any_view(view, ACE_CHASING_VIEWS, ACE_CHASING_EVENTS))
 
 
 def read_event(data: Any) -> Event:

@@ -47,7 +47,7 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import Any, cast
 
 from ..cards import Card, pack, stacked_pack
 from ..errors import IllegalActionError, RecordError
@@ -56,6 +56,7 @@ from ..record import Chance, EventLog, LiveChance, Record, RecordFormat, Replay,
 from ..seats import table_names
 from .events import (
     ACE_CHASING_EVENTS,
+    AceChasingEvent,
     BetAccepted,
     BetDeclined,
     BettingClosed,
@@ -134,7 +135,7 @@ class AceChasingGame:
         self.first_matador = matador
         self._rng = rng if rng is not None else random.Random(seed)
         self._log = EventLog(_script)
-        self.events: list[Event] = self._log.events
+        self.events: list[AceChasingEvent] = cast("list[AceChasingEvent]", self._log.events)  # by _emit only
         """Everything that happened, in order: the game's history (hidden cards included)."""
         self._chance: Chance = LiveChance(self._rng) if _script is None else ScriptedChance(
             self._log, _script)
@@ -248,7 +249,7 @@ class AceChasingGame:
             return False
         return True
 
-    def act(self, action: Offer | AceAction | str, seat: int | None = None) -> list[Event]:
+    def act(self, action: Offer | AceAction | str, seat: int | None = None) -> list[AceChasingEvent]:
         """The seat to act makes its decision; returns the events that followed, up to the next one.
 
         Raises IllegalActionError (a ValueError) and changes nothing if the action is not legal.
@@ -358,7 +359,7 @@ class AceChasingGame:
 
     # --- history --------------------------------------------------------------------------
 
-    def _emit(self, event: Event) -> None:
+    def _emit(self, event: AceChasingEvent) -> None:
         self._log.append(event)
 
     def _shuffled_pack(self) -> list[Card]:

@@ -116,6 +116,7 @@ KIND = GameKind(
                  "threshold": "threshold[:RANK] never bets, accepts bets good for it, swaps below RANK"},
     server_bot_specs=_SERVER_SPECS,
     make_bot=lambda spec, rules, players: make_ace_chasing_bot(spec),
+    terminal="chasetheace.cli.acechasing",
     absent_move=_absent_move,
 )
 """Ace Chasing, RULES.md part B."""

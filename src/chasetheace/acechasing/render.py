@@ -7,10 +7,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, assert_never
 
 from ..cards import Card
-from ..events import DealtSeen, Eliminated, GameOver, Keep, SwapSeen
+from ..events import DealtSeen, Eliminated, GameOver, Keep, ShuffleSeen, SwapSeen
 from ..render import card_text
 from .events import BetAccepted, BetDeclined, BettingClosed, Offered, RoundStarted, Settled, Shown, read_view
 
@@ -93,4 +93,7 @@ def narrate(view: Mapping[str, Any], names: Sequence[str], viewer: int | None = 
             return [f"{' and '.join(out)} {'are' if len(out) > 1 or out == ['You'] else 'is'} out."]
         case GameOver(winners=winners):
             return [f"{who(s)} win{'' if s == viewer else 's'} the game." for s in winners]
-    return []  # a shuffle: nothing to say
+        case ShuffleSeen():
+            return []  # a shuffle: nothing to say
+        case other:
+            assert_never(other)

@@ -40,7 +40,8 @@ from ..record import Record
 from .exchange import MISTAKE, exchange_odds
 from .odds import DEFAULT_THRESHOLD, knockout_chance
 
-__all__ = ["AceDecision", "AceReview", "judge_exchange", "review_ace_chasing", "odds_hint", "MISTAKE"]
+__all__ = ["AceDecision", "AceReview", "judge_exchange", "review_ace_chasing", "odds_hint",
+           "stake_call", "exchange_call", "MISTAKE"]
 
 
 @dataclass(frozen=True)
@@ -244,30 +245,57 @@ def review_ace_chasing(record: Record | Mapping[str, Any], threshold: int = DEFA
     return AceReview(list(game.names), decisions, game.over, threshold)
 
 
-def odds_hint(observation: Mapping[str, Any], threshold: int = DEFAULT_THRESHOLD) -> str:
+def odds_hint(observation: Mapping[str, Any], threshold: int = DEFAULT_THRESHOLD, *,
+              call: bool = True) -> str:
     """The odds of the decision in front of ``observation["seat"]``, in words, with the call they
     make (as the ``exact`` bot decides), from that observation alone: a hint for a person.
+    ``call=False``: the figures alone (when another figure, against the table's own bots, makes
+    the call: :func:`stake_call`, :func:`exchange_call`).
 
     >>> import chasetheace as cta
     >>> game = cta.AceChasingGame(5, stack=["2d", "9d", "4d", "5d", "Jc"])
     >>> _ = game.act(cta.Offer(10))
     >>> odds_hint(game.observation(0))
     'You are knocked out 49.6% of the time; accepting 10 is worth +0.07 to you on average: accept.'
+    >>> odds_hint(game.observation(0), call=False)
+    'You are knocked out 49.6% of the time.'
     """
     legal = observation["legal"]
     if "keep" in legal:
         odds = exchange_odds(observation, threshold)
-        call = "either" if odds.call == "either" else odds.best
-        return (f"You are knocked out {odds.keep:.1%} if you keep, {odds.swap:.1%} if you swap: "
-                f"{call}.")
+        figures = f"You are knocked out {odds.keep:.1%} if you keep, {odds.swap:.1%} if you swap"
+        return f"{figures}: {'either' if odds.call == 'either' else odds.best}." if call else figures + "."
+    if "accept" not in legal and "offer" not in legal:
+        return "Nothing to decide now."
     p = knockout_chance(observation, threshold)
-    if "accept" in legal:
+    matador = observation["names"][observation["matador"]]
+    who = "You are" if "accept" in legal else f"{matador} (the matador) is"
+    figures = f"{who} knocked out {p:.1%} of the time"
+    if not call:
+        return figures + "."
+    return f"{figures}{';' if 'accept' in legal else ':'} {stake_call(observation, p)}"
+
+
+def stake_call(observation: Mapping[str, Any], matador_out: float) -> str:
+    """The call that a chance ``matador_out`` of the matador being knocked out makes at a bet:
+    the matador's accept or decline, a bettor's bet or not (a bet of 10), with its worth.
+
+    >>> stake_call({"legal": ["offer"]}, 0.61)
+    'a bet of 10 is worth +2.20 to you on average: bet.'
+    """
+    if "accept" in observation["legal"]:
         amount = observation["offer"]["amount"]
-        worth = amount * (1 - 2 * p)
-        return (f"You are knocked out {p:.1%} of the time; accepting {amount} is worth "
-                f"{worth:+.2f} to you on average: {'accept' if worth > 0 else 'decline'}.")
-    if "offer" in legal:
-        who = observation["names"][observation["matador"]]
-        return (f"{who} (the matador) is knocked out {p:.1%} of the time: a bet of 10 is worth "
-                f"{10 * (2 * p - 1):+.2f} to you on average: {'bet' if p > 0.5 else 'do not bet'}.")
-    return "Nothing to decide now."
+        worth = amount * (1 - 2 * matador_out)
+        return (f"accepting {amount} is worth {worth:+.2f} to you on average: "
+                f"{'accept' if worth > 0 else 'decline'}.")
+    return (f"a bet of 10 is worth {10 * (2 * matador_out - 1):+.2f} to you on average: "
+            f"{'bet' if matador_out > 0.5 else 'do not bet'}.")
+
+
+def exchange_call(keep: float, swap: float) -> str:
+    """The call of an exchange from the chances of being knocked out if you keep and if you swap.
+
+    >>> exchange_call(0.30, 0.45), exchange_call(0.5, 0.2), exchange_call(0.4, 0.4)
+    ('keep', 'swap', 'either')
+    """
+    return "keep" if keep < swap else "swap" if swap < keep else "either"

@@ -12,11 +12,11 @@ import random
 import time
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, assert_never
 
-from ..events import Eliminated
-from ..rates import rate_row
-from .events import BetAccepted, RoundStarted, Settled
+from ..events import Dealt, Eliminated, GameOver, Keep, Shuffle, Swap
+from ..rates import counted, rate_row
+from .events import BetAccepted, BetDeclined, BettingClosed, Offered, RoundStarted, Settled, Shown
 from .game import AceChasingGame
 from .kind import bot_specs, make_ace_chasing_bot
 
@@ -64,24 +64,30 @@ def simulate_ace_chasing(*, players: int = 5, bots: Sequence[str] = ("odds",), g
             game.act(robots[seat].choose(game.observation(seat), game.legal_actions(), choices))
         order: tuple[int, ...] = ()
         for ev in game.events:
-            if isinstance(ev, RoundStarted):
-                order = ev.order
-                rounds += 1
-            elif isinstance(ev, BetAccepted):
-                bets += 1
-                staked += ev.amount
-            elif isinstance(ev, Settled):
-                survived += ev.survived
-                per_bot[seated[ev.matador]]["matador_rounds"] += 1
-                per_bot[seated[ev.matador]]["matador_survived"] += ev.survived
-            elif isinstance(ev, Eliminated):
-                for i, s in enumerate(order):
-                    place = _place(i, len(order))
-                    place_rounds[place] += 1
-                    place_out[place] += s in ev.seats
-                    if i < len(order) - 1:
-                        per_bot[seated[s]]["player_rounds"] += 1
-                        per_bot[seated[s]]["player_out"] += s in ev.seats
+            match ev:
+                case RoundStarted():
+                    order = ev.order
+                    rounds += 1
+                case BetAccepted():
+                    bets += 1
+                    staked += ev.amount
+                case Settled():
+                    survived += ev.survived
+                    per_bot[seated[ev.matador]]["matador_rounds"] += 1
+                    per_bot[seated[ev.matador]]["matador_survived"] += ev.survived
+                case Eliminated():
+                    for i, s in enumerate(order):
+                        place = _place(i, len(order))
+                        place_rounds[place] += 1
+                        place_out[place] += s in ev.seats
+                        if i < len(order) - 1:
+                            per_bot[seated[s]]["player_rounds"] += 1
+                            per_bot[seated[s]]["player_out"] += s in ev.seats
+                case (Shuffle() | Dealt() | Offered() | BetDeclined() | BettingClosed() | Keep() | Swap()
+                      | Shown() | GameOver()):
+                    pass  # counted by the events above
+                case other:
+                    assert_never(other)
         wins[game.winners[0]] += 1
         money = [a + b for a, b in zip(money, game.money)]
         for s, spec in enumerate(seated):
@@ -133,7 +139,7 @@ def format_simulation(result: Mapping[str, Any]) -> list[str]:
         return f"{100 * row['rate']:5.1f}%  (95% CI {100 * lo:.1f}% .. {100 * hi:.1f}%)"
 
     lines = [f"Ace Chasing · {result['players']} players · seed {result['seed']}: "
-             f"{result['games']:,} games, {result['rounds']:,} rounds",
+             f"{counted(result['games'], 'game')}, {counted(result['rounds'], 'round')}",
              f"The matador survives {pct(result['matador_survival'])}",
              "Knocked out per round, by place in the deal (1st: the matador's left):"]
     lines += [f"  {row['place']:>8}  {row['out']:>7,} / {row['rounds']:<7,} {pct(row)}"

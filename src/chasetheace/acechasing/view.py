@@ -1,6 +1,6 @@
 """The old home of Ace Chasing's table view, which now lives in :mod:`chasetheace.cli.ace_view` (each
 folder is one layer, and the terminal's front ends live in ``cli/``). Importing from here still
-works, with a DeprecationWarning; import from :mod:`chasetheace.cli.ace_view` instead."""
+works until 0.3.0, with a DeprecationWarning; import from :mod:`chasetheace.cli.ace_view` instead."""
 
 from ..moved import forward
 

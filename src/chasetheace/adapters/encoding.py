@@ -29,7 +29,7 @@ True
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, assert_never
 
 import numpy as np
 import numpy.typing as npt
@@ -37,19 +37,26 @@ import numpy.typing as npt
 from ..cards import Card, pack
 from ..events import (
     Blocked,
+    CollectedSeen,
+    CutDraw,
+    DealerChosen,
+    DealerDraw,
     DealerDrewBlocker,
     DealerExchangeSeen,
     DealerSameRank,
     DealtSeen,
     Eliminated,
-    Event,
     FinalTie,
+    GameOver,
     HandStarted,
     Keep,
     KingJerk,
     LivesLost,
+    Pick,
+    SeenEvent,
     ShowBlocker,
     Showdown,
+    ShuffleSeen,
     SwapSeen,
     read_view,
 )
@@ -216,6 +223,13 @@ class Encoder:
                     block[n * d + 3 * n] = 1.0
                 case DealerDrewBlocker(rule="dealer-loses") | DealerSameRank(rule="dealer-wins"):
                     block[n * d + 3 * n + 1] = 1.0  # the hand ended with no showdown
+                case (ShuffleSeen() | Pick() | DealerDraw() | DealerChosen() | HandStarted()
+                      | DealtSeen() | KingJerk() | Keep() | SwapSeen() | Blocked() | ShowBlocker()
+                      | DealerExchangeSeen() | DealerDrewBlocker() | DealerSameRank() | CutDraw()
+                      | CollectedSeen() | GameOver()):
+                    pass  # no outcome of the hand
+                case other:
+                    assert_never(other)
 
     # --- text ---------------------------------------------------------------------------------
 
@@ -254,7 +268,7 @@ class _Turn(NamedTuple):
     position: int | None = None
 
 
-def _turn(ev: Event) -> _Turn | None:
+def _turn(ev: SeenEvent) -> _Turn | None:
     """The turn an event records, or None for an event that is no turn (:data:`TURN_KINDS`)."""
     match ev:
         case KingJerk(seat=seat, card=card) | ShowBlocker(seat=seat, card=card):
@@ -271,7 +285,12 @@ def _turn(ev: Event) -> _Turn | None:
             return _Turn(seat, first=card)
         case DealerSameRank(seat=seat, given=given, drawn=drawn):
             return _Turn(seat, first=given, second=drawn)
-    return None
+        case (ShuffleSeen() | Pick() | DealerDraw() | DealerChosen() | HandStarted() | DealtSeen()
+              | Showdown() | LivesLost() | FinalTie() | CutDraw() | Eliminated() | CollectedSeen()
+              | GameOver()):
+            return None  # no turn
+        case other:
+            assert_never(other)
 
 
 def describe(view: Mapping[str, Any], seat: int | None) -> str:
@@ -308,4 +327,8 @@ def describe(view: Mapping[str, Any], seat: int | None) -> str:
             return "out " + " ".join(f"p{s}" for s in seats)
         case FinalTie(rule=rule):
             return f"final tie {rule}"
-    return ""
+        case (ShuffleSeen() | Pick() | DealerDraw() | DealerChosen() | HandStarted() | CutDraw()
+              | CollectedSeen() | GameOver()):
+            return ""  # bookkeeping
+        case other:
+            assert_never(other)

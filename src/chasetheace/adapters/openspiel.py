@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, assert_never
 
 import numpy as np
 import numpy.typing as npt
@@ -45,13 +45,25 @@ from ..bots import Bot
 from ..cards import Card, pack
 from ..events import (
     Blocked,
+    CollectedSeen,
+    CutDraw,
+    DealerChosen,
+    DealerDraw,
     DealerDrewBlocker,
     DealerExchangeSeen,
     DealerSameRank,
     DealtSeen,
+    Eliminated,
+    FinalTie,
+    GameOver,
+    HandStarted,
+    Keep,
     KingJerk,
+    LivesLost,
+    Pick,
     ShowBlocker,
     Showdown,
+    ShuffleSeen,
     SwapSeen,
     read_view,
 )
@@ -413,6 +425,11 @@ class ChaseTheAceState(pyspiel.State):  # type: ignore[misc]
                     fixed[n] = drawn
                     if before_draw is not None:
                         fixed[before_draw] = given
+                case (ShuffleSeen() | Pick() | DealerDraw() | DealerChosen() | HandStarted() | Keep()
+                      | LivesLost() | FinalTie() | CutDraw() | Eliminated() | CollectedSeen() | GameOver()):
+                    pass  # fixes no card
+                case other:
+                    assert_never(other)
         return fixed
 
     def _order(self) -> list[int]:

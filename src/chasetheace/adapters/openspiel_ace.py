@@ -27,16 +27,25 @@ seat sees.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, assert_never
 
 import numpy as np
 import numpy.typing as npt
 import pyspiel
 
-from ..acechasing.events import BetAccepted, BetDeclined, Offered, Settled, read_view
+from ..acechasing.events import (
+    BetAccepted,
+    BetDeclined,
+    BettingClosed,
+    Offered,
+    RoundStarted,
+    Settled,
+    Shown,
+    read_view,
+)
 from ..acechasing.game import MAX_OFFERS, AceChasingGame
 from ..cards import CARDS, Card
-from ..events import Keep, SwapSeen
+from ..events import DealtSeen, Eliminated, GameOver, Keep, ShuffleSeen, SwapSeen
 from .ace_chasing import ACTION_WORDS, AceEncoder, raw_env
 
 __all__ = ["GAME_TYPE", "AceChasingSpielGame", "AceChasingState", "AceChasingObserver", "DEFAULTS"]
@@ -87,6 +96,9 @@ class AceChasingSpielGame(pyspiel.Game):  # type: ignore[misc]
             utility_sum=0.0,
             max_game_length=n * (2 * MAX_OFFERS + 1))
         super().__init__(GAME_TYPE, info, merged)
+        # the action numbers and the legal masks of ace_chasing_v0, without its environment: one
+        # for the game's states (built per state, it was most of a state's cost)
+        self.actions = raw_env(players=n, max_offer=top)
 
     @property
     def players(self) -> int:
@@ -119,25 +131,46 @@ class AceChasingState(pyspiel.State):  # type: ignore[misc]
 
     def __init__(self, game: AceChasingSpielGame) -> None:
         super().__init__(game)
-        self.spec = game
+        # OpenSpiel clones a state by deep-copying its attributes: keep them small (the cards dealt
+        # and the actions taken), and let a copy replay the engine's round when it needs it
         self.dealt: list[Card] = []
-        self.table: AceChasingGame | None = None
-        # the action numbers and the legal masks of ace_chasing_v0, without its environment
-        self._env = raw_env(players=game.players, max_offer=game.max_offer)
+        self.moves: list[int] = []
+        self._round = _Round()
+
+    @property
+    def spec(self) -> AceChasingSpielGame:
+        """The game this state belongs to."""
+        game: AceChasingSpielGame = self.get_game()
+        return game
+
+    @property
+    def table(self) -> AceChasingGame | None:
+        """The engine's round on the pack dealt, the actions so far replayed (None while dealing)."""
+        spec = self.spec
+        if len(self.dealt) < spec.players:
+            return None
+        if self._round.table is None:
+            table = AceChasingGame(spec.players, stack=self.dealt, matador=spec.matador, seed=0)
+            for action in self.moves:
+                table.act(spec.actions.action_of(action))
+            self._round.table = table
+        return self._round.table
 
     def current_player(self) -> int:
         """The seat to act, chance while dealing, or terminal."""
-        if self.table is None:
+        table = self.table
+        if table is None:
             return int(pyspiel.PlayerId.CHANCE)
         if self.is_terminal():
             return int(pyspiel.PlayerId.TERMINAL)
-        seat = self.table.to_act
+        seat = table.to_act
         assert seat is not None
         return seat
 
     def is_terminal(self) -> bool:
         """Whether the round has been settled."""
-        return self.table is not None and any(isinstance(ev, Settled) for ev in self.table.events)
+        table = self.table
+        return table is not None and any(isinstance(ev, Settled) for ev in table.events)
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         """The next card dealt, uniform over the cards not yet dealt."""
@@ -145,18 +178,18 @@ class AceChasingState(pyspiel.State):  # type: ignore[misc]
         return [(card, 1.0 / len(left)) for card in left]
 
     def _legal_actions(self, player: int) -> list[int]:
-        assert self.table is not None
-        self._env.game = self.table
-        return [int(a) for a in np.flatnonzero(self._env.action_mask(player))]
+        table, actions = self.table, self.spec.actions
+        assert table is not None
+        actions.game = table
+        return [int(a) for a in np.flatnonzero(actions.action_mask(player))]
 
     def _apply_action(self, action: int) -> None:
-        if self.table is None:
+        table = self.table
+        if table is None:
             self.dealt.append(CARDS[action])
-            if len(self.dealt) == self.spec.players:
-                self.table = AceChasingGame(self.spec.players, stack=self.dealt, matador=self.spec.matador,
-                                            seed=0)
             return
-        self.table.act(self._env.action_of(action))
+        table.act(self.spec.actions.action_of(action))
+        self.moves.append(action)
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
@@ -167,19 +200,32 @@ class AceChasingState(pyspiel.State):  # type: ignore[misc]
 
     def returns(self) -> list[float]:
         """Each seat's money won or lost in the round (0 before it is settled)."""
-        if self.table is None or not self.is_terminal():
+        table = self.table
+        if table is None or not self.is_terminal():
             return [0.0] * self.spec.players
-        return [float(m) for m in self.table.money]
+        return [float(m) for m in table.money]
 
     def observation_for(self, seat: int | None) -> dict[str, Any] | None:
         """``seat``'s observation from the engine (None while chance deals)."""
-        return None if self.table is None else self.table.observation(seat)
+        table = self.table
+        return None if table is None else table.observation(seat)
 
     def __str__(self) -> str:
-        if self.table is None:
+        table = self.table
+        if table is None:
             return f"dealing: {len(self.dealt)} of {self.spec.players} cards"
-        obs = self.table.observation(None)
+        obs = table.observation(None)
         return f"round 1, matador {obs['matador']}, to act {obs['to_act']}, money {obs['money']}"
+
+
+class _Round:
+    """Holds a state's engine round; a deep copy starts empty (the copy replays its own)."""
+
+    def __init__(self) -> None:
+        self.table: AceChasingGame | None = None
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> _Round:
+        return _Round()
 
 
 def decisions(obs: Mapping[str, Any], players: int, max_offer: int) -> npt.NDArray[np.float32]:
@@ -200,6 +246,11 @@ def decisions(obs: Mapping[str, Any], players: int, max_offer: int) -> npt.NDArr
                 out[seat, 2 * MAX_OFFERS] = 1.0
             case SwapSeen(seat=seat):
                 out[seat, 2 * MAX_OFFERS] = -1.0
+            case (ShuffleSeen() | RoundStarted() | DealtSeen() | BettingClosed() | Shown() | Settled()
+                  | Eliminated() | GameOver()):
+                pass  # no decision of the round
+            case other:
+                assert_never(other)
     return out.reshape(-1)
 
 

@@ -2,7 +2,7 @@
 
 :mod:`.command` parses the command line and runs a subcommand; :mod:`.play` is the terminal game
 (Rich, the ``[cli]`` extra, imported only when a command needs it). Ace Chasing's terminal game is
-:mod:`chasetheace.acechasing.command`, which builds on :mod:`.play`.
+:mod:`.acechasing`, which builds on :mod:`.play`.
 """
 
 from __future__ import annotations

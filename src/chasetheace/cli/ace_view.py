@@ -50,7 +50,8 @@ def ace_table(obs: Mapping[str, Any]) -> Table:
         if seat == obs["matador"] and alive and not obs["over"]:
             label += " [bold yellow]matador[/]"
         card = obs["cards"][seat]
-        cell = "" if not alive else "[dim]?[/dim]" if card is None else card_text(card)
+        hidden = "" if obs["over"] else "[dim]?[/dim]"  # at game over no card is in play any more
+        cell = "" if not alive else hidden if card is None else card_text(card)
         if card is not None and alive:
             style = "bold red" if card[1] in "hd" else "bold"
             cell = f"[{style}]{cell}[/]"

@@ -34,10 +34,10 @@ from ..acechasing.estimate import estimate
 from ..acechasing.events import RoundStarted, read_view
 from ..acechasing.game import MAX_OFFERS, AceAction, AceChasingGame, Offer
 from ..acechasing.kind import BOTS as ACE_CHASING_BOTS
-from ..acechasing.kind import make_ace_chasing_bot
+from ..acechasing.kind import NAME, make_ace_chasing_bot
 from ..acechasing.odds import DEFAULT_THRESHOLD
 from ..acechasing.render import narrate
-from ..acechasing.review import odds_hint
+from ..acechasing.review import exchange_call, odds_hint, stake_call
 from ..acechasing.sim import format_simulation, simulate_ace_chasing
 from ..errors import RecordError
 from ..events import Eliminated, GameOver
@@ -45,13 +45,12 @@ from ..files import check_writable, read_json_record
 from ..record import FORMAT as GAME_FORMAT
 from ..render import card_text
 from .ace_view import left_neighbour
-from .pacing import Pace, parse_delay
+from .fronts import Terminal
+from .pacing import QUIT_WORDS, Pace, QuitGame, parse_delay
 from .play import (
     HELP_WORDS,
     HINT_WORDS,
-    QUIT_WORDS,
     RULES_WORDS,
-    QuitGame,
     bot_names,
     bot_specs,
     check_new_record,
@@ -68,7 +67,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "narrate", "parse_reply", "play_ace_chasing", "simulate_ace_chasing", "format_simulation",
-    "replay_ace_chasing", "register", "run_play", "run_simulate", "run_replay",
+    "replay_ace_chasing", "register", "run_play", "run_simulate", "run_replay", "TERMINAL",
 ]
 
 
@@ -244,12 +243,13 @@ def _hint_lines(game: AceChasingGame, table: Mapping[int, AceChasingBot], seed: 
     odds assume, also the table's own figures, sampled against its bots (seeded by the game; your
     own exchange to come, if any, taken by the rule)."""
     obs = game.observation(0)
-    lines = ["Odds: " + odds_hint(obs)]
     order = obs["order"]
     start = order.index(obs["to_act"]) + 1 if obs["phase"] == "exchanges" else 0
     later = [s for s in order[start:-1] if s != 0]
     if all(_plays_the_rule(table[s]) for s in later):
-        return lines
+        return ["Odds: " + odds_hint(obs)]
+    # the players still to act do not exchange by the rule: the figure against them makes the call
+    lines = ["Odds if everyone still to exchange kept 7 or more: " + odds_hint(obs, call=False)]
     rng = random.Random(f"{seed}/{game.round}/{len(game.events)}")
     table = {**table, 0: OddsBot(stake=0)}  # your own exchange to come, if any: by the rule
     if "keep" in obs["legal"]:
@@ -257,11 +257,13 @@ def _hint_lines(game: AceChasingGame, table: Mapping[int, AceChasingBot], seed: 
         swap = estimate(obs, table, rng=rng, samples=SAMPLES, action="swap")
         assert keep.seat_out is not None and swap.seat_out is not None
         lines.append(f"Against these bots (sampled, {SAMPLES} rounds, +- {keep.seat_error:.0%}): you are "
-                     f"knocked out {keep.seat_out:.0%} if you keep, {swap.seat_out:.0%} if you swap.")
+                     f"knocked out {keep.seat_out:.0%} if you keep, {swap.seat_out:.0%} if you swap: "
+                     f"{exchange_call(keep.seat_out, swap.seat_out)}.")
     else:
         got = estimate(obs, table, rng=rng, samples=SAMPLES)
         lines.append(f"Against these bots (sampled, {SAMPLES} rounds): the matador is knocked out "
-                     f"{got.matador_out:.0%} (+- {got.matador_error:.0%}).")
+                     f"{got.matador_out:.0%} (+- {got.matador_error:.0%}); "
+                     f"{stake_call(obs, got.matador_out)}")
     return lines
 
 
@@ -328,7 +330,7 @@ def _no_rule_options(args: argparse.Namespace) -> None:
 
 
 def play_from_cli(args: argparse.Namespace, console: Console, rules: Rules) -> int:
-    """``chase-the-ace play --game ace-chasing`` (see :data:`chasetheace.cli.command.PLAY_GAMES`)."""
+    """``chase-the-ace play --game ace-chasing`` (:data:`TERMINAL`)."""
     _no_rule_options(args)
     if args.rules_help:
         console.print("[bold]Ace Chasing[/] (RULES.md part B):")
@@ -369,7 +371,7 @@ def play_games(args: argparse.Namespace, console: Console, players: int, matador
             random.Random(f"{seed}/{number}").randrange(10**6), matador=matador,
             save=record_path(args.save, number) if number > 1 else args.save,
             ask=lambda prompt: console.input(f"[bold cyan]{escape(prompt)}[/]"),
-            say=lambda line: console.print(line, markup=False, soft_wrap=True),
+            say=lambda line: console.print(line, markup=False),
             show=lambda obs: console.print(ace_table(obs)), pace=pace, hints=hints, tell_money=False)
         console.print(ace_table(game.observation(0)))
         keep_ace_game(stats, game, you=0, bots=_specs(args.bot, players - 1, "bot seats"))
@@ -383,8 +385,13 @@ def play_games(args: argparse.Namespace, console: Console, players: int, matador
 
 
 def simulate_from_cli(args: argparse.Namespace) -> int:
-    """``chase-the-ace simulate --game ace-chasing`` (see :data:`chasetheace.cli.command.SIMULATE_GAMES`).
-    ``--workers`` is accepted, but one process plays."""
+    """``chase-the-ace simulate --game ace-chasing`` (:data:`TERMINAL`). ``--workers`` is accepted,
+    but one process plays."""
+    if args.save is not None:
+        raise ValueError(f"--save is for chase-the-ace, not {NAME}")
+    if args.engine == "fast":
+        raise ValueError(f"--engine fast: the fast engine plays chase-the-ace only, not {NAME} "
+                         "(leave --engine out)")
     _no_rule_options(args)
     for flag, value in (("--hands", args.hands), ("--plot", args.plot)):
         if value is not None:
@@ -467,6 +474,10 @@ def run_replay(args: argparse.Namespace) -> int:
     """``replay FILE [--check]``; the exit status."""
     replay_ace_chasing(args.file, check=args.check)
     return 0
+
+
+TERMINAL = Terminal(play=play_from_cli, simulate=simulate_from_cli, replay=run_replay)
+"""Ace Chasing at ``chase-the-ace play``, ``simulate`` and ``replay`` (``GameKind.terminal``)."""
 
 
 SHUFFLE_HELP = ("seat the bots in a fresh random order every game, so each meets every place and "

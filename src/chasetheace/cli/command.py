@@ -7,7 +7,8 @@ More subcommands come from the package's other parts, each a module with
 ``register(subparsers)`` (:data:`COMMANDS`: ``solve``, ``review``, ``serve``, ``ace-chasing``, ``stats``).
 They import their optional dependencies only when run, so each is always listed; running one without its
 extra is one line naming the extra. ``play --game`` and ``simulate --game`` take any game of
-:data:`chasetheace.registry.GAMES`.
+:data:`chasetheace.registry.GAMES`, and ``replay`` any game's record: each game's kind names its
+terminal front end (:mod:`.fronts`); Chase the Ace's is :data:`TERMINAL`, here.
 
 Errors. A ValueError, OSError or ``chasetheace.RecordError`` raised by a handler for a user's
 mistake is printed as one line ``chase-the-ace: error: <message>`` on stderr, exit status 2.
@@ -21,13 +22,15 @@ import csv
 import json
 import os
 import sys
-from collections.abc import Callable
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from ..errors import RecordError
+from ..extras import needs_extra_text
 from ..files import check_plot_file, check_writable, read_json_record
 from ..game import Game
+from ..rates import counted
 from ..registry import GAMES, bot_kinds, kind_of_record
 from ..render import Narrator, explain_rules, option_rows
 from ..rules import PRESETS, Rules, preset_info, rules_from_args
@@ -38,6 +41,7 @@ from . import review as review_command
 from . import serve as serve_command
 from . import solve as solve_command
 from . import stats as stats_command
+from .fronts import Terminal, terminal_of
 from .pacing import DEFAULT_DELAY, parse_delay
 
 if TYPE_CHECKING:
@@ -45,25 +49,11 @@ if TYPE_CHECKING:
 
     from ..sim import SimConfig, SimResult
 
-__all__ = ["main", "build_parser", "add_rules_arguments", "COMMANDS",
-           "PLAY_GAMES", "SIMULATE_GAMES"]
+__all__ = ["main", "build_parser", "add_rules_arguments", "COMMANDS", "TERMINAL"]
 
 PROG = "chase-the-ace"
 COMMANDS = (solve_command, review_command, serve_command, ace_chasing_command, stats_command)
 """The modules that add the other subcommands, each through ``register(subparsers)``."""
-PLAY_GAMES: dict[str, Callable[[argparse.Namespace, Console, Rules], int]] = {
-    "chase-the-ace": terminal.play_chase_the_ace,
-    "ace-chasing": ace_chasing_command.play_from_cli,
-}
-"""How ``play --game NAME`` seats you at each game of :data:`chasetheace.registry.GAMES`."""
-SIMULATE_GAMES: dict[str, Callable[[argparse.Namespace], int]] = {
-    "ace-chasing": ace_chasing_command.simulate_from_cli,
-}
-"""Games whose ``simulate --game NAME`` is not :func:`chasetheace.sim.simulate` (part A's)."""
-REPLAY_GAMES: dict[str, Callable[[argparse.Namespace], int]] = {
-    "ace-chasing": ace_chasing_command.run_replay,
-}
-"""Games whose ``replay FILE`` is told by their own front end (the record's ``format`` says which)."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -104,6 +94,12 @@ def _check_game(name: str) -> None:
         raise ValueError(f"unknown game {name!r}: allowed {', '.join(GAMES)}")
 
 
+def _games() -> str:
+    """The games of the registry, for ``--game``'s help (the first is the default)."""
+    names = list(GAMES)
+    return f"{names[0]} (default)" + "".join(f", {n}" if n != names[-1] else f" or {n}" for n in names[1:])
+
+
 def _bot_help() -> str:
     kinds = "; ".join(f"{k}: {h}" for k, h in bot_kinds().items())
     return f"a bot, once for all bot seats or once per seat ({kinds})"
@@ -120,17 +116,11 @@ def _cmd_play(args: argparse.Namespace) -> int:
         check_writable(args.save)  # before the first deal, not at the first save
         terminal.check_new_record(args.save)
     console = make_console()
-    if args.rules_help and args.game == "chase-the-ace":  # other games explain their own
-        console.print(f"[bold]The rules in force[/] ({preset_info(args.preset).name}"
-                      f"{' with changes' if args.rule else ''}):")
-        for line in explain_rules(rules):
-            console.print("• " + line, markup=False)
-        return 0
     args.default_players = _preset_players(args.preset) or 5
     from .play import QuitGame
 
     try:
-        return PLAY_GAMES[args.game](args, console, rules)
+        return terminal_of(GAMES[args.game]).play(args, console, rules)
     except (QuitGame, EOFError) as exc:
         if isinstance(exc, EOFError):
             console.print()
@@ -141,20 +131,32 @@ def _cmd_play(args: argparse.Namespace) -> int:
         return 130
 
 
+def _play_chase_the_ace(args: argparse.Namespace, console: Console, rules: Rules) -> int:
+    """Chase the Ace's ``play``: the rules in force in words with ``--rules-help``, else a
+    session at the terminal (:func:`.play.play_chase_the_ace`)."""
+    if args.rules_help:
+        console.print(f"[bold]The rules in force[/] ({preset_info(args.preset).name}"
+                      f"{' with changes' if args.rule else ''}):")
+        for line in explain_rules(rules):
+            console.print("• " + line, markup=False)
+        return 0
+    return terminal.play_chase_the_ace(args, console, rules)
+
+
 # --- simulate ------------------------------------------------------------------------------
 
 def _cmd_simulate(args: argparse.Namespace) -> int:
+    _check_game(args.game)
+    return terminal_of(GAMES[args.game]).simulate(args)
+
+
+def _simulate_chase_the_ace(args: argparse.Namespace) -> int:
+    """Chase the Ace's ``simulate``: :func:`chasetheace.sim.simulate` (or the fast kernel) with
+    the statistics as tables, JSON, CSV or a plot."""
     from ..sim import SimConfig
     from .play import bot_specs
 
-    _check_game(args.game)
-    if args.game in SIMULATE_GAMES:
-        if args.save is not None:
-            raise ValueError(f"--save is for chase-the-ace, not {args.game}")
-        if args.engine == "fast":
-            raise ValueError(f"--engine fast: the fast engine plays chase-the-ace only, not {args.game} "
-                             "(leave --engine out)")
-        return SIMULATE_GAMES[args.game](args)
+    started = time.perf_counter()
     if args.shuffle_seats:
         raise ValueError(f"--shuffle-seats is for ace-chasing, not {args.game}")
     rules = rules_from_args(args.preset, args.rule)
@@ -170,11 +172,12 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
 
         check_fast_specs(specs)  # before the bots are made: making some solves
     games = args.games if args.games is not None or args.hands is not None else 1000
-    config = SimConfig(rules=rules, bots=specs, seed=args.seed, games=games, hands=args.hands,
-                       game=args.game)
+    config = SimConfig(rules=rules, bots=specs, seed=args.seed, games=games, hands=args.hands)
     for path in (args.csv, args.save):
         if path is not None:
             check_writable(path)
+    if args.save is not None:
+        terminal.check_new_record(args.save)  # as play --save: a saved game is never overwritten
     if args.plot is not None:
         check_plot_file(args.plot)
     result = _run_simulation(config, args.workers, show_progress=sys.stderr.isatty(), engine=args.engine)
@@ -183,7 +186,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
         print(json.dumps({"preset": preset_info(args.preset).name, "rule_changes": args.rule,
                           **result.to_dict()}, indent=2))
     else:
-        _print_simulation(result, label)
+        _print_simulation(result, label, time.perf_counter() - started)
     if args.csv is not None:
         _write_csv(result, args.csv)
     if args.plot is not None:
@@ -222,7 +225,27 @@ def _pct(row: dict[str, Any]) -> tuple[str, str]:
     return f"{100 * row['rate']:.1f}%", f"{100 * lo:.1f}% .. {100 * hi:.1f}%"
 
 
-def _print_simulation(result: SimResult, label: str) -> None:
+MIN_TIMED_SECONDS = 0.5
+"""A rate is given only over at least this much timed work (under it, the clock's jitter and the
+machine's other work make it anything from a fraction to many times the steady rate)."""
+
+
+def rate_line(result: SimResult, waited: float) -> str:
+    """The last line of ``simulate``: the hands over the work timed (wall clock, the engine's work
+    alone), the rate when that is long enough to mean something, and the ``waited`` seconds in all."""
+    workers = f"{result.workers} worker{'s' if result.workers > 1 else ''}"
+    engine = "the fast kernel" if result.engine == "fast" else "the Python engine"
+    timed = (f"{result.tally.hands:,} hands in {result.seconds:.2f} s of wall-clock time ({engine}, "
+             f"{workers})")
+    if result.seconds >= MIN_TIMED_SECONDS:
+        rate = f"{result.hands_per_second:,.0f} hands per second"
+    else:
+        rate = (f"too little work to time hands per second (under {MIN_TIMED_SECONDS} s: "
+                "ask for more --hands or --games)")
+    return f"{timed}: {rate}. {waited:.1f} s in all, with loading the engine and its bots."
+
+
+def _print_simulation(result: SimResult, label: str, waited: float) -> None:
     from rich.markup import escape
     from rich.table import Table
 
@@ -231,7 +254,8 @@ def _print_simulation(result: SimResult, label: str) -> None:
     console = make_console()
     c = result.config
     console.print(f"[bold]{escape(c.game)}[/] · {escape(label)} · {c.players} players · "
-                  f"seed {c.seed}: {result.tally.games:,} games, {result.tally.hands:,} hands")
+                  f"seed {c.seed}: {counted(result.tally.games, 'game')}, "
+                  f"{counted(result.tally.hands, 'hand')}")
     pos = Table(title="Loss rate per hand by position", title_justify="left", caption_justify="left",
                 caption="Places count from the eldest; the dealer acts last. Hands with fewer "
                 "players in have fewer places.")
@@ -248,11 +272,9 @@ def _print_simulation(result: SimResult, label: str) -> None:
     if result.tally.games:
         console.print(wins)
     if result.tally.no_sole_winner:
-        console.print(f"{result.tally.no_sole_winner} games had no sole winner (split or no winner).")
-    workers = f"{result.workers} worker{'s' if result.workers > 1 else ''}"
-    workers += ", the fast kernel" if result.engine == "fast" else ", the Python engine"
-    console.print(f"{result.tally.hands:,} hands in {result.seconds:.2f} s: "
-                  f"{result.hands_per_second:,.0f} hands per second ({workers}).", markup=False)
+        console.print(f"{counted(result.tally.no_sole_winner, 'game')} had no sole winner "
+                      "(split or no winner).")
+    console.print(rate_line(result, waited), markup=False)
 
 
 def _write_csv(result: SimResult, path: str) -> None:
@@ -341,13 +363,15 @@ def _cmd_rules(args: argparse.Namespace) -> int:
 # --- replay --------------------------------------------------------------------------------
 
 def _cmd_replay(args: argparse.Namespace) -> int:
+    return terminal_of(kind_of_record(read_json_record(args.file))).replay(args)
+
+
+def _replay_chase_the_ace(args: argparse.Namespace) -> int:
+    """Chase the Ace's ``replay``: the record checked event by event, and told unless ``--check``."""
     from .console import make_console
     from .play import tell
 
     data = read_json_record(args.file)
-    own = REPLAY_GAMES.get(kind_of_record(data).name)
-    if own is not None:
-        return own(args)  # e.g. an Ace Chasing record: replayed and told as such
     try:
         game = Game.from_record(data)
     except RecordError as exc:
@@ -368,6 +392,11 @@ def _cmd_replay(args: argparse.Namespace) -> int:
         console.print(f"The record is valid: {len(game.events)} events; it stops in hand {hands} "
                       f"with {game.names[game.to_act or 0]} to act.", markup=False)
     return 0
+
+
+TERMINAL = Terminal(play=_play_chase_the_ace, simulate=_simulate_chase_the_ace,
+                    replay=_replay_chase_the_ace)
+"""Chase the Ace at the terminal (``GameKind.terminal`` of :data:`chasetheace.registry.CHASE_THE_ACE`)."""
 
 
 # --- the parser ----------------------------------------------------------------------------
@@ -391,8 +420,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     play = sub.add_parser("play", help="play against bots at the terminal",
                           description="You against bots. Answer k (keep, stand) or s (swap, change).")
-    play.add_argument("--game", default="chase-the-ace",
-                      help="the game: chase-the-ace (default) or ace-chasing")
+    play.add_argument("--game", default="chase-the-ace", help=f"the game: {_games()}")
     add_rules_arguments(play)
     play.add_argument("--players", type=int, metavar="N", help="players at the table, you included "
                       "(default 5, or the preset's own)")
@@ -412,8 +440,7 @@ def build_parser() -> argparse.ArgumentParser:
     sim = sub.add_parser("simulate", help="bots against bots, with statistics",
                          description="Bots against bots: loss rate per hand by position and win "
                          "rate per game by seat, with 95% (Wilson) confidence intervals.")
-    sim.add_argument("--game", default="chase-the-ace",
-                     help="the game: chase-the-ace (default) or ace-chasing")
+    sim.add_argument("--game", default="chase-the-ace", help=f"the game: {_games()}")
     add_rules_arguments(sim)
     amount = sim.add_mutually_exclusive_group()
     amount.add_argument("--games", type=_positive, metavar="N", help="play N whole games (default 1000)")
@@ -490,6 +517,6 @@ def main(argv: list[str] | None = None) -> int:
     except ImportError as exc:
         if (exc.name or "").partition(".")[0] != "rich":
             raise
-        print(f"{PROG}: error: this command needs Rich: pip install 'chase-the-ace[cli]'", file=sys.stderr)
+        print(f"{PROG}: error: {needs_extra_text('this command', 'cli', missing='rich')}", file=sys.stderr)
         return 2
     return status

@@ -14,9 +14,12 @@ True
 >>> pace.asked(); pace.hand_over()
 False
 >>> waits = []
->>> pace = Pace(delay=0, ask=waits.append)
+>>> pace = Pace(delay=0, ask=lambda prompt: waits.append(prompt) or "")
 >>> pace.hand_started(); pace.hand_started(); waits   # hand 1 needed no decision: Enter first
 ['Press Enter for the next hand ']
+>>> Pace(delay=0, ask=lambda prompt: "q").wait_for_next_hand()
+Traceback (most recent call last):
+chasetheace.cli.pacing.QuitGame
 """
 
 from __future__ import annotations
@@ -26,12 +29,19 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-__all__ = ["Pace", "DEFAULT_DELAY", "NEXT_HAND_PROMPT", "WATCH_PROMPT", "parse_delay"]
+__all__ = ["Pace", "QuitGame", "QUIT_WORDS", "DEFAULT_DELAY", "NEXT_HAND_PROMPT", "WATCH_PROMPT",
+           "parse_delay"]
 
 DEFAULT_DELAY = 0.6
 """Seconds between moves at the table, about the pace of people playing."""
 NEXT_HAND_PROMPT = "Press Enter for the next hand "
 WATCH_PROMPT = "Watch the rest of the game, or skip to the end? [W/s] "
+QUIT_WORDS = {"q", "quit", "exit"}
+"""The answers that leave the table, at any question of the game."""
+
+
+class QuitGame(Exception):
+    """The person asked to leave the table."""
 
 
 def parse_delay(text: str) -> float:
@@ -87,13 +97,16 @@ class Pace:
         return not self._asked_this_hand and not self.skipping
 
     def wait_for_next_hand(self) -> None:
-        """Wait for Enter (any line) before the next hand."""
-        self.ask(NEXT_HAND_PROMPT.replace("hand", self.unit))
+        """Wait for Enter (any line) before the next hand; QuitGame if the answer is ``q``."""
+        if self.ask(NEXT_HAND_PROMPT.replace("hand", self.unit)).strip().lower() in QUIT_WORDS:
+            raise QuitGame
 
     def out(self) -> bool:
         """The person is out: offer (once) to watch or skip; True if they watch."""
         if not self._offered:
             self._offered = True
             answer = self.ask(WATCH_PROMPT).strip().lower()
+            if answer in QUIT_WORDS:
+                raise QuitGame
             self.skipping = answer in ("s", "skip")
         return not self.skipping

@@ -13,18 +13,31 @@ import random
 import sys
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, assert_never
 
 from ..bots import Bot
 from ..events import (
+    Blocked,
+    CollectedSeen,
+    CutDraw,
+    DealerChosen,
+    DealerDraw,
+    DealerDrewBlocker,
     DealerExchange,
     DealerExchangeSeen,
+    DealerSameRank,
+    DealtSeen,
     Eliminated,
+    FinalTie,
     GameOver,
     HandStarted,
     Keep,
+    KingJerk,
     LivesLost,
+    Pick,
+    ShowBlocker,
     Showdown,
+    ShuffleSeen,
     Swap,
     SwapSeen,
     read_view,
@@ -39,7 +52,7 @@ from ..seats import DEFAULT_NAMES
 from ..session import Session
 from ..solver.solutions.cache import Progress
 from .console import make_console
-from .pacing import DEFAULT_DELAY, NEXT_HAND_PROMPT, Pace
+from .pacing import DEFAULT_DELAY, NEXT_HAND_PROMPT, QUIT_WORDS, Pace, QuitGame
 from .stats import keep_game, open_stats
 
 if TYPE_CHECKING:
@@ -53,14 +66,9 @@ __all__ = ["table_view", "bot_specs", "bot_names",
 
 KEEP_WORDS = {"k", "keep", "stand", "st", "stay", "stick"}
 SWAP_WORDS = {"s", "swap", "change", "c", "ch", "cut", "t", "take", "draw"}  # the dealer cuts or takes
-QUIT_WORDS = {"q", "quit", "exit"}
 HELP_WORDS = {"?", "help"}
 HINT_WORDS = {"h", "hint"}
 RULES_WORDS = {"r", "rules"}
-
-
-class QuitGame(Exception):
-    """The person asked to leave the table."""
 
 
 def bot_names(human: str, count: int) -> list[str]:
@@ -100,6 +108,7 @@ def table_view(obs: Observation) -> Table:
     from rich.table import Table
 
     me, order, done = obs["seat"], list(obs["order"]), set(obs["done"])
+    moves = moves_this_hand(obs)
     caption = (f"kitty {obs['kitty']} · pot {obs['pot']} · "
                f"stock {obs['stock_size']} cards")
     title = "Game over" if obs["over"] else f"Hand {obs['hand']}"
@@ -132,7 +141,7 @@ def table_view(obs: Observation) -> Table:
         elif seat == obs["to_act"]:
             status = "[bold cyan]to act[/]"
         elif seat in done:
-            status = "[dim]done[/dim]"
+            status = f"[dim]{moves.get(seat, 'done')}[/dim]"
         elif order and seat == order[0]:
             status = "eldest"
         else:
@@ -140,6 +149,43 @@ def table_view(obs: Observation) -> Table:
         table.add_row(marker, label, _lives_cell(obs["lives"][seat], alive), cell, status,
                       style=None if alive else "dim")
     return table
+
+
+def moves_this_hand(obs: Observation) -> dict[int, str]:
+    """What each seat did so far in this hand, in a word or two for the table (so that at a big
+    table the moves that scrolled off the screen are still in front of the person).
+
+    >>> import chasetheace as cta
+    >>> game = cta.Game(cta.Rules(), players=4, stack=["2c", "Kd", "8h", "9c"], dealer=3)
+    >>> _ = game.act("swap"); _ = game.act("keep")
+    >>> moves_this_hand(game.observation(3))
+    {0: 'blocked', 1: 'showed K♦', 2: 'stood'}
+    """
+    history = obs["history"]
+    start = len(history)
+    while start > 0 and not isinstance(read_view(history[start - 1]), HandStarted):
+        start -= 1
+    moves: dict[int, str] = {}
+    for view in history[start:]:
+        match read_view(view):
+            case Keep(seat=seat):
+                moves[seat] = "stood"
+            case SwapSeen(seat=seat):
+                moves[seat] = "changed"
+            case Blocked(seat=seat, neighbour=neighbour, card=card):
+                moves[seat] = "blocked"
+                moves.setdefault(neighbour, f"showed {card_text(str(card))}")  # its turn is done too
+            case ShowBlocker(seat=seat, card=card):
+                moves[seat] = f"showed {card_text(str(card))}"
+            case DealerExchangeSeen(seat=seat):
+                moves[seat] = "cut" if obs["rules"]["dealer_exchange"] == "cut" else "drew"
+            case (ShuffleSeen() | Pick() | DealerDraw() | DealerChosen() | HandStarted() | DealtSeen()
+                  | KingJerk() | DealerDrewBlocker() | DealerSameRank() | Showdown() | LivesLost()
+                  | FinalTie() | CutDraw() | Eliminated() | CollectedSeen() | GameOver()):
+                pass  # not a seat's move of this hand
+            case other:
+                assert_never(other)
+    return moves
 
 
 def _neighbour(obs: Observation) -> int:
@@ -172,7 +218,7 @@ def _question(obs: Observation) -> str:
 
 @contextlib.contextmanager
 def solving_progress() -> Iterator[Progress]:
-    """A :data:`~chasetheace.solver.cache.Progress` that shows a solve on stderr (a bar on a
+    """A :data:`~chasetheace.solver.solutions.cache.Progress` that shows a solve on stderr (a bar on a
     terminal, one line otherwise) and shows nothing when the solution is cached."""
     state: dict[str, Any] = {}
 
@@ -213,7 +259,7 @@ def solving_progress() -> Iterator[Progress]:
 def hint_line(obs: Observation) -> str:
     """The solver's hint for the seat of ``obs`` (from that observation alone), as one line;
     solving first, with a progress bar, if the solution is not cached yet."""
-    from .extras import needs_solver_text, solver_missing
+    from ..extras import needs_solver_text, solver_missing
 
     if solver_missing():  # say so at once, before announcing a solve that cannot start
         return needs_solver_text("Hints", plural=True)
@@ -233,7 +279,7 @@ def ask(console: Console, obs: Observation, rules: Rules, hints: bool = False) -
     the solver's hint first (``h`` shows it on demand)."""
     from rich.markup import escape
 
-    from .extras import solver_missing
+    from ..extras import solver_missing
 
     console.print(f"[bold]{escape(_question(obs))}[/bold]")
     can_hint = solver_missing() is None
@@ -253,6 +299,7 @@ def ask(console: Console, obs: Observation, rules: Rules, hints: bool = False) -
         if answer == "rules":
             for line in explain_rules(rules, obs["players"]):
                 console.print("  " + line, markup=False)
+            console.print(f"[bold]{escape(_question(obs))}[/bold]")  # your card again, after the rules
             continue
         other = ("[bold]s[/] (swap, change)" if obs["seat"] != obs["dealer"] else
                  "[bold]c[/] (cut the stock)" if obs["rules"]["dealer_exchange"] == "cut"
@@ -395,7 +442,7 @@ def play_chase_the_ace(args: argparse.Namespace, console: Console, rules: Rules)
     """
     from rich.markup import escape
 
-    from .extras import needs_solver_text, solver_missing
+    from ..extras import needs_solver_text, solver_missing
 
     players = args.players if args.players is not None else (
         len(args.bot) + 1 if args.bot and len(args.bot) > 1 else args.default_players)

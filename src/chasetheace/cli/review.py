@@ -1,7 +1,7 @@
 """The ``review`` subcommand: ``chase-the-ace review GAME.json [--json] [--seat N]``.
 
 Reads a game record (``play --save``, the web table's, ``simulate --save``) and judges every
-decision with the solver (:func:`chasetheace.solver.advice.review`). Solutions come from the
+decision with the solver (:func:`chasetheace.solver.uses.advice.review`). Solutions come from the
 cache; a first use solves, with a progress bar on stderr. An Ace Chasing record gets its bets
 judged against the odds and its keeps and swaps by the chance of being knocked out
 (:func:`chasetheace.acechasing.review.review_ace_chasing`). The record's game kind
@@ -52,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
     seat = args.seat
     if seat is not None and not 0 <= seat < players:
         raise ValueError(f"bad seat {seat}: allowed 0..{players - 1}")
-    from .extras import needs_solver_text, solver_missing
+    from ..extras import needs_solver_text, solver_missing
 
     if kind.solver and solver_missing():  # one line, not a traceback from deep in the solver
         _check(kind, record, args.file)  # a bad record is named first, as when the solver is there

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import fields
 from typing import Any
 
+from ..extras import needs_extra_text, needs_solver_text
 from ..web.limits import Limits
 
 _HELP = {
@@ -98,8 +99,8 @@ def run(args: argparse.Namespace) -> int:
 
         from ..web.app import create_app  # noqa: F401
     except ImportError as exc:
-        print(f"chase-the-ace: error: the web extra is not installed ({exc.name}): "
-              "pip install 'chase-the-ace[web]'", file=sys.stderr)
+        print(f"chase-the-ace: error: {needs_extra_text('serve', 'web', missing=exc.name or 'uvicorn')}",
+              file=sys.stderr)
         return 2
     if not 0 <= args.port <= 65535:
         print(f"chase-the-ace: error: bad port {args.port}: allowed 0..65535", file=sys.stderr)
@@ -125,17 +126,30 @@ def run(args: argparse.Namespace) -> int:
 
         bots = WebBots.from_folder(args.solutions)
     except ImportError as exc:
-        print(f"chase-the-ace: error: --solutions needs the solve extra ({exc.name}): "
-              "pip install 'chase-the-ace[solve]'", file=sys.stderr)
+        print(f"chase-the-ace: error: {needs_solver_text('--solutions', missing=exc.name)}",
+              file=sys.stderr)
         return 2
     except (ValueError, OSError) as exc:
         print(f"chase-the-ace: error: {exc}", file=sys.stderr)
         return 2
+    try:  # the port first: a port in use leaves no database file and no lock file behind
+        sock = _listen(args.host, args.port)
+    except OSError as exc:
+        print(f"chase-the-ace: error: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}",
+              file=sys.stderr)
+        return 2
+    with sock:
+        return _locked(args, limits, bots, hosts, sock)
+
+
+def _locked(args: argparse.Namespace, limits: Any, bots: Any, hosts: list[str],
+            sock: socket.socket) -> int:
+    """Serve on ``sock`` holding the database's lock (a SQLite file: one server per database)."""
     from ..web.lock import DatabaseInUseError, DatabaseLock
     from ..web.store import is_url
 
     if is_url(args.db):  # many processes share a PostgreSQL database: no lock
-        return _serve(args, limits, bots, hosts)
+        return _serve(args, limits, bots, hosts, sock)
     try:
         lock = DatabaseLock(args.db)
     except ValueError as exc:
@@ -151,7 +165,7 @@ def run(args: argparse.Namespace) -> int:
               f"{exc.strerror or exc}", file=sys.stderr)
         return 2
     try:
-        return _serve(args, limits, bots, hosts)
+        return _serve(args, limits, bots, hosts, sock)
     finally:
         lock.release()
 
@@ -163,7 +177,8 @@ def _default_hosts(address: str) -> list[str]:
     return [*listening, "localhost", "127.0.0.1", "::1"]
 
 
-def _serve(args: argparse.Namespace, limits: Any, bots: Any, hosts: list[str]) -> int:
+def _serve(args: argparse.Namespace, limits: Any, bots: Any, hosts: list[str],
+           sock: socket.socket) -> int:
     import uvicorn
 
     from ..web.app import create_app
@@ -183,12 +198,6 @@ def _serve(args: argparse.Namespace, limits: Any, bots: Any, hosts: list[str]) -
     except Exception as exc:  # a database that cannot be opened is a user's mistake
         text = str(exc) if is_url(args.db) else f"cannot open database {args.db!r}: {exc}"
         print(f"chase-the-ace: error: {text}", file=sys.stderr)
-        return 2
-    try:
-        sock = _listen(args.host, args.port)
-    except OSError as exc:
-        print(f"chase-the-ace: error: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}",
-              file=sys.stderr)
         return 2
     app = create_app(args.db, bot_delay=args.bot_delay, manage_gc=True, limits=limits, bots=bots,
                      lock=False, hosts=hosts)

@@ -1,7 +1,7 @@
 """The ``solve`` subcommand: ``chase-the-ace solve --players 5 [--preset P] [--rule k=v] [--json]``.
 
 The main CLI calls :func:`register` with its subparsers; ``python -m chasetheace.cli.solve`` (or
-the old ``python -m chasetheace.solver.command``) runs the subcommand on its own.
+the old ``python -m chasetheace.solver.command`` until 0.3.0) runs the subcommand on its own.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import time
 from collections.abc import Sequence
 from typing import Any, TextIO
 
+from ..extras import needs_solver_text
 from ..files import check_plot_file, check_writable
 from ..rules import rules_from_args
 from ..solver.solutions.choice import (
@@ -38,14 +39,17 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
                    help="change one rule option (repeatable), e.g. --rule ties=eldest-loses")
     p.add_argument("--method", choices=METHODS, default="auto",
                    help="auto: the LP where it applies, else DCFR on the exact tree, iid, sampled")
-    p.add_argument("--iterations", type=int, default=2000, help="most CFR iterations")
+    p.add_argument("--iterations", type=int, default=None,
+                   help="most CFR iterations (default 2000); the sampled method's mini-batches of 2,000 "
+                        "hands (default 12,000 / players squared: 84 at 12 players)")
     p.add_argument("--tolerance", type=float, default=1e-4, help="stop at this NashConv (lives)")
     p.add_argument("--check-every", type=int, default=10, metavar="N",
                    help="measure CFR's average strategy every N iterations, and stop once it is within "
                         "the tolerance (each check is an exact best response: from 7 players one more "
                         "pass over the parts; default 10)")
-    p.add_argument("--time-limit", type=float, default=60.0, metavar="SECONDS",
-                   help="training time of the sampled method (default 60)")
+    p.add_argument("--time-limit", type=float, default=None, metavar="SECONDS",
+                   help="also stop the sampled method's training after SECONDS (default: none; with a "
+                        "limit the result depends on the machine's speed and load)")
     p.add_argument("--seed", type=int, default=0, help="seed of the sampled method")
     p.add_argument("--exact-check", choices=("auto", "yes", "no"), default="auto",
                    help="measure an iid or sampled strategy by an exact best response in the true game "
@@ -137,8 +141,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"chase-the-ace: error: {exc}", file=sys.stderr)
         return 2
     except ImportError as exc:
-        print(f"chase-the-ace: error: solve needs the solve extra (pip install 'chase-the-ace[solve]'): "
-              f"{exc}", file=sys.stderr)
+        print(f"chase-the-ace: error: {needs_solver_text('solve', missing=exc.name or str(exc))}",
+              file=sys.stderr)
         return 2
     if args.json:
         print(json.dumps(sol.to_dict()))

@@ -13,6 +13,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from ..errors import NotCompilableError
+from ..extras import needs_extra_text
 
 __all__ = ["NotCompilableError", "Policies", "Replay", "Script", "chunk_seed", "compile_bots",
            "play_chunk", "replay", "script_of"]
@@ -33,7 +34,7 @@ def __getattr__(name: str) -> Any:
         except ModuleNotFoundError as exc:
             if exc.name not in ("numpy", "numba"):
                 raise
-            raise ModuleNotFoundError(f"chasetheace.fast.{name} needs {exc.name}: "
-                                      "pip install 'chase-the-ace[fast]'", name=exc.name) from None
+            raise ModuleNotFoundError(needs_extra_text(f"chasetheace.fast.{name}", "fast", missing=exc.name),
+                                      name=exc.name) from None
         return getattr(module, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

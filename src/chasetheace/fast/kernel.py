@@ -62,6 +62,7 @@ from .layout import (
     E_SECOND,
     E_SHOW_BLOCKER,
     E_SWAP,
+    FD_RANDOM,
     FT_CUT,
     FT_REPLAY,
     FT_SPLIT,
@@ -92,6 +93,7 @@ from .layout import (
     R_DECK,
     R_DEX_TOP,
     R_DSR,
+    R_FD,
     R_FT,
     R_KJ,
     R_KSP,
@@ -112,6 +114,7 @@ from .layout import (
     S_LEN,
     S_NO_SHOWDOWN,
     S_NODE,
+    S_PAUSE_FOR,
     S_PENDING,
     S_PHASE,
     S_SET_ASIDE,
@@ -160,7 +163,7 @@ from .layout import (
 )
 
 
-@jit()
+@jit(inline=True)
 def _left(seat: int, n: int, alive: np.ndarray) -> int:  # pragma: no cover - compiled
     """The next seat still in, to the left of ``seat``."""
     s = seat + 1 if seat + 1 < n else 0  # no division: it would cost more than the rest of the turn
@@ -169,7 +172,7 @@ def _left(seat: int, n: int, alive: np.ndarray) -> int:  # pragma: no cover - co
     return s
 
 
-@jit()
+@jit(inline=True)
 def _losers(R: np.ndarray, STR: np.ndarray, order: np.ndarray, k: int, immune: int,
             hands: np.ndarray, losers: np.ndarray, cnt: np.ndarray) -> int:  # pragma: no cover
     """Fill ``losers`` (in turn order) with the holders of the lowest card; return how many."""
@@ -192,23 +195,19 @@ def _losers(R: np.ndarray, STR: np.ndarray, order: np.ndarray, k: int, immune: i
                 losers[m] = s
                 m += 1
         return m
-    low = 99
+    # one pass, the losers so far dropped whenever a lower card comes (as a loop of plain
+    # branches: a pass for the lowest and one for its holders compiled to vector gathers, slower)
+    low, m, ties = 99, 0, R[R_TIES]
     for i in range(k):
         s = order[i]
-        if s != immune:
-            v = STR[_rank(hands[s])]
-            if v < low:
-                low = v
-    m = 0
-    for i in range(k):
-        s = order[i]
-        if s != immune and STR[_rank(hands[s])] == low:
-            if R[R_TIES] == TIES_LATEST:
-                m = 0
+        if s == immune:
+            continue
+        v = STR[_rank(hands[s])]
+        if v < low or (v == low and ties == TIES_LATEST):
+            low, m = v, 0
+        if v == low and (m == 0 or ties != TIES_ELDEST):
             losers[m] = s
             m += 1
-            if R[R_TIES] == TIES_ELDEST:
-                break
     return m
 
 
@@ -253,6 +252,8 @@ def _decide(rules: RuleArrays, policies: PolicyArrays, given: Given, table: Tabl
             place: int, card: int, node: int) -> bool:  # pragma: no cover - compiled
     """True to keep: the given decision (the policy's keep chance goes to ``probe``), or the
     policy's, drawn."""
+    if not given.decides and policies.kind[seat] == P_THRESHOLD:
+        return bool(rules.strength[_rank(card)] >= policies.threshold[seat, h.k, place])
     p = _keep_chance(rules, policies, table, seat, place, h.k, card, node, h.length, h.head)
     if given.decides:
         g = table.g
@@ -358,7 +359,7 @@ def _load(st: np.ndarray) -> Hand:  # pragma: no cover - compiled
                 st[S_NODE], st[S_JMASK], st[S_SHUFFLE], st[S_HAND])
 
 
-@jit()
+@jit(inline=True)
 def _new_game(rules: RuleArrays, policies: PolicyArrays, given: Given, table: Table,
               mode: Mode) -> Hand:  # pragma: no cover - compiled
     """A new game (A1): every seat in with its lives, an empty kitty, the pack as the stock, and
@@ -373,7 +374,9 @@ def _new_game(rules: RuleArrays, policies: PolicyArrays, given: Given, table: Ta
     stk, tmp = ws[W_STOCK], ws[W_TMP]
     for i in range(deck):
         stk[i] = pack[i]
-        tmp[i] = pack[i]
+    if R[R_FD] != FD_RANDOM or R[R_FT] == FT_CUT:  # a pack to cut or deal from, apart from the stock
+        for i in range(deck):
+            tmp[i] = pack[i]
     dealer = given.dealer
     if dealer < 0:
         dealer = _choose_dealer(R, rules.strength, n, tmp, ws[W_LOSERS], given.chance, given.picks,
@@ -424,14 +427,15 @@ def _deal(rules: RuleArrays, policies: PolicyArrays, given: Given, table: Table,
                 c = stk[a]
                 stk[a] = stk[b]
                 stk[b] = c
+    dealt = ws[W_DEALT]
     for i in range(k):
         s = order[i]
         c = stk[(head + i) & MASK]
         hands[s] = c
-        ws[W_DEALT, s] = c
-        ws[W_DONE, s] = 0
-        ws[W_GIVEN, s] = -1
-        ws[W_PAID, s] = -1
+        dealt[s] = c
+    if mode.use_table:
+        for i in range(k):
+            ws[W_GIVEN, order[i]] = -1
     if mode.use_count:
         for c in range(n):
             if policies.kind[c] == P_COUNTING:
@@ -444,6 +448,8 @@ def _deal(rules: RuleArrays, policies: PolicyArrays, given: Given, table: Table,
             _stock_dealt(ws, n, policies.kind, order, k, head, stk)
     if mode.rec:
         st[S_EVENTS] = st[S_FINAL_TIE] = st[S_NO_SHOWDOWN] = 0
+        for i in range(k):
+            ws[W_DONE, order[i]] = 0
         for s in range(n):
             ws[W_SHOWN, s] = -1
             ws[W_LOST, s] = 0
@@ -483,6 +489,13 @@ def _kings_jerk(rules: RuleArrays, policies: PolicyArrays, table: Table, mode: M
 
 
 @jit(inline=True)
+def _pauses(st: np.ndarray, alive: np.ndarray, seat: int) -> bool:  # pragma: no cover - compiled
+    """Whether ``seat``'s decision stops a game played with ``pause`` (``st[S_PAUSE_FOR]``)."""
+    at = st[S_PAUSE_FOR] - 1
+    return bool(at < 0 or at == seat or alive[at] == 0)
+
+
+@jit(inline=True)
 def _turns(rules: RuleArrays, policies: PolicyArrays, given: Given, table: Table, mode: Mode, h: Hand,
            t: int) -> tuple[int, Hand]:  # pragma: no cover - compiled
     """The turns (A3.3), from place ``t``: each player in turn keeps, or swaps with the left
@@ -492,21 +505,21 @@ def _turns(rules: RuleArrays, policies: PolicyArrays, given: Given, table: Table
     of losers when the dealer's exchange decided the hand, or -1: on to the showdown; and the
     hand."""
     R, SSTR, ws, st = rules.vector, rules.solver_strength, table.ws, table.st
-    n, blocker, k, node = mode.n, R[R_BLOCKER], h.k, h.node
-    alive, hands, done, order, given_to = ws[W_ALIVE], ws[W_HANDS], ws[W_DONE], ws[W_ORDER], ws[W_GIVEN]
+    blocker, k, node, rec, use_table = R[R_BLOCKER], h.k, h.node, mode.rec, mode.use_table
+    king_stops, announce = R[R_KSP] != 0, R[R_ANN] != 0
+    hands, done, order, given_to = ws[W_HANDS], ws[W_DONE], ws[W_ORDER], ws[W_GIVEN]
+    # each seat acts once, in order (a seat blocked by its right-hand neighbour is passed over), so
+    # ``t`` alone says who is next; ``W_DONE`` is written only for the record's readers
     while t < k:
         s = order[t]
-        if done[s]:
-            t += 1
-            continue
         card = hands[s]
         if _rank(card) == blocker:
-            done[s] = 1
+            if rec:
+                done[s] = 1
             node = _bots_follow(policies, table, mode, node, T_SHOWN, E_SHOW_BLOCKER, s, -1, card, -1, 0)
-            if R[R_KSP]:
-                t = k
+            t = k if king_stops else t + 1
             continue
-        if mode.pause:
+        if mode.pause and _pauses(st, ws[W_ALIVE], s):
             if st[S_PENDING] < 0:
                 _save(st, Hand(h.dealer, h.head, h.length, h.kitty, k, h.set_aside, h.immune, node, h.jmask,
                                h.shuffle, h.number), PH_TURNS, t)
@@ -516,26 +529,30 @@ def _turns(rules: RuleArrays, policies: PolicyArrays, given: Given, table: Table
             st[S_PENDING] = -1
         else:
             keep = _decide(rules, policies, given, table, h, s, t, card, node)
-        done[s] = 1
-        if s == h.dealer:
+        if rec:
+            done[s] = 1
+        if t == k - 1:  # the dealer
             return _dealer(rules, policies, given, table, mode, h, card, keep)
         if keep:
             node = _bots_follow(policies, table, mode, node, T_KEEP, E_KEEP, s, -1, -1, -1, 0)
+            t += 1
             continue
-        nb = _left(s, n, alive)
+        nb = order[t + 1]  # the next seat in to the left: the turn order is the seats in, leftwards
         theirs = hands[nb]
         if _rank(theirs) == blocker:
-            done[nb] = 1
+            if rec:
+                done[nb] = 1
             node = _bots_follow(policies, table, mode, node, T_BLOCKED, E_BLOCKED, s, nb, theirs, -1, 0)
-            if R[R_KSP]:
-                t = k
+            t = k if king_stops else t + 2
             continue
         hands[nb] = card
         hands[s] = theirs
-        given_to[nb] = SSTR[_rank(theirs)]
-        announced = _rank(theirs) if R[R_ANN] and _rank(theirs) <= 2 else 0
+        if use_table:
+            given_to[nb] = SSTR[_rank(theirs)]
+        announced = _rank(theirs) if announce and _rank(theirs) <= 2 else 0
         token = T_SWAP if announced == 0 else T_SWAP_A if announced == 1 else T_SWAP_2
         node = _bots_follow(policies, table, mode, node, token, E_SWAP, s, nb, card, theirs, announced)
+        t += 1
     return -1, h
 
 
@@ -643,14 +660,16 @@ def _lives(rules: RuleArrays, given: Given, counts: Counts, table: Table, mode: 
         paid[s] = p
         if rec:
             ws[W_PAYMENT, s] = p
+    pos_hands, pos_losses, dealt = counts.position_hands[k], counts.position_losses[k], ws[W_DEALT]
+    rank_hands, rank_losses = counts.rank_hands, counts.rank_losses
     for i in range(k):
         s = order[i]
-        lost = 1 if paid[s] >= 0 else 0
-        counts.position_hands[k, i] += 1
-        counts.position_losses[k, i] += lost
-        r = _rank(ws[W_DEALT, s])
-        counts.rank_hands[r] += 1
-        counts.rank_losses[r] += lost
+        r = _rank(dealt[s])
+        pos_hands[i] += 1
+        rank_hands[r] += 1
+        if paid[s] >= 0:
+            pos_losses[i] += 1
+            rank_losses[r] += 1
     g[G_HANDS] += 1
     nout = 0
     for i in range(nl):
@@ -716,10 +735,12 @@ def _between_hands(policies: PolicyArrays, table: Table, mode: Mode, h: Hand,
     if mode.follow_stock:
         _stock_collected(ws, mode.n, policies.kind, order, k, hands, set_aside, ws[W_SEEN], head + length)
     for i in range(k):
-        stk[(head + length) & MASK] = hands[order[i]]
+        s = order[i]
+        stk[(head + length) & MASK] = hands[s]
         length += 1
-        hands[order[i]] = -1
-        paid[order[i]] = -1
+        paid[s] = -1
+        if mode.rec:  # no card in hand between hands, for the record's readers
+            hands[s] = -1
     if set_aside >= 0:
         stk[(head + length) & MASK] = set_aside
         length += 1
@@ -748,7 +769,14 @@ def play_game(rules: RuleArrays, policies: PolicyArrays, given: Given, counts: C
     current hand is written down: who knows each card (``W_SEEN``), the turn events (``evs``) and
     the outcome rows, for the vector env's encoder. ``counts.log`` gets a row per hand.
     """
-    mode = _mode(rules, policies, pause, rec)
+    return _play(rules, policies, given, counts, table, hand_limit, _mode(rules, policies, pause, rec))
+
+
+@jit(inline=True)
+def _play(rules: RuleArrays, policies: PolicyArrays, given: Given, counts: Counts, table: Table,
+          hand_limit: int, mode: Mode) -> int:  # pragma: no cover - compiled
+    """:func:`play_game` in ``mode``: inlined where it is called, so that a mode made of constants
+    (as :func:`run` makes for threshold and random bots) compiles to a game without its checks."""
     st, g = table.st, table.g
     if st[S_PHASE] == PH_NEW:
         h = _new_game(rules, policies, given, table, mode)
@@ -781,19 +809,22 @@ def play_game(rules: RuleArrays, policies: PolicyArrays, given: Given, counts: C
         t = -1
 
 
-@jit(refcounts=True)
-def run(rules: RuleArrays, policies: PolicyArrays, counts: Counts, table: Table, wins: np.ndarray,
-        games: int, hand_limit: int) -> None:  # pragma: no cover - compiled
+@jit()
+def run(rules: RuleArrays, policies: PolicyArrays, given: Given, counts: Counts, table: Table,
+        wins: np.ndarray, games: int, hand_limit: int) -> None:  # pragma: no cover - compiled
     """Play ``games`` whole games, or up to ``hand_limit`` hands (``games`` 0), at ``table``,
     adding to the counts, ``wins`` (by seat) and the table's counters; each game starts from
-    ``rules.pack``."""
-    none = np.zeros(0, np.int64)
-    given = Given(-1, False, none, np.zeros((0, 0), np.int64), False, none, np.zeros(0, np.float64))
+    ``rules.pack``. Nothing is to be ``given`` (:func:`chasetheace.fast.tables.nothing_given`; an
+    argument so that nothing is allocated here: numba's reference counts would cost more than the
+    game). The game is inlined here, with nothing given, recorded or paused: constants, so that
+    those checks leave its loops."""
     g, st = table.g, table.st
+    mode = _mode(rules, policies, False, False)
+    nothing = Given(-1, False, given.picks, given.shuffles, False, given.decisions, given.probe)
     played = 0
     while (played < games) if games > 0 else (g[G_HANDS] < hand_limit):
         st[S_PHASE] = PH_NEW
-        w = play_game(rules, policies, given, counts, table, hand_limit, False, False)
+        w = _play(rules, policies, nothing, counts, table, hand_limit, mode)
         if w == STOPPED:
             break
         played += 1

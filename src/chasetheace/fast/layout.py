@@ -4,10 +4,18 @@ means, the codes of policies and tokens, and the compiling decorator shared by t
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, NamedTuple, TypeVar, cast
+from typing import Any, NamedTuple, TypeVar, cast, get_args
 
 import numpy as np
 from numba import njit
+
+from ..rules import (
+    DealerDrawsBlockerRule,
+    DealerSameRankRule,
+    FinalTieRule,
+    FirstDealerRule,
+    TiesRule,
+)
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -35,11 +43,19 @@ def jit(refcounts: bool = False, inline: bool = False) -> Callable[[F], F]:
 (R_LIVES, R_DECK, R_BLOCKER, R_TOP, R_KSP, R_KJ, R_DEX_TOP, R_DDB, R_DSR, R_ANN, R_TIES, R_PAIR,
  R_APD, R_LC, R_FT, R_FD, R_BH) = range(17)
 R_SIZE = 17
-DDB_ALLOWED, DDB_VOID, DDB_LOSES = 0, 1, 2
-DSR_NONE, DSR_WINS, DSR_IMMUNE = 0, 1, 2
-TIES_ALL, TIES_ELDEST, TIES_LATEST = 0, 1, 2
-FT_REPLAY, FT_SPLIT, FT_CUT, FT_NO_WINNER = 0, 1, 2, 3
-FD_RANDOM, FD_HIGH, FD_JACK = 0, 1, 2
+
+
+def _codes(values: Any, *names: str) -> tuple[int, ...]:
+    """The codes of an option's values in the rule vector: each one's index among the option's
+    typed values (rules.py), so a misspelt name fails at import and the order cannot drift."""
+    return tuple(get_args(values).index(name) for name in names)
+
+
+DDB_ALLOWED, DDB_VOID, DDB_LOSES = _codes(DealerDrawsBlockerRule, "allowed", "void", "dealer-loses")
+DSR_NONE, DSR_WINS, DSR_IMMUNE = _codes(DealerSameRankRule, "none", "dealer-wins", "dealer-immune")
+TIES_ALL, TIES_ELDEST, TIES_LATEST = _codes(TiesRule, "all-lose", "eldest-loses", "latest-loses")
+FT_REPLAY, FT_SPLIT, FT_CUT, FT_NO_WINNER = _codes(FinalTieRule, "replay", "split", "cut", "no-winner")
+FD_RANDOM, FD_HIGH, FD_JACK = _codes(FirstDealerRule, "random", "high-card", "first-jack")
 
 # --- policies and the solver's public tokens --------------------------------------------------
 P_THRESHOLD, P_RANDOM, P_TABLE, P_COUNTING = 0, 1, 2, 3
@@ -67,9 +83,11 @@ WS_ROWS = 19
 # aligned with the stock's ring; with between_hands = to-bottom)
 # (the hand's scalars are saved here at a pause and at the end of a game: see Hand)
 (S_PHASE, S_HEAD, S_LEN, S_KITTY, S_DEALER, S_SET_ASIDE, S_IMMUNE, S_T, S_K, S_NODE, S_JMASK,
- S_SHUFFLE, S_HAND, S_TO_ACT, S_PENDING, S_EVENTS, S_FINAL_TIE, S_NO_SHOWDOWN) = range(18)
-ST_SIZE = 18
-PH_NEW, PH_DEAL, PH_TURNS, PH_OVER = 0, 1, 2, 3
+ S_SHUFFLE, S_HAND, S_TO_ACT, S_PENDING, S_EVENTS, S_FINAL_TIE, S_NO_SHOWDOWN, S_PAUSE_FOR) = range(19)
+ST_SIZE = 19
+# S_PAUSE_FOR: which decisions stop a game played with ``pause``: 0 every seat's; 1 + a seat: that
+# seat's only, the others playing their policies (until it is out: then every seat's again)
+PH_NEW, PH_TURNS, PH_OVER = range(3)  # a game not started, paused in the turns, over
 PLAY_ON = -3      # a hand's outcome when the game goes on
 # turn events, numbered as the encoder's TURN_KINDS
 (E_KING_JERK, E_SHOW_BLOCKER, E_KEEP, E_SWAP, E_BLOCKED, E_DEALER_EXCHANGE, E_DEALER_DREW_BLOCKER,
@@ -164,12 +182,12 @@ class Mode(NamedTuple):
     pause: bool         # stop at every decision (PAUSED) for the caller to decide
 
 
-@jit()
+@jit(inline=True)
 def _rank(card: int) -> int:  # pragma: no cover - compiled
     return (card >> 2) + 1
 
 
-@jit()
+@jit(inline=True)
 def _remove_from_stock(stk: np.ndarray, head: int, length: int, pos: int,
                        keep_order: bool) -> int:  # pragma: no cover - compiled
     """Take the card at ``pos`` out of the stock; return the new head (the length drops by one)."""

@@ -16,7 +16,7 @@ from ..sim import Tally
 from . import kernel as K
 from .layout import Given
 from .policy import Policies
-from .tables import new_counts, new_table, rule_arrays
+from .tables import new_counts, new_table, nothing_given, rule_arrays
 
 __all__ = ["chunk_seed", "play_chunk", "Script", "script_of", "HandOutcome", "Replay", "replay"]
 
@@ -50,7 +50,8 @@ def play_chunk(rules: Rules, policies: Policies, *, seed: int, games: int | None
     table = new_table(n, seed=seed)
     wins = np.zeros(n, np.int64)
     limit = hands if hands is not None else np.iinfo(np.int64).max
-    K.run(rule_arrays(rules), policies.arrays(), counts, table, wins, games or 0, limit)
+    K.run(rule_arrays(rules), policies.arrays(), nothing_given(rules.deck), counts, table, wins, games or 0,
+          limit)
     g, pos_hands, pos_losses = table.g, counts.position_hands, counts.position_losses
     rank_hands, rank_losses = counts.rank_hands, counts.rank_losses
     tally = Tally(n, hands=int(g[K.G_HANDS]), games=int(g[K.G_GAMES]),

@@ -9,13 +9,16 @@ give different (equally distributed) numbers.
 
 from __future__ import annotations
 
-import threading
+import os
 import time
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .. import sim as engine_sim
 from ..errors import NotCompilableError
+from ..extras import needs_extra_text
 from ..sim import Job, SimConfig, SimResult, Tally
 
 if TYPE_CHECKING:
@@ -23,7 +26,7 @@ if TYPE_CHECKING:
     from .policy import Policies
 
 __all__ = ["CHUNK_HANDS", "CHUNK_GAMES", "ENGINES", "choose_engine", "simulate", "simulate_fast", "warm_up",
-           "check_fast_specs"]
+           "WarmUp", "CompileWatch", "watching_compiles", "compile_estimate", "check_fast_specs"]
 
 CHUNK_HANDS = 1_000_000
 """Hands per chunk of a run counted in hands (fixed: results do not depend on the workers)."""
@@ -83,12 +86,10 @@ def check_fast_specs(specs: Sequence[str]) -> None:
 
 
 def _why_not(config: SimConfig) -> str | None:
-    if config.game != "chase-the-ace":
-        return f"the fast engine plays chase-the-ace only, not {config.game}"
     try:
         import numba  # noqa: F401
     except ImportError:
-        return "the fast engine needs numba: pip install 'chase-the-ace[fast]'"
+        return needs_extra_text("the fast engine", "fast", missing="numba")
     try:
         _policies(config)
     except NotCompilableError as exc:
@@ -114,34 +115,99 @@ FastJob = Job
 with :func:`chasetheace.fast.run.chunk_seed`, not its ``rng``)."""
 
 
-COMPILE_NOTICE_SECONDS = 1.0
-"""Loading the kernel from numba's disk cache takes well under this; compiling it, more."""
+COMPILE_CPU_SECONDS = 45.0
+"""CPU seconds a first compile of the kernel took when measured: 45.3 s (388 s of wall-clock time
+at a load of 11 to 13 on 2 cores; numba 0.68, Python 3.11, an empty ``NUMBA_CACHE_DIR``). Measure
+again when the kernel changes much: ``NUMBA_CACHE_DIR=$(mktemp -d) make fast`` prints both."""
+
+
+@dataclass(frozen=True)
+class WarmUp:
+    """What :func:`warm_up` did: ``compiled`` (numba compiled a kernel function: nothing usable was
+    in its disk cache) or only loaded it, and how long that took (wall clock and this process's CPU)."""
+
+    compiled: bool
+    seconds: float
+    cpu_seconds: float
+
+    def __str__(self) -> str:
+        how = "compiled" if self.compiled else "loaded from numba's cache"
+        return f"{how} in {self.seconds:.1f} s ({self.cpu_seconds:.1f} s of CPU time)"
+
+
+def compile_estimate(load: float | None = None, cores: int | None = None) -> str:
+    """How long a first compile takes, in words: the CPU time measured (:data:`COMPILE_CPU_SECONDS`),
+    and the wall time it comes to at the machine's ``load`` (one-minute load average) on its
+    ``cores``, when the load is known: the compile gets about ``cores / (load + 1)`` of a core."""
+    cpu = COMPILE_CPU_SECONDS
+    text = f"about {cpu:.0f} s of CPU time"
+    if load is None:
+        try:
+            load = os.getloadavg()[0]
+        except OSError:  # not on this system
+            return text
+    cores = cores or os.cpu_count() or 1
+    share = min(1.0, cores / (load + 1))
+    if share < 0.9:
+        text += f", about {cpu / share:.0f} s at this machine's load ({load:.1f} on {cores} cores)"
+    return text
+
+
+class CompileWatch:
+    """Whether numba compiled (``compiled``) within :func:`watching_compiles`; ``notice`` is told
+    once, when the first compile starts."""
+
+    def __init__(self, notice: Callable[[str], None] | None) -> None:
+        self.notice = notice
+        self.compiled = False
+
+    def started(self) -> None:
+        if not self.compiled:
+            self.compiled = True
+            if self.notice is not None:
+                self.notice("compiling the fast engine (once on this machine: numba keeps it on disk; "
+                            f"{compile_estimate()})...")
+
+
+@contextmanager
+def watching_compiles(notice: Callable[[str], None] | None = None) -> Iterator[CompileWatch]:
+    """Within the block, ``notice`` is told when numba starts compiling: numba's ``numba:compile``
+    event, which it sends only when it compiles, never when it loads from its disk cache."""
+    from numba.core import event
+
+    watch = CompileWatch(notice)
+
+    class Listener(event.Listener):
+        def on_start(self, ev: object) -> None:
+            watch.started()
+
+        def on_end(self, ev: object) -> None:
+            pass
+
+    with event.install_listener("numba:compile", Listener()):
+        yield watch
 
 
 def warm_up(rules: Rules | None = None, policies: Policies | None = None,
-            notice: Callable[[str], None] | None = None) -> float:
+            notice: Callable[[str], None] | None = None) -> WarmUp:
     """Load the kernel, compiling it first if numba has not cached it on this machine yet (a hand
-    of ``rules`` with ``policies``: the defaults, then a threshold bot at 5 seats); the seconds it
-    took, told to ``notice`` when it was a compile. ``make fast`` runs it ahead of a first run."""
+    of ``rules`` with ``policies``: the defaults, then a threshold bot at 5 seats). A compile (and
+    only a compile: numba tells) is told to ``notice`` when it starts and when it ends. ``make
+    fast`` runs it ahead of a first run."""
     from ..rules import Rules
     from .policy import compile_bots
     from .run import play_chunk
 
     rules = Rules() if rules is None else rules
     policies = compile_bots(("threshold:8",) * 5, rules) if policies is None else policies
-    told = threading.Timer(COMPILE_NOTICE_SECONDS, lambda: notice and notice(
-        "compiling the fast engine (once on this machine: numba keeps it on disk; about 20 s)..."))
-    told.daemon = True
-    start = time.perf_counter()
-    told.start()
-    try:
+    start, cpu = time.perf_counter(), time.process_time()
+    with watching_compiles(notice) as watch:
         play_chunk(rules, policies, seed=0, hands=1)
-    finally:
-        told.cancel()
-    seconds = time.perf_counter() - start
-    if notice is not None and seconds >= COMPILE_NOTICE_SECONDS:
-        notice(f"compiled the fast engine in {seconds:.1f} s; the rate below leaves it out")
-    return seconds
+    done = WarmUp(watch.compiled, time.perf_counter() - start, time.process_time() - cpu)
+    if notice is not None and done.compiled:
+        notice(f"compiled the fast engine in {done.seconds:.1f} s ({done.cpu_seconds:.1f} s of CPU time); "
+               "the rate below leaves it out")
+    return done
 
 
 def _jobs(config: SimConfig) -> list[Job]:

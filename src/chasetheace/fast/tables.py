@@ -8,18 +8,20 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..cards import Card, pack, stacked_pack
-from ..rules import Rules
+from ..rules import OPTIONS, Rules
 from . import kernel as K
 from .layout import Counts, Given, RuleArrays, Table
 
-__all__ = ["rule_vector", "strengths", "pack_array", "rule_arrays", "new_table", "new_counts",
+__all__ = ["rule_code", "rule_vector", "strengths", "pack_array", "rule_arrays", "new_table", "new_counts",
            "nothing_given"]
 
-_DDB = {"allowed": K.DDB_ALLOWED, "void": K.DDB_VOID, "dealer-loses": K.DDB_LOSES}
-_DSR = {"none": K.DSR_NONE, "dealer-wins": K.DSR_WINS, "dealer-immune": K.DSR_IMMUNE}
-_TIES = {"all-lose": K.TIES_ALL, "eldest-loses": K.TIES_ELDEST, "latest-loses": K.TIES_LATEST}
-_FT = {"replay": K.FT_REPLAY, "split": K.FT_SPLIT, "cut": K.FT_CUT, "no-winner": K.FT_NO_WINNER}
-_FD = {"random": K.FD_RANDOM, "high-card": K.FD_HIGH, "first-jack": K.FD_JACK}
+
+
+def rule_code(rules: Rules, key: str) -> int:
+    """The kernel's integer code of the option ``key`` of ``rules``: the index of its value among
+    the option's values (``rules.OPTIONS``, read from the typed values; the codes of
+    :mod:`.layout` are derived the same way)."""
+    return OPTIONS[key].values.index(getattr(rules, key))
 
 
 def rule_vector(rules: Rules) -> np.ndarray:
@@ -32,15 +34,15 @@ def rule_vector(rules: Rules) -> np.ndarray:
     r[K.R_KSP] = rules.king_stops_play
     r[K.R_KJ] = rules.kings_jerk
     r[K.R_DEX_TOP] = rules.dealer_exchange == "top"
-    r[K.R_DDB] = _DDB[rules.dealer_draws_blocker]
-    r[K.R_DSR] = _DSR[rules.dealer_same_rank]
+    r[K.R_DDB] = rule_code(rules, "dealer_draws_blocker")
+    r[K.R_DSR] = rule_code(rules, "dealer_same_rank")
     r[K.R_ANN] = rules.announce_low
-    r[K.R_TIES] = _TIES[rules.ties]
+    r[K.R_TIES] = rule_code(rules, "ties")
     r[K.R_PAIR] = rules.pairing
     r[K.R_APD] = rules.ace_pays_double
     r[K.R_LC] = rules.last_chance
-    r[K.R_FT] = _FT[rules.final_tie]
-    r[K.R_FD] = _FD[rules.first_dealer]
+    r[K.R_FT] = rule_code(rules, "final_tie")
+    r[K.R_FD] = rule_code(rules, "first_dealer")
     r[K.R_BH] = rules.between_hands == "to-bottom"
     return r
 

@@ -11,7 +11,8 @@ trees, its situations in words), :mod:`.methods` (CFR, the LP, the sampled metho
 whole game with lives), :mod:`.solutions` (which method, ``solve()``, :class:`Solution`, the
 caches), :mod:`.uses` (hints, reviews, the solved bot, reports, plots) and :mod:`.guide` (the
 generators of the strategy guide, build tools). This module is their one face; the old module
-paths (``chasetheace.solver.solution``, ``.cache``, ``.advice``...) still name the same modules.
+paths (``chasetheace.solver.solution``, ``.cache``, ``.advice``...) forward to the new ones with a
+DeprecationWarning until 0.3.0.
 
 >>> import chasetheace as cta
 >>> sol = cta.solve(cta.Rules.preset("le-her"), players=2)

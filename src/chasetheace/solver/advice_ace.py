@@ -1,10 +1,7 @@
 """The old path of :mod:`chasetheace.acechasing.review`: Ace Chasing's review lives beside its game
-(it is judged by the odds, without the solver). The very same module, kept for imports from
-before; new code imports the new path."""
+(it is judged by the odds, without the solver). Importing from here still works until 0.3.0, with a
+DeprecationWarning; import from the new path instead."""
 
-import sys
+from ..moved import forward
 
-from ..acechasing import review as _moved
-from ..acechasing.review import *  # noqa: F403
-
-sys.modules[__name__] = _moved
+__getattr__ = forward(__name__, "chasetheace.acechasing.review")

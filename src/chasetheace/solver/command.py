@@ -1,13 +1,10 @@
 """The old home of the solve command, which now lives in :mod:`chasetheace.cli.solve` (each folder is
-one layer, and the terminal's front ends live in ``cli/``). Importing from here still works, with a
-DeprecationWarning; import from :mod:`chasetheace.cli.solve` instead."""
+one layer, and the terminal's front ends live in ``cli/``). Importing from here, or running it,
+still works until 0.3.0, with a DeprecationWarning; use :mod:`chasetheace.cli.solve` instead."""
 
-from ..moved import forward
+from ..moved import forward, run_as_main
 
 __getattr__ = forward(__name__, "chasetheace.cli.solve")
 
-
 if __name__ == "__main__":  # ``python -m chasetheace.solver.command``, as before
-    import runpy
-
-    runpy.run_module("chasetheace.cli.solve", run_name="__main__", alter_sys=True)
+    run_as_main("chasetheace.solver.command", "chasetheace.cli.solve")

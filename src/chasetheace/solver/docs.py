@@ -1,12 +1,10 @@
-"""The old path of :mod:`chasetheace.solver.guide.docs`: the very same module, kept for imports
-from before the solver's sub-packages (new code imports the new path)."""
+"""The old path of :mod:`chasetheace.solver.guide.docs`, from before the solver's sub-packages.
+Importing from here, or running it, still works until 0.3.0, with a DeprecationWarning; use the new
+path instead."""
 
-import sys
+from ..moved import forward, run_as_main
 
-from .guide import docs as _moved
-from .guide.docs import *  # noqa: F403
+__getattr__ = forward(__name__, "chasetheace.solver.guide.docs")
 
-if __name__ == "__main__":  # python -m chasetheace.solver.docs
-    _moved.main()
-else:
-    sys.modules[__name__] = _moved
+if __name__ == "__main__":  # python -m chasetheace.solver.docs, as before
+    run_as_main("chasetheace.solver.docs", "chasetheace.solver.guide.docs")

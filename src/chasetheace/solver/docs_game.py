@@ -1,12 +1,10 @@
-"""The old path of :mod:`chasetheace.solver.guide.docs_game`: the very same module, kept for imports
-from before the solver's sub-packages (new code imports the new path)."""
+"""The old path of :mod:`chasetheace.solver.guide.docs_game`, from before the solver's sub-packages.
+Importing from here, or running it, still works until 0.3.0, with a DeprecationWarning; use the new
+path instead."""
 
-import sys
+from ..moved import forward, run_as_main
 
-from .guide import docs_game as _moved
-from .guide.docs_game import *  # noqa: F403
+__getattr__ = forward(__name__, "chasetheace.solver.guide.docs_game")
 
-if __name__ == "__main__":  # python -m chasetheace.solver.docs_game
-    _moved.main()
-else:
-    sys.modules[__name__] = _moved
+if __name__ == "__main__":  # python -m chasetheace.solver.docs_game, as before
+    run_as_main("chasetheace.solver.docs_game", "chasetheace.solver.guide.docs_game")

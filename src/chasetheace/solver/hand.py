@@ -1,9 +1,7 @@
-"""The old path of :mod:`chasetheace.solver.model.hand`: the very same module, kept for imports
-from before the solver's sub-packages (new code imports the new path)."""
+"""The old path of :mod:`chasetheace.solver.model.hand`, from before the solver's sub-packages.
+Importing from here still works until 0.3.0, with a DeprecationWarning; import from the new path
+instead."""
 
-import sys
+from ..moved import forward
 
-from .model import hand as _moved
-from .model.hand import *  # noqa: F403
-
-sys.modules[__name__] = _moved
+__getattr__ = forward(__name__, "chasetheace.solver.model.hand")

@@ -1,6 +1,6 @@
 """The web table: play online with friends, each browser seeing only its own seat.
 
-Needs the ``web`` extra (``pip install 'chase-the-ace[web]'``) for the server; :mod:`.protocol`,
+Needs the ``web`` extra (``make serve`` in a checkout) for the server; :mod:`.protocol`,
 :mod:`.store` and :mod:`.tables` need nothing outside the standard library.
 """
 

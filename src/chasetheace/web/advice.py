@@ -1,7 +1,7 @@
 """The solver at the web table: hints (a house rule chosen when the table opens) and game reviews.
 
 Nothing here ever solves on the event loop. A hint or a review uses only solutions already in the
-cache (:func:`chasetheace.solver.cache.cached`); a missing one is prepared by :class:`Advisor` in
+cache (:func:`chasetheace.solver.solutions.cache.cached`); a missing one is prepared by :class:`Advisor` in
 one worker process at a time (the exact solver, up to
 :data:`~chasetheace.solver.uses.advice.MAX_HINT_PLAYERS` players), and the client is told to ask
 again. A larger table gets hints and reviews where its solutions are ready without solving: shipped

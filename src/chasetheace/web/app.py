@@ -194,6 +194,8 @@ class Server(Dispatch, Tidying):
                 later = self.cluster.receive(conn, msg)
                 if later is not None:
                     return cast(Awaitable[None], later)
+            if self.cluster is not None and not isinstance(msg, P.Ping):
+                return cast(Awaitable[None], self.cluster.dispatch(conn, msg))  # database calls off the loop
             self.dispatch(conn, msg)
         except P.ProtocolError as exc:
             conn.send(P.encode(P.error(exc.code, str(exc))))
@@ -309,7 +311,8 @@ def create_app(db: str = "chase-the-ace.sqlite3", *, bot_delay: float = 0.8,
         up = server.cluster is None or server.cluster.available
         return JSONResponse({"ok": up, "version": P.VERSION, "tables_loaded": len(server.lobby.tables),
                              "leases": None if server.cluster is None else len(server.cluster.held),
-                             "cluster": None if server.cluster is None else server.cluster.counts,
+                             "cluster": None if server.cluster is None else
+                             {**server.cluster.counts, "loop_waits": server.cluster.store.loop_waits},
                              "database": up,
                              "newer_schema": None if server.cluster is None else server.cluster.newer,
                              "tables_watched": len(server.watchers),

@@ -89,11 +89,6 @@ class WebBots:
         key = _rules_key(rules)
         return {players: sol for (k, players), sol in self.solutions.items() if k == key}
 
-    @staticmethod
-    def ace_kinds() -> dict[str, str]:
-        """The Ace Chasing bots offered, each with a line of help."""
-        return dict(GAMES["ace-chasing"].server_bots)
-
     def check(self, kind: str, rules: Rules | None, seats: int, game: str = "chase-the-ace") -> None:
         """ValueError unless ``kind`` is offered for a table of ``seats`` under ``rules``; it
         looks only at the fixed list and the solutions already in memory."""

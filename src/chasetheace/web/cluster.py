@@ -83,6 +83,12 @@ class Server(Protocol):
 
 __all__ = ["Cluster"]
 
+
+def _marks(table: Table) -> tuple[Any, ...]:
+    """What a read of the table made before a change here would undo: its people (seats, tokens,
+    recovery codes), its game and moves."""
+    return list(table.people), table.game_no, table.moves, list(table.kinds)
+
 log = logging.getLogger("chasetheace.web.cluster")
 
 
@@ -193,7 +199,7 @@ class Cluster:
             if table is None:
                 continue
             if table_id in gained:  # taken over: read the table as saved, then go on with it
-                self.refresh(table)
+                await self.refresh_off_loop(table)
             else:
                 server.reschedule(table)
 
@@ -253,13 +259,16 @@ class Cluster:
 
     # --- turn timers ----------------------------------------------------------------------------
 
-    def turn_ends(self, table_id: str, marker: tuple[int, int]) -> float | None:
+    def turn_ends(self, table_id: str, marker: tuple[int, int], longest: float | None = None) -> float | None:
         """When (on this process's monotonic clock) the turn timer of this position runs out, as
-        the process that set it saved it; None if none was saved for this position."""
+        the process that set it saved it, at most ``longest`` seconds from now (a turn's length:
+        the two processes' readings of the database's clock differ by a few milliseconds); None
+        if none was saved for this position."""
         saved = self.turns.get(table_id)
         if saved is None or saved[0] != marker:
             return None
-        return time.monotonic() + (saved[1] - self.now())
+        left = saved[1] - self.now()
+        return time.monotonic() + (left if longest is None else min(left, longest))
 
     def share_turn(self, table_id: str, marker: tuple[int, int], ends: float) -> None:
         """Save a turn timer this process set (``ends`` on its monotonic clock), on the database's
@@ -293,6 +302,55 @@ class Cluster:
             return self._answering(conn, self._after_save(conn, msg, table))
         return None
 
+    def dispatch(self, conn: _Client, msg: P.ClientMessage) -> Coroutine[Any, Any, None]:
+        """Handle a message (a join, a create, a start, the public list...) with every database
+        call it makes awaited off the event loop (:meth:`bridged`); what went wrong is told to
+        this client only."""
+        wanted = getattr(msg, "table", None) if isinstance(msg, (P.Join, P.Resume, P.Recover, P.Watch)) \
+            else None
+        table = conn.table if wanted is None else self.server.lobby.tables.get(wanted)
+        if isinstance(msg, (P.Create, P.ListTables)):
+            table = None
+        return self._answering(conn, self.bridged(functools.partial(self.server.dispatch, conn, msg), table))
+
+    async def bridged(self, call: Callable[[], Any], table: Table | None) -> None:
+        """Run ``call`` (code that may call the database) with each of its database calls made in a
+        worker thread, the event loop free meanwhile (:meth:`.PgStore.bridged`). While one is
+        under way, ``table`` counts as being saved, as during a move's save: other messages about
+        it wait, notified moves are held, reads are put off."""
+        done: list[asyncio.Future[None]] = []
+
+        def paused() -> None:
+            if table is None or table.saving:
+                return
+            table.saving = True
+            done.append(asyncio.get_running_loop().create_future())
+            self.saves[table.id] = done[-1]
+
+        def resumed() -> None:
+            if not done:
+                return
+            assert table is not None
+            table.saving = False
+            future = done.pop()
+            if self.saves.get(table.id) is future:
+                del self.saves[table.id]
+            future.set_result(None)
+
+        try:
+            await self.store.bridged(call, paused, resumed)
+        finally:
+            if table is not None and not table.saving:
+                self._held(table)
+
+    def _held(self, table: Table) -> None:
+        """Apply the moves notified while this process saved at ``table``, in the order they came."""
+        for data in self.held_moves.pop(table.id, []):
+            if not self.apply_move(table, data):
+                self.dirty.add(table.id)
+                self.wake.set()
+                break
+
     async def _answering(self, conn: _Client, work: Coroutine[Any, Any, None]) -> None:
         """Run a message's handling; what went wrong is told to this client only."""
         try:
@@ -311,10 +369,7 @@ class Cluster:
         if table.stale:
             await self.server.load(table.id)
         later = self.receive(conn, msg)
-        if later is not None:
-            await later
-        else:
-            self.server.dispatch(conn, msg)
+        await (self.dispatch(conn, msg) if later is None else later)
 
     async def _player_act(self, conn: _Client, table: Table, seat: int, msg: P.Act) -> None:
         """A person's move: saved off the loop; a move refused because this copy is behind (the
@@ -362,11 +417,7 @@ class Cluster:
             if self.saves.get(table.id) is done:
                 del self.saves[table.id]
             done.set_result(None)
-            for data in self.held_moves.pop(table.id, []):  # in the order they came
-                if not self.apply_move(table, data):
-                    self.dirty.add(table.id)
-                    self.wake.set()
-                    break
+            self._held(table)
 
     def automatic(self, table: Table, seat: int, action: str, actor: str) -> None:
         """A bot's move, or one played for a person (timer, absent), saved off the loop."""
@@ -413,6 +464,11 @@ class Cluster:
             return False
         return self._apply(table, read)
 
+    def refresh_soon(self, table: Table) -> None:
+        """:meth:`refresh_off_loop` soon, by the task that applies what notifications announce."""
+        self.dirty.add(table.id)
+        self.wake.set()
+
     async def refresh_off_loop(self, table: Table) -> None:
         """:meth:`refresh`, the database read in a worker thread (the event loop goes on meanwhile);
         if the copy moved on during the read, it is read again on the loop; a stale copy is
@@ -425,16 +481,20 @@ class Cluster:
             await self.server.load(table.id)
             return
         self.counts["tables_read"] += 1
-        marks = (table.game_no, table.moves)
+        marks = _marks(table)
         try:
             read = await asyncio.to_thread(self.store.catch_up, table.id, table.game_no, table.moves,
                                            self.lease)
         except StoreUnavailable:
             self.dirty.add(table.id)
             return
-        if (table.game_no, table.moves) != marks or self.server.lobby.tables.get(table.id) is not table:
+        if table.saving:  # a change under way here (a join, a move): read again once it is in
+            self.dirty.add(table.id)
+            self.wake.set()
+            return
+        if _marks(table) != marks or self.server.lobby.tables.get(table.id) is not table:
             if self.server.lobby.tables.get(table.id) is table:
-                self.refresh(table)
+                await self.bridged(functools.partial(self.refresh, table), None)
             return
         self._apply(table, read)
 

@@ -30,7 +30,11 @@ class Dispatch(Seating):
     async def _load_then_dispatch(self, conn: Connection, msg: P.ClientMessage, table_id: str) -> None:
         try:
             await self.load(table_id)
-            if not conn.closed:
+            if conn.closed:
+                pass
+            elif self.cluster is not None:  # its database calls off the loop
+                await self.cluster.dispatch(conn, msg)
+            else:
                 self.dispatch(conn, msg)
         except P.ProtocolError as exc:
             conn.send(P.encode(P.error(exc.code, str(exc))))
@@ -67,7 +71,7 @@ class Dispatch(Seating):
                                        "nothing was saved; try again in a moment")))
             return
         if conn.table is not None and self.cluster is not None:
-            self.cluster.refresh(conn.table)
+            self.cluster.refresh_soon(conn.table)  # read off the loop
         conn.send(P.encode(P.error("conflict", "the table changed meanwhile: look again and try again")))
 
     async def _load(self, table_id: str) -> None:

@@ -121,7 +121,7 @@ def welcome(bots: WebBots, limits: Limits) -> dict[str, Any]:
                      "minimum": o.minimum} for o in OPTIONS.values()],
         "bots": bots.kinds(),
         "games": list(P.GAMES),
-        "ace_bots": bots.ace_kinds(),
+        "game_bots": {game: bots.kinds(game) for game in P.GAMES},
         "limits": {"max_seats": P.MAX_SEATS, "max_name": P.MAX_NAME, "min_timer": P.MIN_TIMER,
                    "max_timer": P.MAX_TIMER, "max_message_bytes": P.MAX_MESSAGE_BYTES,
                    "rate_per_second": limits.rate, **limits.to_dict(),

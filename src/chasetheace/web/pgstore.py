@@ -32,10 +32,11 @@ import socket
 import threading
 import time
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 from urllib.parse import urlsplit, urlunsplit
 
 from ..events import Event
+from ..extras import needs_extra_text
 from ..record import Record
 from ..rules import Rules
 from .store import (
@@ -146,9 +147,18 @@ class PgStore:
             import psycopg
             import psycopg_pool
         except ImportError as exc:
-            raise ImportError(f"--db {self.path} needs the postgres extra ({exc.name}): "
-                              "pip install 'chase-the-ace[postgres]'", name=exc.name) from None
+            missing = exc.name or "psycopg"
+            raise ImportError(needs_extra_text(f"--db {self.path}", "postgres", missing=missing),
+                              name=exc.name) from None
         self._psycopg = psycopg
+        try:
+            import greenlet
+        except ImportError as exc:
+            raise ImportError(needs_extra_text(f"--db {self.path}", "postgres", missing="greenlet"),
+                              name=exc.name) from None
+        self._greenlet = greenlet
+        self._bridged: set[Any] = set()  # the greenlets run by :meth:`bridged`
+        self.loop_waits = 0  # database calls the event loop's thread waited for (see :meth:`_tx`)
         self._tries = pool_size + 1  # a connection found broken is dropped and the next one tried
         self._timeout = connect_timeout
         self._check_url(url)
@@ -252,6 +262,51 @@ class PgStore:
             raise StoreUnavailable(f"database {self.path} is too slow: no answer within "
                                    f"{self.wait if wait is None else wait:g} s") from None
 
+    async def bridged(self, call: Callable[[], T], paused: Callable[[], None] | None = None,
+                      resumed: Callable[[], None] | None = None) -> T:
+        """Run ``call`` (plain code that may call this store, such as a join's handling) on the
+        event loop's thread in a greenlet of its own: each database call it makes runs in a worker
+        thread while the greenlet is paused and the loop serves everyone else, then the greenlet
+        goes on with the answer (or the call's exception). ``paused`` and ``resumed`` are called
+        around each pause (to mark a table as being saved meanwhile). A call waits as one made
+        on the loop would (:attr:`loop_wait`, :attr:`probe_silence`, :attr:`wait`), never
+        holding up the loop."""
+        glet = self._greenlet.greenlet(call)
+        self._bridged.add(glet)
+        try:
+            request = glet.switch()
+            while not glet.dead:
+                if paused is not None:
+                    paused()
+                try:
+                    answer = await self._answer(request)
+                except BaseException as exc:
+                    if resumed is not None:
+                        resumed()
+                    request = glet.throw(exc)
+                else:
+                    if resumed is not None:
+                        resumed()
+                    request = glet.switch(answer)
+            return cast(T, request)
+        finally:
+            self._bridged.discard(glet)
+
+    async def _answer(self, future: concurrent.futures.Future[Any]) -> Any:
+        """The answer of a call made in a worker thread for :meth:`bridged`, awaited: given up
+        (StoreUnavailable) as a call on the loop would be."""
+        waiting = asyncio.wrap_future(future)
+        started = time.monotonic()
+        while True:
+            done, _ = await asyncio.wait({waiting}, timeout=0.05)
+            if done:
+                return waiting.result()
+            waited = time.monotonic() - started
+            if waited > self.wait or (waited > self.loop_wait and self.silent() > self.probe_silence):
+                waiting.add_done_callback(lambda f: f.cancelled() or f.exception())
+                raise StoreUnavailable(f"database {self.path} is too slow: no answer within "
+                                       f"{waited:.2g} s")
+
     def probe(self, timeout: float) -> float:
         """In the probe's thread: how long a ``SELECT 1`` took on the probe's own connection
         (connected again if needed); an exception if the database cannot be reached."""
@@ -307,9 +362,14 @@ class PgStore:
             asyncio.get_running_loop()
         except RuntimeError:
             pass  # a worker thread: it may wait
-        else:  # the event loop's own thread: the call runs in a worker; the loop waits for it while
-            # the database answers the probe (busy, not gone), and gives up soon once it does not
+        else:  # the event loop's own thread: the call runs in a worker
             future = self.executor.submit(self._tx, work, notify, atomic=atomic)
+            current = self._greenlet.getcurrent()
+            if current in self._bridged:  # paused, the loop free, until the answer (:meth:`bridged`)
+                return cast(T, current.parent.switch(future))
+            # else the loop waits for it while the database answers the probe (busy, not gone),
+            # and gives up soon once it does not (counted: no such call is left on the loop)
+            self.loop_waits += 1
             started = time.monotonic()
             while True:
                 try:

@@ -22,7 +22,7 @@ import hmac
 import random
 import secrets
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -513,10 +513,10 @@ def _new(options: TableOptions, names: list[str], seed: int, carry: int) -> AnyG
 def _play(game: AnyGame, action: str, seat: int, kind: str) -> list[Event]:
     """One stored or sent action (as its game writes moves: ``offer:AMOUNT`` for an offer) played
     on the game."""
-    return game.act(GAMES[kind].parse_move(action), seat)
+    return list(game.act(GAMES[kind].parse_move(action), seat))
 
 
-def _check_log(table_id: str, events: list[Event], stored: list[dict[str, Any]]) -> None:
+def _check_log(table_id: str, events: Sequence[Event], stored: list[dict[str, Any]]) -> None:
     if [e.to_dict() for e in events] != stored:
         raise ValueError(f"table {table_id}: the replayed game differs from its stored event log")
 

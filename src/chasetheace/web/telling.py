@@ -31,7 +31,9 @@ class Telling(TableHub):
         info["connected"] = sorted(self.present(table))
         deadline = self.deadlines.get(table.id)
         if deadline is None and self.cluster is not None and table.game is not None and not table.game.over:
-            deadline = self.cluster.turn_ends(table.id, (table.game_no, len(table.game.events)))
+            timer = table.options.timer
+            deadline = self.cluster.turn_ends(table.id, (table.game_no, len(table.game.events)),
+                                              None if timer is None else timer * self.timer_scale)
         info["turn_ms_left"] = (None if deadline is None
                                 else max(0, round((deadline - time.monotonic()) * 1000)))
         head = f'{{"type":"state","v":{P.VERSION},"table":{P.encode(info)},'

@@ -73,7 +73,10 @@ async def housekeeping(server: Tidying, manage_gc: bool, every: float = 2.0, ful
         if time.monotonic() - last_expiry >= expire_every:
             last_expiry = time.monotonic()
             try:
-                server.expire()
+                if server.cluster is not None:  # its database calls off the loop
+                    await server.cluster.bridged(server.expire, None)
+                else:
+                    server.expire()
             except Exception:
                 log.exception("expiring tables failed")
         try:

@@ -48,9 +48,11 @@ class Timers(Telling):
                 ends = self.turn_ends.get(table.id)
                 if ends is None or ends[0] != marker:
                     # with several processes, the deadline another process set for this turn holds
-                    shared = None if self.cluster is None else self.cluster.turn_ends(table.id, marker)
+                    longest = table.options.timer * self.timer_scale
+                    shared = (None if self.cluster is None
+                              else self.cluster.turn_ends(table.id, marker, longest))
                     ends = self.turn_ends[table.id] = (
-                        marker, now + table.options.timer * self.timer_scale if shared is None else shared)
+                        marker, now + longest if shared is None else shared)
                     if self.cluster is not None and shared is None:
                         self.cluster.share_turn(table.id, marker, ends[1])
                 plan = (marker, "timer", max(0.0, ends[1] - now), stand_in)

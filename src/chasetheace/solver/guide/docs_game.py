@@ -84,13 +84,13 @@ def duel(rules: Rules, game: GameSolution, hands: Mapping[int, Solution], games:
     return Duel(games, seed, wins[0], wins[1], mean, mean - half, mean + half)
 
 
-def keep_from(keep: Callable[[InfoKey], float | None], position: int, kinds: int) -> float:
+def keep_from(keep: Callable[[InfoKey], float | None], position: int, rank_count: int) -> float:
     """How many of the weakest strengths a position swaps in its most frequent situation (everybody
     before it kept, nobody swapped with it), counting a card kept with probability p as 1 - p
     swapped: 6.3 means it swaps A to 6 and a 7 three times in ten. ``keep(key)`` is None where
     the situation has no decision (the blocker)."""
     total = 0.0
-    for card in range(kinds):
+    for card in range(rank_count):
         p = keep((position, ("k",) * position, card, -1))
         if p is not None:
             total += 1 - p
@@ -131,6 +131,10 @@ def whole_game_section(out_dir: str, lives: int = 3, players: Sequence[int] = (2
            f"whole games per table (seeds {seed} to {seed + games - 1}, the hero's seat turning), each pair",
            "on the same deals and random draws, once with the hero on the whole-game strategy and once on",
            "the one-hand one; the difference of its wins with a 95% confidence interval over the pairs.",
+           "The one-hand equilibria here are solved to a NashConv of 1e-6 lives",
+           "(`cta.solve(rules, players, tolerance=1e-6)`), the whole game to 1e-5 per state's hand",
+           "(`cta.solve_game`'s default): the figures reproduce with these tolerances; with `cta.solve`'s",
+           "default of 1e-4 the one-hand strategies, and so these figures, differ a little.",
            ""]
     tables: list[_Table] = []
     hands: dict[int, Solution] = {}
@@ -169,7 +173,7 @@ def whole_game_section(out_dir: str, lives: int = 3, players: Sequence[int] = (2
 def _shifts(table: _Table) -> dict[tuple[int, int, int], float]:
     """(position, own lives, fewest lives of the others) -> mean change in cards swapped."""
     game, n = table.game, table.players
-    kinds, hand, known = game.deck.kinds, table.hands[n], set(game.infosets(n))
+    rank_count, hand, known = game.deck.rank_count, table.hands[n], set(game.infosets(n))
     sums: dict[tuple[int, int, int], list[float]] = {}
     for state in game.states:
         if len(state) != n:
@@ -182,7 +186,7 @@ def _shifts(table: _Table) -> dict[tuple[int, int, int], float]:
             return hand.played_keep(key) if key in known else None
 
         for i in range(n):
-            shift = keep_from(mine, i, kinds) - keep_from(theirs, i, kinds)
+            shift = keep_from(mine, i, rank_count) - keep_from(theirs, i, rank_count)
             others = min(x for j, x in enumerate(state) if j != i)
             sums.setdefault((i, state[i], others), []).append(shift)
     return {k: sum(v) / len(v) for k, v in sums.items()}
@@ -194,8 +198,9 @@ def _table_lines(t: _Table, lives: int, found: list[Difference]) -> list[str]:
     deck = hand.deck
     out = [f"### {n} players, {lives} lives each, standard rules", "",
            f"Solved in {game.seconds:.0f} s (wall clock, a shared machine): {len(game.states)} lives states, "
-           f"the largest NashConv of a "
-           f"state's hand {game.nash_conv:.1e} (in chance of winning the game). Starting on equal lives, "
+           f"NashConv {game.nash_conv:.1e} in chance of winning the game (a player deviating in every "
+           f"lives state; the largest of a state's hand on its own {game.hand_nash_conv:.1e}). "
+           f"Starting on equal lives, "
            f"the chance of winning by position of the first hand: "
            + ", ".join(f"{position_name(i, n)} {v:.4f}" for i, v in enumerate(game.start.value)) + ".", "",
            f"One player playing the whole-game equilibrium against players of the one-hand equilibrium wins "
@@ -210,8 +215,8 @@ def _table_lines(t: _Table, lives: int, found: list[Difference]) -> list[str]:
 
     thresholds = []
     for i in range(n):
-        x = keep_from(keep, i, deck.kinds)
-        first = rank_name(deck, min(round(x), deck.kinds - 1))
+        x = keep_from(keep, i, deck.rank_count)
+        first = rank_name(deck, min(round(x), deck.rank_count - 1))
         thresholds.append(f"{position_name(i, n)} {x:.1f} (keeps from {first})")
     out += ["The one-hand strategy swaps, in each position's most frequent situation (everybody before "
             "it kept), this many of the weakest cards: " + ", ".join(thresholds) + ".", ""]

@@ -3,7 +3,8 @@
 A person at a big table should not wait for the solver: the standard rules' tables of
 :data:`PLAYERS` seats are solved here, ahead, exactly as the solution cache would solve them
 (:func:`~chasetheace.solver.solutions.cache.solution_for`: ``iid`` up to 8 players, the sampled
-method for 15 s above, seed 0), and written to :data:`~chasetheace.solver.solutions.cache.PREPARED`
+method above for :func:`~chasetheace.solver.solutions.choice.sampled_batches` mini-batches, seed
+0: the same files on any machine), and written to :data:`~chasetheace.solver.solutions.cache.PREPARED`
 under the cache's own file names, which name the solver version: after a version bump the old files
 are never read, and this tool (run again) removes them. ``tests/test_solver_packed.py`` checks that
 the shipped files are those of the current version.

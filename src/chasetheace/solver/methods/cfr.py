@@ -66,7 +66,7 @@ class Engine:
         self._mask = mask
         self._coef_l = before * lives[:, None]      # [final, low] -> lives lost if that is the loss
         self._coef_p = before
-        self._both = (mask[:, None, :] * mask[None, :tree.kinds, :])  # [block, final] -> factor
+        self._both = (mask[:, None, :] * mask[None, :tree.rank_count, :])  # [block, final] -> factor
         self._both32 = self._both.astype(np.float32)
         self._pre = []
         self._w32: Array = None  # the single-precision continuations, kept from one pass to the next
@@ -308,7 +308,7 @@ class Engine:
         dw = np.empty(len(s))
         indptr = pre["indptr"]
 
-        shift, k = tree.hand.shift, tree.kinds
+        shift, k = tree.hand.shift, tree.rank_count
 
         def compiled(bounds: tuple[int, int]) -> None:
             both = self._both if precise else self._both32

@@ -13,7 +13,10 @@
   of a pass, in a folder named for the strategy evaluated (a digest of its bytes), so a part is only
   ever reused for the very strategy it was computed for. The passes of earlier iterations are
   removed as each iterate is written; those of the last iteration stay (a finished solve run again
-  returns at once).
+  returns at once);
+- ``solution.npz``: the solution of the finished solve (the compact binary form of
+  :mod:`chasetheace.solver.solutions.packed`): the same solve run again returns it at once, without
+  building a tree or reading a pass.
 
 Every file is written to a temporary name in the same folder, flushed to disk, then renamed over
 its name (``os.replace``, atomic on POSIX and Windows): a kill (even ``kill -9``) or a power cut
@@ -33,6 +36,8 @@ import json
 import os
 import shutil
 import tempfile
+import zipfile
+from collections.abc import Callable
 from contextlib import suppress
 from pathlib import Path
 from typing import IO, Any
@@ -83,10 +88,9 @@ class Checkpoint:
                 raise ValueError(f"checkpoint {self.folder}: unreadable {MANIFEST} ({exc}): "
                                  "remove the folder or use another") from None
             mine = json.loads(json.dumps(self.manifest))  # as it reads back (tuples become lists)
-            differ = [key for key in sorted(set(mine) | set(theirs)) if mine.get(key) != theirs.get(key)]
+            differ = _differences(theirs, mine)
             if differ:
-                said = "; ".join(f"{key} {_short(theirs.get(key))} there, {_short(mine.get(key))} here"
-                                 for key in differ)
+                said = "; ".join(differ)
                 raise ValueError(f"checkpoint {self.folder} is of another solve ({said}): "
                                  "use another folder, or remove it to start again")
         elif self.folder.is_dir() and any(self.folder.iterdir()):
@@ -116,6 +120,10 @@ class Checkpoint:
                 os.unlink(tmp)
             raise
 
+    def write(self, name: str, fill: Callable[[IO[bytes]], object]) -> None:
+        """Write the file ``name`` (inside the folder) with ``fill(file)``, atomically."""
+        self._write(self.folder / name, fill)
+
     def save(self, name: str, **arrays: Array) -> None:
         """Save ``arrays`` as ``name`` (a path inside the folder, ending in .npz), atomically."""
         import numpy as np
@@ -136,9 +144,16 @@ class Checkpoint:
         try:
             with np.load(path, allow_pickle=False) as data:
                 return {key: data[key] for key in data.files}
-        except (OSError, ValueError, EOFError) as exc:
+        except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
             raise ValueError(f"checkpoint {self.folder}: broken file {name} ({exc}): remove it to "
                              "compute it again") from None
+
+    def check(self, *names: str) -> None:
+        """Read back each of the files ``names`` that is there (a ValueError naming a damaged one):
+        what a solve does when it opens its checkpoint, so that a damaged file is found before any
+        work, not after the trees are built."""
+        for name in names:
+            self.load(name)
 
     # --- the parts of a pass ----------------------------------------------------------------------
 
@@ -171,6 +186,22 @@ class Checkpoint:
     def load_iterate(self) -> dict[str, Array] | None:
         """CFR's state after the last iteration saved, if any."""
         return self.load("iterate.npz")
+
+
+def _differences(theirs: dict[str, Any], mine: dict[str, Any], within: str = "") -> list[str]:
+    """What differs between two manifests, one entry per field: ``"players 7 there, 8 here"``; a
+    field that is an object on both sides (the rules) names the options inside it that differ
+    (``"rules.ties "all-lose" there, "eldest-loses" here"``), not the whole rule sets."""
+    out = []
+    for key in sorted(set(mine) | set(theirs)):
+        a, b = theirs.get(key), mine.get(key)
+        if a == b:
+            continue
+        if isinstance(a, dict) and isinstance(b, dict):
+            out += _differences(a, b, f"{within}{key}.")
+        else:
+            out.append(f"{within}{key} {_short(a)} there, {_short(b)} here")
+    return out
 
 
 def _short(value: Any) -> str:

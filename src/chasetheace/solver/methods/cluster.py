@@ -18,7 +18,7 @@ the figures through Ray are those of the local processes, bit for bit, where the
 same numpy on the same kind of processor (BLAS picks its kernels by processor: across kinds the
 figures may differ in their last bits, about 1e-16 of them, never more). Every node needs this
 package, its ``solve`` and ``fast`` extras and Ray, of the same versions as the machine that
-starts the solve. Ray is the optional extra ``cluster`` (``pip install 'chase-the-ace[cluster]'``),
+starts the solve. Ray is the optional extra ``cluster`` (``make add-cluster`` in a checkout),
 imported only here, when a cluster is asked for.
 """
 
@@ -31,6 +31,7 @@ import socket
 from collections.abc import Iterator
 from typing import Any
 
+from ...extras import needs_extra_text
 from ..model.hand import Hand, InfoKey
 from .parts import ONE_THREAD, Got
 
@@ -100,7 +101,7 @@ class RayRunner:
         try:
             import ray
         except ImportError:
-            raise ValueError("a cluster needs Ray: pip install 'chase-the-ace[cluster]'") from None
+            raise ValueError(needs_extra_text("a cluster", "cluster", missing="ray")) from None
         self.address = address
         self.memory = memory
         self.max_retries = max_retries

@@ -53,13 +53,15 @@ class Measure:
 
 def measure(hand: Hand, keep: Callable[[InfoKey], float], *, split: bool | None = None,
             progress: Callable[[str], None] | None = None, workers: int = 1, runner: Runner | None = None,
-            checkpoint: Checkpoint | None = None) -> Measure:
+            checkpoint: Checkpoint | None = None, keys: list[InfoKey] | None = None) -> Measure:
     """Evaluate the strategy ``keep`` (the probability of keeping at an information set) exactly,
     with exact best responses; ``split`` evaluates the tree in parts (default from
     :data:`SPLIT_PLAYERS` players), ``workers`` processes side by side, or the ``runner`` given
     (a Ray cluster: :mod:`.cluster`), keeping each finished part in ``checkpoint`` (see
-    :mod:`.parts`; the result depends on none of them). Needs numpy (imported here: the limits
-    above are cheap to import)."""
+    :mod:`.parts`; the result depends on none of them: with a checkpoint the parts are always
+    kept, so that the same call run again reads them back instead of computing them). ``keys``:
+    the situations of the hand without card removal, if the caller has them (else its tree is
+    built for them). Needs numpy (imported here: the limits above are cheap to import)."""
     import numpy as np
 
     from .parts import PartsEngine, evaluate_part, parts_of
@@ -68,10 +70,11 @@ def measure(hand: Hand, keep: Callable[[InfoKey], float], *, split: bool | None 
     split = hand.players >= SPLIT_PLAYERS if split is None else split
     if split and hand.jerk:
         raise ValueError("the exact tree under kings_jerk is not evaluated in parts")
-    if split and (workers > 1 or runner is not None) and not hand.pairing:
-        from ..model.tree import Tree
+    if split and (workers > 1 or runner is not None or checkpoint is not None) and not hand.pairing:
+        if keys is None:
+            from ..model.tree import Tree
 
-        keys = Tree(hand, card_removal=False).infosets  # every situation of the true game is among them
+            keys = Tree(hand, card_removal=False).infosets  # every situation of the true game is among them
         probs = [keep(key) for key in keys]
         with PartsEngine(hand, keys, workers, progress, runner=runner, checkpoint=checkpoint) as engine:
             got = engine.evaluate(np.c_[probs, 1 - np.array(probs)])

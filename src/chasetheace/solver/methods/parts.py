@@ -299,7 +299,9 @@ class PartsEngine:
         self.passes = 0
         self.computed = 0  # parts evaluated by the runner (not taken from the checkpoint)
         self.last: PartsPasses | None = None
-        self.runner.start(hand, self.infosets)
+        # the runner (its processes, or the keys sent to the cluster) starts with the first part
+        # to compute: a pass read whole from the checkpoint (a finished solve run again) needs none
+        self._started = False
 
     def __enter__(self) -> PartsEngine:
         return self
@@ -309,7 +311,9 @@ class PartsEngine:
 
     def close(self) -> None:
         """Stop the worker processes (or let go of the cluster's)."""
-        self.runner.close()
+        if self._started:
+            self.runner.close()
+            self._started = False
 
     def evaluate(self, sigma: Array, precise: bool = True, table: bool = True) -> PartsPasses:
         """One pass over every part: the summed counterfactual values. Always in double precision
@@ -350,7 +354,12 @@ class PartsEngine:
                 todo.append(i)
             else:
                 take(i, _from_arrays(had))
-        for j, got in self.runner.run([parts[i] for i in todo], keep):
+        if todo and not self._started:
+            self.runner.start(self.hand, self.infosets)
+            self._started = True
+        computed: Iterator[tuple[int, Got]] = (self.runner.run([parts[i] for i in todo], keep) if todo
+                                               else iter(()))
+        for j, got in computed:
             i = todo[j]
             if self.checkpoint is not None and saved is not None:
                 self.checkpoint.save_part(saved, parts[i], **_to_arrays(got))

@@ -85,7 +85,7 @@ class SampledSolver:
 
     def __init__(self, hand: Hand, seed: int = 0) -> None:
         self.hand = hand
-        self.n, self.k = hand.players, hand.kinds
+        self.n, self.k = hand.players, hand.rank_count
         if self.n > MAX_PLAYERS:
             raise ValueError(f"the sampled method handles up to {MAX_PLAYERS} players, not {self.n}")
         self.rng = np.random.default_rng(seed)

@@ -38,7 +38,7 @@ from .sampled import HandBatch, SampledSolver
 
 __all__ = ["MAX_GAME_PLAYERS", "MAX_GAME_LIVES", "MAX_PAIRING_PLAYERS", "Difference", "GameBot",
            "GameSolution", "HandModel", "HandPaths", "StateSolution", "check_game", "differences",
-           "hand_model", "hero_win", "next_state", "situation_reach", "solve_game"]
+           "game_nash_conv", "hand_model", "hero_win", "next_state", "situation_reach", "solve_game"]
 
 Array = Any
 State = tuple[int, ...]
@@ -242,6 +242,7 @@ class GameSolution:
     keys: dict[int, list[InfoKey]] = field(repr=False)
     paths: dict[int, HandModel] = field(repr=False, default_factory=dict)
     seconds: float = 0.0
+    whole_nash_conv: float | None = None  # :attr:`nash_conv`, once computed
 
     def __post_init__(self) -> None:
         self._index = {m: {key: i for i, key in enumerate(keys)} for m, keys in self.keys.items()}
@@ -254,7 +255,20 @@ class GameSolution:
 
     @property
     def nash_conv(self) -> float:
-        """The largest NashConv of any state's hand (each a hand's own, in chance of winning)."""
+        """The whole game's NashConv, in chance of winning the game: what each player would add to
+        its chance by a best response that deviates in every lives state (each hand played against
+        the others' strategy, and every later hand too), summed over the places of the first hand
+        (every player's gain, the first dealer chosen at random). Computed exactly by
+        :func:`game_nash_conv` when solved; not the largest of the states' own figures
+        (:attr:`hand_nash_conv`), which each take the later hands' values as given."""
+        if self.whole_nash_conv is None:
+            self.whole_nash_conv = game_nash_conv(self)
+        return self.whole_nash_conv
+
+    @property
+    def hand_nash_conv(self) -> float:
+        """The largest NashConv of any state's hand on its own (the later hands played by the
+        equilibrium), in chance of winning: what each hand's solve was held to."""
         return max(s.nash_conv for s in self.states.values())
 
     def infosets(self, players: int) -> list[InfoKey]:
@@ -278,7 +292,8 @@ class GameSolution:
     def to_dict(self) -> dict[str, Any]:
         """A JSON-serialisable form (:meth:`from_dict` reads it back)."""
         return {"format": GAME_FORMAT, "rules": self.rules.to_dict(), "players": self.players,
-                "lives": self.lives, "seconds": self.seconds,
+                "lives": self.lives, "seconds": self.seconds, "nash_conv": self.nash_conv,
+                "hand_nash_conv": self.hand_nash_conv,
                 "infosets": {str(m): [[k[0], list(k[1]), k[2], k[3]] for k in keys]
                              for m, keys in self.keys.items()},
                 "states": [{"state": list(s.state), "keep": [float(x) for x in s.keep], "value": s.value,
@@ -301,8 +316,10 @@ class GameSolution:
                     raise ValueError("a state's strategy does not match its information sets")
                 states[state] = StateSolution(state, keep, [float(v) for v in entry["value"]],
                                               float(entry["nash_conv"]), int(entry["iterations"]))
+            whole = data.get("nash_conv")
             return cls(Rules.from_dict(data["rules"]), int(data["players"]), int(data["lives"]), states,
-                       keys, seconds=float(data["seconds"]))
+                       keys, seconds=float(data["seconds"]),
+                       whole_nash_conv=None if whole is None else float(whole))
         except (KeyError, TypeError, IndexError) as exc:
             raise ValueError(f"a damaged whole-game solution: {exc!r}") from None
 
@@ -346,9 +363,53 @@ def solve_game(rules: Rules | None = None, players: int = 3, *, lives: int | Non
             last = solved[group[-1]]
             progress(f"solved {len(solved)} of {len(states)} lives states, {seconds:.0f} s (lives "
                      f"{','.join(map(str, last.state))}: {last.iterations} iterations, NashConv "
-                     f"{last.nash_conv:.1e})")
+                     f"{last.nash_conv:.1e} in chance of winning the game)")
     keys = {m: p.infosets for m, p in paths.items()}
-    return GameSolution(rules, players, lives, solved, keys, paths, time.perf_counter() - start)
+    game = GameSolution(rules, players, lives, solved, keys, paths)
+    game.whole_nash_conv = game_nash_conv(game)
+    game.seconds = time.perf_counter() - start
+    return game
+
+
+def game_nash_conv(game: GameSolution) -> float:
+    """The whole game's NashConv of ``game``'s strategies (:attr:`GameSolution.nash_conv`).
+
+    Backward induction over the lives states, as the solve: in each state, a position's best
+    response value is its value when it plays the state's strategy in this hand and best responds
+    in every later one, plus what the better action gains at each of its information sets in this
+    hand (each seat acts once a hand, so the gains add up). Replay cycles are iterated to their
+    fixed point."""
+    rules = game.rules
+    best: dict[tuple[State, int], float] = {}
+    for group in _groups(rules, list(game.states)):
+        guess = {(s, i): game.states[s].value[i] for s in group for i in range(len(s))}
+        cyclic = _cyclic(rules, group, {len(s): game.model(len(s)) for s in group})
+        for _ in range(200):
+            change = 0.0
+            for s in group:
+                m, paths, keep = len(s), game.model(len(s)), game.states[s].keep
+                payoff = np.zeros((len(paths.outcomes), m))
+                for o, lost in enumerate(paths.outcomes.tolist()):
+                    nxt, shares, where = next_state(rules, s, lost)
+                    for i in range(m):
+                        if shares is not None:
+                            payoff[o, i] = shares[i]
+                        elif nxt is not None and where[i] >= 0:
+                            later = (nxt, where[i])
+                            payoff[o, i] = guess[later] if later in guess else best[later]
+                cfv, value = paths.cfv(keep, paths.utilities(payoff))
+                here = keep * cfv[:, 0] + (1 - keep) * cfv[:, 1]
+                owner = np.array([key[0] for key in game.infosets(m)], dtype=np.int64)
+                gains = np.bincount(owner, cfv.max(axis=1) - here, minlength=m)
+                for i in range(m):
+                    got = float(value[i] + gains[i])
+                    change = max(change, abs(got - guess[(s, i)]))
+                    guess[(s, i)] = got
+            if change < 1e-12 or not cyclic:
+                break
+        best.update(guess)
+    start = (game.lives,) * game.players
+    return float(sum(best[(start, h)] - game.start.value[h] for h in range(game.players)))
 
 
 def _states(players: int, lives: int) -> list[State]:

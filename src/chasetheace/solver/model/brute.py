@@ -14,7 +14,7 @@ from fractions import Fraction
 
 from .hand import Hand, InfoKey
 
-__all__ = ["Evaluation", "evaluate", "deals"]
+__all__ = ["Evaluation", "evaluate", "deals", "outcome"]
 
 Number = Fraction | float
 Strategy = Callable[[InfoKey], Number]
@@ -52,7 +52,7 @@ def deals(hand: Hand, exact: bool = True) -> Iterator[tuple[list[int], Number]]:
             yield prefix, p
             return
         left = size - len(prefix)
-        for c in range(hand.kinds):
+        for c in range(hand.rank_count):
             if copies[c]:
                 copies[c] -= 1
                 q = Fraction(copies[c] + 1, left) if exact else (copies[c] + 1) / left
@@ -74,14 +74,23 @@ def evaluate(hand: Hand, strategy: Strategy, exact: bool = True, leaf: Leaf | No
     n = hand.players
     ev = Evaluation([0] * n, [0] * n)
     for deal, chance in deals(hand, exact):
-        play = _Play(hand, strategy, deal[-1], ev)
-        play.leaf, play.chance = leaf, chance
-        start = (hand.jerk_token(deal[:-1]),) if hand.jerk else ()
-        lives, losses = play.turn(0, deal[:-1], start, [-1] * n, [False] * n, chance)
+        lives, losses = outcome(hand, strategy, deal, ev=ev, leaf=leaf, chance=chance)
         for i in range(n):
             ev.lives[i] += chance * lives[i]
             ev.losses[i] += chance * losses[i]
     return ev
+
+
+def outcome(hand: Hand, strategy: Strategy, deal: list[int], *, ev: Evaluation | None = None,
+            leaf: Leaf | None = None, chance: Number = 1) -> tuple[list[Number], list[Number]]:
+    """The expected lives lost and chance of losing per position in one ordered deal (as
+    :func:`deals` gives it: the seats' cards, then the stock card the dealer would draw); under a
+    pure ``strategy``, what happens in that deal. ``ev`` gathers the counterfactual values."""
+    n = hand.players
+    play = _Play(hand, strategy, deal[-1], Evaluation([0] * n, [0] * n) if ev is None else ev)
+    play.leaf, play.chance = leaf, chance
+    start = (hand.jerk_token(deal[:-1]),) if hand.jerk else ()
+    return play.turn(0, deal[:-1], start, [-1] * n, [False] * n, chance)
 
 
 class _Play:

@@ -72,7 +72,7 @@ class Dealing:
         self.dealt = dealt
         self.pair = pair
         self.low = low
-        self.kinds = hand.kinds
+        self.rank_count = hand.rank_count
         self._copies = np.array(hand.deck.copies, dtype=np.int64)
         self._size = hand.deck.size
         self._base = int(self._copies.max()) + 1  # a drawn multiset is a number in this base
@@ -117,7 +117,7 @@ class Dealing:
         if not self.hand.jerk:
             prob = avail / avail.sum(axis=1, keepdims=True)
             if seat < len(self.dealt):  # a part of the tree: only this card (the chance stays the whole's)
-                prob[:, np.arange(self.kinds) != self.dealt[seat]] = 0.0
+                prob[:, np.arange(self.rank_count) != self.dealt[seat]] = 0.0
             elif self.pair is not None and seat < 2:
                 a, b = self.pair
                 allowed = np.zeros_like(prob, dtype=bool)
@@ -147,7 +147,7 @@ class Dealing:
         :func:`low_part`): every card below its strongest is one of ``low``'s, the ones missing fit
         in the draws left, and the other draws left can be of that strength or higher."""
         assert self.low is not None
-        k = self.kinds
+        k = self.rank_count
         need = np.bincount(np.array(self.low, dtype=np.int64), minlength=k)
         top = int(max(self.low))
         left = self.hand.players - 3 - seat  # seats still to be dealt among the first n - 2
@@ -171,7 +171,7 @@ class Dealing:
         if left <= 0:
             return np.ones(len(drawn), dtype=bool)
         full = drawn.astype(np.int64)
-        for v in range(self.kinds - 1, -1, -1):
+        for v in range(self.rank_count - 1, -1, -1):
             take = np.minimum(self._copies[v] - full[:, v], left - (full.sum(axis=1) - drawn.sum(axis=1)))
             full[:, v] += np.maximum(take, 0)
         return (low_cards(full, len(self.low)) == np.array(self.low, dtype=np.int64)[None, :]).all(axis=1)
@@ -185,7 +185,7 @@ class Dealing:
     def _infoset_ids(self, j: int, hid: Array, card: Array, given: Array) -> Array:
         if not len(hid):
             return np.zeros(0, dtype=np.int64)
-        code = (hid.astype(np.int64) * (self.kinds + 1) + card) * (self.kinds + 2) + given + 1
+        code = (hid.astype(np.int64) * (self.rank_count + 1) + card) * (self.rank_count + 2) + given + 1
         _, first, inverse = np.unique(code, return_index=True, return_inverse=True)
         ids = []
         for i in first.tolist():

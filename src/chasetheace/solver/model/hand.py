@@ -10,14 +10,38 @@ strongest rank at the deal.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Any, assert_never
 
 from ...cards import PIQUET_RANKS, Card, rank_char
-from ...events import Blocked, HandStarted, Keep, KingJerk, ShowBlocker, SwapSeen, read_view
-from ...rules import Rules
+from ...events import (
+    Blocked,
+    CollectedSeen,
+    CutDraw,
+    DealerChosen,
+    DealerDraw,
+    DealerDrewBlocker,
+    DealerExchangeSeen,
+    DealerSameRank,
+    DealtSeen,
+    Eliminated,
+    FinalTie,
+    GameOver,
+    HandStarted,
+    Keep,
+    KingJerk,
+    LivesLost,
+    Pick,
+    ShowBlocker,
+    Showdown,
+    ShuffleSeen,
+    SwapSeen,
+    read_view,
+)
+from ...rules import OPTIONS, Rules
 
 __all__ = ["Deck", "Hand", "InfoKey", "deck_of", "infoset_of"]
 
@@ -39,9 +63,16 @@ class Deck:
         return sum(self.copies)
 
     @property
-    def kinds(self) -> int:
-        """How many distinct strengths (K)."""
+    def rank_count(self) -> int:
+        """How many distinct strengths (ranks) the pack has (K)."""
         return len(self.copies)
+
+    @property
+    def kinds(self) -> int:
+        """The old name of :attr:`rank_count` (until 0.3.0, with a DeprecationWarning)."""
+        warnings.warn("Deck.kinds is now Deck.rank_count (kinds goes in 0.3.0)", DeprecationWarning,
+                      stacklevel=2)
+        return self.rank_count
 
     def name(self, strength: int) -> str:
         """The rank's one-character name (``'A'``, ``'T'``, ``'K'``)."""
@@ -64,21 +95,32 @@ class Hand:
     """The decision-relevant rules of one hand with ``players`` seats (position 0 eldest)."""
 
     def __init__(self, rules: Rules, players: int, deck: Deck | None = None) -> None:
+        for key, value in rules.changes().items():
+            if OPTIONS[key].solver == "refuses":
+                raise ValueError(f"the solver does not model the rule {key}={value}: solve with "
+                                 f"{key}={OPTIONS[key].default} instead")
         self.rules = rules
         self.deck = deck = deck if deck is not None else deck_of(rules)
         if not (isinstance(players, int) and 2 <= players <= deck.size - 1):
             raise ValueError(f"bad number of players {players!r}: allowed 2..{deck.size - 1}")
         self.players = players
-        self.kinds = deck.kinds
+        self.rank_count = deck.rank_count
         self.blocker = -1 if deck.blocker is None else deck.blocker
         self.ace = deck.strength_of_rank(1) if 1 in deck.ranks else -1
-        self.announced = ({s for s in range(deck.kinds) if deck.ranks[s] <= 2}
+        self.announced = ({s for s in range(deck.rank_count) if deck.ranks[s] <= 2}
                           if rules.announce_low else set())
         self.stops = rules.king_stops_play
         self.pairing = rules.pairing  # then ties does not apply
         self.shift = 1 if rules.ties == "latest-loses" and not self.pairing else 0
         self.jerk = rules.kings_jerk
-        self.top = deck.kinds - 1  # the strongest strength: shown at the deal under kings_jerk
+        self.top = deck.rank_count - 1  # the strongest strength: shown at the deal under kings_jerk
+
+    @property
+    def kinds(self) -> int:
+        """The old name of :attr:`rank_count` (until 0.3.0, with a DeprecationWarning)."""
+        warnings.warn("Hand.kinds is now Hand.rank_count (kinds goes in 0.3.0)", DeprecationWarning,
+                      stacklevel=2)
+        return self.rank_count
 
     def jerk_token(self, cards: list[int] | tuple[int, ...]) -> str:
         """The kings_jerk token for the dealt cards (eldest first): which positions show the top rank."""
@@ -187,6 +229,12 @@ def infoset_of(observation: Mapping[str, Any], deck: Deck, *, kings_jerk: bool =
                 tokens.append("b")
             case ShowBlocker():
                 tokens.append("K")
+            case (ShuffleSeen() | Pick() | DealerDraw() | DealerChosen() | HandStarted() | DealtSeen()
+                  | DealerExchangeSeen() | DealerDrewBlocker() | DealerSameRank() | Showdown()
+                  | LivesLost() | FinalTie() | CutDraw() | Eliminated() | CollectedSeen() | GameOver()):
+                pass  # no public token of the hand's play
+            case other:
+                assert_never(other)
     if kings_jerk:
         tokens.insert(0, "J" + "".join(jerked))
     return order.index(seat), tuple(tokens), deck.strength_of_rank(Card.parse(card).rank), given

@@ -19,11 +19,13 @@ from typing import Any
 
 import numpy as np
 
+from ...extras import needs_extra_text
+
 __all__ = ["MIN_NODES", "Loops", "available", "closed_last", "loops", "tail_groups", "worth"]
 
 
 def _backward_nodes(p0: int, p1: int, offset: int, indptr: Any, child: Any, prob: Any, final: Any,
-                    blocked: Any, s: Any, w: Any, shift: int, kinds: int, dw_col: int, mask: Any,
+                    blocked: Any, s: Any, w: Any, shift: int, rank_count: int, dw_col: int, mask: Any,
                     both: Any, at: Any, dw: Any) -> None:  # pragma: no cover - compiled by numba
     width = w.shape[1]
     acc = np.zeros(width)
@@ -34,7 +36,7 @@ def _backward_nodes(p0: int, p1: int, offset: int, indptr: Any, child: Any, prob
             c = child[e]
             f = final[e]
             b = blocked[e]
-            blk = b if b >= 0 else kinds
+            blk = b if b >= 0 else rank_count
             pr = prob[e]
             at[e] = w[c, f + shift] * pr * mask[blk, f + shift]
             dw[e] = w[c, dw_col] * pr
@@ -54,14 +56,14 @@ def _forward_edges(offset: int, parent: Any, child: Any, s: Any, prob: Any,
 def _dealer_rows(bounds: Any, keep: Any, rest: Any, swap32: Any, swap_w: Any, keep_w: Any,
                  precise: bool, out: Any) -> None:  # pragma: no cover - compiled by numba
     width = out.shape[1]
-    kinds = rest.shape[1]
+    rank_count = rest.shape[1]
     for x in range(len(bounds) - 1):
         for i in range(bounds[x], bounds[x + 1]):
             kp = keep[i]
             for v in range(width):
                 if precise:
                     acc = 0.0
-                    for st in range(kinds):
+                    for st in range(rank_count):
                         acc += rest[i, st] * swap_w[x, st, v]
                 else:
                     acc = swap32[i, v]
@@ -82,17 +84,17 @@ def _closed_node(r: float, ip: int, x: int, lp: int, hp: int, rest: Any, stopped
     one ``c1``, and the sums over the stock that are linear in the cards left come from the
     group's: ``sw_g[xd] = rest_g @ swap_w[xd]`` and ``l_g[xd, low]``, ``p_g[xd, low]`` (the same
     with ``out_l``, ``out_p``), less the rows of ``c1`` and of the dealer's card."""
-    kinds = rest.shape[0]
+    rank_count = rest.shape[0]
     width = w.shape[0]
     n = len(life)
     total = 0.0
-    for c in range(kinds):
+    for c in range(rank_count):
         total += rest[c]
     for i in range(width):
         acc[i] = 0.0
         if not hoisted:
             sw = 0.0
-            for st in range(kinds):
+            for st in range(rank_count):
                 sw += rest[st] * base[st, i]
             whole[i] = sw
     auto = stopped or x == blocker
@@ -102,12 +104,12 @@ def _closed_node(r: float, ip: int, x: int, lp: int, hp: int, rest: Any, stopped
         s = 1.0 if auto else (keep[ip] if a == 0 else 1.0 - keep[ip])
         seg_l = 0.0
         seg_p = 0.0
-        for c in range(kinds):
+        for c in range(rank_count):
             if rest[c] == 0:
                 continue
             pr = rest[c] / total
             f = x
-            blk = kinds
+            blk = rank_count
             if a == 1 and c == blocker:  # the dealer holds the blocker: the hand ends
                 blk = c
                 for i in range(width):
@@ -133,12 +135,12 @@ def _closed_node(r: float, ip: int, x: int, lp: int, hp: int, rest: Any, stopped
                     lswap = l_g[xd, ld] - out_l[xd, c1, ld] - out_l[xd, c, ld]
                     pswap = p_g[xd, ld] - out_p[xd, c1, ld] - out_p[xd, c, ld]
                 else:
-                    for st in range(kinds):
+                    for st in range(rank_count):
                         rd[st] = rest[st]
                     rd[c] -= 1
                     lswap = 0.0
                     pswap = 0.0
-                    for st in range(kinds):
+                    for st in range(rank_count):
                         lswap += rd[st] * out_l[xd, st, ld]
                         pswap += rd[st] * out_p[xd, st, ld]
                 lswap /= stock
@@ -194,11 +196,11 @@ def _make_closed_last(node: Callable[..., None]) -> Callable[..., None]:
         (``swap_w = out_w / stock``); most draws end with the drawn card whatever ``x`` is, so that is
         ``rd @ base`` plus the few draws ``exc[x, :exc_n[x]]`` where ``swap_w[x] - base`` (``delta``)
         is not 0; ``rd @ base`` is the node's ``rest @ base`` less the row of the card just dealt."""
-        kinds = rest.shape[1]
+        rank_count = rest.shape[1]
         width = w.shape[1]
         wd = np.zeros(width)
         acc = np.zeros(width)
-        rd = np.zeros(kinds)
+        rd = np.zeros(rank_count)
         whole = np.zeros(width)
         unused = np.zeros((1, 1))
         for p in range(len(card)):
@@ -222,41 +224,41 @@ def _make_tail_groups(node: Callable[..., None]) -> Callable[..., None]:
         evaluated by the closed form of the last two positions with the group's reach times its
         chance; per group the sum of its children's continuations times their chance (swap groups:
         times the parent's final card's factor, and the parent's lives and losses from them)."""
-        kinds = g_rest.shape[1]
+        rank_count = g_rest.shape[1]
         width = g_w.shape[1]
         wd = np.zeros(width)
         acc = np.zeros(width)
-        rd = np.zeros(kinds)
+        rd = np.zeros(rank_count)
         whole = np.zeros(width)
         row = np.zeros(width)
-        rest = np.zeros(kinds, dtype=g_rest.dtype)
+        rest = np.zeros(rank_count, dtype=g_rest.dtype)
         lows = out_l.shape[2]
-        sw_g = np.zeros((kinds, width))
-        l_g = np.zeros((kinds, lows))
-        p_g = np.zeros((kinds, lows))
+        sw_g = np.zeros((rank_count, width))
+        l_g = np.zeros((rank_count, lows))
+        p_g = np.zeros((rank_count, lows))
         for g in range(len(g_reach)):
             total = 0.0
-            for c in range(kinds):
+            for c in range(rank_count):
                 total += g_rest[g, c]
-            for xd in range(kinds):  # the sums over the stock, once per group (see _closed_node)
+            for xd in range(rank_count):  # the sums over the stock, once per group (see _closed_node)
                 for i in range(width):
                     acc_sw = 0.0
-                    for st in range(kinds):
+                    for st in range(rank_count):
                         acc_sw += g_rest[g, st] * swap_w[xd, st, i]
                     sw_g[xd, i] = acc_sw
                 for ld in range(lows):
                     acc_l = 0.0
                     acc_p = 0.0
-                    for st in range(kinds):
+                    for st in range(rank_count):
                         acc_l += g_rest[g, st] * out_l[xd, st, ld]
                         acc_p += g_rest[g, st] * out_p[xd, st, ld]
                     l_g[xd, ld] = acc_l
                     p_g[xd, ld] = acc_p
-            for c in range(kinds):
+            for c in range(rank_count):
                 if g_rest[g, c] == 0 or not g_allow[g, c]:
                     continue
                 pr = g_rest[g, c] / total
-                for st in range(kinds):
+                for st in range(rank_count):
                     rest[st] = g_rest[g, st]
                 rest[c] -= 1
                 given = -1
@@ -287,8 +289,8 @@ def _make_tail_groups(node: Callable[..., None]) -> Callable[..., None]:
                         g_w[g, i] += pr * row[i]
                     continue
                 for i in range(width):
-                    g_w[g, i] += pr * both[kinds, f, i] * row[i]
-                col = row[f + shift] * pr * mask[kinds, f + shift]
+                    g_w[g, i] += pr * both[rank_count, f, i] * row[i]
+                col = row[f + shift] * pr * mask[rank_count, f + shift]
                 g_l[g] += coef_l[f, g_low[g]] * col + row[dw_col] * pr
                 g_p[g] += coef_p[f, g_low[g]] * col + row[dw_col] * pr
     return tail_groups
@@ -309,7 +311,7 @@ MIN_NODES = 10_000
 class Loops:
     """The compiled loops (see the module docstring).
 
-    ``backward_nodes(p0, p1, offset, indptr, child, prob, final, blocked, s, w, shift, kinds,
+    ``backward_nodes(p0, p1, offset, indptr, child, prob, final, blocked, s, w, shift, rank_count,
     dw_col, mask, both, at, dw)``: the continuations ``w`` of a level's nodes ``p0..p1`` from their
     edges (``indptr``), and per edge the gathered loss column ``at`` and the dealer-wins column
     ``dw``; it releases the GIL, so threads may run disjoint node ranges at once.
@@ -350,7 +352,7 @@ def loops() -> Loops:
     """The compiled loops (numba imported on the first call); ValueError without numba."""
     if not _LOOPS:
         if not available():
-            raise ValueError("compiled passes need numba: pip install 'chase-the-ace[fast]'")
+            raise ValueError(needs_extra_text("compiled passes", "fast", missing="numba", plural=True))
         from numba import njit
 
         def jit(fn: Callable[..., None]) -> Callable[..., None]:

@@ -44,7 +44,7 @@ class OutcomeTree(Dealing):
     # --- construction -------------------------------------------------------------------------
 
     def _build(self) -> None:
-        k, n = self.kinds, self.hand.players
+        k, n = self.rank_count, self.hand.players
         self._pending: list[list[dict[str, Array]]] = [[] for _ in range(n)]
         self._out: list[list[dict[str, Array]]] = [[] for _ in range(n)]
         self.nodes: list[dict[str, Array]] = []
@@ -67,7 +67,7 @@ class OutcomeTree(Dealing):
 
     def _code(self, low: Array, mask: Array, special: int = _NORMAL) -> Array:
         """An outcome code: the weakest card and who holds it, or the dealer's special draws."""
-        n, k = self.hand.players, self.kinds
+        n, k = self.hand.players, self.rank_count
         if special != _NORMAL:
             return np.full(len(low), (k << n) + special - 1, dtype=np.int64)
         return (low.astype(np.int64) << n) + mask
@@ -92,7 +92,7 @@ class OutcomeTree(Dealing):
         parts = self._pending[j]
         cat = {key: np.concatenate([p[key] for p in parts])
                for key in ("hid", "drawn", "card", "given", "low", "mask")}
-        hists, k, n = len(self._hists), self.kinds, self.hand.players
+        hists, k, n = len(self._hists), self.rank_count, self.hand.players
         if (k + 1) * hists * (k + 2) * (1 << n) * self._base ** k >= 2 ** 63:
             raise ValueError("the hand's tree is too large to index")
         code = cat["card"].astype(np.int64) * hists + cat["hid"]
@@ -114,7 +114,7 @@ class OutcomeTree(Dealing):
 
     def _turns(self, j: int) -> None:
         """Information sets of position ``j`` and the edges leaving its nodes."""
-        hand, k, n = self.hand, self.kinds, self.hand.players
+        hand, k, n = self.hand, self.rank_count, self.hand.players
         nodes = self.nodes[j]
         hid, drawn, card, given = nodes["hid"], nodes["drawn"], nodes["card"], nodes["given"]
         low, mask = nodes["low"], nodes["mask"]
@@ -155,7 +155,7 @@ class OutcomeTree(Dealing):
 
     def _dealer(self, nodes: dict[str, Array], decide: Array) -> list[dict[str, Array]]:
         """The dealer's ends: keeping (or an automatic turn), and each card it may draw."""
-        hand, k, n = self.hand, self.kinds, self.hand.players
+        hand, k, n = self.hand, self.rank_count, self.hand.players
         d = n - 1
         card, low, mask = nodes["card"].astype(np.int64), nodes["low"], nodes["mask"]
         every = np.arange(len(card))
@@ -181,7 +181,7 @@ class OutcomeTree(Dealing):
 
     def _lost(self, code: int) -> list[int]:
         """The lives each position loses in the outcome ``code``."""
-        n, k, hand = self.hand.players, self.kinds, self.hand
+        n, k, hand = self.hand.players, self.rank_count, self.hand
         if code >= k << n:
             dealer_loses = code - (k << n) + 1 == _DL
             return [int(dealer_loses == (i == n - 1)) for i in range(n)]

@@ -99,7 +99,7 @@ class Tree(Dealing):
         self.closed_dealer = closed_dealer
         self.closed_three = closed_three
         self.tail: TailTables | None = None
-        k = self.kinds
+        k = self.rank_count
         self.width = k + 3
         self.dl, self.dw = k + 1, k + 2
         self.levels: list[TurnLevel] = []
@@ -110,7 +110,7 @@ class Tree(Dealing):
 
     def mask(self) -> Array:
         """``mask[f]``: the factor that adds a final card ``f`` (``f = K``: none) to a continuation."""
-        k, w = self.kinds, self.width
+        k, w = self.rank_count, self.width
         if self.hand.pairing:
             return np.ones((k + 1, w))
         m = np.zeros((k + 1, w))
@@ -122,19 +122,19 @@ class Tree(Dealing):
     def end_row(self) -> Array:
         """The continuation after the last seat: nobody later, a normal showdown."""
         row = np.zeros(self.width)
-        row[:self.kinds + 1] = 1.0
+        row[:self.rank_count + 1] = 1.0
         return row
 
     def before(self) -> Array:
         """``before[f, m]``: whether a card ``f`` loses to the earlier seats' weakest card ``m``."""
-        k, hand = self.kinds, self.hand
+        k, hand = self.rank_count, self.hand
         if hand.pairing:
             return np.ones((k, k + 1))
         return np.array([[hand.loses(f, m, k) for m in range(k + 1)] for f in range(k)], dtype=float)
 
     def weakest(self, counts: Array) -> Array:
         """Pairing: continuation rows for final multisets ``counts[r]`` (how many of each strength)."""
-        k = self.kinds
+        k = self.rank_count
         present = counts > 0
         key = np.where(present, counts * k + np.arange(k)[None, :], np.iinfo(np.int64).max)
         rows = np.zeros((len(counts), self.width))
@@ -143,12 +143,12 @@ class Tree(Dealing):
 
     def lives(self) -> Array:
         """Lives a loser holding each strength pays."""
-        return np.array([self.hand.lives(f) for f in range(self.kinds)], dtype=float)
+        return np.array([self.hand.lives(f) for f in range(self.rank_count)], dtype=float)
 
     # --- construction -------------------------------------------------------------------------
 
     def _build(self) -> None:
-        k, n = self.kinds, self.hand.players
+        k, n = self.rank_count, self.hand.players
         pending: list[list[dict[str, Array]]] = [[] for _ in range(n + 1)]
         eye = np.eye(k, dtype=np.int8)  # drawn counts are small: int8 keeps big levels compact
         hids, weight = self._starts()
@@ -170,16 +170,16 @@ class Tree(Dealing):
         cat = {key: np.concatenate([p[key] for p in parts]) for key in parts[0]}
         if not self.card_removal:  # only the card held and the weakest earlier card still matter
             cat["drawn"] = self._canonical(cat["drawn"], cat["card"])
-        powers = self._base ** np.arange(self.kinds, dtype=np.int64)
+        powers = self._base ** np.arange(self.rank_count, dtype=np.int64)
         # the card leads the code, so each level's nodes come sorted by the card held (the dealer's
         # values are then computed per card on contiguous slices)
         hists = len(self._hists)
-        if self.kinds * hists * (self.kinds + 3) * self._base ** self.kinds >= 2 ** 63:
+        if self.rank_count * hists * (self.rank_count + 3) * self._base ** self.rank_count >= 2 ** 63:
             raise ValueError("the game tree is too large to index")
         code = cat["card"].astype(np.int64) * hists + cat["hid"]
-        code = code * (self.kinds + 3) + cat["given"] + 2  # given -2: see closed_dealer
-        code *= int(self._base ** self.kinds)
-        for i in range(self.kinds):  # column by column: a whole int64 copy of ``drawn`` is large
+        code = code * (self.rank_count + 3) + cat["given"] + 2  # given -2: see closed_dealer
+        code *= int(self._base ** self.rank_count)
+        for i in range(self.rank_count):  # column by column: a whole int64 copy of ``drawn`` is large
             code += cat["drawn"][:, i].astype(np.int64) * int(powers[i])
         _, first, inverse = np.unique(code, return_index=True, return_inverse=True)
         nodes = {key: v[first] for key, v in cat.items()}
@@ -194,7 +194,7 @@ class Tree(Dealing):
         rest = drawn.copy()
         rest[np.arange(len(card)), card] -= 1
         has = rest > 0
-        low = np.where(has.any(axis=1), has.argmax(axis=1), self.kinds).astype(np.int8)
+        low = np.where(has.any(axis=1), has.argmax(axis=1), self.rank_count).astype(np.int8)
         level = TurnLevel(j, card.astype(np.int8), low, np.full(len(card), -1, dtype=np.int32))
         if self.low is not None:
             level.owned = self._low_owner(j, drawn)
@@ -215,7 +215,7 @@ class Tree(Dealing):
     def _expand(self, j: int, nodes: dict[str, Array],
                 pending: list[list[dict[str, Array]]]) -> dict[str, Array]:
         """Information sets of position ``j`` and the entries its edges lead to."""
-        hand, k, n = self.hand, self.kinds, self.hand.players
+        hand, k, n = self.hand, self.rank_count, self.hand.players
         hid, drawn, card, given = nodes["hid"], nodes["drawn"], nodes["card"], nodes["given"]
         stopped = self._stopped(hid)
         auto = stopped | (card == hand.blocker)
@@ -288,7 +288,7 @@ class Tree(Dealing):
                         prob=prob, final=final, blocked=np.full(len(idx), -1), drawn=drawn)
         parents, hids, draws, cards, probs, finals = [], [], [], [], [], []
         chance = self._draw(j, hid, drawn)
-        for c in range(self.kinds):
+        for c in range(self.rank_count):
             ok = chance[:, c] > 0
             after = drawn[ok].copy()
             after[:, c] += 1
@@ -317,7 +317,7 @@ class Tree(Dealing):
         self.end = offset  # the global id of the (first) end of the hand
         # the compiled loops of .kernels: where numba is, for large trees (closed_dealer: the
         # dealer's edges, about kinds per node of the last level built, are the work)
-        work = self.total * self.kinds * (self.kinds if self.closed_three else 1)
+        work = self.total * self.rank_count * (self.rank_count if self.closed_three else 1)
         self.compiled = worth(work if self.closed_dealer else self.total)
         end_counts: list[Array] = []
         for spec in self._edges:
@@ -365,10 +365,10 @@ class Tree(Dealing):
 
     def _multiset_code(self, counts: Array) -> Array:
         """One integer per multiset of cards (rows of counts per strength)."""
-        return counts @ (self._base ** np.arange(self.kinds, dtype=np.int64))
+        return counts @ (self._base ** np.arange(self.rank_count, dtype=np.int64))
 
     def _dealer_terminals(self) -> None:
-        hand, k = self.hand, self.kinds
+        hand, k = self.hand, self.rank_count
         level = self.levels[-1]
         drawn = self._drawn_last
         del self._drawn_last
@@ -422,7 +422,7 @@ class Tree(Dealing):
     def _next_table(self, hids: list[int]) -> Array:
         """``next[h, t]``: the history after the dealer's right neighbour's token ``t`` (0 kept, 1
         showed the blocker, 2 blocked, 3 + c swapped receiving c), for the histories ``hids``."""
-        tokens = ["k", "K", "b"] + [self.hand.swap_token(c) for c in range(self.kinds)]
+        tokens = ["k", "K", "b"] + [self.hand.swap_token(c) for c in range(self.rank_count)]
         rows = {h: [self._hist((*self._hists[h], t)) for t in tokens] for h in hids}
         out = np.zeros((len(self._hists), len(tokens)), dtype=np.int32)
         for h, row in rows.items():
@@ -433,7 +433,7 @@ class Tree(Dealing):
                       stopped_h: Array) -> Array:
         """The dealer's situations ``(history * K + card) * (K + 1) + given + 1`` that the nodes of
         its right neighbour (their history, whether play stopped, card and cards left) lead to."""
-        hand, k = self.hand, self.kinds
+        hand, k = self.hand, self.rank_count
         auto = stopped | (card == hand.blocker)
         shown = np.where(stopped, hid, next_hid[hid, np.where(auto, 1, 0)])
         codes = []
@@ -449,7 +449,7 @@ class Tree(Dealing):
 
     def _dealer_infosets(self, codes: list[Array]) -> Array:
         """``dinfo[h, card, given + 1]``: the dealer's information set ids for its situations."""
-        k = self.kinds
+        k = self.rank_count
         unique = np.unique(np.concatenate(codes)) if codes else np.zeros(0, dtype=np.int64)
         dinfo = np.full((len(self._hists), k, k + 1), -1, dtype=np.int64)
         for code in unique.tolist():
@@ -465,7 +465,7 @@ class Tree(Dealing):
 
     def _closed_consts(self) -> dict[str, Any]:
         """The dealer's tables that :func:`.kernels.closed_last` reads, whatever was dealt."""
-        k = self.kinds
+        k = self.rank_count
         out_w, out_l, out_p = self.dealer_tables()
         stock = self._size - self.hand.players
         swap_w = out_w / stock
@@ -483,7 +483,7 @@ class Tree(Dealing):
         """``closed_three``: the groups of the nodes of position ``n - 3`` (see :mod:`.tail`), the
         information sets of the last two positions (every one that some deal reaches), and the
         tables :func:`.kernels.closed_last` reads."""
-        hand, k, n = self.hand, self.kinds, self.hand.players
+        hand, k, n = self.hand, self.rank_count, self.hand.players
         last = self._last
         del self._last, self._drawn_last
         hid, drawn, card = last["hid"], last["drawn"], last["card"].astype(np.int64)
@@ -557,7 +557,7 @@ class Tree(Dealing):
         """What the dealer's draw from the stock does, whatever was dealt: ``out_w[x, s]`` the
         continuation of a dealer holding ``x`` who draws ``s``, ``out_l[x, s, low]`` the lives it
         then loses against the earlier seats' weakest card ``low``, ``out_p`` its chance of losing."""
-        hand, k = self.hand, self.kinds
+        hand, k = self.hand, self.rank_count
         mask, end, before, lives = self.mask(), self.end_row(), self.before(), self.lives()
         out_w = np.zeros((k, k, self.width))
         out_l = np.zeros((k, k, k + 1))
@@ -605,7 +605,7 @@ class Tree(Dealing):
 
     def _pairing_terminals(self, drawn: Array) -> None:
         """The dealer's values under pairing, from every seat's final card (``drawn``)."""
-        hand, k = self.hand, self.kinds
+        hand, k = self.hand, self.rank_count
         card = self.levels[-1].card
         rows = np.arange(len(card))
         lives = self.lives()

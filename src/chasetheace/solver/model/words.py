@@ -48,8 +48,9 @@ def situation(key: InfoKey, deck: Deck, players: int, *, person: str = "you") ->
         name = position_name(seat, players)
         if token.startswith("J"):
             shown = [position_name(i, players) for i, b in enumerate(token[1:]) if b == "1"]
-            words.append(f"{', '.join(shown)} showed {rank_name(deck, deck.kinds - 1)} at the deal" if shown
-                         else f"nobody showed {rank_name(deck, deck.kinds - 1)} at the deal")
+            top = rank_name(deck, deck.rank_count - 1)
+            words.append(f"{', '.join(shown)} showed {top} at the deal" if shown
+                         else f"nobody showed {top} at the deal")
             continue
         if token == "k":
             words.append(f"{name} kept")

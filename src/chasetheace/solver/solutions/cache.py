@@ -8,8 +8,9 @@ the user's cache directory (``platformdirs``), or :data:`CACHE_ENV` when that va
 Up to :data:`~chasetheace.solver.solutions.choice.QUICK_EXACT_PLAYERS` players (5) the solution is
 exact (DCFR on the exact tree, NashConv at most ``tolerance``); beyond that it is a strategy to play,
 not measured exactly (``solve(method="auto", exact_check=False)``: ``iid`` up to
-:data:`TABLE_IID_PLAYERS` players (8) without pairing or kings_jerk, else the sampled method's best in
-:data:`SAMPLED_SECONDS`), and its NashConv says how far from an equilibrium it may be. Where the
+:data:`TABLE_IID_PLAYERS` players (8) without pairing or kings_jerk, else the sampled method trained
+for :func:`~.choice.sampled_batches` mini-batches, seed 0: the same solution on any machine at any
+load), and its NashConv says how far from an equilibrium it may be. Where the
 sampled method never met a situation, its figures are generalised from similar ones
 (:meth:`~.solution.Solution.figures`). The files are compact binary (:mod:`.packed`).
 """
@@ -20,34 +21,34 @@ import contextlib
 import hashlib
 import json
 import os
+import signal
 import tempfile
 import threading
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterator
 from pathlib import Path
 from typing import Any, Protocol
 
 from ...rules import Rules
-from .choice import QUICK_EXACT_PLAYERS, check_players
+from .choice import QUICK_EXACT_PLAYERS, check_players, sampled_batches
 from .packed import write_npz
 from .solution import Solution, perfect_play_text
 from .solving import solve
 
-__all__ = ["CACHE_ENV", "PREPARED", "SAMPLED_SECONDS", "SOLVER_VERSION", "TABLE_IID_PLAYERS", "Progress",
+__all__ = ["CACHE_ENV", "PREPARED", "SOLVER_VERSION", "TABLE_IID_PLAYERS", "Progress",
            "announce_solving", "cache_folder", "cache_path", "cached", "is_cached", "prepared_path",
            "rules_key", "save_json", "save_solution", "solution_for", "solve_ahead"]
 
-SOLVER_VERSION = 4
+SOLVER_VERSION = 5
 """Bumped whenever a solution's content changes (2: per-situation chances of losing; 3: warm-started
 from the solution without card removal at 3 players and more; 4: the compact binary files, and the
-sampled method from :data:`TABLE_IID_PLAYERS` + 1 players for 15 s); older files are not read."""
+sampled method from :data:`TABLE_IID_PLAYERS` + 1 players for 15 s; 5: the sampled method for a
+fixed number of mini-batches, :func:`~.choice.sampled_batches`, not for 15 s of wall clock); older
+files are not read."""
 CACHE_ENV = "CHASE_THE_ACE_CACHE"
 """An environment variable naming the folder of cached solutions (instead of the user's cache)."""
-SAMPLED_SECONDS = 15.0
-"""How long the sampled method trains at the table (a person waits for the first hint: at 12
-players the solve takes about 20 s on a busy 2-core machine; 30 s of training took 36 s)."""
 TABLE_IID_PLAYERS = 8
 """The most players the cache solves without card removal (``iid``, when the rules allow it); above,
-the sampled method (:data:`SAMPLED_SECONDS`). ``iid`` at 8 players took 54 s and 1.6 GB on a busy
+the sampled method (:func:`~.choice.sampled_batches`). ``iid`` at 8 players took 54 s and 1.6 GB on a busy
 2-core machine; at 9 its tree is four times larger (minutes and several GB), too much for a table."""
 
 Progress = Callable[[str, float], None]
@@ -187,7 +188,7 @@ def _cost(rules: Rules, players: int) -> float:
         return players
     if players <= TABLE_IID_PLAYERS and not (rules.pairing or rules.kings_jerk):
         return 10.0 * 3.0 ** (players - 6)
-    return SAMPLED_SECONDS + players
+    return sampled_batches(players) * players * players / 800  # about the CPU seconds: 15 at 12 players
 
 
 def _solve_one(rules_data: dict[str, Any], players: int, method: str, tolerance: float, folder: str) -> int:
@@ -215,7 +216,6 @@ def solve_ahead(rules: Rules, sizes: Collection[int], *, method: str = "auto", t
         for n in missing:
             solution_for(rules, n, method=method, tolerance=tolerance, folder=folder, progress=progress)
         return missing
-    import concurrent.futures
     import multiprocessing
 
     where = str(cache_folder(folder))
@@ -224,14 +224,35 @@ def solve_ahead(rules: Rules, sizes: Collection[int], *, method: str = "auto", t
                  f"{workers} at a time (once: the solutions are then cached)", 0.0)
     done = 0
     context = multiprocessing.get_context("spawn")  # no threads of this process carried into the workers
-    with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context) as pool:
-        jobs = [pool.submit(_solve_one, rules.to_dict(), n, method, tolerance, where) for n in missing]
-        for job in concurrent.futures.as_completed(jobs):
-            n = job.result()
+    with _interrupts_held():  # Ctrl-C is this process's to handle: the workers never see it
+        pool = context.Pool(workers)
+    with pool:  # leaving it (done, an error, Ctrl-C) terminates the workers at once
+        jobs = [(rules.to_dict(), n, method, tolerance, where) for n in missing]
+        for n in pool.imap_unordered(_solve_job, jobs):
             done += 1
             if progress is not None:
                 progress(f"solved {n} players ({done} of {len(missing)} table sizes)", done / len(missing))
     return missing
+
+
+def _solve_job(job: tuple[dict[str, Any], int, str, float, str]) -> int:
+    return _solve_one(*job)
+
+
+@contextlib.contextmanager
+def _interrupts_held() -> Iterator[None]:
+    """SIGINT held back (blocked) while worker processes start: they inherit it blocked, so a
+    Ctrl-C at the terminal, which reaches the whole process group, interrupts only this process
+    (no worker prints a traceback, even one still importing), and one pressed meanwhile reaches
+    this process as soon as the workers are started."""
+    if not hasattr(signal, "pthread_sigmask"):  # not on POSIX: the workers hear it as they did
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 def _solve(rules: Rules, players: int, method: str, tolerance: float, progress: Progress | None) -> Solution:
@@ -243,19 +264,34 @@ def _solve(rules: Rules, players: int, method: str, tolerance: float, progress: 
     if progress is not None:
         how = "exactly" if exact else "approximately (a strategy to play, not measured exactly)"
         progress(f"solving {players} players {how} (once: the solution is then cached)", 0.0)
-    callback = None if progress is None else _cfr_progress(progress, tolerance)
+    callback, steps = None, None
+    if progress is not None:
+        told = progress
+        fraction = [0.0]
+
+        def bar(text: str, done: float) -> None:
+            fraction[0] = done
+            told(text, done)
+
+        def step(text: str) -> None:  # what the solve is doing between two checks, the bar kept
+            told(f"{players} players: {text}", fraction[0])
+
+        callback, steps = _cfr_progress(bar, tolerance, "exact" if exact else "abstract"), step
     # beyond the exact tree's default a bot needs the strategy, not its exact measurement
-    sol = solve(rules, players, method=method, tolerance=tolerance, time_limit=SAMPLED_SECONDS,
-                exact_check=None if exact else False, on_check=callback)
+    # the sampled method trains its default budget of mini-batches, never for a time: the same
+    # solution on any machine at any load
+    sol = solve(rules, players, method=method, tolerance=tolerance,
+                exact_check=None if exact else False, on_check=callback, progress=steps)
     if progress is not None:
         progress(f"solved {players} players in {sol.seconds:.1f} s: "
-                 f"{perfect_play_text(sol.nash_conv)}", 1.0)
+                 f"{perfect_play_text(sol.nash_conv, sol.measured)}", 1.0)
     return sol
 
 
-def _cfr_progress(progress: Progress, tolerance: float) -> Callable[[Any], None]:
+def _cfr_progress(progress: Progress, tolerance: float, measured: str) -> Callable[[Any], None]:
     """A CFR callback that reports how far the NashConv has come down towards ``tolerance``
-    (on a log scale: each tenfold fall is an equal step)."""
+    (on a log scale: each tenfold fall is an equal step; short of the end, which only the saved
+    solution reaches: what follows CFR takes time too). ``measured``: what the NashConv is about."""
     import math
 
     first: list[float] = []
@@ -265,8 +301,8 @@ def _cfr_progress(progress: Progress, tolerance: float) -> Callable[[Any], None]
         if not first:
             first.append(max(nc, tolerance * 10))
         done = math.log(first[0] / nc) / math.log(first[0] / tolerance) if first[0] > tolerance else 1.0
-        progress(f"iteration {p.iterations}, {perfect_play_text(p.nash_conv)}",
-                 min(1.0, max(0.0, done)))
+        progress(f"iteration {p.iterations}, {perfect_play_text(p.nash_conv, measured)}",
+                 min(0.95, max(0.0, done)))
 
     return report
 

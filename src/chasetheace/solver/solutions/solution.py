@@ -14,20 +14,36 @@ from ..model.hand import Deck, InfoKey, deck_of, infoset_of
 from ..model.words import describe_key
 from .packed import figures_of, is_binary, read_npz, write_npz
 
-__all__ = ["Figures", "SIMILAR_LEVELS", "Solution", "caveats", "perfect_play_text", "similar_features"]
+__all__ = ["Figures", "NASH_CONV_KINDS", "SIMILAR_LEVELS", "Solution", "caveats", "perfect_play_text",
+           "similar_features"]
 
 
-def perfect_play_text(nash_conv: float) -> str:
+def perfect_play_text(nash_conv: float, measured: str = "exact") -> str:
     """How close a strategy is to an equilibrium, in a player's words (its NashConv, in lives a
-    hand, written as a plain decimal with two significant digits).
+    hand, written as a plain decimal with two significant digits), saying what game the figure is
+    about: ``measured`` as :attr:`Solution.measured` says it was measured. Every figure a player
+    is shown comes from here.
 
     >>> perfect_play_text(2.6e-05), perfect_play_text(0.0), perfect_play_text(0.0123)
     ('within 0.000026 lives of perfect play', 'perfect play', 'within 0.012 lives of perfect play')
+    >>> perfect_play_text(9.1e-05, "abstract")  # doctest: +NORMALIZE_WHITESPACE
+    'within 0.000091 lives of perfect play in a model of the hand without card removal
+     (not measured in the true game)'
+    >>> perfect_play_text(0.15, "sampled")
+    'about 0.15 lives from perfect play (a sampled estimate in the true game, biased upwards)'
     """
-    if not nash_conv > 0:
-        return "perfect play"
-    digits = max(1, 1 - math.floor(math.log10(nash_conv)))
-    return f"within {nash_conv:.{digits}f} lives of perfect play"
+    digits = max(1, 1 - math.floor(math.log10(nash_conv))) if nash_conv > 0 else 1
+    if measured == "sampled":
+        return (f"about {nash_conv:.{digits}f} lives from perfect play (a sampled estimate in the true "
+                "game, biased upwards)")
+    close = f"within {nash_conv:.{digits}f} lives of perfect play" if nash_conv > 0 else "perfect play"
+    if measured == "abstract":
+        return f"{close} in a model of the hand without card removal (not measured in the true game)"
+    return close
+
+
+NASH_CONV_KINDS = {"exact": "exact", "sampled": "estimate", "abstract": "model-only"}
+""":attr:`Solution.nash_conv_kind` by how the NashConv was measured (:attr:`Solution.measured`)."""
 
 
 @dataclass
@@ -69,6 +85,21 @@ class Solution:
     def __post_init__(self) -> None:
         self._index = {key: i for i, key in enumerate(self.infosets)}
         self.deck: Deck = deck_of(self.rules)
+
+    @property
+    def nash_conv_kind(self) -> str:
+        """What :attr:`nash_conv` says of the true game (one hand dealt from one pack):
+        ``"exact"``, an exact best response in the true game; ``"estimate"``, sampled in the true
+        game (biased upwards in expectation, but neither exact nor a proved bound: a proved bound
+        is :func:`~chasetheace.solver.methods.bound.bound_nash_conv`'s ``upper``); ``"model-only"``,
+        exact in the hand without card removal only, which says nothing sure of the true game.
+
+        >>> from chasetheace import Rules
+        >>> sol = Solution(Rules(), 2, "iid", [], [], [], [], [], [], 1e-4, [], measured="abstract")
+        >>> sol.nash_conv_kind
+        'model-only'
+        """
+        return NASH_CONV_KINDS[self.measured]
 
     @property
     def caveats(self) -> list[str]:
@@ -170,7 +201,7 @@ class Solution:
 
     def keep_by_card(self) -> list[list[float]]:
         """Per position and card, how often the seat keeps, averaged over the situations it meets."""
-        k = self.deck.kinds
+        k = self.deck.rank_count
         num = [[0.0] * k for _ in range(self.players)]
         den = [[0.0] * k for _ in range(self.players)]
         for key, p, r in zip(self.infosets, self.keep, self.reach):
@@ -197,7 +228,8 @@ class Solution:
             "exact_keep": None if self.exact_keep is None else [str(x) for x in self.exact_keep],
             "trace": [list(t) for t in self.trace],
             "nash_conv_error": self.nash_conv_error, "loss_errors": self.loss_errors,
-            "nash_conv_low": self.nash_conv_low, "measured": self.measured, "caveats": self.caveats,
+            "nash_conv_low": self.nash_conv_low, "measured": self.measured,
+            "nash_conv_kind": self.nash_conv_kind, "caveats": self.caveats,
         }
 
     @classmethod

@@ -12,35 +12,30 @@ from typing import TYPE_CHECKING, Any
 
 from ...rules import Rules
 from ..methods.measure import MAX_MEASURE_PLAYERS, SPLIT_PLAYERS
-from ..model.hand import Hand, infoset_of
+from ..model.hand import Hand
 from .choice import (
-    AUTO_EXACT_PLAYERS,
-    AUTO_IID_PLAYERS,
     CFR_METHODS,
     EXACT_CHECK_PLAYERS,
     MAX_EXACT_PLAYERS,
     MAX_IID_PLAYERS,
     MAX_PARTS_PLAYERS,
     METHODS,
-    QUICK_EXACT_PLAYERS,
     WARM_PLAYERS,
     auto_choice,
+    sampled_batches,
 )
-from .solution import Solution, caveats
+from .solution import Solution
 
 if TYPE_CHECKING:
     from ..methods.checkpoint import Checkpoint
     from ..methods.measure import Measure
     from ..methods.parts import Runner
 
-__all__ = ["solve",
-           # handed on for the old path chasetheace.solver.solution (this module under that name)
-           "AUTO_EXACT_PLAYERS", "AUTO_IID_PLAYERS", "EXACT_CHECK_PLAYERS", "MAX_EXACT_PLAYERS",
-           "MAX_IID_PLAYERS", "MAX_PARTS_PLAYERS", "METHODS", "QUICK_EXACT_PLAYERS", "Solution", "caveats",
-           "infoset_of"]
+__all__ = ["solve"]
 
 
-def solve(rules: Rules | None = None, players: int = 5, *, method: str = "auto", iterations: int = 2000,
+def solve(rules: Rules | None = None, players: int = 5, *, method: str = "auto",
+          iterations: int | None = None,
           tolerance: float = 1e-4, workers: int = 1, check_every: int = 10,
           time_limit: float | None = None, seed: int = 0, exact_check: bool | None = None,
           progress: Callable[[str], None] | None = None,
@@ -51,17 +46,19 @@ def solve(rules: Rules | None = None, players: int = 5, *, method: str = "auto",
     ``method``: ``"lp"`` (two players, exactly one loser: the exact sequence-form LP), ``"dcfr"``
     (discounted CFR), ``"cfr+"`` or ``"pcfr+"`` (predictive CFR+) on the exact tree (up to
     :data:`~.choice.MAX_EXACT_PLAYERS` players in one piece, up to :data:`~.choice.MAX_PARTS_PLAYERS`
-    in parts), run until the exact NashConv is at most ``tolerance`` or for ``iterations``;
-    ``"iid"`` (DCFR on the hand without card removal, then measured in the true game);
-    ``"sampled"`` (mini-batch external-sampling MCCFR, ``iterations`` batches of 2000 hands or
-    ``time_limit`` seconds (default 60), seeded by ``seed``; its NashConv is estimated from 20,000
-    fresh hands, with ``nash_conv_error``). ``"auto"`` follows the table :data:`~.choice.AUTO`: the
+    in parts), run until the exact NashConv is at most ``tolerance`` or for ``iterations`` (default
+    2000); ``"iid"`` (DCFR on the hand without card removal, then measured in the true game);
+    ``"sampled"`` (mini-batch external-sampling MCCFR, ``iterations`` batches of 2000 hands, by default
+    :func:`~.choice.sampled_batches`, seeded by ``seed``: the same call gives the same strategy on any
+    machine at any load; its NashConv is estimated from 20,000 fresh hands, with
+    ``nash_conv_error``). ``"auto"`` follows the table :data:`~.choice.AUTO`: the
     LP where it applies, the exact tree up to 5 players, and at 6 without pairing or kings_jerk
     unless ``exact_check=False``; else ``iid`` up to 9 players without pairing or kings_jerk, else
     the sampled method. ``exact_check``: whether a strategy not solved on the exact tree is
     measured on it (default up to :data:`~.choice.EXACT_CHECK_PLAYERS` players). ``workers``
     threads share the exact tree's passes (the result does not depend on it); ``time_limit``
-    applies to the sampled method only. ``progress``, if given, is called with a one-line status
+    (seconds; none by default) stops the sampled method's training early as well: its result then
+    depends on the machine's speed and load. ``progress``, if given, is called with a one-line status
     text as the work goes on (the command prints it on stderr); ``on_check`` with the CFR methods'
     :class:`~chasetheace.solver.methods.cfr.Progress` at each NashConv check (the solution cache
     draws its progress bar from it).
@@ -82,8 +79,12 @@ def solve(rules: Rules | None = None, players: int = 5, *, method: str = "auto",
         raise ValueError(f"rules must be a Rules, not {type(rules).__name__}")
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}: allowed {', '.join(METHODS)}")
-    if not isinstance(iterations, int) or isinstance(iterations, bool) or iterations < 1:
+    if iterations is not None and (not isinstance(iterations, int) or isinstance(iterations, bool)
+                                   or iterations < 1):
         raise ValueError(f"bad iterations {iterations!r}: an integer >= 1")
+    if time_limit is not None and (not isinstance(time_limit, int | float) or isinstance(time_limit, bool)
+                                   or not time_limit > 0):
+        raise ValueError(f"bad time_limit {time_limit!r}: a number of seconds > 0")
     if not isinstance(tolerance, int | float) or tolerance < 0:
         raise ValueError(f"bad tolerance {tolerance!r}: a number >= 0")
     if not isinstance(check_every, int) or isinstance(check_every, bool) or check_every < 1:
@@ -97,6 +98,8 @@ def solve(rules: Rules | None = None, players: int = 5, *, method: str = "auto",
                          f"not {players}")
     check = players <= EXACT_CHECK_PLAYERS if exact_check is None else exact_check
     run = auto_choice(hand, exact_check).method if method == "auto" else method
+    if iterations is None:
+        iterations = sampled_batches(players) if run == "sampled" else 2000
     if run == "iid":
         if hand.pairing or hand.jerk:
             raise ValueError("method 'iid' does not model pairing or kings_jerk: use 'dcfr' or 'sampled'")
@@ -129,8 +132,17 @@ def solve(rules: Rules | None = None, players: int = 5, *, method: str = "auto",
         if checkpoint is not None:
             store = open_checkpoint(checkpoint, hand, run, iterations=iterations, tolerance=tolerance,
                                     check_every=check_every, exact_check=check if run == "iid" else None)
-        return _solve(hand, run, iterations, tolerance, check_every, start, workers, progress, on_check,
-                      check, time_limit, seed, store, runner)
+            finished = _finished(store)
+            if finished is not None:  # this very solve, finished before: at once
+                finished.seconds = time.perf_counter() - start
+                return finished
+        sol = _solve(hand, run, iterations, tolerance, check_every, start, workers, progress, on_check,
+                     check, time_limit, seed, store, runner)
+        if store is not None:
+            from .packed import write_npz
+
+            store.write(FINISHED, lambda f: write_npz(sol, f))
+        return sol
     finally:
         if runner is not None:
             runner.disconnect()
@@ -142,11 +154,10 @@ def _solve(hand: Hand, run: str, iterations: int, tolerance: float, check_every:
            runner: Runner | None) -> Solution:
     players = hand.players
     if run == "sampled":
-        limit = 60.0 if time_limit is None else time_limit
-        return _from_sampled(hand, iterations, limit, seed, start, progress, check, runner)
+        return _from_sampled(hand, iterations, time_limit, seed, start, progress, check, runner)
     if run == "iid":
         return _from_iid(hand, iterations, tolerance, check_every, start, workers, progress, check, store,
-                         runner)
+                         runner, on_check)
     if run in CFR_METHODS and MAX_EXACT_PLAYERS < players <= MAX_PARTS_PLAYERS:
         return _from_parts(hand, run, iterations, tolerance, check_every, start, workers, progress, on_check,
                            checkpoint=store, runner=runner)
@@ -171,7 +182,27 @@ def open_checkpoint(folder: str | os.PathLike[str], hand: Hand, method: str, **p
         raise ValueError(f"bad checkpoint {folder!r}: a folder")
     manifest = {"solver": SOLVER, "rules": json.loads(json.dumps(hand.rules.to_dict(), sort_keys=True)),
                 "players": hand.players, "method": method, **parameters}
-    return Checkpoint(folder, manifest)
+    store = Checkpoint(folder, manifest)
+    store.check("warm.npz", "iterate.npz")  # a damaged file is one error now, before any work
+    return store
+
+
+FINISHED = "solution.npz"
+"""The file of a checkpoint that holds the finished solve's solution (the compact binary form)."""
+
+
+def _finished(store: Checkpoint) -> Solution | None:
+    """The solution a checkpoint holds when its solve finished (None if it has not)."""
+    import zipfile
+
+    path = store.folder / FINISHED
+    if not path.exists():
+        return None
+    try:
+        return Solution.load(str(path))
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
+        raise ValueError(f"checkpoint {store.folder}: broken file {FINISHED} ({exc}): remove it to "
+                         "compute it again") from None
 
 
 def _warm_from(store: Checkpoint | None, model: Any, workers: int, **cfr: Any) -> Any:
@@ -380,9 +411,10 @@ def _from_parts(hand: Hand, method: str, iterations: int, tolerance: float, chec
 
 def _from_iid(hand: Hand, iterations: int, tolerance: float, check_every: int, start: float, workers: int,
               progress: Callable[[str], None] | None, check: bool, store: Checkpoint | None = None,
-              runner: Runner | None = None) -> Solution:
+              runner: Runner | None = None, on_check: Callable[[Any], None] | None = None) -> Solution:
     """DCFR on the hand without card removal; then, with ``check``, the strategy measured exactly in
-    the true game (an exact best response on the exact tree)."""
+    the true game (an exact best response on the exact tree). ``on_check`` hears each NashConv
+    check of the model (a progress bar's steps)."""
     from ..methods.cfr import Engine, Progress, run_cfr
     from ..model.tree import Tree
 
@@ -394,6 +426,8 @@ def _from_iid(hand: Hand, iterations: int, tolerance: float, check_every: int, s
         if progress is not None:
             progress(f"iid iteration {p.iterations}: NashConv without card removal {p.nash_conv:.2e} "
                      f"(target {tolerance:g}), {p.seconds:.0f} s")
+        if on_check is not None:
+            on_check(p)
 
     sigma, record = run_cfr(engine, iterations=iterations, tolerance=tolerance, check_every=check_every,
                             start=start, callback=report, checkpoint=store)
@@ -406,7 +440,7 @@ def _from_iid(hand: Hand, iterations: int, tolerance: float, check_every: int, s
     keep = sigma[:, 0].tolist()
     # every situation of the true game also arises without card removal
     result = measure(hand, lambda key: keep[index[key]], progress=progress, workers=workers, runner=runner,
-                     checkpoint=store)
+                     checkpoint=store, keys=list(engine.tree.infosets))
     return _measured(hand, "iid", result, iterations=record.iterations, seconds=time.perf_counter() - start,
                      trace=record.trace)
 
@@ -423,8 +457,8 @@ def _from_sampled(hand: Hand, batches: int, time_limit: float | None, seed: int,
     solver = SampledSolver(hand, seed=seed)
     def report(done: int, seconds: float) -> None:
         if progress is not None:
-            limit = "" if time_limit is None else f" of {time_limit:.0f}"
-            progress(f"sampled batch {done} of at most {batches}: {seconds:.0f}{limit} s")
+            limit = "" if time_limit is None else f" (at most {time_limit:.0f} s)"
+            progress(f"sampled batch {done} of {batches}: {seconds:.0f} s{limit}")
 
     done = solver.train(batches, seconds=time_limit, callback=report)
     if progress is not None:

@@ -30,7 +30,7 @@ from ...seats import position_name
 from ..model.hand import infoset_of
 from ..model.words import situation
 from ..solutions.choice import QUICK_EXACT_PLAYERS
-from ..solutions.solution import Solution, perfect_play_text
+from ..solutions.solution import NASH_CONV_KINDS, Solution, perfect_play_text
 
 if TYPE_CHECKING:
     from ..solutions.cache import Progress
@@ -40,7 +40,7 @@ APPROXIMATE = ("sampled", "iid")
 sampled method; ``iid``, solved without card removal): hints from them say how good they are."""
 
 __all__ = ["MISTAKE", "REVIEW_FORMAT", "REVIEW_VERSION", "Decision", "Hint", "PlayerSummary", "Review",
-           "MAX_HINT_PLAYERS", "hint", "hint_for", "review"]
+           "MAX_HINT_PLAYERS", "chance_text", "hint", "hint_for", "review"]
 
 MAX_HINT_PLAYERS = QUICK_EXACT_PLAYERS
 """The most players a table solves for hints and reviews when it opens: where ``method="auto"``
@@ -59,7 +59,10 @@ class Hint:
 
     ``lose_if_keep`` / ``lose_if_swap``: the chance of losing this hand; ``lives_if_*``: the
     expected lives lost (they differ only when a loser can pay more than one life). ``call`` is
-    ``"keep"``, ``"swap"`` or ``"either"`` (the two are within :data:`MISTAKE` lives).
+    ``"keep"``, ``"swap"`` or ``"either"`` (the two are within :data:`MISTAKE` lives), and never
+    the opposite of what the solved bot mostly plays: where an approximate strategy mostly plays
+    the action its own figures call worse by more than :data:`MISTAKE` (``disagrees``), the call is
+    the strategy's, and the hint says that its figures favour the other.
     """
 
     seat: int
@@ -77,7 +80,14 @@ class Hint:
     nash_conv: float
     dealer: bool = False
     generalised: bool = False  # the solution never met the situation: figures of similar ones
+    measured: str = "exact"    # what nash_conv is about: Solution.measured
+    disagrees: bool = False  # the strategy mostly plays the action its figures call worse: call is its
     person: str = "you"  # spoken to the seat's player ("you": a hint) or about them ("they": a review)
+
+    @property
+    def nash_conv_kind(self) -> str:
+        """What ``nash_conv`` says of the true game: ``exact``, ``estimate`` or ``model-only``."""
+        return NASH_CONV_KINDS[self.measured]
 
     @property
     def best(self) -> str:
@@ -98,18 +108,23 @@ class Hint:
             lives = f" (expected lives lost {self.lives_if_keep:.3f} and {self.lives_if_swap:.3f})"
         call = {"keep": "keep", "swap": swap, "either": "either: it hardly matters"}[self.call]
         approx = ("" if self.method not in APPROXIMATE
-                  else f", approximate: {perfect_play_text(self.nash_conv)}")
+                  else f", approximate: {perfect_play_text(self.nash_conv, self.measured)}")
+        if self.disagrees:
+            other = "keep" if self.call != "keep" else swap
+            approx += (f"; its strategy plays this although its figures favour {other} by "
+                       f"{abs(self.lives_if_keep - self.lives_if_swap):.3f} lives")
         if self.generalised:
             approx += "; a situation the solver never met: figures of similar ones"
+        sure = self.nash_conv_kind == "exact" and not self.generalised
         return (f"{position_name(self.position, self.players)} of {self.players} holding "
-                f"{card_text(self.card)} ({self.knew}). "
-                f"Keep: {self.person} lose this hand {self.lose_if_keep:.1%}; "
-                f"{swap}: {self.lose_if_swap:.1%}{lives}. Solver: {call}{approx}.")
+                f"{card_text(self.card)} ({self.knew}). Keep: {self.person} lose this hand "
+                f"{chance_text(self.lose_if_keep, sure)}; {swap}: {chance_text(self.lose_if_swap, sure)}"
+                f"{lives}. Solver: {call}{approx}.")
 
     def to_dict(self) -> dict[str, Any]:
         """The hint as JSON-ready data."""
         return {**asdict(self), "position_name": position_name(self.position, self.players),
-                "best": self.best}
+                "best": self.best, "nash_conv_kind": self.nash_conv_kind}
 
 
 def hint(observation: Mapping[str, Any], solution: Solution, *, person: str = "you") -> Hint:
@@ -140,12 +155,19 @@ def hint(observation: Mapping[str, Any], solution: Solution, *, person: str = "y
         call = "either"
     else:
         call = "keep" if lives_keep < lives_swap else "swap"
+    # the hint never contradicts the solved bot, which plays the strategy: where the strategy mostly
+    # plays the action its figures call worse (an approximate strategy, short of an equilibrium),
+    # the call is the strategy's and the hint says so
+    plays = "keep" if got.keep > 0.5 else "swap" if got.keep < 0.5 else call
+    disagrees = call != "either" and plays != call
+    if disagrees:
+        call = plays
     return Hint(seat=observation["seat"], players=players, position=key[0], card=observation["card"],
                 knew=situation(key, deck, players, person=person), keep_probability=got.keep,
                 lose_if_keep=lose_keep, lose_if_swap=lose_swap, lives_if_keep=lives_keep,
                 lives_if_swap=lives_swap, call=call, method=solution.method,
                 nash_conv=solution.nash_conv, dealer=key[0] == players - 1, generalised=got.generalised,
-                person=person)
+                measured=solution.measured, disagrees=disagrees, person=person)
 
 
 def _rules_of(observation: Mapping[str, Any]) -> Rules:
@@ -178,8 +200,10 @@ class Decision:
 
     @property
     def mistake(self) -> bool:
-        """Whether the choice gave away more than :data:`MISTAKE` lives."""
-        return self.cost > MISTAKE
+        """Whether the choice gave away more than :data:`MISTAKE` lives, and was not the solver's
+        own call (where the strategy and its figures disagree, playing as the solved bot plays is
+        not called a mistake: the cost still says what the figures think of it)."""
+        return self.cost > MISTAKE and not (self.hint.disagrees and self.action == self.hint.call)
 
     def to_dict(self) -> dict[str, Any]:
         """The decision as in ``docs/review.md``."""
@@ -190,7 +214,32 @@ class Decision:
                 "keep_probability": round(h.keep_probability, 6),
                 "lose_if_keep": _num(h.lose_if_keep), "lose_if_swap": _num(h.lose_if_swap),
                 "lives_if_keep": _num(h.lives_if_keep), "lives_if_swap": _num(h.lives_if_swap),
-                "cost": round(self.cost, 6), "mistake": self.mistake, "generalised": h.generalised}
+                "cost": round(self.cost, 6), "mistake": self.mistake, "generalised": h.generalised,
+                "disagrees": h.disagrees}
+
+
+def chance_text(x: float, sure: bool = True) -> str:
+    """A chance as a percentage with one decimal, never claiming a certainty the figures do not
+    hold: 0% and 100% only for a figure that is exactly that and ``sure`` (an exact solution's own
+    figure); a figure that rounds to 0.0% or 100.0% without being it is "under 0.1%" or "over 99.9%",
+    and a sampled or generalised figure of exactly 0 or 1 is "about 0%" or "about 100%".
+
+    >>> chance_text(0.25), chance_text(0.0), chance_text(0.0004), chance_text(0.0, sure=False)
+    ('25.0%', '0%', 'under 0.1%', 'about 0%')
+    >>> chance_text(1.0), chance_text(0.9996), chance_text(1.0, sure=False), chance_text(float("nan"))
+    ('100%', 'over 99.9%', 'about 100%', 'unknown')
+    """
+    if x != x:
+        return "unknown"
+    if x <= 0:
+        return "0%" if sure else "about 0%"
+    if x >= 1:
+        return "100%" if sure else "about 100%"
+    if x < 0.0005:
+        return "under 0.1%"
+    if x >= 0.9995:
+        return "over 99.9%"
+    return f"{x:.1%}"
 
 
 def _num(x: float) -> float | None:
@@ -263,7 +312,7 @@ class Review:
         lines = []
         for n, info in sorted(self.solutions.items()):
             exact = "exact" if info["method"] not in APPROXIMATE else f"{info['method']} (approximate)"
-            lines.append(f"{n} players: {exact} solution, {perfect_play_text(info['nash_conv'])}")
+            lines.append(f"{n} players: {exact} solution, {info['closeness']}")
         hand = None
         for d in self.decisions:
             if seat is not None and d.seat != seat:
@@ -339,7 +388,11 @@ def review(record: Record | Mapping[str, Any], *, solutions: Solutions | None = 
             continue
         decisions.append(Decision(len(decisions), obs["hand"], seat, game.names[seat], action, h,
                                   h.cost(action)))
-    info = {n: {"method": s.method, "nash_conv": s.nash_conv, "exact": s.method != "sampled"}
+    # "exact": the NashConv is an exact best response in the true game (an iid strategy measured
+    # only without card removal is not, nor a sampled estimate)
+    info = {n: {"method": s.method, "nash_conv": s.nash_conv, "exact": s.nash_conv_kind == "exact",
+                "nash_conv_kind": s.nash_conv_kind, "measured": s.measured,
+                "closeness": perfect_play_text(s.nash_conv, s.measured)}
             for n, s in used.items()}
     return Review("chase-the-ace", list(game.names), game.rules.to_dict(), decisions, info,
                   complete=game.over, unjudged=unjudged,

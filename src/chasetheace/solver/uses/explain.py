@@ -95,16 +95,21 @@ def hardest_cards(sol: Solution) -> list[tuple[int, float]]:
 
 
 def nash_conv_text(sol: Solution) -> str:
-    """How far from an equilibrium the strategy is, and how that was measured."""
-    if sol.measured == "abstract":
-        return (f"{perfect_play_text(sol.nash_conv)} in the hand without card removal (NashConv "
-                f"{sol.nash_conv:.2e}, exact there; not measured in the true game)")
-    if sol.nash_conv_error is None:
-        return f"{perfect_play_text(sol.nash_conv)} (NashConv {sol.nash_conv:.2e}, exact best response)"
+    """How far from an equilibrium the strategy is, and what kind of figure that is about the true
+    game (:attr:`~..solutions.solution.Solution.nash_conv_kind`): exact, a sampled estimate (not a
+    bound), or a figure of the model without card removal only."""
+    kind = sol.nash_conv_kind
+    if kind == "model-only":
+        return (f"NashConv {sol.nash_conv:.2e} lives in the hand without card removal only (exact "
+                f"there; model-only: not measured in the true game, neither exact nor a bound there)")
+    if kind == "exact":
+        return (f"{perfect_play_text(sol.nash_conv)} (NashConv {sol.nash_conv:.2e}: exact, a best "
+                f"response in the true game)")
     low = "" if sol.nash_conv_low is None else f"{sol.nash_conv_low:.1e} (cross-fitted) to "
-    return (f"about {perfect_play_text(sol.nash_conv)} (NashConv about {low}{sol.nash_conv:.1e}, plain, "
-            f"biased upwards, +- {sol.nash_conv_error:.0e} lives: sampled estimates, not an exact "
-            f"best response)")
+    error = "" if sol.nash_conv_error is None else f", +- {sol.nash_conv_error:.0e} lives"
+    return (f"NashConv about {low}{sol.nash_conv:.1e} (plain, biased upwards{error}): estimates "
+            f"from sampled hands in the true game, neither exact nor a proved bound (a bound that "
+            f"holds with 95 % confidence: chasetheace.solver.methods.bound.bound_nash_conv)")
 
 
 def render_text(sol: Solution, situations: int = 6) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from ...extras import needs_extra_text
 from ...seats import position_name
 from ..model.words import rank_name
 
@@ -23,14 +24,14 @@ def plot_solution(sol: Solution, path: str) -> None:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        raise ValueError("plotting needs matplotlib: pip install 'chase-the-ace[plot]'") from None
+        raise ValueError(needs_extra_text("plotting", "plot", missing="matplotlib")) from None
     n, deck = sol.players, sol.deck
     names = [position_name(i, n) for i in range(n)]
     fig, (left, right) = plt.subplots(1, 2, figsize=(11, 0.5 * n + 2.5),
                                       gridspec_kw={"width_ratios": [3, 1]})
     grid = sol.keep_by_card()
     image = left.imshow(grid, aspect="auto", cmap="RdYlGn", vmin=0, vmax=1)
-    left.set_xticks(range(deck.kinds), [rank_name(deck, c) for c in range(deck.kinds)])
+    left.set_xticks(range(deck.rank_count), [rank_name(deck, c) for c in range(deck.rank_count)])
     left.set_yticks(range(n), names)
     left.set_xlabel("card held at your turn (weakest to strongest)")
     left.set_title("P(keep), averaged over the situations met")
@@ -41,7 +42,9 @@ def plot_solution(sol: Solution, path: str) -> None:
     right.set_xlabel("P(lose the hand)")
     right.set_title("who loses")
     rules = ", ".join(f"{k}={v}" for k, v in sol.rules.changes().items()) or "standard rules"
-    fig.suptitle(f"Chase the Ace equilibrium, {n} players, {rules} (NashConv {sol.nash_conv:.1e})")
+    about = {"abstract": " in the model without card removal", "sampled": ", a sampled estimate"}
+    fig.suptitle(f"Chase the Ace equilibrium, {n} players, {rules} "
+                 f"(NashConv {sol.nash_conv:.1e}{about.get(sol.measured, '')})")
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
@@ -54,7 +57,7 @@ def _pyplot() -> Any:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        raise ValueError("plotting needs matplotlib: pip install 'chase-the-ace[plot]'") from None
+        raise ValueError(needs_extra_text("plotting", "plot", missing="matplotlib")) from None
     return plt
 
 
@@ -120,17 +123,17 @@ def plot_thresholds(rows: Sequence[tuple[int, Sequence[int | None], Sequence[flo
     loss = np.full((top, len(rows)), np.nan)
     for c, (n, thresholds, losses) in enumerate(rows):
         for i in range(n):
-            keep[i, c] = deck.kinds if thresholds[i] is None else thresholds[i]
+            keep[i, c] = deck.rank_count if thresholds[i] is None else thresholds[i]
             loss[i, c] = losses[i] * n
     fig, (left, right) = plt.subplots(1, 2, figsize=(13, 0.32 * top + 2.2), layout="constrained")
-    image = left.imshow(keep, origin="lower", aspect="auto", cmap="viridis", vmin=0, vmax=deck.kinds)
+    image = left.imshow(keep, origin="lower", aspect="auto", cmap="viridis", vmin=0, vmax=deck.rank_count)
     for c, (n, thresholds, _) in enumerate(rows):
         for i in range(n):
             name = "-" if thresholds[i] is None else rank_name(deck, int(thresholds[i] or 0))
             left.text(c, i, name, ha="center", va="center", fontsize=6, color="white")
     bar = fig.colorbar(image, ax=left, fraction=0.04)
-    names = [rank_name(deck, k) for k in range(deck.kinds)] + ["never"]
-    bar.set_ticks(list(range(deck.kinds + 1)), labels=names)
+    names = [rank_name(deck, k) for k in range(deck.rank_count)] + ["never"]
+    bar.set_ticks(list(range(deck.rank_count + 1)), labels=names)
     bar.set_label("keeps from (weakest card kept)")
     left.set_title("keep threshold by position", fontsize=10)
     shade = right.imshow(loss, origin="lower", aspect="auto", cmap="RdBu_r", vmin=0, vmax=2)

@@ -422,7 +422,7 @@ function applyGame() {
   $("house-rules").hidden = ace;
   const bots = $("bots");
   bots.replaceChildren(new Option("no bots: only people", ""));
-  const kinds = ace ? ui.welcome.ace_bots : ui.welcome.bots;
+  const kinds = ui.welcome.game_bots[$("game").value];
   for (const [kind, help] of Object.entries(kinds)) bots.append(new Option(kind + " (" + help + ")", kind));
   bots.value = ace ? "odds" : "counting";
   $("seats").min = ace ? "4" : "2";

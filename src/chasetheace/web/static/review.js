@@ -16,7 +16,16 @@ function cell(row, text) {
   row.appendChild(td);
 }
 
-function pct(x) { return x === null ? "?" : (100 * x).toFixed(1) + "%"; }
+// A chance, never claiming a certainty the figures do not hold (as chance_text in the solver's
+// advice): 0% and 100% only when exactly so and sure (an exact solution's own figure).
+function pct(x, sure = true) {
+  if (x === null) return "?";
+  if (x <= 0) return sure ? "0%" : "about 0%";
+  if (x >= 1) return sure ? "100%" : "about 100%";
+  if (x < 0.0005) return "under 0.1%";
+  if (x >= 0.9995) return "over 99.9%";
+  return (100 * x).toFixed(1) + "%";
+}
 
 function heading(list, text) {
   const head = document.createElement("li");
@@ -114,6 +123,7 @@ function showSolved(data) {
   const list = $("decisions");
   list.replaceChildren();
   let hand = null;
+  const exact = new Set(data.solutions.filter((s) => s.nash_conv_kind === "exact").map((s) => s.players));
   for (const d of data.decisions) {
     if (d.hand !== hand) {
       hand = d.hand;
@@ -121,13 +131,14 @@ function showSolved(data) {
     }
     const li = document.createElement("li");
     const swap = d.position === "dealer" ? "draw" : "swap";
+    const sure = exact.has(d.players) && !d.generalised;
     const verdict = d.mistake ? `mistake: gives away ${d.cost.toFixed(3)} lives` : (d.call === "either" ? "fine (close call)" : "best");
     verdictLine(li, `${d.name}, ${d.position} of ${d.players} holding ${cardText(d.card)} (${d.knew}): ` +
-      `${d.action === "swap" ? swap : "keep"}. Keep loses ${pct(d.lose_if_keep)}, ${swap} ${pct(d.lose_if_swap)}; ` +
+      `${d.action === "swap" ? swap : "keep"}. Keep loses ${pct(d.lose_if_keep, sure)}, ${swap} ${pct(d.lose_if_swap, sure)}; ` +
       `solver: ${d.call === "swap" ? swap : d.call}. `, verdict, d.mistake);
     list.appendChild(li);
   }
-  $("solutions").textContent = data.solutions.map((s) => `${s.players} players: ${s.exact ? "exact" : "approximate"} solution, ${s.nash_conv > 0 ? `within ${s.nash_conv.toPrecision(2)} lives of` : ""} perfect play`).join(" · ");
+  $("solutions").textContent = data.solutions.map((s) => `${s.players} players: ${s.exact ? "exact" : "approximate"} solution, ${s.closeness}`).join(" · ");
 }
 
 async function load() {
