@@ -254,11 +254,14 @@ def test_the_readmes_simulate_example_runs_as_written(monkeypatch: pytest.Monkey
     monkeypatch.setenv("COLUMNS", "80")
     assert cli.main(argv) == 0
     out = [line.rstrip() for line in capsys.readouterr().out.splitlines()]
-    assert out[:-1] == shown[:-1]  # every figure; the last line is the time it took here
+    # every figure up to the last table's bottom; after it the time it took here, wrapped at 80
+    end = max(i for i, line in enumerate(shown) if line.startswith("\u2514")) + 1
+    assert out[:end] == shown[:end]
     footer = (r"24,409 hands in [\d.]+ s of wall-clock time \(the Python engine, 2 workers\): "
               r"([\d,]+ hands per second|too little work to time .*)\. [\d.]+ s in all, with loading "
               r"the engine and its bots\.")
-    assert re.fullmatch(footer, out[-1]) and re.fullmatch(footer, shown[-1])
+    assert re.fullmatch(footer, " ".join(out[end:])) and re.fullmatch(footer, " ".join(shown[end:]))
+    assert all(len(line) <= 80 for line in shown), "the README shows the output of an 80-column terminal"
 
 
 def test_the_cli_docs_check_runs_as_written(monkeypatch: pytest.MonkeyPatch,
