@@ -276,16 +276,11 @@ async def seat_table(bench: Bench, run: TableRun, humans: int, seats: int) -> No
         await asyncio.wait_for(p.joined.wait(), 30)
 
 
-def start_server(db: str, many: str, bot_delay: float = 0.0) -> tuple[subprocess.Popen[str], int]:
-    """``python -m chasetheace.web`` on ``db``, ready: the process and its port. Port 0: the server
-    binds a free port itself and prints it (no race for a port chosen here); one load generator is
-    one client address, so the per-client limits are raised to ``many``."""
+def launch_server(db: str, *options: str) -> tuple[subprocess.Popen[str], int]:
+    """``python -m chasetheace.web`` on ``db`` with ``options``, ready: the process and its port.
+    Port 0: the server binds a free port itself and prints it (no race for a port chosen here)."""
     proc = subprocess.Popen([sys.executable, "-m", "chasetheace.web", "--host", HOST, "--port", "0",
-                             "--db", db, "--bot-delay", str(bot_delay),
-                             "--log-level", "error", "--connections-per-client", many,
-                             "--connections", many, "--tables-per-client", many,
-                             "--rate-per-client", many, "--burst-per-client", many,
-                             "--http-rate", many, "--http-burst", many],
+                             "--db", db, "--log-level", "error", *options],
                             stdout=subprocess.PIPE, text=True)
     assert proc.stdout is not None
     found = re.search(r":(\d+)/", proc.stdout.readline())
@@ -299,6 +294,15 @@ def start_server(db: str, many: str, bot_delay: float = 0.0) -> tuple[subprocess
         except OSError:
             time.sleep(0.05)
     return proc, port
+
+
+def start_server(db: str, many: str, bot_delay: float = 0.0) -> tuple[subprocess.Popen[str], int]:
+    """The load's server on ``db``, ready: one load generator is one client address, so the
+    per-client limits are raised to ``many``."""
+    return launch_server(db, "--bot-delay", str(bot_delay), "--connections-per-client", many,
+                         "--connections", many, "--tables-per-client", many,
+                         "--rate-per-client", many, "--burst-per-client", many,
+                         "--http-rate", many, "--http-burst", many)
 
 
 class Servers:

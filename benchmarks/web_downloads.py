@@ -24,22 +24,18 @@ import http.client
 import json
 import multiprocessing
 import os
-import re
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 import urllib.request
 from typing import Any
 
+from server_load import HOST, launch_server
 from websockets.asyncio.client import connect
 
 from chasetheace.web.protocol import Create
 from chasetheace.web.store import Store
 from chasetheace.web.tables import Lobby
-
-HOST = "127.0.0.1"
 
 
 def long_game(db: str, seats: int, lives: int) -> tuple[str, int]:
@@ -161,23 +157,10 @@ def main() -> None:
     db = os.path.join(folder, "downloads.sqlite3")
     table_id, moves = long_game(db, args.seats, args.lives)
     print(f"a finished game of {moves} moves ({args.seats} random bots, lives {args.lives})")
-    command = [sys.executable, "-m", "chasetheace.web", "--host", HOST, "--port", "0", "--db", db,
-               "--log-level", "error"]
-    if args.http_rate is not None:
-        command += ["--http-rate", str(args.http_rate), "--http-burst", str(max(60.0, args.http_rate))]
-    server = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+    options = [] if args.http_rate is None else [
+        "--http-rate", str(args.http_rate), "--http-burst", str(max(60.0, args.http_rate))]
+    server, port = launch_server(db, *options)
     try:
-        assert server.stdout is not None
-        found = re.search(r":(\d+)/", server.stdout.readline())
-        if found is None:
-            raise SystemExit("the server did not start")
-        port = int(found.group(1))
-        for _ in range(200):
-            try:
-                urllib.request.urlopen(f"http://{HOST}:{port}/healthz", timeout=1).read()
-                break
-            except OSError:
-                time.sleep(0.05)
         asyncio.run(measure(args, port, table_id, server.pid))
     finally:
         server.terminate()

@@ -22,18 +22,14 @@ import argparse
 import asyncio
 import multiprocessing
 import os
-import re
-import subprocess
-import sys
 import tempfile
 import time
-import urllib.request
 from collections import Counter
 
+from server_load import HOST, launch_server
 from web_downloads import cpu_seconds, figures, pings
 from websockets.asyncio.client import connect
 
-HOST = "127.0.0.1"
 HEAD = b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n"
 
 
@@ -165,21 +161,8 @@ def main() -> None:
         parser.error("out of range: partial 0..5000, giants 0..64, addresses 1..200, duration 0..600 s, "
                      "quiet 0..60 s, interval >= 0.1 s")
     db = os.path.join(tempfile.mkdtemp(prefix="cta-slow-"), "slow.sqlite3")
-    command = [sys.executable, "-m", "chasetheace.web", "--host", HOST, "--port", "0", "--db", db,
-               "--log-level", "error", "--forwarded-allow-ips", "10.255.255.254"]
-    server = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+    server, port = launch_server(db, "--forwarded-allow-ips", "10.255.255.254")
     try:
-        assert server.stdout is not None
-        found = re.search(r":(\d+)/", server.stdout.readline())
-        if found is None:
-            raise SystemExit("the server did not start")
-        port = int(found.group(1))
-        for _ in range(200):
-            try:
-                urllib.request.urlopen(f"http://{HOST}:{port}/healthz", timeout=1).read()
-                break
-            except OSError:
-                time.sleep(0.05)
         asyncio.run(measure(args, port, server.pid))
     finally:
         server.terminate()
