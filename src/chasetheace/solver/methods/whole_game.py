@@ -388,15 +388,7 @@ def game_nash_conv(game: GameSolution) -> float:
             change = 0.0
             for s in group:
                 m, paths, keep = len(s), game.model(len(s)), game.states[s].keep
-                payoff = np.zeros((len(paths.outcomes), m))
-                for o, lost in enumerate(paths.outcomes.tolist()):
-                    nxt, shares, where = next_state(rules, s, lost)
-                    for i in range(m):
-                        if shares is not None:
-                            payoff[o, i] = shares[i]
-                        elif nxt is not None and where[i] >= 0:
-                            later = (nxt, where[i])
-                            payoff[o, i] = guess[later] if later in guess else best[later]
+                payoff = _seat_payoffs(rules, s, paths, guess, best)
                 cfv, value = paths.cfv(keep, paths.utilities(payoff))
                 here = keep * cfv[:, 0] + (1 - keep) * cfv[:, 1]
                 owner = np.array([key[0] for key in game.infosets(m)], dtype=np.int64)
@@ -460,6 +452,24 @@ def _payoffs(rules: Rules, state: State, paths: HandModel, solved: Mapping[State
             if where[i] >= 0:
                 out[o, i] = value[where[i]]
     return out
+
+
+def _seat_payoffs(rules: Rules, state: State, paths: HandModel, guess: Mapping[tuple[State, int], float],
+                  done: Mapping[tuple[State, int], float]) -> Array:
+    """Each outcome's payoff to each seat of ``state``: the game's shares where it ends, else the
+    seat's value in the state that follows, by (state, seat): from ``guess`` (the group being
+    iterated) or else ``done`` (the groups settled before)."""
+    m = len(state)
+    payoff = np.zeros((len(paths.outcomes), m))
+    for o, lost in enumerate(paths.outcomes.tolist()):
+        nxt, shares, where = next_state(rules, state, lost)
+        for i in range(m):
+            if shares is not None:
+                payoff[o, i] = shares[i]
+            elif nxt is not None and where[i] >= 0:
+                later = (nxt, where[i])
+                payoff[o, i] = guess[later] if later in guess else done[later]
+    return payoff
 
 
 WARM_ITERATIONS = 10
@@ -607,15 +617,7 @@ def hero_win(game: GameSolution, hands: Mapping[int, Any], hero_plays_game: bool
             change = 0.0
             for s in group:
                 m, paths = len(s), game.model(len(s))
-                payoff = np.zeros((len(paths.outcomes), m))
-                for o, lost in enumerate(paths.outcomes.tolist()):
-                    nxt, shares, where = next_state(rules, s, lost)
-                    for i in range(m):
-                        if shares is not None:
-                            payoff[o, i] = shares[i]
-                        elif nxt is not None and where[i] >= 0:
-                            later = (nxt, where[i])
-                            payoff[o, i] = guess[later] if later in guess else win[later]
+                payoff = _seat_payoffs(rules, s, paths, guess, win)
                 utility = paths.utilities(payoff)
                 # everybody on the one-hand strategy: every position's value in one pass
                 heroes: list[int | None] = list(range(m)) if hero_plays_game else [None]
