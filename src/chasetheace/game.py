@@ -287,8 +287,7 @@ class Game:
         """The record's game, to be played through once: iterating yields ``(game, action)`` at
         each recorded decision (:class:`~chasetheace.record.Replay`). RecordError names what is
         wrong, with the set-up now and with an event as the replay meets it."""
-        record = data if isinstance(data, Record) else Record.from_json(data, CHASE_THE_ACE)
-        record.check_format(CHASE_THE_ACE)
+        record = CHASE_THE_ACE.read(data)
         script = record.events
         try:
             game = cls(record.rules, record.players, stack=record.deck, dealer=record.dealer,

@@ -172,10 +172,7 @@ class GameKind:
     def read_record(self, data: Record | Any) -> Record:
         """``data`` (a record or its JSON form) as a record of this game; RecordError naming what
         is wrong (its replay checks the events against the rules)."""
-        if isinstance(data, Record):
-            data.check_format(self.record_format)
-            return data
-        return Record.from_json(data, self.record_format)
+        return self.record_format.read(data)
 
     def seeded_record(self, names: Sequence[str], rules: Rules, carry: int,
                       events: Sequence[Mapping[str, Any]]) -> Record:

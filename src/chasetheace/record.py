@@ -71,6 +71,14 @@ class RecordFormat:
     dealer_key: str = "dealer"
     default_dealer: int | None = None
 
+    def read(self, data: Record | Any) -> Record:
+        """``data`` (a :class:`Record` or its JSON form) as a record of this format; RecordError
+        naming what is wrong (a replay then checks its events against the rules)."""
+        if isinstance(data, Record):
+            data.check_format(self)
+            return data
+        return Record.from_json(data, self)
+
     def seeded(self, names: Sequence[str], rules: Rules, carry: int,
                events: Sequence[Mapping[str, Any]]) -> Record:
         """The record of a game started from a seed (its deck not stored: the events hold every

@@ -336,8 +336,7 @@ class AceChasingGame:
         """The record's game, to be played through once: iterating yields ``(game, move)`` at
         each recorded decision (:class:`~chasetheace.record.Replay`). RecordError names what is
         wrong, with the set-up now and with an event as the replay meets it."""
-        record = data if isinstance(data, Record) else Record.from_json(data, RECORDS)
-        record.check_format(RECORDS)
+        record = RECORDS.read(data)
         script = record.events
         try:
             game = cls(record.players, stack=record.deck,
