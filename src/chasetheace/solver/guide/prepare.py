@@ -1,16 +1,25 @@
 """Build the solutions shipped with the package: ``python -m chasetheace.solver.guide.prepare``.
 
-A person at a big table should not wait for the solver: the standard rules' tables of
-:data:`PLAYERS` seats are solved here, ahead, exactly as the solution cache would solve them
-(:func:`~chasetheace.solver.solutions.cache.solution_for`: ``iid`` up to 8 players, the sampled
-method above for :func:`~chasetheace.solver.solutions.choice.sampled_batches` mini-batches, seed
-0: the same files on any machine), and written to :data:`~chasetheace.solver.solutions.cache.PREPARED`
-under the cache's own file names, which name the solver version: after a version bump the old files
-are never read, and this tool (run again) removes them. ``tests/test_solver_packed.py`` checks that
-the shipped files are those of the current version.
+A person at any table should not wait for the solver: for every named preset (``rules.PRESETS``)
+and every table of 2 to 20 seats it allows (a preset meant for a fixed count, ``le-her``, at that
+count only), the hand is solved here, ahead, exactly as the solution cache would solve it
+(:func:`~chasetheace.solver.solutions.cache.solution_for`: exactly up to 5 players, ``iid`` up to 8
+without pairing or kings_jerk, the sampled method above for
+:func:`~chasetheace.solver.solutions.choice.sampled_batches` mini-batches, seed 0: the same files on
+any machine, at any load), and written compact (:func:`~chasetheace.solver.solutions.packed.write_npz`,
+``compact``) to :data:`~chasetheace.solver.solutions.cache.PREPARED` under the cache's own file
+names. Presets whose hands are alike (they differ only in lives or other options one hand does not
+see: :func:`~chasetheace.solver.solutions.cache.hand_rules`) share one file. The names carry the
+solver version: after a version bump the old files are never read, and this tool (run again)
+removes them. ``tests/test_solver_packed.py`` checks that the shipped files are those of the
+current version, for every preset and size.
 
-    python -m chasetheace.solver.guide.prepare            # standard rules, 6 to 12 players
-    python -m chasetheace.solver.guide.prepare --players 6 8
+The full solutions are first saved in the solution cache (``--cache``, by default the user's, or
+``$CHASE_THE_ACE_CACHE``): a run that is stopped resumes from there, and files already shipped in
+this version are kept. One solve at a time, CPU-bound: run it with ``nice``.
+
+    python -m chasetheace.solver.guide.prepare                     # every preset, 2 to 20 players
+    python -m chasetheace.solver.guide.prepare --preset cuckoo --players 9 12
 """
 
 from __future__ import annotations
@@ -21,53 +30,88 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from ...rules import PRESETS as NAMED
 from ...rules import Rules
 from ..solutions import cache
 
-__all__ = ["PLAYERS", "PRESETS", "expected_files", "main", "prepare"]
+__all__ = ["PLAYERS", "PRESETS", "expected_files", "main", "prepare", "tables"]
 
-PRESETS = ("standard",)
-PLAYERS = range(6, 13)
-"""The shipped tables: 6 to 12 players (below 6 the cache solves exactly in seconds)."""
+PRESETS = tuple(p.name for p in NAMED)
+"""The presets whose tables ship: every named one."""
+PLAYERS = range(2, 21)
+"""The shipped table sizes (a preset's own count where it names one)."""
+
+
+def tables(presets: Sequence[str] = PRESETS, players: Sequence[int] = PLAYERS) -> list[tuple[str, int]]:
+    """The (preset, players) to ship, one per distinct hand (the first preset that has it)."""
+    out: list[tuple[str, int]] = []
+    seen: set[tuple[str, int]] = set()
+    for name in presets:
+        info = next(p for p in NAMED if p.name == name)
+        for n in players if info.players is None else [info.players]:
+            key = (cache.rules_key(cache.hand_rules(info.rules)), n)
+            if key not in seen and n in players:
+                seen.add(key)
+                out.append((name, n))
+    return out
 
 
 def expected_files(folder: Path = cache.PREPARED) -> set[str]:
     """The file names the shipped solutions have in this version."""
-    return {cache.cache_path(Rules.preset(p), n, folder=folder).name for p in PRESETS for n in PLAYERS}
+    return {cache.cache_path(Rules.preset(p), n, folder=folder).name for p, n in tables()}
 
 
 def _say(text: str, done: float) -> None:
     print(text, flush=True)
 
 
-def prepare(players: Sequence[int] = PLAYERS, folder: Path = cache.PREPARED) -> list[Path]:
-    """Solve and write the shipped solutions (those already there in this version are kept);
-    remove the files of other solver versions. Returns the files written or kept."""
+def prepare(presets: Sequence[str] = PRESETS, players: Sequence[int] = PLAYERS,
+            folder: Path = cache.PREPARED, solved: str | None = None) -> list[Path]:
+    """Solve (into the cache folder ``solved``) and write compact into ``folder`` the shipped
+    solutions of ``presets`` and ``players`` (those already there in this version are kept);
+    remove the files that are not shipped in this version. Returns the files written or kept."""
     folder.mkdir(parents=True, exist_ok=True)
+    expected = expected_files(folder)
     for stale in folder.glob("*.npz"):
-        if not stale.name.startswith(f"v{cache.SOLVER_VERSION}-"):
+        if stale.name not in expected:
             stale.unlink()
     out = []
-    for preset in PRESETS:
+    for preset, n in tables(presets, players):
         rules = Rules.preset(preset)
-        for n in players:
-            start = time.perf_counter()
-            cache.solution_for(rules, n, folder=folder, progress=_say)
-            path = cache.cache_path(rules, n, folder=folder)
+        path = cache.cache_path(rules, n, folder=folder)
+        start = time.perf_counter()
+        if not _ships(path, rules, n):
+            sol = cache.solution_for(rules, n, folder=solved, progress=_say)
+            cache.save_solution(sol, path, compact=True)
             path.chmod(0o644)  # package data: readable by all (the cache writes private files)
-            print(f"{preset}, {n} players: {path.name}, {path.stat().st_size / 1e6:.2f} MB, "
-                  f"{time.perf_counter() - start:.0f} s", flush=True)
-            out.append(path)
+        print(f"{preset}, {n} players: {path.name}, {path.stat().st_size / 1e6:.2f} MB, "
+              f"{time.perf_counter() - start:.0f} s", flush=True)
+        out.append(path)
     return out
+
+
+def _ships(path: Path, rules: Rules, players: int) -> bool:
+    """Whether ``path`` holds a solution of this version for the hands of ``rules`` and ``players``."""
+    from ..solutions.solution import Solution
+
+    try:
+        sol = Solution.load(str(path))
+    except (OSError, ValueError):
+        return False
+    return cache.hand_rules(sol.rules) == cache.hand_rules(rules) and sol.players == players
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run :func:`prepare` from the command line."""
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--preset", action="append", choices=PRESETS, metavar="NAME",
+                        help="only this preset (repeatable; default every one)")
     parser.add_argument("--players", type=int, nargs="*", default=list(PLAYERS))
+    parser.add_argument("--cache", help="the solution cache folder the full solutions go to first "
+                                        "(default the user's, or $CHASE_THE_ACE_CACHE)")
     args = parser.parse_args(argv)
-    files = prepare(args.players)
+    files = prepare(args.preset or PRESETS, args.players, solved=args.cache)
     total = sum(f.stat().st_size for f in cache.PREPARED.glob("*.npz"))
     print(f"{len(files)} solutions; the folder holds {total / 1e6:.2f} MB")
     return 0

@@ -28,15 +28,15 @@ from collections.abc import Callable, Collection, Iterator
 from pathlib import Path
 from typing import Any, Protocol
 
-from ...rules import Rules
+from ...rules import OPTIONS, Rules
 from .choice import QUICK_EXACT_PLAYERS, check_players, sampled_batches
 from .packed import write_npz
 from .solution import Solution, perfect_play_text
 from .solving import solve
 
 __all__ = ["CACHE_ENV", "PREPARED", "SOLVER_VERSION", "TABLE_IID_PLAYERS", "Progress",
-           "announce_solving", "cache_folder", "cache_path", "cached", "is_cached", "prepared_path",
-           "rules_key", "save_json", "save_solution", "solution_for", "solve_ahead"]
+           "announce_solving", "cache_folder", "cache_path", "cached", "hand_rules", "is_cached",
+           "prepared_path", "rules_key", "save_json", "save_solution", "solution_for", "solve_ahead"]
 
 SOLVER_VERSION = 5
 """Bumped whenever a solution's content changes (2: per-situation chances of losing; 3: warm-started
@@ -101,16 +101,31 @@ def cache_folder(folder: str | os.PathLike[str] | None = None) -> Path:
 
 
 def rules_key(rules: Rules) -> str:
-    """The rules as one text, equal for equal rules: the key of a cache in memory and on disk."""
+    """The rules as one text, equal for equal rules: the key of a cache in memory (on disk, that of
+    their :func:`hand_rules`)."""
     return json.dumps(rules.to_dict(), sort_keys=True)
+
+
+def hand_rules(rules: Rules) -> Rules:
+    """``rules`` with every option the hand solver is ``unaffected`` by (lives, the pot, who deals
+    first, the pack between hands...: :data:`~chasetheace.rules.SolverReach`) at its default: equal
+    for rule sets whose hands are solved alike, so they share one solution on disk (the standard
+    game, ``hoyle``, ``hoffmann-1891``, ``screw-your-neighbour`` and ``knockout`` share theirs).
+
+    >>> hand_rules(Rules.preset("hoffmann-1891")) == hand_rules(Rules.preset("knockout")) == Rules()
+    True
+    """
+    return Rules(**{key: OPTIONS[key].default if OPTIONS[key].solver == "unaffected" else value
+                    for key, value in rules.to_dict().items()})
 
 
 def cache_path(rules: Rules, players: int, method: str = "auto", tolerance: float = 1e-4,
                folder: str | os.PathLike[str] | None = None) -> Path:
     """The file that holds (or will hold) the solution for ``rules`` and ``players``: the compact
-    binary form (:mod:`.packed`). The files of earlier versions (JSON) are never read: the solution
-    is solved again."""
-    text = json.dumps([rules_key(rules), players, method, tolerance, SOLVER_VERSION])
+    binary form (:mod:`.packed`), named by :func:`hand_rules` (rule sets that differ only in what one
+    hand does not see share the file). The files of earlier versions (JSON) are never read: the
+    solution is solved again."""
+    text = json.dumps([rules_key(hand_rules(rules)), players, method, tolerance, SOLVER_VERSION])
     digest = hashlib.sha256(text.encode()).hexdigest()[:20]
     return cache_folder(folder) / f"v{SOLVER_VERSION}-{players}p-{digest}.npz"
 
@@ -142,7 +157,8 @@ def cached(rules: Rules, players: int, method: str = "auto", tolerance: float = 
             sol = Solution.load(str(path))
         except (OSError, ValueError):
             continue  # absent, unreadable or of another format version: solving again replaces it
-        if sol.rules == rules and sol.players == players:
+        if hand_rules(sol.rules) == hand_rules(rules) and sol.players == players:
+            sol.rules = rules  # a file shared by rule sets that solve alike: it speaks of these
             _remember(key, sol)
             return sol
     return None
@@ -318,9 +334,10 @@ def save_json(sol: Saveable, path: Path) -> None:
     _atomically(path, ".json", lambda f: f.write(json.dumps(sol.to_dict()).encode()))
 
 
-def save_solution(sol: Solution, path: Path) -> None:
-    """Write in the compact binary form (:mod:`.packed`) atomically; a failure to write is not an error."""
-    _atomically(path, ".npz", lambda f: write_npz(sol, f))
+def save_solution(sol: Solution, path: Path, *, compact: bool = False) -> None:
+    """Write in the binary form (:mod:`.packed`; ``compact``: float32, as the shipped solutions)
+    atomically; a failure to write is not an error."""
+    _atomically(path, ".npz", lambda f: write_npz(sol, f, compact=compact))
 
 
 def _atomically(path: Path, suffix: str, write: Callable[[Any], object]) -> None:
