@@ -26,6 +26,7 @@ under any other rules within 60 s, with a progress bar that moves.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import resource
@@ -60,7 +61,7 @@ def _child(preset: str, rule: list[str], players: int, seed: int) -> None:
     times = [0.0, *(t for t, _ in heard), seconds]
     print(json.dumps({"hint_seconds": seconds, "method": got.method, "shipped": shipped,
                       "steps": len({f for _, f in heard}),
-                      "gap": max(b - a for a, b in zip(times, times[1:])),
+                      "gap": max(b - a for a, b in itertools.pairwise(times)),
                       "peak_gb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6}))
 
 
@@ -110,10 +111,7 @@ def main() -> None:
     if args.child:
         _child(args.preset or "standard", args.rule, args.players[0], args.seed)
         return
-    if args.rule:
-        rows = [(args.preset or "standard", [" ".join(args.rule)], Rules())]
-    else:
-        rows = groups(args.preset)
+    rows = [(args.preset or "standard", [" ".join(args.rule)], Rules())] if args.rule else groups(args.preset)
     load = os.getloadavg()
     print(f"first hint from an empty cache, seed {args.seed}, load average {load[0]:.2f} {load[1]:.2f} "
           f"{load[2]:.2f}, {os.cpu_count()} cores")

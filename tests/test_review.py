@@ -277,7 +277,7 @@ def test_a_solution_is_solved_once_then_read_from_disk(tmp_path: Path,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     from chasetheace.solver.solutions import cache
 
-    rules = cta.Rules.preset("le-her")
+    rules = cta.Rules.preset("le-her").replace(announce_low=True)  # not shipped: solved here
     monkeypatch.setattr(cache, "_MEMORY", {})  # nothing solved by earlier tests in this process
     heard: list[tuple[str, float]] = []
     sol = solution_for(rules, 2, folder=tmp_path, progress=lambda t, f: heard.append((t, f)))
@@ -290,7 +290,8 @@ def test_a_solution_is_solved_once_then_read_from_disk(tmp_path: Path,
     again = solution_for(rules, 2, folder=tmp_path, progress=lambda t, f: heard.append((t, f)))
     assert heard == [] and again.to_dict() == sol.to_dict()
     assert cache_path(rules, 3, folder=tmp_path) != path
-    assert cache_path(rules.replace(lives=5), 2, folder=tmp_path) != path
+    assert cache_path(rules.replace(ties="all-lose"), 2, folder=tmp_path) != path
+    assert cache_path(rules.replace(lives=5), 2, folder=tmp_path) == path  # the same hands: one file
 
 
 def test_the_tests_never_use_the_users_cache() -> None:

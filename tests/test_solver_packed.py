@@ -83,7 +83,7 @@ def test_a_file_of_another_version_or_broken_is_refused(four: Solution, tmp_path
 
 def test_the_cache_writes_the_binary_form_and_solves_again_over_another_version(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    rules = cta.Rules.preset("le-her")
+    rules = cta.Rules.preset("le-her").replace(announce_low=True)  # not shipped: solved here
     monkeypatch.setattr(cache, "_MEMORY", {})
     sol = cache.solution_for(rules, 2, folder=tmp_path)
     path = cache.cache_path(rules, 2, folder=tmp_path)
@@ -98,7 +98,7 @@ def test_the_cache_writes_the_binary_form_and_solves_again_over_another_version(
 
 
 def test_an_old_json_cache_file_is_never_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    rules = cta.Rules.preset("le-her")
+    rules = cta.Rules.preset("le-her").replace(announce_low=True)  # not shipped: solved here
     monkeypatch.setattr(cache, "_MEMORY", {})
     sol = cta.solve(rules, 2)
     for version in (cache.SOLVER_VERSION - 1, cache.SOLVER_VERSION):  # as earlier versions named them
@@ -237,15 +237,62 @@ def test_a_table_too_large_is_one_error_line_before_any_work(
 # --- solutions shipped with the package ---------------------------------------------------------------
 
 def test_the_shipped_solutions_are_those_of_this_version() -> None:
-    from chasetheace.solver.guide.prepare import PLAYERS, expected_files
+    from chasetheace.solver.guide.prepare import expected_files
 
     shipped = {p.name for p in cache.PREPARED.glob("*.npz")}
     assert shipped == expected_files(), "run: python -m chasetheace.solver.guide.prepare"
     total = sum(p.stat().st_size for p in cache.PREPARED.glob("*.npz"))
-    assert total < 8e6  # the wheel stays small
-    for n in (PLAYERS[0], PLAYERS[-1]):
+    assert total < 40e6  # the wheel stays small
+    for n in (2, 6):
         sol = Solution.load(str(cache.prepared_path(cta.Rules(), n)))
         assert sol.rules == cta.Rules() and sol.players == n
+
+
+@pytest.mark.parametrize("preset", [p.name for p in cta.PRESETS])
+def test_every_named_preset_ships_every_table_size(preset: str) -> None:
+    """A first hint at a named preset reads a shipped solution (benchmarks/first_hint.py times it:
+    within 5 s from a cold cache), at every size it is played at, 2 to 20 players."""
+    from chasetheace.solver.guide.prepare import PENDING, PLAYERS
+
+    info = cta.preset_info(preset)
+    rules = info.rules
+    sizes = PLAYERS if info.players is None else [info.players]
+    pending = {(cache.hand_rules(cta.Rules.preset(p)), n) for p, n in PENDING}
+    missing = [n for n in sizes
+               if not cache.prepared_path(rules, n).is_file() and (cache.hand_rules(rules), n) not in pending]
+    assert missing == [], "run: python -m chasetheace.solver.guide.prepare"
+
+
+def test_presets_alike_in_their_hands_share_one_solution(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cache, "_MEMORY", {})
+    monkeypatch.setattr(cache, "solve", lambda *a, **k: pytest.fail("solved a shipped table"))
+    standard = cta.Rules()
+    for name in ("hoffmann-1891", "knockout", "hoyle", "screw-your-neighbour"):
+        rules = cta.Rules.preset(name)
+        assert rules != standard and cache.hand_rules(rules) == standard
+        assert cache.cache_path(rules, 9, folder=tmp_path) == cache.cache_path(standard, 9, folder=tmp_path)
+        sol = cache.solution_for(rules, 6, folder=tmp_path)
+        assert sol.rules == rules and sol.players == 6  # it speaks of the rules asked for
+    assert cache.solution_for(standard, 6, folder=tmp_path).rules == standard
+    other = cta.Rules(ties="eldest-loses", lives=4)
+    assert cache.cache_path(other, 9, folder=tmp_path) != cache.cache_path(standard, 9, folder=tmp_path)
+
+
+def test_a_compact_solution_reads_back_in_another_order_to_7_digits(four: Solution, tmp_path: Path) -> None:
+    from chasetheace.solver.solutions.packed import write_npz
+
+    path = tmp_path / "compact.npz"
+    write_npz(four, str(path), compact=True)
+    back = Solution.load(str(path))
+    assert sorted(back.infosets) == sorted(four.infosets) and back.infosets != four.infosets
+    for key in four.infosets:
+        i, j = four.index_of(key), back.index_of(key)
+        assert i is not None and j is not None
+        assert back.keep[j] == pytest.approx(four.keep[i], rel=1e-6, abs=1e-7)
+        assert back.values[j] == pytest.approx(four.values[i], rel=1e-6, abs=1e-7)
+    assert back.to_dict(tables=False) == four.to_dict(tables=False)
+    write_npz(back, str(tmp_path / "again.npz"), compact=True)  # written again: the same solution
+    assert Solution.load(str(tmp_path / "again.npz")).to_dict() == back.to_dict()
 
 
 def test_a_shipped_solution_is_used_without_solving(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

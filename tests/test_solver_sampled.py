@@ -141,3 +141,53 @@ def test_the_cache_solves_the_same_sampled_strategy_at_any_load(
     busy = cache.solution_for(rules, 6, folder=tmp_path / "busy")
     assert busy.method == quiet.method == "sampled" and busy.iterations == quiet.iterations == 2
     assert busy.keep == quiet.keep and busy.nash_conv == quiet.nash_conv
+
+
+def test_the_sampled_method_moves_the_progress_bar_after_each_batch() -> None:
+    from chasetheace.solver.solutions.cache import SAMPLED_SHARE, _cfr_progress
+
+    heard: list[tuple[str, float]] = []
+    bar = _cfr_progress(lambda text, done: heard.append((text, done)), 1e-4, "sampled")
+    cta.solve(cta.Rules(), 9, method="sampled", iterations=3, exact_check=False, on_check=bar)
+    assert [done for _, done in heard] == pytest.approx([SAMPLED_SHARE * k / 3 for k in (1, 2, 3)])
+    assert heard[-1][0] == "training, batch 3 of 3"
+
+
+def test_at_the_table_8_players_are_sampled_and_ahead_solved_without_card_removal(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from chasetheace.solver.solutions import cache
+
+    class Asked(Exception):
+        pass
+
+    methods: list[str] = []
+
+    def solve(rules: cta.Rules, players: int, **options: object) -> None:
+        methods.append(str(options["method"]))
+        raise Asked
+
+    monkeypatch.setattr(cache, "solve", solve)
+    monkeypatch.setattr(cache, "_MEMORY", {})
+    rules = cta.Rules(ties="eldest-loses")  # not shipped
+    for iid_players in (cache.TABLE_IID_PLAYERS, cache.AHEAD_IID_PLAYERS):
+        with pytest.raises(Asked):
+            cache.solution_for(rules, 8, folder=tmp_path, iid_players=iid_players)
+    with pytest.raises(Asked):
+        cache.solution_for(rules, 7, folder=tmp_path)
+    assert methods == ["sampled", "auto", "auto"]  # "auto": iid, the rules allowing it
+
+
+def test_each_situation_is_numbered_by_its_own_key() -> None:
+    from chasetheace.solver.methods.sampled import SampledSolver
+
+    solver = SampledSolver(Hand(cta.Rules(kings_jerk=True, announce_low=True), 12), seed=2)
+    solver.train(2)
+    state = solver.deal(500)
+    for t in range(solver.n):
+        rows = solver.deciding(t, state)
+        ids = solver.infoset_ids(t, state, rows, grow=False)
+        for row, i in zip(rows.tolist(), ids.tolist()):
+            key = (t, int(state.hist[row]), int(state.jerk[row]), int(state.cards[row, t]),
+                   int(state.given[row]))
+            assert i == solver.index.get(key, -1) and (i < 0 or solver.keys[i] == key)
+        solver.act(t, state, rows, np.full(len(rows), t % 2 == 1))

@@ -79,13 +79,13 @@ def tables_of(rules: Rules, players: Sequence[int], hands: int = HANDS, seed: in
     """Solve (or read from the cache) each table size and measure it: see the module docstring."""
     from ..methods.bound import bound_nash_conv
     from ..model.hand import Hand
-    from ..solutions.cache import solution_for
+    from ..solutions.cache import AHEAD_IID_PLAYERS, solution_for
 
     out = []
     for n in players:
         if progress is not None:
             progress(f"{n} players")
-        sol = solution_for(rules, n)
+        sol = solution_for(rules, n, iid_players=AHEAD_IID_PLAYERS)  # as shipped (guide.prepare)
         exact = sol.nash_conv if sol.measured == "exact" else None
         upper = estimate = error = None
         if n >= 6:
@@ -178,6 +178,7 @@ def big_tables_section(out_dir: str, presets: Sequence[str], players: Sequence[i
     lines = [
         HEADING, "",
         "Every table size from 2 to 20, as a player at the table gets it: solved by the solution cache",
+        "as the shipped tables are (`python -m chasetheace.solver.guide.prepare`; docs/review.md)",
         "(the exact tree up to 5 players; from 6 to 8 without card removal where the rules allow it;",
         "the sampled method from 9, for 12,000 / players² mini-batches of 2,000 hands (never for a time:",
         "the same strategy on any machine), or wherever pairing or kings_jerk rule out the model",

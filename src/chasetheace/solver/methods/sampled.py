@@ -21,6 +21,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from itertools import repeat
 from typing import Any
 
 import numpy as np
@@ -92,6 +93,7 @@ class SampledSolver:
         self.pack = np.repeat(np.arange(self.k), hand.deck.copies)
         self.index: dict[tuple[int, int, int, int, int], int] = {}
         self.keys: list[tuple[int, int, int, int, int]] = []
+        self._code_ids: dict[int, int] = {}  # the same ids by one int per key (infoset_ids)
         self.met: dict[int, tuple[float, float, float]] = {}  # share of hands, keep and swap values
         self.regret = np.zeros((1024, 2))
         self.avg = np.zeros((1024, 2))
@@ -120,18 +122,22 @@ class SampledSolver:
         _, rank = np.unique(hist, return_inverse=True)
         code = rank.reshape(-1).astype(np.int64) * (int(rest.max()) + 1) + rest
         _, first, inverse = np.unique(code, return_index=True, return_inverse=True)
-        ids = np.empty(len(first), dtype=np.int64)
-        for i, (h, jxp) in enumerate(zip(hist[first].tolist(), rest[first].tolist())):
-            key = (t, h, jxp // 4096, jxp // 64 % 64, jxp % 64 - 1)
-            v = self.index.get(key, -1)
-            if v < 0 and grow:
-                v = self.index[key] = len(self.keys)
-                self.keys.append(key)
-                if v >= len(self.regret):
-                    self.regret = np.vstack([self.regret, np.zeros_like(self.regret)])
-                    self.avg = np.vstack([self.avg, np.zeros_like(self.avg)])
-            ids[i] = v
-        return ids[inverse.reshape(-1)]
+        # each pair as one Python int, looked up in C (map): a tuple per pair cost most of the training
+        tail = (rest[first] | (t << 40)).tolist()  # rest < 2**33: the jerk pattern, card and given
+        histories = hist[first].tolist()
+        codes = [h << 45 | r for h, r in zip(histories, tail)]
+        found = list(map(self._code_ids.get, codes, repeat(-1)))
+        if grow and -1 in found:
+            for i, code in enumerate(codes):  # the new ones numbered in the pairs' order, as ever
+                if found[i] < 0:
+                    jxp = tail[i] & ((1 << 40) - 1)
+                    key = (t, histories[i], jxp // 4096, jxp // 64 % 64, jxp % 64 - 1)
+                    found[i] = self._code_ids[code] = self.index[key] = len(self.keys)
+                    self.keys.append(key)
+            while len(self.keys) > len(self.regret):
+                self.regret = np.vstack([self.regret, np.zeros_like(self.regret)])
+                self.avg = np.vstack([self.avg, np.zeros_like(self.avg)])
+        return np.array(found, dtype=np.int64)[inverse.reshape(-1)]
 
     def sigma(self, ids: Array, average: bool) -> Array:
         """Keep probabilities at information set ids (-1: unknown, 1/2)."""

@@ -8,9 +8,11 @@ the user's cache directory (``platformdirs``), or :data:`CACHE_ENV` when that va
 Up to :data:`~chasetheace.solver.solutions.choice.QUICK_EXACT_PLAYERS` players (5) the solution is
 exact (DCFR on the exact tree, NashConv at most ``tolerance``); beyond that it is a strategy to play,
 not measured exactly (``solve(method="auto", exact_check=False)``: ``iid`` up to
-:data:`TABLE_IID_PLAYERS` players (8) without pairing or kings_jerk, else the sampled method trained
-for :func:`~.choice.sampled_batches` mini-batches, seed 0: the same solution on any machine at any
-load), and its NashConv says how far from an equilibrium it may be. Where the
+:data:`TABLE_IID_PLAYERS` players (7; 8 when solving ahead) without pairing or kings_jerk, else the
+sampled method trained for :func:`~.choice.sampled_batches` mini-batches, seed 0: the same solution
+on any machine at any load), and its NashConv says how far from an equilibrium it may be. The
+named presets' tables ship with the package (:data:`PREPARED`), one file for all the presets whose
+hands are alike (:func:`hand_rules`). Where the
 sampled method never met a situation, its figures are generalised from similar ones
 (:meth:`~.solution.Solution.figures`). The files are compact binary (:mod:`.packed`).
 """
@@ -34,22 +36,34 @@ from .packed import write_npz
 from .solution import Solution, perfect_play_text
 from .solving import solve
 
-__all__ = ["CACHE_ENV", "PREPARED", "SOLVER_VERSION", "TABLE_IID_PLAYERS", "Progress",
+__all__ = ["AHEAD_IID_PLAYERS", "CACHE_ENV", "PREPARED", "SOLVER_VERSION", "TABLE_IID_PLAYERS", "Progress",
            "announce_solving", "cache_folder", "cache_path", "cached", "hand_rules", "is_cached",
            "prepared_path", "rules_key", "save_json", "save_solution", "solution_for", "solve_ahead"]
 
-SOLVER_VERSION = 5
+SOLVER_VERSION = 6
 """Bumped whenever a solution's content changes (2: per-situation chances of losing; 3: warm-started
 from the solution without card removal at 3 players and more; 4: the compact binary files, and the
 sampled method from :data:`TABLE_IID_PLAYERS` + 1 players for 15 s; 5: the sampled method for a
-fixed number of mini-batches, :func:`~.choice.sampled_batches`, not for 15 s of wall clock); older
-files are not read."""
+fixed number of mini-batches, :func:`~.choice.sampled_batches`, not for 15 s of wall clock; 6: one
+file per :func:`hand_rules`, and at the table the sampled method from 8 players, ``iid`` up to 8
+only ahead, :data:`AHEAD_IID_PLAYERS`); older files are not read."""
 CACHE_ENV = "CHASE_THE_ACE_CACHE"
 """An environment variable naming the folder of cached solutions (instead of the user's cache)."""
-TABLE_IID_PLAYERS = 8
-"""The most players the cache solves without card removal (``iid``, when the rules allow it); above,
-the sampled method (:func:`~.choice.sampled_batches`). ``iid`` at 8 players took 54 s and 1.6 GB on a busy
-2-core machine; at 9 its tree is four times larger (minutes and several GB), too much for a table."""
+TABLE_IID_PLAYERS = 7
+"""The most players the cache solves without card removal at the table (``iid``, when the rules
+allow it); above, the sampled method (:func:`~.choice.sampled_batches`). Measured on the busy 2-core
+machine under rules that do not ship (blocker=king, ties=eldest-loses): ``iid`` took 15 CPU seconds
+at 7 players, 68 and 1.65 GB at 8 (at 9 its tree is four times larger again): too long for a first
+hint within a minute, where the sampled method takes about 20 at any size."""
+AHEAD_IID_PLAYERS = 8
+"""The most players solved without card removal when solving ahead (``solution_for(...,
+iid_players=AHEAD_IID_PLAYERS)``: the shipped solutions, :mod:`~chasetheace.solver.guide.prepare`):
+at 8 players ``iid`` is far nearer an equilibrium than the sampled method (standard rules: 8.2e-4
+lives a hand by an exact best response in the true game)."""
+
+SAMPLED_SHARE = 0.9
+"""The share of the progress bar the sampled method's training fills (measured at 12 players: 22.5
+of the solve's 25.2 CPU seconds; its estimate of the strategy's figures takes the rest)."""
 
 Progress = Callable[[str, float], None]
 """``progress(text, fraction)``: what the solver is doing, and about how much of it is done (0..1)."""
@@ -173,11 +187,14 @@ def is_cached(rules: Rules, players: int, method: str = "auto", tolerance: float
 
 
 def solution_for(rules: Rules, players: int, *, method: str = "auto", tolerance: float = 1e-4,
-                 folder: str | os.PathLike[str] | None = None, progress: Progress | None = None) -> Solution:
+                 folder: str | os.PathLike[str] | None = None, progress: Progress | None = None,
+                 iid_players: int = TABLE_IID_PLAYERS) -> Solution:
     """The solution for ``rules`` and ``players``: from memory, from disk, or solved now and saved.
 
     ``progress`` hears about a solve (never about a cache hit). A folder that cannot be written
-    only costs the saving: the solution is still returned.
+    only costs the saving: the solution is still returned. ``iid_players``: up to how many players
+    ``method="auto"`` solves without card removal (:data:`TABLE_IID_PLAYERS` at the table,
+    :data:`AHEAD_IID_PLAYERS` ahead), the sampled method above.
     """
     sol = cached(rules, players, method, tolerance, folder)
     if sol is not None:
@@ -186,7 +203,7 @@ def solution_for(rules: Rules, players: int, *, method: str = "auto", tolerance:
         sol = cached(rules, players, method, tolerance, folder)
         if sol is not None:
             return sol
-        sol = _solve(rules, players, method, tolerance, progress)
+        sol = _solve(rules, players, method, tolerance, progress, iid_players)
         _remember((rules_key(rules), players, method, tolerance), sol)
         save_solution(sol, cache_path(rules, players, method, tolerance, folder))
         return sol
@@ -271,11 +288,12 @@ def _interrupts_held() -> Iterator[None]:
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
-def _solve(rules: Rules, players: int, method: str, tolerance: float, progress: Progress | None) -> Solution:
+def _solve(rules: Rules, players: int, method: str, tolerance: float, progress: Progress | None,
+           iid_players: int = TABLE_IID_PLAYERS) -> Solution:
     if method == "auto":
         check_players(rules, players)  # a table no method solves: one error, before saying "solving"
     exact = method != "sampled" and (method != "auto" or players <= QUICK_EXACT_PLAYERS)
-    if method == "auto" and players > TABLE_IID_PLAYERS:
+    if method == "auto" and players > iid_players:
         method = "sampled"
     if progress is not None:
         how = "exactly" if exact else "approximately (a strategy to play, not measured exactly)"
@@ -305,14 +323,21 @@ def _solve(rules: Rules, players: int, method: str, tolerance: float, progress: 
 
 
 def _cfr_progress(progress: Progress, tolerance: float, measured: str) -> Callable[[Any], None]:
-    """A CFR callback that reports how far the NashConv has come down towards ``tolerance``
-    (on a log scale: each tenfold fall is an equal step; short of the end, which only the saved
-    solution reaches: what follows CFR takes time too). ``measured``: what the NashConv is about."""
+    """A solve's ``on_check`` that reports how far it has come: for CFR, how far the NashConv has
+    come down towards ``tolerance`` (on a log scale: each tenfold fall is an equal step; short of
+    the end, which only the saved solution reaches: what follows CFR takes time too; ``measured``:
+    what the NashConv is about); for the sampled method, the mini-batches trained (up to
+    :data:`SAMPLED_SHARE`: its estimate of the strategy's figures follows)."""
     import math
+
+    from .solving import Batches
 
     first: list[float] = []
 
     def report(p: Any) -> None:
+        if isinstance(p, Batches):
+            progress(f"training, batch {p.done} of {p.total}", SAMPLED_SHARE * p.done / p.total)
+            return
         nc = max(float(p.nash_conv), tolerance)
         if not first:
             first.append(max(nc, tolerance * 10))

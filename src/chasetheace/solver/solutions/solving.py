@@ -7,6 +7,7 @@ import json
 import os
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
     from ..methods.measure import Measure
     from ..methods.parts import Runner
 
-__all__ = ["solve"]
+__all__ = ["Batches", "solve"]
 
 
 def solve(rules: Rules | None = None, players: int = 5, *, method: str = "auto",
@@ -60,8 +61,9 @@ def solve(rules: Rules | None = None, players: int = 5, *, method: str = "auto",
     (seconds; none by default) stops the sampled method's training early as well: its result then
     depends on the machine's speed and load. ``progress``, if given, is called with a one-line status
     text as the work goes on (the command prints it on stderr); ``on_check`` with the CFR methods'
-    :class:`~chasetheace.solver.methods.cfr.Progress` at each NashConv check (the solution cache
-    draws its progress bar from it).
+    (and ``iid``'s) :class:`~chasetheace.solver.methods.cfr.Progress` at each NashConv check, and
+    with the sampled method's :class:`Batches` after each mini-batch (the solution cache draws its
+    progress bar from them).
 
     ``checkpoint`` (a folder; the CFR methods and ``iid``): keep there each CFR iterate and each
     finished part of a pass over the exact tree in parts, so that the same call after a crash or a
@@ -154,7 +156,7 @@ def _solve(hand: Hand, run: str, iterations: int, tolerance: float, check_every:
            runner: Runner | None) -> Solution:
     players = hand.players
     if run == "sampled":
-        return _from_sampled(hand, iterations, time_limit, seed, start, progress, check, runner)
+        return _from_sampled(hand, iterations, time_limit, seed, start, progress, check, runner, on_check)
     if run == "iid":
         return _from_iid(hand, iterations, tolerance, check_every, start, workers, progress, check, store,
                          runner, on_check)
@@ -445,9 +447,19 @@ def _from_iid(hand: Hand, iterations: int, tolerance: float, check_every: int, s
                      trace=record.trace)
 
 
+@dataclass(frozen=True)
+class Batches:
+    """How far the sampled method's training has come: what ``solve(on_check=...)`` hears after
+    each mini-batch (a progress bar's steps)."""
+
+    done: int
+    total: int
+    seconds: float
+
+
 def _from_sampled(hand: Hand, batches: int, time_limit: float | None, seed: int, start: float,
                   progress: Callable[[str], None] | None = None, check: bool = True,
-                  runner: Runner | None = None) -> Solution:
+                  runner: Runner | None = None, on_check: Callable[[Any], None] | None = None) -> Solution:
     """Train the sampled method; measure its strategy exactly on the exact tree where that fits
     (up to :data:`~.choice.EXACT_CHECK_PLAYERS` players), else by the sampled estimates."""
     import numpy as np
@@ -459,6 +471,8 @@ def _from_sampled(hand: Hand, batches: int, time_limit: float | None, seed: int,
         if progress is not None:
             limit = "" if time_limit is None else f" (at most {time_limit:.0f} s)"
             progress(f"sampled batch {done} of {batches}: {seconds:.0f} s{limit}")
+        if on_check is not None:
+            on_check(Batches(done, batches, seconds))
 
     done = solver.train(batches, seconds=time_limit, callback=report)
     if progress is not None:
