@@ -15,7 +15,6 @@ import chasetheace as cta
 from chasetheace.solver.solutions import cache
 from chasetheace.solver.uses.advice import review
 
-
 RULES = cta.Rules(lives=1, announce_low=True)
 """Short games, under rules whose tables do not ship with the package: solved in the test."""
 

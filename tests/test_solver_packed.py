@@ -258,8 +258,8 @@ def test_every_named_preset_ships_every_table_size(preset: str) -> None:
     rules = info.rules
     sizes = PLAYERS if info.players is None else [info.players]
     pending = {(cache.hand_rules(cta.Rules.preset(p)), n) for p, n in PENDING}
-    missing = [n for n in sizes
-               if not cache.prepared_path(rules, n).is_file() and (cache.hand_rules(rules), n) not in pending]
+    missing = [n for n in sizes if not cache.prepared_path(rules, n).is_file()
+               and (cache.hand_rules(rules), n) not in pending]
     assert missing == [], "run: python -m chasetheace.solver.guide.prepare"
 
 

@@ -144,13 +144,16 @@ def test_the_cache_solves_the_same_sampled_strategy_at_any_load(
 
 
 def test_the_sampled_method_moves_the_progress_bar_after_each_batch() -> None:
-    from chasetheace.solver.solutions.cache import SAMPLED_SHARE, _cfr_progress
+    from chasetheace.solver.solutions.cache import _cfr_progress
 
     heard: list[tuple[str, float]] = []
     bar = _cfr_progress(lambda text, done: heard.append((text, done)), 1e-4, "sampled")
     cta.solve(cta.Rules(), 9, method="sampled", iterations=3, exact_check=False, on_check=bar)
-    assert [done for _, done in heard] == pytest.approx([SAMPLED_SHARE * k / 3 for k in (1, 2, 3)])
-    assert heard[-1][0] == "training, batch 3 of 3"
+    hands = 3 * 2000 + 20_000  # the training's, then the estimate's (in batches of 5,000)
+    want = [2000 * k for k in (1, 2, 3)] + [6000 + 5000 * k for k in (1, 2, 3, 4)]
+    assert [done for _, done in heard] == pytest.approx([0.95 * h / hands for h in want])
+    assert heard[2][0] == "training, batch 3 of 3"
+    assert heard[-1][0] == "estimating its figures, 20,000 of 20,000 hands"
 
 
 def test_at_the_table_8_players_are_sampled_and_ahead_solved_without_card_removal(

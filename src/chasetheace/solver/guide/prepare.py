@@ -65,10 +65,11 @@ def tables(presets: Sequence[str] = PRESETS, players: Sequence[int] = PLAYERS) -
     return out
 
 
-def expected_files(folder: Path = cache.PREPARED) -> set[str]:
-    """The file names the shipped solutions have in this version."""
+def expected_files(folder: Path = cache.PREPARED, pending: bool = False) -> set[str]:
+    """The file names the shipped solutions have in this version (``pending``: with those of
+    :data:`PENDING`, as :func:`prepare` writes them)."""
     return {cache.cache_path(Rules.preset(p), n, folder=folder).name for p, n in tables()
-            if (p, n) not in PENDING}
+            if pending or (p, n) not in PENDING}
 
 
 def _say(text: str, done: float) -> None:
@@ -81,7 +82,7 @@ def prepare(presets: Sequence[str] = PRESETS, players: Sequence[int] = PLAYERS,
     solutions of ``presets`` and ``players`` (those already there in this version are kept);
     remove the files that are not shipped in this version. Returns the files written or kept."""
     folder.mkdir(parents=True, exist_ok=True)
-    expected = expected_files(folder)
+    expected = expected_files(folder, pending=True)
     for stale in folder.glob("*.npz"):
         if stale.name not in expected:
             stale.unlink()

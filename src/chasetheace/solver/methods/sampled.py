@@ -281,10 +281,12 @@ class SampledSolver:
                 break
         return done
 
-    def estimate(self, hands: int, batch: int = 5000) -> Estimate:
+    def estimate(self, hands: int, batch: int = 5000,
+                 callback: Callable[[int], None] | None = None) -> Estimate:
         """Play ``hands`` fresh hands with the average strategy; sampled NashConv and losses.
 
         Information sets first met here join the table with the average strategy's default, 1/2.
+        ``callback(hands played)`` is called after each batch.
         """
         n = self.n
         sums: dict[int, list[float]] = {}
@@ -316,6 +318,8 @@ class SampledSolver:
             lives_all.append(lives)
             lost_all.append(lost)
             played += b
+            if callback is not None:
+                callback(played)
         gain, var, low = 0.0, 0.0, 0.0
         keep = self.sigma(np.array(list(sums), dtype=np.int64), average=True)
         for (count, total, square, _, _, n_a, t_a, n_b, t_b), q in zip(sums.values(), keep.tolist()):

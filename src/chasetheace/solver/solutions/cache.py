@@ -61,10 +61,6 @@ iid_players=AHEAD_IID_PLAYERS)``: the shipped solutions, :mod:`~chasetheace.solv
 at 8 players ``iid`` is far nearer an equilibrium than the sampled method (standard rules: 8.2e-4
 lives a hand by an exact best response in the true game)."""
 
-SAMPLED_SHARE = 0.9
-"""The share of the progress bar the sampled method's training fills (measured at 12 players: 22.5
-of the solve's 25.2 CPU seconds; its estimate of the strategy's figures takes the rest)."""
-
 Progress = Callable[[str, float], None]
 """``progress(text, fraction)``: what the solver is doing, and about how much of it is done (0..1)."""
 
@@ -326,8 +322,8 @@ def _cfr_progress(progress: Progress, tolerance: float, measured: str) -> Callab
     """A solve's ``on_check`` that reports how far it has come: for CFR, how far the NashConv has
     come down towards ``tolerance`` (on a log scale: each tenfold fall is an equal step; short of
     the end, which only the saved solution reaches: what follows CFR takes time too; ``measured``:
-    what the NashConv is about); for the sampled method, the mini-batches trained (up to
-    :data:`SAMPLED_SHARE`: its estimate of the strategy's figures follows)."""
+    what the NashConv is about); for the sampled method, the hands played, in training and in its
+    estimate of the strategy's figures (:class:`~.solving.Batches`)."""
     import math
 
     from .solving import Batches
@@ -336,7 +332,7 @@ def _cfr_progress(progress: Progress, tolerance: float, measured: str) -> Callab
 
     def report(p: Any) -> None:
         if isinstance(p, Batches):
-            progress(f"training, batch {p.done} of {p.total}", SAMPLED_SHARE * p.done / p.total)
+            progress(p.what, 0.95 * p.done / p.total)
             return
         nc = max(float(p.nash_conv), tolerance)
         if not first:
