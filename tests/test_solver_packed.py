@@ -263,7 +263,8 @@ def test_every_named_preset_ships_every_table_size(preset: str) -> None:
     assert missing == [], "run: python -m chasetheace.solver.guide.prepare"
 
 
-def test_presets_alike_in_their_hands_share_one_solution(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_presets_alike_in_their_hands_share_one_solution(tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(cache, "_MEMORY", {})
     monkeypatch.setattr(cache, "solve", lambda *a, **k: pytest.fail("solved a shipped table"))
     standard = cta.Rules()
