@@ -255,7 +255,6 @@ def test_joins_creates_and_the_public_list_wait_on_no_event_loop_when_the_databa
     finally:
         pg.resume()
     bob.until(lambda m: m["type"] == "notice" and m["code"] == "database_back", timeout=15)
-    # (Eve's join may have been saved once the database went on: a write given up on is not undone)
     fay = two.client()
     join(fay, table, "Fay")
     ann.wait_for(lambda c: any(s["name"] == "Fay" for s in c.table_info["seats"]))
@@ -264,5 +263,11 @@ def test_joins_creates_and_the_public_list_wait_on_no_event_loop_when_the_databa
         c.wait_for(lambda c: c.game is not None and c.game["to_act"] is not None)
     for proc in (one, two):  # no database call made the event loop wait
         assert proc.health()["cluster"]["loop_waits"] == 0
+    # the join and the create answered database_unavailable left nothing once the database went on
+    with psycopg.connect(pg_url) as conn:
+        names = [r[0] for r in conn.execute("SELECT name FROM seats ORDER BY table_id, seat")]
+        assert names == ["Ann", "Bob", "Cy", "Fay"]
+        assert conn.execute("SELECT count(*) FROM tables").fetchone() == (1,)
+    assert [s["name"] for s in ann.table_info["seats"]][:4] == ["Ann", "Bob", "Cy", "Fay"]
     for c in (ann, bob, cy, dee, eve, fay):
         c.close()

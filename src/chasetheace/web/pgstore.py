@@ -99,6 +99,33 @@ _ELSEWHERE = ("SELECT p.seat FROM presence p JOIN processes q ON q.id = p.proces
 _ALIVE = "INSERT INTO processes VALUES (%s, now()) ON CONFLICT (id) DO UPDATE SET seen = now()"
 
 
+class _GivenUp(Exception):
+    """A call the event loop gave up on, stopped before its commit."""
+
+
+class _Call:
+    """A database call made for the event loop, run in a worker thread: the loop may give up on it
+    (:meth:`abandon`) until the worker is about to commit (:meth:`commit`), not after."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._state = "running"  # then "committing" or "abandoned", for good
+
+    def commit(self) -> bool:
+        """In the worker, before the commit: whether the loop still waits (then it cannot give up)."""
+        with self._lock:
+            if self._state == "running":
+                self._state = "committing"
+            return self._state == "committing"
+
+    def abandon(self) -> bool:
+        """On the loop: give up, so the call commits nothing; False if its commit is under way."""
+        with self._lock:
+            if self._state == "running":
+                self._state = "abandoned"
+            return self._state == "abandoned"
+
+
 def mask_url(url: str) -> str:
     """The URL with its password (if any) replaced by ``***``: what logs and errors show."""
     try:
@@ -127,8 +154,9 @@ class PgStore:
     """A call made on the event loop thread itself (a rare one: a join, a start) runs in a worker
     thread while the loop waits: past this many seconds, if the probe has had no answer for
     :attr:`probe_silence` seconds (a database gone, not merely busy), the client is told the
-    database is unavailable (a write may still commit: the next read of the table shows it); else
-    it waits up to :attr:`wait`."""
+    database is unavailable and the call commits nothing, even once the database goes on (unless
+    its commit was sent already: that one is awaited up to :attr:`wait`); else it waits up to
+    :attr:`wait`."""
     probe_silence = 1.0
     pool_timeout = 2.0
     """The longest a call waits for one of the pool's connections to be free."""
@@ -292,9 +320,10 @@ class PgStore:
         finally:
             self._bridged.discard(glet)
 
-    async def _answer(self, future: concurrent.futures.Future[Any]) -> Any:
+    async def _answer(self, request: tuple[concurrent.futures.Future[Any], _Call]) -> Any:
         """The answer of a call made in a worker thread for :meth:`bridged`, awaited: given up
-        (StoreUnavailable) as a call on the loop would be."""
+        (StoreUnavailable, nothing committed) as a call on the loop would be."""
+        future, call = request
         waiting = asyncio.wrap_future(future)
         started = time.monotonic()
         while True:
@@ -302,10 +331,20 @@ class PgStore:
             if done:
                 return waiting.result()
             waited = time.monotonic() - started
-            if waited > self.wait or (waited > self.loop_wait and self.silent() > self.probe_silence):
+            if self._give_up(waited, call):
                 waiting.add_done_callback(lambda f: f.cancelled() or f.exception())
                 raise StoreUnavailable(f"database {self.path} is too slow: no answer within "
                                        f"{waited:.2g} s")
+
+    def _give_up(self, waited: float, call: _Call) -> bool:
+        """Whether the event loop stops waiting for ``call`` after ``waited`` seconds: past
+        :attr:`wait`, or past :attr:`loop_wait` while the probe has no answer; then the call
+        commits nothing (unless its commit was sent already: that one is awaited up to
+        :attr:`wait`, its outcome unknown before)."""
+        if waited > self.wait:
+            call.abandon()
+            return True
+        return waited > self.loop_wait and self.silent() > self.probe_silence and call.abandon()
 
     def probe(self, timeout: float) -> float:
         """In the probe's thread: how long a ``SELECT 1`` took on the probe's own connection
@@ -351,10 +390,14 @@ class PgStore:
 
     # --- one transaction ------------------------------------------------------------------------
 
-    def _tx(self, work: Callable[[Any], T], notify: str | None = None, *, atomic: bool = True) -> T:
+    def _tx(self, work: Callable[[Any], T], notify: str | None = None, *, atomic: bool = True,
+            call: _Call | None = None) -> T:
         """Run ``work(cursor)`` in one transaction (with a NOTIFY about table ``notify``), or, not
         ``atomic``, as it is (one statement is a transaction of its own). A connection that broke
-        while in the pool (PostgreSQL restarted) is dropped and the call made on another."""
+        while in the pool (PostgreSQL restarted) is dropped and the call made on another. Made for
+        the event loop (``call``), it commits only if the loop still waits for it: a call the loop
+        gave up on (its client told ``database_unavailable``) leaves nothing behind when the
+        database goes on."""
         psycopg = self._psycopg
         if time.monotonic() < self._down_until:
             raise StoreUnavailable(f"database {self.path} is unavailable")
@@ -363,10 +406,11 @@ class PgStore:
         except RuntimeError:
             pass  # a worker thread: it may wait
         else:  # the event loop's own thread: the call runs in a worker
-            future = self.executor.submit(self._tx, work, notify, atomic=atomic)
+            call = _Call()
+            future = self.executor.submit(self._tx, work, notify, atomic=atomic, call=call)
             current = self._greenlet.getcurrent()
             if current in self._bridged:  # paused, the loop free, until the answer (:meth:`bridged`)
-                return cast(T, current.parent.switch(future))
+                return cast(T, current.parent.switch((future, call)))
             # else the loop waits for it while the database answers the probe (busy, not gone),
             # and gives up soon once it does not (counted: no such call is left on the loop)
             self.loop_waits += 1
@@ -376,20 +420,26 @@ class PgStore:
                     return future.result(0.05)
                 except concurrent.futures.TimeoutError:
                     waited = time.monotonic() - started
-                    if waited > self.wait or (waited > self.loop_wait and self.silent() > self.probe_silence):
+                    if self._give_up(waited, call):
                         raise StoreUnavailable(f"database {self.path} is too slow: no answer within "
                                                f"{waited:.2g} s") from None
         for attempt in range(self._tries):
             try:
                 with self.pool.connection(timeout=self.pool_timeout) as conn:
                     if not atomic:
+                        if call is not None and not call.commit():
+                            raise _GivenUp
                         with conn.cursor() as cur:
                             return work(cur)
                     with conn.transaction(), conn.cursor() as cur:
                         result = work(cur)
                         if notify is not None:
                             cur.execute("SELECT pg_notify(%s, %s)", (CHANNEL, f"{self.process}|{notify}"))
+                        if call is not None and not call.commit():
+                            raise _GivenUp  # rolled back: its client was told it failed
                         return result
+            except _GivenUp:
+                raise StoreUnavailable(f"database {self.path} was too slow: given up, nothing saved") from None
             except psycopg.errors.UniqueViolation as exc:
                 raise StoreConflict(self._mask(exc)) from None
             except (psycopg.errors.QueryCanceled, psycopg.errors.LockNotAvailable) as exc:
