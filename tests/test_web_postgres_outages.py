@@ -182,6 +182,32 @@ def test_turn_timers_hold_on_processes_whose_clocks_differ(
         c.close()
 
 
+def test_idle_tables_expire_on_the_databases_clock_whatever_a_process_clock_says(
+        pg_url: str, started: list[ServerProcess], tmp_path: Path) -> None:
+    right = Process(pg_url)
+    started.append(right)
+    ann = right.client()
+    fresh = create(ann, seats=2, bots=None)["table"]
+    ann.close()
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        deadline = time.monotonic() + 20
+        while conn.execute("SELECT (SELECT count(*) FROM presence) + (SELECT count(*) FROM leases "
+                           "WHERE expires > now())").fetchone() != (0,):  # Ann's process lets it go
+            assert time.monotonic() < deadline
+            time.sleep(0.1)
+        conn.execute("INSERT INTO tables VALUES ('old', extract(epoch FROM now()) - 600, '{}')")
+    # an hour ahead, with tables living a minute: by its own clock every table is past its time
+    ahead = ServerProcess(pg_url, *LIMITS, "--table-ttl", "60", bot_delay=0.02, wait=30.0,
+                          env=_clock_ahead(tmp_path, 3600.0))
+    started.append(ahead)
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        deadline = time.monotonic() + 40
+        while conn.execute("SELECT count(*) FROM tables WHERE id = 'old'").fetchone() != (0,):
+            assert time.monotonic() < deadline, "the table idle for 10 minutes did not expire"
+            time.sleep(0.2)
+        assert conn.execute("SELECT id FROM tables").fetchall() == [(fresh,)]  # a minute is not up
+
+
 def test_the_first_state_of_a_join_on_another_process_shows_who_is_connected(
         pg_url: str, started: list[ServerProcess]) -> None:
     one, two = Process(pg_url), Process(pg_url)

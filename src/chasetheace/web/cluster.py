@@ -108,6 +108,7 @@ class Cluster:
         # the database's clock less this process's (seconds): turn timers are shared on the
         # database's clock, so a process whose clock is off still shows and keeps the right time
         self.offset = 0.0
+        self.clock_read = False  # the offset was measured (idle tables expire only then)
         self.newer: int | None = None  # the newer schema version found in the database, if any
         self.started = False  # the database was available once
         self.saves: dict[str, asyncio.Future[None]] = {}  # table -> its move being saved
@@ -211,6 +212,7 @@ class Cluster:
         after = time.time()
         if after - before < 0.5:  # an answer that took long says little about the time
             self.offset = now - (before + after) / 2
+            self.clock_read = True
         if schema is not None and schema > SCHEMA_VERSION and self.newer != schema:
             log.error("the database %s has schema version %s, newer than this server's %s: this "
                       "process takes no new tables; upgrade it", self.store.path, schema, SCHEMA_VERSION)

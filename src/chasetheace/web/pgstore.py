@@ -478,10 +478,11 @@ class PgStore:
     # --- writes ---------------------------------------------------------------------------------
 
     def create_table(self, table_id: str, options: dict[str, Any], *, created: float | None = None) -> None:
-        """Save a new table's options."""
-        self._tx(lambda cur: cur.execute("INSERT INTO tables VALUES (%s, %s, %s)",
-                                         (table_id, time.time() if created is None else created,
-                                          _dump(options))))
+        """Save a new table's options; created now on the database's clock unless ``created`` says
+        when (as are its moves' times: the expiry of idle tables reads that clock too)."""
+        self._tx(lambda cur: cur.execute(
+            "INSERT INTO tables VALUES (%s, COALESCE(%s::float8, extract(epoch FROM now())::float8), %s)",
+            (table_id, created, _dump(options))))
 
     def add_seat(self, table_id: str, seat: int, name: str, token_hash: str) -> None:
         """Save a person taking a seat (StoreConflict if another process gave that seat first)."""
@@ -527,10 +528,9 @@ class PgStore:
             payload = f"{self.process}|{table_id}"
         self._tx(lambda cur: cur.execute(
             "WITH saved AS (INSERT INTO actions (table_id, game_no, seq, seat, action, actor, events, at, "
-            "act_id) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING 1) "
+            "act_id) VALUES (%s, %s, %s, %s, %s, %s, %s, extract(epoch FROM now())::float8, %s) RETURNING 1) "
             "SELECT pg_notify(%s, %s) FROM saved",
-            (table_id, game_no, seq, seat, action, actor, _dump(dumped), time.time(), act_id, CHANNEL,
-             payload)),
+            (table_id, game_no, seq, seat, action, actor, _dump(dumped), act_id, CHANNEL, payload)),
             atomic=False)
 
     def applied(self, table_id: str, act_id: str) -> bool:
@@ -544,7 +544,8 @@ class PgStore:
                                          (_dump(list(kinds)), table_id, game_no)), table_id)
 
     def idle_tables(self, before: float, limit: int = 200) -> list[str]:
-        """Tables created before ``before`` with no move since then and no person connected to any
+        """Tables created before ``before`` (seconds since the epoch on the database's clock, which
+        dates tables and moves here) with no move since then and no person connected to any
         live process, nor leased (the oldest ``limit``)."""
         return self._tx(lambda cur: [r[0] for r in cur.execute(
             "SELECT id FROM tables t WHERE created < %s AND NOT EXISTS "
