@@ -13,8 +13,9 @@ Bots, absent players' moves and turn timers run in one process per table: the ho
 table's lease (a row in ``leases`` with an expiry; renewed every :attr:`Cluster.beat` seconds,
 lasting :attr:`Cluster.lease`). A process wants the lease of each table where it has a person
 seated and connected; when the holder dies (kill -9), its lease runs out and a process that
-wants the table takes it within ``lease + beat`` seconds, reads the table from the database
-and goes on with its bots and timers. Should two processes ever run a bot's move at once (a
+wants the table takes it within ``lease`` seconds (each heartbeat says when the first lease held
+elsewhere on a table it wants runs out, and the next beat comes just after), reads the table
+from the database and goes on with its bots and timers. Should two processes ever run a bot's move at once (a
 holder paused past its lease), the primary key still lets one of them save it.
 
 Which seats have a person connected (bots and timers wait while nobody is there; an absent
@@ -116,6 +117,8 @@ class Cluster:
         # table -> moves notified while this process saved one of its own there: applied after it
         self.held_moves: dict[str, list[str]] = {}
         self.held: dict[str, float] = {}  # table -> until when (monotonic) this process holds its lease
+        # seconds until the first lease held elsewhere on a table wanted here runs out (last beat)
+        self.lease_ends: float | None = None
         self.elsewhere: dict[str, set[int]] = {}  # table -> seats connected to other processes
         self.dirty: set[str] = set()  # tables to read again
         self.seats_dirty: set[str] = set()  # tables whose people connected elsewhere changed
@@ -169,7 +172,10 @@ class Cluster:
                 await self.heartbeat()
             except Exception:
                 log.exception("cluster heartbeat failed")
-            await asyncio.sleep(self.beat)
+            # a lease of a table wanted here that runs out before the next beat (its holder
+            # died): beat again just after, so the table stands still no longer than the lease
+            soonest = self.lease_ends
+            await asyncio.sleep(self.beat if soonest is None else min(self.beat, soonest + 0.05))
 
     async def heartbeat(self) -> None:
         """Say this process is alive, with its people; take, renew or give up leases."""
@@ -182,8 +188,9 @@ class Cluster:
         with contextlib.suppress(StoreUnavailable):
             await self._read_clock()
         asked = time.monotonic()
+        self.lease_ends = None
         try:
-            held, seats, self.dead = await asyncio.to_thread(
+            held, seats, self.dead, self.lease_ends = await asyncio.to_thread(
                 self.store.beat, present, wanted, sorted(self.held), self.lease, self.lease, self.dead)
         except StoreUnavailable:
             return  # the leases run out by themselves: bots and timers stop here

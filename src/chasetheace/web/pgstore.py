@@ -650,16 +650,19 @@ class PgStore:
         return self._tx(work, atomic=False)
 
     def beat(self, present: Sequence[tuple[str, int]] | None, wanted: Sequence[str], held: Sequence[str],
-             lease: float, alive: float, dead: set[str]) -> tuple[set[str], dict[str, set[int]], set[str]]:
+             lease: float, alive: float,
+             dead: set[str]) -> tuple[set[str], dict[str, set[int]], set[str], float | None]:
         """One heartbeat of this process, in one transaction: say it is alive; if ``present`` is
         given, state afresh the seats it has people connected at (table, seat; otherwise they
         are kept up to date by :meth:`set_presence`); renew the leases it ``held`` that it still
         wants, give up the others, and take the lease of each ``wanted`` table that has no live
         holder (for ``lease`` seconds). Returns the tables it holds; for the tables it just took
         (for all it holds when a process died since the ``dead`` it knew of), the seats connected
-        to other live processes (alive: a heartbeat within ``alive`` seconds); and the processes
-        dead now. Each step touches only what changed: a steady beat is a few small statements."""
-        def work(cur: Any) -> tuple[set[str], dict[str, set[int]], set[str]]:
+        to other live processes (alive: a heartbeat within ``alive`` seconds); the processes
+        dead now; and in how many seconds the first lease another process holds on a ``wanted``
+        table runs out (None if none: the next beat may take it then, not a beat later). Each
+        step touches only what changed: a steady beat is a few small statements."""
+        def work(cur: Any) -> tuple[set[str], dict[str, set[int]], set[str], float | None]:
             me = self.process
             cur.execute(_ALIVE, (me,))
             if present is not None:
@@ -677,11 +680,14 @@ class PgStore:
                 (lease, me, sorted(want & set(held)))).fetchall()} if want & set(held) else set()
             gained: set[str] = set()
             others = sorted(want - kept)
+            soonest = None
             if others:
-                free = [r[0] for r in cur.execute(
-                    "SELECT t FROM unnest(%s::text[]) AS x(t) WHERE NOT EXISTS (SELECT 1 FROM leases l "
-                    "WHERE l.table_id = x.t AND l.expires >= now() AND l.holder <> %s)",
-                    (others, me)).fetchall()]
+                leased = cur.execute(
+                    "SELECT t, (SELECT extract(epoch FROM min(l.expires) - now())::float8 FROM leases l "
+                    "WHERE l.table_id = x.t AND l.expires >= now() AND l.holder <> %s) "
+                    "FROM unnest(%s::text[]) AS x(t)", (me, others)).fetchall()
+                free = [t for t, left in leased if left is None]
+                soonest = min((float(left) for _, left in leased if left is not None), default=None)
                 if free:
                     gained = {r[0] for r in cur.execute(
                         "INSERT INTO leases SELECT t, %s, now() + make_interval(secs => %s) "
@@ -702,7 +708,7 @@ class PgStore:
                         "AND q.seen > now() - make_interval(secs => %s)", (ask, me, alive)).fetchall():
                     seats[t].add(s)
             cur.execute("DELETE FROM processes WHERE seen < now() - interval '1 day'")
-            return holding, seats, now_dead
+            return holding, seats, now_dead, soonest
         return self._tx(work)
 
     def set_presence(self, table_id: str, seat: int, here: bool) -> None:
