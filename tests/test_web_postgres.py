@@ -12,13 +12,12 @@ from collections.abc import Iterator
 import pytest
 
 import helpers
-from helpers import TEST_TOOL
+from helpers import TEST_TOOL, missing_extra
 from pgtools import PgServer, fresh_name, pg_server
 
 pytest.importorskip("uvicorn")
 pytest.importorskip("httpx", reason=TEST_TOOL.format("httpx"))
-psycopg = pytest.importorskip("psycopg", reason="the postgres extra is not installed: "
-                                                "pip install 'chase-the-ace[postgres]'")
+psycopg = pytest.importorskip("psycopg", reason=missing_extra("psycopg", "postgres"))
 import httpx  # noqa: E402
 
 import chasetheace as cta  # noqa: E402

@@ -16,13 +16,12 @@ from typing import Any
 
 import pytest
 
-from helpers import TEST_TOOL
+from helpers import TEST_TOOL, missing_extra
 from pgtools import PgServer
 
 pytest.importorskip("uvicorn")
 pytest.importorskip("httpx", reason=TEST_TOOL.format("httpx"))
-psycopg = pytest.importorskip("psycopg", reason="the postgres extra is not installed: "
-                                                "pip install 'chase-the-ace[postgres]'")
+psycopg = pytest.importorskip("psycopg", reason=missing_extra("psycopg", "postgres"))
 import httpx  # noqa: E402
 
 from chasetheace.web.store import SCHEMA_VERSION  # noqa: E402
