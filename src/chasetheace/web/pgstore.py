@@ -439,7 +439,8 @@ class PgStore:
                             raise _GivenUp  # rolled back: its client was told it failed
                         return result
             except _GivenUp:
-                raise StoreUnavailable(f"database {self.path} was too slow: given up, nothing saved") from None
+                raise StoreUnavailable(f"database {self.path} was too slow: given up, "
+                                       "nothing saved") from None
             except psycopg.errors.UniqueViolation as exc:
                 raise StoreConflict(self._mask(exc)) from None
             except (psycopg.errors.QueryCanceled, psycopg.errors.LockNotAvailable) as exc:
