@@ -49,6 +49,7 @@ from typing import Any, Protocol
 
 from . import protocol as P
 from .pgstore import CHANNEL, PgStore
+from .saving import Saver
 from .store import SCHEMA_VERSION, StoreConflict, StoredAction, StoredTable, StoreUnavailable
 from .tables import HUMAN, AlreadyApplied, Lobby, Table
 
@@ -93,7 +94,7 @@ def _marks(table: Table) -> tuple[Any, ...]:
 log = logging.getLogger("chasetheace.web.cluster")
 
 
-class Cluster:
+class Cluster(Saver):
     """This process's part in a server of several processes on one PostgreSQL database."""
 
     probe_every = 0.25
@@ -103,7 +104,8 @@ class Cluster:
     database counts as unavailable (one slow answer on a busy machine does not)."""
 
     def __init__(self, server: Server, store: PgStore, *, lease: float = 3.0, beat: float = 1.0) -> None:
-        self.server, self.store = server, store
+        super().__init__(server, store)
+        self.store: PgStore = store
         self.lease, self.beat = lease, beat
         self.answering = True  # the last probe was answered in time
         # the database's clock less this process's (seconds): turn timers are shared on the
@@ -112,7 +114,6 @@ class Cluster:
         self.clock_read = False  # the offset was measured (idle tables expire only then)
         self.newer: int | None = None  # the newer schema version found in the database, if any
         self.started = False  # the database was available once
-        self.saves: dict[str, asyncio.Future[None]] = {}  # table -> its move being saved
         self.moving: set[asyncio.Task[None]] = set()  # people's moves being played and saved
         # table -> moves notified while this process saved one of its own there: applied after it
         self.held_moves: dict[str, list[str]] = {}
@@ -322,35 +323,8 @@ class Cluster:
             table = None
         return self._answering(conn, self.bridged(functools.partial(self.server.dispatch, conn, msg), table))
 
-    async def bridged(self, call: Callable[[], Any], table: Table | None) -> None:
-        """Run ``call`` (code that may call the database) with each of its database calls made in a
-        worker thread, the event loop free meanwhile (:meth:`.PgStore.bridged`). While one is
-        under way, ``table`` counts as being saved, as during a move's save: other messages about
-        it wait, notified moves are held, reads are put off."""
-        done: list[asyncio.Future[None]] = []
-
-        def paused() -> None:
-            if table is None or table.saving:
-                return
-            table.saving = True
-            done.append(asyncio.get_running_loop().create_future())
-            self.saves[table.id] = done[-1]
-
-        def resumed() -> None:
-            if not done:
-                return
-            assert table is not None
-            table.saving = False
-            future = done.pop()
-            if self.saves.get(table.id) is future:
-                del self.saves[table.id]
-            future.set_result(None)
-
-        try:
-            await self.store.bridged(call, paused, resumed)
-        finally:
-            if table is not None and not table.saving:
-                self._held(table)
+    def saved(self, table: Table) -> None:
+        self._held(table)
 
     def _held(self, table: Table) -> None:
         """Apply the moves notified while this process saved at ``table``, in the order they came."""
@@ -359,18 +333,6 @@ class Cluster:
                 self.dirty.add(table.id)
                 self.wake.set()
                 break
-
-    async def _answering(self, conn: _Client, work: Coroutine[Any, Any, None]) -> None:
-        """Run a message's handling; what went wrong is told to this client only."""
-        try:
-            await work
-        except P.ProtocolError as exc:
-            conn.send(P.encode(P.error(exc.code, str(exc))))
-        except (StoreUnavailable, StoreConflict) as exc:
-            self.server.store_trouble(conn, exc)
-        except Exception:
-            log.exception("failed to handle a message")
-            conn.send(P.encode(P.error("internal", "the server could not handle this message")))
 
     async def _after_save(self, conn: _Client, msg: P.ClientMessage, table: Table) -> None:
         while table.saving and table.id in self.saves:

@@ -87,7 +87,7 @@ def guarded_protocol(limits: Limits, proxies: frozenset[str] | None = frozenset(
             # head, even pipelined behind a response under way (the app takes no request bodies)
             self._head = self._fields = 0
             self._refusal: bytes | None = None
-            self.logger = _QuietRefusals(self.logger, lambda: self._refusal is not None)
+            self.logger = _QuietRefusals(self.logger, lambda: self._refusal is not None)  # type: ignore[assignment]
             self._timer: asyncio.TimerHandle | None = None
             host = self.client[0] if self.client else None
             self._key: str | None = None

@@ -39,6 +39,7 @@ from ..events import Event
 from ..extras import needs_extra_text
 from ..record import Record
 from ..rules import Rules
+from .bridge import Bridge
 from .store import (
     SCHEMA_VERSION,
     StoreConflict,
@@ -179,13 +180,7 @@ class PgStore:
             raise ImportError(needs_extra_text(f"--db {self.path}", "postgres", missing=missing),
                               name=exc.name) from None
         self._psycopg = psycopg
-        try:
-            import greenlet
-        except ImportError as exc:
-            raise ImportError(needs_extra_text(f"--db {self.path}", "postgres", missing="greenlet"),
-                              name=exc.name) from None
-        self._greenlet = greenlet
-        self._bridged: set[Any] = set()  # the greenlets run by :meth:`bridged`
+        self.bridge = Bridge(f"--db {self.path}", "postgres")  # for :meth:`bridged`
         self.loop_waits = 0  # database calls the event loop's thread waited for (see :meth:`_tx`)
         self._tries = pool_size + 1  # a connection found broken is dropped and the next one tried
         self._timeout = connect_timeout
@@ -299,26 +294,7 @@ class PgStore:
         around each pause (to mark a table as being saved meanwhile). A call waits as one made
         on the loop would (:attr:`loop_wait`, :attr:`probe_silence`, :attr:`wait`), never
         holding up the loop."""
-        glet = self._greenlet.greenlet(call)
-        self._bridged.add(glet)
-        try:
-            request = glet.switch()
-            while not glet.dead:
-                if paused is not None:
-                    paused()
-                try:
-                    answer = await self._answer(request)
-                except BaseException as exc:
-                    if resumed is not None:
-                        resumed()
-                    request = glet.throw(exc)
-                else:
-                    if resumed is not None:
-                        resumed()
-                    request = glet.switch(answer)
-            return cast(T, request)
-        finally:
-            self._bridged.discard(glet)
+        return await self.bridge.run(call, self._answer, paused, resumed)
 
     async def _answer(self, request: tuple[concurrent.futures.Future[Any], _Call]) -> Any:
         """The answer of a call made in a worker thread for :meth:`bridged`, awaited: given up
@@ -408,9 +384,8 @@ class PgStore:
         else:  # the event loop's own thread: the call runs in a worker
             call = _Call()
             future = self.executor.submit(self._tx, work, notify, atomic=atomic, call=call)
-            current = self._greenlet.getcurrent()
-            if current in self._bridged:  # paused, the loop free, until the answer (:meth:`bridged`)
-                return cast(T, current.parent.switch((future, call)))
+            if self.bridge.inside():  # paused, the loop free, until the answer (:meth:`bridged`)
+                return cast(T, self.bridge.call((future, call)))
             # else the loop waits for it while the database answers the probe (busy, not gone),
             # and gives up soon once it does not (counted: no such call is left on the loop)
             self.loop_waits += 1

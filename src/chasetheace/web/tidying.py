@@ -82,8 +82,8 @@ async def housekeeping(server: Tidying, manage_gc: bool, every: float = 2.0, ful
         if time.monotonic() - last_expiry >= expire_every:
             last_expiry = time.monotonic()
             try:
-                if server.cluster is not None:  # its database calls off the loop
-                    await server.cluster.bridged(server.expire, None)
+                if server.saver is not None:  # its database calls off the loop
+                    await server.saver.bridged(server.expire, None)
                 else:
                     server.expire()
             except Exception:
