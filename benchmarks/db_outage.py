@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from failover import stored_events
-from server_load import HOST, start_server
+from server_load import HOST, cpu_seconds, start_server
 from websockets.asyncio.client import ClientConnection, connect
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
@@ -176,7 +176,8 @@ def count_moves(db: str) -> int:
         return -1 if row is None else int(row[0])
 
 
-async def run(args: argparse.Namespace, pg: Any, db: str, ports: list[int]) -> dict[str, Any]:
+async def run(args: argparse.Namespace, pg: Any, db: str, ports: list[int],
+              pids: list[int]) -> dict[str, Any]:
     async def dial(port: int) -> ClientConnection:
         return await connect(f"ws://{HOST}:{port}/ws", max_size=None, proxy=None, compression=None)
 
@@ -200,6 +201,7 @@ async def run(args: argparse.Namespace, pg: Any, db: str, ports: list[int]) -> d
     tasks += [asyncio.create_task(p.play(until)) for p in people]
     tasks += [asyncio.create_task(p.run(until)) for p in pingers]
     results = []
+    cpu = sum(cpu_seconds(pid) for pid in pids)
     await asyncio.sleep(args.warmup)
     calm_start = time.monotonic() - args.warmup / 2
     results.append(await outage("none (play as usual)", people, pingers, calm_start, time.monotonic(),
@@ -210,19 +212,19 @@ async def run(args: argparse.Namespace, pg: Any, db: str, ports: list[int]) -> d
     try:
         await asyncio.sleep(args.hang)
     finally:
+        end = time.monotonic()  # the return: SIGCONT sent from here
         pg.resume()
-    end = time.monotonic()
     results.append(await outage(f"hung: SIGSTOP for {args.hang:g} s", people, pingers, start, end,
                                 args.settle))
 
     import psycopg
 
-    holder = await asyncio.to_thread(psycopg.connect, db)
+    holder: Any = await asyncio.to_thread(lambda: psycopg.connect(db))
     await asyncio.to_thread(holder.execute, "LOCK TABLE actions IN SHARE MODE")
     start = time.monotonic()
     await asyncio.sleep(args.lock)
-    await asyncio.to_thread(holder.rollback)
     end = time.monotonic()
+    await asyncio.to_thread(holder.rollback)
     holder.close()
     results.append(await outage(f"locked: LOCK TABLE actions IN SHARE MODE for {args.lock:g} s", people,
                                 pingers, start, end, args.settle))
@@ -233,11 +235,12 @@ async def run(args: argparse.Namespace, pg: Any, db: str, ports: list[int]) -> d
         await p.ws.close()
     for pinger in pingers:
         await pinger.ws.close()
+    cpu = sum(cpu_seconds(pid) for pid in pids) - cpu
     lost = 0
     for p in people:
         if p.best[0] and stored_events(db, p.table, p.best[0]) < p.best[1]:
             lost += 1
-    return {"phases": results, "people_with_a_lost_move": lost,
+    return {"phases": results, "people_with_a_lost_move": lost, "servers_cpu_s": round(cpu, 1),
             "moves_saved": await asyncio.to_thread(count_moves, db)}
 
 
@@ -271,7 +274,7 @@ def main() -> int:
         many = str(10 * args.tables + 100)
         started = [start_server(db, many, bot_delay=0.3) for _ in range(args.processes)]
         procs = [proc for proc, _ in started]
-        result = asyncio.run(run(args, pg, db, [port for _, port in started]))
+        result = asyncio.run(run(args, pg, db, [port for _, port in started], [p.pid for p in procs]))
     finally:
         for proc in procs:
             proc.terminate()
@@ -293,7 +296,8 @@ def main() -> int:
         print(f"  people's moves seen played during it {phase['person_moves_accepted_during']}; the first "
               f"after it {phase['first_move_after_s']} s after its end; load average {phase['load_average']}")
     print(f"people with a lost move: {result['people_with_a_lost_move']}; moves saved in all "
-          f"{result['moves_saved']}")
+          f"{result['moves_saved']}; the servers' CPU from the warm-up to the end "
+          f"{result['servers_cpu_s']} s")
     print(json.dumps(result))
     return 0
 

@@ -350,6 +350,7 @@ def test_a_seat_resumed_on_another_process_is_taken_from_the_old_connection(
     ann.send({"type": "start"})  # the old connection holds no seat now
     refused = ann.until(lambda m: m["type"] == "error", timeout=30)
     assert refused["code"] == "not_seated", refused
-    assert again.request({"type": "ping"}, "pong")["type"] == "pong"
+    answer = again.request({"type": "ping"}, "pong")
+    assert answer["type"] == "pong", answer
     for c in (ann, again):
         c.close()
