@@ -101,20 +101,32 @@ class Saver:
         task.add_done_callback(self.working.discard)
 
     async def _in_turn(self, table: Table | None, call: Callable[[], Any]) -> None:
-        """``call`` in a greenlet once what came before at the table is done."""
-        if table is None:
-            await self.bridged(call, None)
-            return
-        before = self.queued.get(table.id)
-        mine = self.queued[table.id] = asyncio.get_running_loop().create_future()
-        try:
-            if before is not None:
-                await asyncio.shield(before)
-            await self.bridged(call, table)
-        finally:
+        """``call`` in a greenlet once what came before at the table is done. Once started, it
+        runs to its end even if its caller is cancelled (a connection dropped): a change is never
+        left half made between the store and the table in memory."""
+        before = mine = None
+        if table is not None:
+            before = self.queued.get(table.id)
+            mine = self.queued[table.id] = asyncio.get_running_loop().create_future()
+
+        def finish(task: asyncio.Future[Any] | None = None) -> None:
+            if task is not None and not task.cancelled():
+                task.exception()  # retrieved here too: the caller may be gone
+            if table is None or mine is None or mine.done():
+                return
             mine.set_result(None)
             if self.queued.get(table.id) is mine:
                 del self.queued[table.id]
+
+        try:
+            if before is not None:
+                await asyncio.shield(before)
+        except BaseException:
+            finish()
+            raise
+        change = asyncio.ensure_future(self.bridged(call, table))
+        change.add_done_callback(finish)
+        await asyncio.shield(change)
 
     async def bridged(self, call: Callable[[], Any], table: Table | None) -> Any:
         """Run ``call`` (code that may call the store) with each of its store calls made in a
