@@ -11,8 +11,6 @@ and SQLite (:mod:`.store`, one writer thread, so its writes keep their order).
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar, cast
 
@@ -69,8 +67,3 @@ class Bridge:
             return cast(T, request)
         finally:
             self._running.discard(glet)
-
-
-async def awaited(future: concurrent.futures.Future[T]) -> T:
-    """The answer of a call submitted to a worker thread, awaited on the loop."""
-    return await asyncio.wrap_future(future)
