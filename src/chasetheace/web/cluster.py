@@ -15,8 +15,8 @@ lasting :attr:`Cluster.lease`). A process wants the lease of each table where it
 seated and connected; when the holder dies (kill -9), its lease runs out and a process that
 wants the table takes it within ``lease`` seconds (each heartbeat says when the first lease held
 elsewhere on a table it wants runs out, and the next beat comes just after), reads the table
-from the database and goes on with its bots and timers. Should two processes ever run a bot's move at once (a
-holder paused past its lease), the primary key still lets one of them save it.
+from the database and goes on with its bots and timers. Should two processes ever run a bot's
+move at once (a holder paused past its lease), the primary key still lets one of them save it.
 
 Which seats have a person connected (bots and timers wait while nobody is there; an absent
 player's turn is played for them) is shared in ``presence``, rewritten at every heartbeat and
