@@ -188,6 +188,36 @@ def test_a_write_held_up_by_a_lock_on_the_sqlite_file_freezes_no_ping(tmp_path: 
     assert len(Store(str(db)).load_table(table).games[-1].actions) == 1  # type: ignore[union-attr]
 
 
+def test_a_move_whose_write_waits_past_the_busy_timeout_is_refused_and_nothing_is_half_saved(
+        tmp_path: Path) -> None:
+    db = tmp_path / "tables.sqlite3"
+    live = LiveServer(str(db))
+    made: list[Client] = []
+    try:
+        table, (ann, bob) = seated_table(live, made, humans=2, seats=2, bots=None)
+        mover = ann if ann.my_turn() else bob
+        holder = sqlite3.connect(db, isolation_level=None)
+        holder.execute("BEGIN IMMEDIATE")  # held past the store's busy timeout (5 s)
+        try:
+            mover.send({"type": "act", "action": "keep", "act_id": "refused"})
+            refused = mover.until(lambda m: m["type"] == "error", timeout=30)
+            assert refused["code"] == "database_unavailable", refused
+        finally:
+            holder.rollback()
+            holder.close()
+        mover.wait_for(lambda c: c.my_turn())  # the copy that played it was rebuilt: still their turn
+        seen = mover.events_seen
+        mover.send({"type": "act", "action": "keep", "act_id": "after"})
+        for c in (ann, bob):
+            c.wait_for(lambda c: c.events_seen > seen)
+    finally:
+        for c in made:
+            c.close()
+        live.stop()
+    saved = Store(str(db)).load_table(table)
+    assert saved is not None and [a.act_id for a in saved.games[-1].actions] == ["after"]
+
+
 def test_the_page_and_health_are_served_with_a_strict_policy(server: LiveServer) -> None:
     for path in ("/", "/t/anything"):
         page = httpx.get(server.url + path)
