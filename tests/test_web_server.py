@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import sys
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -216,6 +217,25 @@ def test_a_move_whose_write_waits_past_the_busy_timeout_is_refused_and_nothing_i
         live.stop()
     saved = Store(str(db)).load_table(table)
     assert saved is not None and [a.act_id for a in saved.games[-1].actions] == ["after"]
+
+
+def test_without_greenlet_the_server_still_plays_its_writes_on_the_loop(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "greenlet", None)  # an install of the web extra from before it
+    live = LiveServer(str(tmp_path / "tables.sqlite3"))
+    made: list[Client] = []
+    try:
+        assert live.app.state.server.saver is None  # said in the log; nothing else changes
+        _, (ann, bob) = seated_table(live, made, humans=2, seats=2, bots=None)
+        mover = ann if ann.my_turn() else bob
+        seen = mover.events_seen
+        mover.send({"type": "act", "action": "keep"})
+        for c in (ann, bob):
+            c.wait_for(lambda c: c.events_seen > seen)
+    finally:
+        for c in made:
+            c.close()
+        live.stop()
 
 
 def test_the_page_and_health_are_served_with_a_strict_policy(server: LiveServer) -> None:
