@@ -19,9 +19,10 @@ resident set) is its own:
 - ``size``: the cached (or shipped) solution of ``--players`` seats, in the compact binary form and
   as JSON (``Solution.save``): bytes, and seconds to read each.
 
-The standard rules' tables of 6 to 12 players ship solved with the package: at those sizes the
-first hint reads them. ``--rule ties=eldest-loses`` (any rule off the shipped ones) measures a
-table solved on first use instead.
+The named presets' tables ship solved with the package (docs/review.md, "Shipped solutions"): at
+those sizes the first hint reads them (``benchmarks/first_hint.py`` times every one).
+``--rule ties=eldest-loses`` (any rule off the shipped ones) measures a table solved on first use
+instead.
 
 Goals (issue 19): at 12 players the first hint within 30 s and later ones within 0.1 s; the review
 within 120 s and 2 GB from an empty cache, 2 s warm; the binary form a tenth of the JSON or less,
