@@ -5,8 +5,9 @@
 
 Standard rules, threshold:8 at the other seats, the agent's actions drawn at random beforehand.
 The vector env is timed through ``step`` as a learner calls it, with ``copy=True`` (the default:
-each step returns a copy of the observations) and ``copy=False`` (the env's own array), and its
-core alone (the compiled step of every table, without Gymnasium's step and info). Prints CPU time
+each step returns a new array of observations, the caller's own) and ``copy=False`` (the env's own
+array, overwritten at the next step), and its core alone (the compiled step of every table into the
+env's own array, without Gymnasium's step and info). Prints CPU time
 (``time.process_time``: on a shared machine the figure that depends least on the other processes)
 and wall time, and the load average.
 """

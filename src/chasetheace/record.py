@@ -39,7 +39,7 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from .cards import Card
 from .errors import IllegalActionError, RecordError
-from .events import EVENT_TYPES, Event, GameOver, Pick, Shuffle, View, event_from_dict
+from .events import EVENT_TYPES, Event, GameOver, Pick, Shuffle, View, event_from_dict, public_view
 from .rules import Rules
 
 __all__ = [
@@ -292,7 +292,7 @@ def _shared_view(event: Event) -> tuple[View, Container[int | None], Event]:
     """The view every seat outside an event's insiders shares (the spectator's), those insiders,
     and the event."""
     if type(event).view is Event.view:
-        return View.of(event.to_dict(), event), (), event
+        return public_view(event), (), event
     insiders = event.insiders()
     return View.of(event.view(None), event), _EVERYONE if insiders is None else insiders, event
 
