@@ -267,14 +267,22 @@ class EventLog:
         view = self._views.get(seat)
         if view is None:
             view = self._views[seat] = []
-        events, shared = self.events, self._shared
-        if len(view) == len(events):
+        events = self.events
+        have = len(view)
+        if have == len(events):
             return view
-        for i in range(len(shared), len(events)):
-            shared.append(_shared_view(events[i]))
-        of = View.of
-        view.extend([of(ev.view(seat), ev, seat) if seat in insiders else public
-                     for public, insiders, ev in shared[len(view):]])
+        shared = self._shared
+        if len(shared) < len(events):
+            shared += [_shared_view(ev) for ev in events[len(shared):]]
+        append = view.append
+        for public, insiders, ev in shared[have:]:  # (View.of written out: every observation's path)
+            if seat in insiders:
+                own = View(ev.view(seat))
+                own._event = ev
+                own._seat = seat
+                append(own)
+            else:
+                append(public)
         return view
 
 
