@@ -52,7 +52,7 @@ def _advance(agent: int, rules: RuleArrays, policies: PolicyArrays, given: Given
     """Play a table on to the agent's decision (READY), the game's end (OVER) or the agent's
     elimination (OUT, at the first decision after it); the other seats play their policies in
     the kernel (``S_PAUSE_FOR``). -1 if the script ran out. Inlined with the game, in ``mode``
-    (:func:`_paused`), so that its recording and pausing are constants there."""
+    (recorded: what a seat may see; paused at the agent's decisions), without a call per table."""
     table.st[K.S_PAUSE_FOR] = agent + 1
     code = K._play(rules, policies, given, counts, table, 1 << 62, mode)
     if code == K.STOPPED:
@@ -62,14 +62,6 @@ def _advance(agent: int, rules: RuleArrays, policies: PolicyArrays, given: Given
     if table.ws[K.W_ALIVE, agent] == 0:
         return OUT
     return READY
-
-
-@jit(inline=True)
-def _paused(rules: RuleArrays, policies: PolicyArrays) -> Mode:  # pragma: no cover - compiled
-    """The kernel's mode for the vector env: recorded (what a seat may see) and paused at the
-    agent's decisions, as constants."""
-    m = K._mode(rules, policies, True, True)
-    return Mode(m.n, m.use_table, m.use_count, m.follow_stock, True, True)
 
 
 @jit()
@@ -229,7 +221,7 @@ def _batch(out: Cells, steps: _Steps, agent: _Agent, rules: RuleArrays, policies
     for b in range(steps.actions.shape[0]):
         if steps.actions[b] != 0 and steps.actions[b] != 1:
             return BAD_ACTION
-    mode = _paused(rules, policies)
+    mode = K._mode(rules, policies, True, True)
     for b in range(steps.actions.shape[0]):
         table = Table(tables.ws[b], tables.st[b], tables.evs[b], tables.g[b], tables.rng[b])
         ws, st = table.ws, table.st
