@@ -64,7 +64,7 @@ def steps_of(step: Callable[[Any], Any], tables: int, steps: int) -> Callable[[]
 
 def vector_env(players: int, tables: int, copy: bool | None) -> Any:
     """``ChaseTheAceVector-v0`` as a user makes it (``copy`` None: not given, the default)."""
-    options = {} if copy is None else {"copy": copy}
+    options: dict[str, Any] = {} if copy is None else {"copy": copy}
     envs = gym.make_vec("ChaseTheAceVector-v0", num_envs=tables, players=players,
                         opponents="threshold:8", **options)
     envs.reset(seed=0)
