@@ -21,11 +21,14 @@ Which seats have a person connected (bots and timers wait while nobody is there;
 player's turn is played for them) is shared in ``presence``, rewritten at every heartbeat and
 changed at once when someone comes or goes.
 
-A person's move, and a bot's or a timer's, is saved off the event loop: the engine plays it,
-the table is :attr:`~.tables.Table.saving` (nobody is told of it, other messages about the table
-wait) while a worker thread writes it, and then everyone is told, or, if the database refused it
-or did not answer within :attr:`.PgStore.wait` seconds, the copy is rebuilt from the database in
-the loader thread. So a slow or hung database never holds up the event loop (pings, other tables).
+A person's move, and a bot's or a timer's, is saved without holding up the event loop: the
+engine plays it, the table is :attr:`~.tables.Table.saving` (nobody is told of it, other messages
+about the table wait) while its write is awaited on a connection of the moves' own (psycopg's
+asynchronous API: no thread, no lock handed between threads for the busiest call), and then
+everyone is told, or, if the database refused it or did not answer within :attr:`.PgStore.wait`
+seconds, the copy is rebuilt from the database in the loader thread. So a slow or hung database
+never holds up the event loop (pings, other tables). Notifications are read as they come, all
+those waiting at once, straight from the listening connection's socket.
 
 When PostgreSQL goes away (the listener's connection drops) or stops answering (a probe, every
 :attr:`Cluster.probe_every` seconds on a connection of its own, gets no answer within
@@ -150,6 +153,7 @@ class Cluster:
         for task in [*self.tasks, *self.moving]:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
+        await self.store.close_moves()
 
     # --- leases ---------------------------------------------------------------------------------
 
@@ -182,19 +186,25 @@ class Cluster:
             await self._read_clock()
         asked = time.monotonic()
         try:
-            held, seats, self.dead = await asyncio.to_thread(
+            held, gained, seats, self.dead = await asyncio.to_thread(
                 self.store.beat, present, wanted, sorted(self.held), self.lease, self.lease, self.dead)
         except StoreUnavailable:
             return  # the leases run out by themselves: bots and timers stop here
         if present is not None:
             self.restate = False
         until = asked + self.lease - 0.5  # a margin: stop before the database's expiry passes
-        gained = [t for t in held if not self.holds(t)]
-        lost = [t for t in self.held if t not in held]
+        # only the tables whose holding or people changed are looked at again (a steady beat
+        # renews its leases and touches no table): held again after this process's margin ran
+        # out (a late beat), or with a person gone with a dead process, its bots and timers are
+        # set again; taken from another process (or after a break), it is read as saved first
+        was = {t for t in self.held if self.holds(t)}
         self.held = {t: until for t in held}
+        moved = gained | (held ^ was)
         for t, s in seats.items():
-            self.elsewhere[t] = s
-        for table_id in [*gained, *lost, *held]:
+            if self.elsewhere.get(t) != s:
+                self.elsewhere[t] = s
+                moved.add(t)
+        for table_id in sorted(moved):
             table = server.lobby.tables.get(table_id)
             if table is None:
                 continue
@@ -311,7 +321,14 @@ class Cluster:
         table = conn.table if wanted is None else self.server.lobby.tables.get(wanted)
         if isinstance(msg, (P.Create, P.ListTables)):
             table = None
-        return self._answering(conn, self.bridged(functools.partial(self.server.dispatch, conn, msg), table))
+        return self._answering(conn, self._dispatch(conn, msg, table))
+
+    async def _dispatch(self, conn: _Client, msg: P.ClientMessage, table: Table | None) -> None:
+        # one change at a time at a table: a message that came while another was being saved
+        # there (one loaded for, say) waits for it, as :meth:`receive` makes the others wait
+        while table is not None and table.saving and table.id in self.saves:
+            await asyncio.shield(self.saves[table.id])
+        await self.bridged(functools.partial(self.server.dispatch, conn, msg), table)
 
     async def bridged(self, call: Callable[[], Any], table: Table | None) -> None:
         """Run ``call`` (code that may call the database) with each of its database calls made in a
@@ -407,9 +424,8 @@ class Cluster:
         done = self.saves[table.id] = asyncio.get_running_loop().create_future()
         saved = False
         try:
-            await self.store.off_loop(functools.partial(
-                self.store.append_action, table.id, table.game_no, seat, action, actor, events, table.moves,
-                act_id))
+            await self.store.save_move(table.id, table.game_no, table.moves, seat, action, actor, events,
+                                       act_id)
             saved = True
             self.counts["moves_saved"] += 1
         finally:
@@ -494,7 +510,7 @@ class Cluster:
             return
         if _marks(table) != marks or self.server.lobby.tables.get(table.id) is not table:
             if self.server.lobby.tables.get(table.id) is table:
-                await self.bridged(functools.partial(self.refresh, table), None)
+                await self.bridged(functools.partial(self.refresh, table), table)
             return
         self._apply(table, read)
 
@@ -626,13 +642,14 @@ class Cluster:
                 continue
             try:
                 async with conn:
+                    # a notification psycopg reads while it runs a command is handed over here
+                    conn.add_notify_handler(lambda note: self.heard(note.payload))
                     await conn.execute(f"LISTEN {CHANNEL}")
                     if not first:  # the pool's connections broke with the old server: renew them first
                         await asyncio.to_thread(self.store.renew)
                     first = False
                     await self._became(up=True)
-                    async for note in conn.notifies():
-                        self.heard(note.payload)
+                    await self._hear(conn)
             except (psycopg.Error, OSError):
                 pass
             except asyncio.CancelledError:  # stopping: not the database's fault
@@ -642,6 +659,36 @@ class Cluster:
                 if self.up:
                     await self._became(up=False)
             await asyncio.sleep(0.25)
+
+    async def _hear(self, conn: Any) -> None:
+        """Hand each notification that comes on the listening connection to :meth:`heard`, in the
+        order sent, until the connection fails: whenever its socket has data, everything that
+        came is read at once (libpq's own calls, no task or future per notification)."""
+        loop = asyncio.get_running_loop()
+        pgconn, encoding = conn.pgconn, conn.info.encoding
+        fd = pgconn.socket
+        ended: asyncio.Future[None] = loop.create_future()
+
+        def readable() -> None:
+            try:
+                pgconn.consume_input()
+            except Exception as exc:  # the connection broke: listen again afresh
+                loop.remove_reader(fd)
+                if not ended.done():
+                    ended.set_exception(exc)
+                return
+            while (note := pgconn.notifies()) is not None:
+                try:
+                    self.heard(note.extra.decode(encoding))
+                except Exception:  # one bad notification must not stop the others
+                    log.exception("could not apply a notification")
+
+        loop.add_reader(fd, readable)
+        try:
+            readable()  # what came with the LISTEN's answer
+            await ended
+        finally:
+            loop.remove_reader(fd)
 
     async def _watch(self) -> None:
         """Probe the database on a connection of its own: one that stops answering (stopped,

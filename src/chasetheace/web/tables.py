@@ -33,7 +33,7 @@ from ..rules import OPTIONS, Rules, preset_info
 from .botkinds import WebBots
 from .ids import table_id_ok
 from .names import LookAlikeError, check_name
-from .protocol import MAX_SEATS, Create, ProtocolError
+from .protocol import MAX_SEATS, Create, ProtocolError, encode
 from .store import StoredAction, StoredTable, TableStore
 
 __all__ = ["TableOptions", "Table", "Lobby", "HUMAN", "MAX_COUNT", "hash_token", "AnyGame", "AlreadyApplied"]
@@ -165,6 +165,7 @@ class Table:
         # every act id saved at this table (in any game): a move sent again is known at once,
         # without replaying or reading anything
         self.act_ids: set[str] = set()
+        self._public: tuple[tuple[Any, ...], str] | None = None  # (what it depends on, public_text)
 
     # --- state --------------------------------------------------------------------------------
 
@@ -261,6 +262,15 @@ class Table:
                 seats.append({"seat": i, "name": None, "kind": "empty", "bot": self.options.bots})
         return {"id": self.id, "status": self.status, "creator": creator, "game_no": self.game_no,
                 "options": self.options.to_dict(), "seats": seats}
+
+    def public_text(self, creator: int = 0) -> str:
+        """:meth:`public` as JSON text, encoded again only when it changed (every client of the
+        table is sent it with every move)."""
+        kinds = tuple(self.kinds) if self.game is not None else None
+        key = (creator, self.game_no, self.status, self.names, kinds)
+        if self._public is None or self._public[0] != key:
+            self._public = (key, encode(self.public(creator)))
+        return self._public[1]
 
     # --- changes ------------------------------------------------------------------------------
 
