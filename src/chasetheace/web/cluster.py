@@ -51,7 +51,7 @@ from typing import Any, Protocol
 
 from . import protocol as P
 from .pgstore import CHANNEL, PgStore
-from .store import SCHEMA_VERSION, StoreConflict, StoredAction, StoredTable, StoreUnavailable
+from .store import SCHEMA_VERSION, StoreConflict, StoredAction, StoredGame, StoredTable, StoreUnavailable
 from .tables import HUMAN, AlreadyApplied, Lobby, Table
 
 
@@ -129,9 +129,10 @@ class Cluster:
         self.writer = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="cta-presence")
         self.restate = True  # the next heartbeat states this process's presence afresh
         self.dead: set[str] = set()  # the processes known to be dead (their presence is ignored)
-        # shown by /healthz: notifications heard, moves applied from them, tables read, moves saved
+        # shown by /healthz: notifications heard, moves applied from them, tables read, moves saved,
+        # games started from them
         self.counts = {"notified": 0, "moves_applied": 0, "moves_known": 0, "tables_read": 0,
-                       "moves_saved": 0}
+                       "moves_saved": 0, "games_applied": 0}
 
     @property
     def process(self) -> str:
@@ -536,8 +537,9 @@ class Cluster:
 
     def heard(self, payload: str) -> None:
         """A notification: ``PROCESS|TABLE`` (read the table again), ``PROCESS|TABLE|p`` (who is
-        connected changed) or ``PROCESS|TABLE|m|MOVE`` (a saved move, applied here at once if it
-        is the next one this copy expects)."""
+        connected changed), ``PROCESS|TABLE|m|MOVE`` (a saved move, applied here at once if it
+        is the next one this copy expects) or ``PROCESS|TABLE|g|GAME`` (a new game, dealt here
+        at once if it is the next one)."""
         sender, _, rest = payload.partition("|")
         table_id, _, rest = rest.partition("|")
         kind, _, data = rest.partition("|")
@@ -559,6 +561,8 @@ class Cluster:
                 self.held_moves.setdefault(table_id, []).append(data)
                 return
             if kind == "m" and self.apply_move(table, data):
+                return
+            if kind == "g" and self.apply_game(table, data):
                 return
             if kind == "p":
                 self.seats_dirty.add(table_id)
@@ -589,6 +593,22 @@ class Cluster:
         except (ValueError, KeyError, TypeError):
             return False
         self.counts["moves_applied"] += 1
+        self.server.changed(table)
+        return True
+
+    def apply_game(self, table: Table, data: str) -> bool:
+        """Start the game another process started (from its notification: its seed, players and
+        deal); False if it is not the next game of this copy, or the copy is busy (then the
+        table is read from the database)."""
+        try:
+            game = json.loads(data)
+            if table.stale or table.saving or game["g"] != table.game_no + 1:
+                return False
+            table.start_saved(StoredGame(game["g"], game["seed"], game["carry"], game["names"], game["kinds"],
+                                         game["e"]))
+        except (ValueError, KeyError, TypeError):
+            return False
+        self.counts["games_applied"] += 1
         self.server.changed(table)
         return True
 

@@ -487,11 +487,17 @@ class PgStore:
 
     def start_game(self, table_id: str, game_no: int, seed: int, carry: int, names: Sequence[str],
                    kinds: Sequence[str], events: Sequence[Event]) -> None:
-        """Save the start of a game: its seed and the events of the deal."""
+        """Save the start of a game: its seed and the events of the deal. The notification carries
+        them (when they fit: ``PROCESS|TABLE|g|GAME``), so the other processes deal it without
+        reading the table."""
+        deal = _dump([e.to_dict() for e in events])
+        game = _dump({"g": game_no, "seed": seed, "carry": carry, "names": list(names), "kinds": list(kinds)})
+        note = f'{table_id}|g|{game[:-1]},"e":{deal}}}'
+        if len(f"{self.process}|{note}".encode()) > _MAX_PAYLOAD:
+            note = table_id
         self._tx(lambda cur: cur.execute(
             "INSERT INTO games VALUES (%s, %s, %s, %s, %s, %s, %s)",
-            (table_id, game_no, seed, carry, _dump(list(names)), _dump(list(kinds)),
-             _dump([e.to_dict() for e in events]))), table_id)
+            (table_id, game_no, seed, carry, _dump(list(names)), _dump(list(kinds)), deal)), note)
 
     def append_action(self, table_id: str, game_no: int, seat: int, action: str, actor: str,
                       events: Sequence[Event], seq: int | None = None, act_id: str | None = None) -> None:

@@ -34,7 +34,7 @@ from .botkinds import WebBots
 from .ids import table_id_ok
 from .names import LookAlikeError, check_name
 from .protocol import MAX_SEATS, Create, ProtocolError, encode
-from .store import StoredAction, StoredTable, TableStore
+from .store import StoredAction, StoredGame, StoredTable, TableStore
 
 __all__ = ["TableOptions", "Table", "Lobby", "HUMAN", "MAX_COUNT", "hash_token", "AnyGame", "AlreadyApplied"]
 
@@ -453,6 +453,15 @@ class Table:
         self.moves += 1
         if act.act_id is not None:
             self.act_ids.add(act.act_id)
+
+    def start_saved(self, saved: StoredGame) -> None:
+        """Start the game another server process started (the next one of this table), dealt
+        again from its seed and checked against the events of its deal; ValueError (the copy
+        unchanged) if they differ."""
+        game = _new(self.options, saved.names, saved.seed, saved.carry)
+        _check_log(self.id, game.events, saved.events)
+        self.game, self.game_no, self.game_seed, self.kinds, self.moves = (
+            game, saved.game_no, saved.seed, list(saved.kinds), 0)
 
     def _marks(self) -> tuple[Any, ...]:
         return (list(self.people), self.game_no, self.moves, list(self.kinds))
