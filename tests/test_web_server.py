@@ -189,7 +189,8 @@ def test_a_write_held_up_by_a_lock_on_the_sqlite_file_freezes_no_ping(tmp_path: 
     assert len(Store(str(db)).load_table(table).games[-1].actions) == 1  # type: ignore[union-attr]
 
 
-def test_a_game_while_nothing_holds_the_sqlite_file_hands_no_write_to_the_writer_thread(tmp_path: Path) -> None:
+def test_a_game_while_nothing_holds_the_sqlite_file_hands_no_write_to_the_writer_thread(
+        tmp_path: Path) -> None:
     live = LiveServer(str(tmp_path / "tables.sqlite3"))
     made: list[Client] = []
     try:
