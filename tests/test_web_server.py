@@ -189,6 +189,22 @@ def test_a_write_held_up_by_a_lock_on_the_sqlite_file_freezes_no_ping(tmp_path: 
     assert len(Store(str(db)).load_table(table).games[-1].actions) == 1  # type: ignore[union-attr]
 
 
+def test_a_game_while_nothing_holds_the_sqlite_file_hands_no_write_to_the_writer_thread(
+        tmp_path: Path) -> None:
+    live = LiveServer(str(tmp_path / "tables.sqlite3"))
+    made: list[Client] = []
+    try:
+        _, people = seated_table(live, made, humans=2, seats=3, bots="random")
+        play_to_end(people)
+        store = live.app.state.server.store
+        assert live.app.state.server.saver is not None  # its calls made from greenlets
+        assert (store.handed, store.loop_waits) == (0, 0)  # each made at once on the loop
+    finally:
+        for c in made:
+            c.close()
+        live.stop()
+
+
 def test_a_move_whose_write_waits_past_the_busy_timeout_is_refused_and_nothing_is_half_saved(
         tmp_path: Path) -> None:
     db = tmp_path / "tables.sqlite3"
