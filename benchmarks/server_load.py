@@ -19,7 +19,9 @@ starts ``--processes`` server processes on it; the players of each table are spr
 of those deliveries (an action sent to one process, the update received from another) is shown
 apart. With ``--route table`` all of a table's players are on one process instead, chosen by a
 hash of the table id, as a proxy hashing on the socket's ``?table=`` sends them (the creator,
-whose socket had no table yet, opens it again on the table's route and resumes its seat).
+whose socket had no table yet, opens it again on the table's route and resumes its seat); with
+``--route page`` the creator stays on the process its first socket reached (as the page does until
+its socket is opened again) and only the others (come by the invite link) are on the table's.
 ``--rolling-restart`` stops the processes one by one during the run (SIGTERM, as a deploy does)
 and starts each again; their players reconnect to another process and resume their
 seats, sending an unanswered act again with its ``act_id``. At the end every table is checked
@@ -104,6 +106,7 @@ class Bench:
         self.ports: dict[int, int | None] = {}  # process index -> port (None while restarting)
         self.reconnects: list[float] = []  # seconds from a dropped connection to the seat resumed
         self.retried = 0  # acts sent again (same act_id) after a reconnection
+        self.db = ""  # the database's URL
 
     def spawn(self, coro: Any) -> None:
         """Run a coroutine in the background, keeping a reference until it is done."""
@@ -363,6 +366,10 @@ async def rehome(bench: Bench, run: TableRun, ws: ClientConnection, joined: dict
     if target == process:
         adopt(bench, run, ws, number, process).handle(joined)
         return
+    for _ in range(300):  # the first process's word that the seat is taken there is out (its writer
+        if await asyncio.to_thread(announced, bench.db, run.table_id):  # thread may lag under load)
+            break
+        await asyncio.sleep(0.05)
     await ws.close()
     creator = await open_player(bench, run, target, number)
     await creator.ws.send(json.dumps({"type": "resume", "table": run.table_id, "token": joined["token"]}))
@@ -373,14 +380,14 @@ async def seat_table(bench: Bench, run: TableRun, humans: int, seats: int, route
     n = len(bench.ports)
     bots = "threshold:8" if humans < seats else None
     create = json.dumps({"type": "create", "name": "P0", "seats": seats, "bots": bots})
-    if route == "table":
+    if route == "table":  # the creator's socket has no table: a proxy sends it anywhere
         ws, joined = await create_table(bench, run, run.index % n, run.index * seats, create)
     else:
         creator = await open_player(bench, run, run.index % n, run.index * seats)
         await creator.ws.send(create)
         await asyncio.wait_for(creator.joined.wait(), 30)
     for i in range(1, humans):
-        process = home(run.table_id, n) if route == "table" else (run.index + i) % n
+        process = (run.index + i) % n if route == "spread" else home(run.table_id, n)
         p = await open_player(bench, run, process, run.index * seats + i)
         await p.ws.send(json.dumps({"type": "join", "table": run.table_id, "name": f"P{i}"}))
         await asyncio.wait_for(p.joined.wait(), 30)
@@ -482,6 +489,15 @@ async def rolling_restart(bench: Bench, servers: Servers, duration: float) -> No
         servers.restarts.append(time.monotonic() - t0)
 
 
+def announced(db: str, table_id: str) -> bool:
+    """Whether a process has said in the database that a person sits at seat 0 of the table."""
+    import psycopg
+
+    with psycopg.connect(db) as conn:
+        return conn.execute("SELECT 1 FROM presence WHERE table_id = %s AND seat = 0",
+                            (table_id,)).fetchone() is not None
+
+
 def stored_events(db: str, table_id: str, game_no: int) -> int:
     """How many events the database holds for a table's game (deal and every saved move)."""
     if db.startswith("postgresql://"):
@@ -511,6 +527,7 @@ def stored_events(db: str, table_id: str, game_no: int) -> int:
 async def main_async(args: argparse.Namespace, servers: Servers) -> dict[str, Any]:
     bench = Bench(args.think, float("inf"))
     bench.ports = dict(enumerate(servers.ports))
+    bench.db = args.db
     runs = [TableRun(i) for i in range(args.tables)]
     humans = args.seats - args.bots
     t0 = time.perf_counter()
@@ -612,10 +629,11 @@ def main() -> int:
                         help="with --rolling-restart: stop each with SIGKILL (a crash), not SIGTERM")
     parser.add_argument("--hog", type=int, default=0, metavar="N",
                         help="start N busy processes beside the servers for the run (0..8)")
-    parser.add_argument("--route", choices=("spread", "table"), default="spread",
+    parser.add_argument("--route", choices=("spread", "table", "page"), default="spread",
                         help="spread: each table's players on every process in turn; table: all of a "
                              "table's players on one process (its id hashed, as a proxy hashing on the "
-                             "socket's ?table= would; the creator moves there once the table exists)")
+                             "socket's ?table= would; the creator moves there once the table exists); "
+                             "page: as table, but the creator stays where its first socket went")
     parser.add_argument("--compare", action="store_true",
                         help="with --db postgresql://...: first one process on a new SQLite file, then "
                              "--processes on the database, the same load; prints both and their ratio")
