@@ -156,10 +156,11 @@ def test_reconnecting_with_the_token_returns_to_the_seat(server: LiveServer, cli
     play_to_end([ann, again])
 
 
-def test_the_table_on_the_sockets_address_is_for_proxies_only(server: LiveServer, clients: list[Client]) -> None:
+def test_the_table_on_the_sockets_address_is_for_proxies_only(server: LiveServer,
+                                                               clients: list[Client]) -> None:
     """The page opens ``/ws?table=ID`` (a proxy may hash on it): the server ignores it; the seat
     token alone decides, whatever table the address names."""
-    table, (ann, bob) = seated_table(server, clients, humans=2, seats=3)
+    table, (_, bob) = seated_table(server, clients, humans=2, seats=3)
     token = bob.token
     bob.close()
     named = Client(f"{server.ws_url}?table=nosuchtable")
