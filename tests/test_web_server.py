@@ -156,6 +156,23 @@ def test_reconnecting_with_the_token_returns_to_the_seat(server: LiveServer, cli
     play_to_end([ann, again])
 
 
+def test_the_table_on_the_sockets_address_is_for_proxies_only(server: LiveServer,
+                                                               clients: list[Client]) -> None:
+    """The page opens ``/ws?table=ID`` (a proxy may hash on it): the server ignores it; the seat
+    token alone decides, whatever table the address names."""
+    table, (_, bob) = seated_table(server, clients, humans=2, seats=3)
+    token = bob.token
+    bob.close()
+    named = Client(f"{server.ws_url}?table=nosuchtable")
+    clients.append(named)
+    msg = named.request({"type": "resume", "table": table, "token": token}, "joined")
+    assert msg["table"] == table and msg["seat"] == 1
+    stranger = Client(f"{server.ws_url}?table={table}")
+    clients.append(stranger)
+    refused = stranger.request({"type": "act", "action": "keep"}, "error")
+    assert refused["code"] == "not_seated"
+
+
 def test_a_write_held_up_by_a_lock_on_the_sqlite_file_freezes_no_ping(tmp_path: Path) -> None:
     db = tmp_path / "tables.sqlite3"
     live = LiveServer(str(db))
