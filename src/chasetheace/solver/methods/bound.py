@@ -117,14 +117,18 @@ class _Policy(SampledSolver):
     def __init__(self, hand: Hand, keep: Callable[[InfoKey], float], seed: int) -> None:
         super().__init__(hand, seed)
         self.policy = keep
-        self.q = np.zeros(0)
+        self.q = np.zeros(1024)  # the first ``known`` entries filled; room doubled as needed
+        self.known = 0
 
     def ids(self, t: int, state: HandBatch, rows: Array) -> tuple[Array, Array]:
         """The information sets of seat ``t`` in ``rows`` and the strategy's keep probability there."""
         ids = self.infoset_ids(t, state, rows, grow=True)
-        if len(self.keys) > len(self.q):
-            new = [self.policy(self.info_key(i)) for i in range(len(self.q), len(self.keys))]
-            self.q = np.concatenate([self.q, np.array(new, dtype=float)])
+        m = len(self.keys)
+        if m > self.known:
+            if m > len(self.q):  # doubled, not grown by the new ones: a copy per call was quadratic
+                self.q = np.concatenate([self.q, np.zeros(max(m, 2 * len(self.q)) - len(self.q))])
+            self.q[self.known:m] = [self.policy(self.info_key(i)) for i in range(self.known, m)]
+            self.known = m
         return ids, self.q[ids]
 
     def play_out(self, t: int, state: HandBatch, u: Array) -> Array:
