@@ -13,19 +13,23 @@ Bots, absent players' moves and turn timers run in one process per table: the ho
 table's lease (a row in ``leases`` with an expiry; renewed every :attr:`Cluster.beat` seconds,
 lasting :attr:`Cluster.lease`). A process wants the lease of each table where it has a person
 seated and connected; when the holder dies (kill -9), its lease runs out and a process that
-wants the table takes it within ``lease + beat`` seconds, reads the table from the database
-and goes on with its bots and timers. Should two processes ever run a bot's move at once (a
-holder paused past its lease), the primary key still lets one of them save it.
+wants the table takes it within ``lease`` seconds (each heartbeat says when the first lease held
+elsewhere on a table it wants runs out, and the next beat comes just after), reads the table
+from the database and goes on with its bots and timers. Should two processes ever run a bot's
+move at once (a holder paused past its lease), the primary key still lets one of them save it.
 
 Which seats have a person connected (bots and timers wait while nobody is there; an absent
 player's turn is played for them) is shared in ``presence``, rewritten at every heartbeat and
 changed at once when someone comes or goes.
 
-A person's move, and a bot's or a timer's, is saved off the event loop: the engine plays it,
-the table is :attr:`~.tables.Table.saving` (nobody is told of it, other messages about the table
-wait) while a worker thread writes it, and then everyone is told, or, if the database refused it
-or did not answer within :attr:`.PgStore.wait` seconds, the copy is rebuilt from the database in
-the loader thread. So a slow or hung database never holds up the event loop (pings, other tables).
+A person's move, and a bot's or a timer's, is saved without holding up the event loop: the
+engine plays it, the table is :attr:`~.tables.Table.saving` (nobody is told of it, other messages
+about the table wait) while its write is awaited on a connection of the moves' own (psycopg's
+asynchronous API: no thread, no lock handed between threads for the busiest call), and then
+everyone is told, or, if the database refused it or did not answer within :attr:`.PgStore.wait`
+seconds, the copy is rebuilt from the database in the loader thread. So a slow or hung database
+never holds up the event loop (pings, other tables). Notifications are read as they come, all
+those waiting at once, straight from the listening connection's socket.
 
 When PostgreSQL goes away (the listener's connection drops) or stops answering (a probe, every
 :attr:`Cluster.probe_every` seconds on a connection of its own, gets no answer within
@@ -48,7 +52,8 @@ from typing import Any, Protocol
 
 from . import protocol as P
 from .pgstore import CHANNEL, PgStore
-from .store import SCHEMA_VERSION, StoreConflict, StoredAction, StoredTable, StoreUnavailable
+from .saving import Saver
+from .store import SCHEMA_VERSION, StoreConflict, StoredAction, StoredGame, StoredTable, StoreUnavailable
 from .tables import HUMAN, AlreadyApplied, Lobby, Table
 
 
@@ -92,7 +97,7 @@ def _marks(table: Table) -> tuple[Any, ...]:
 log = logging.getLogger("chasetheace.web.cluster")
 
 
-class Cluster:
+class Cluster(Saver):
     """This process's part in a server of several processes on one PostgreSQL database."""
 
     probe_every = 0.25
@@ -102,19 +107,22 @@ class Cluster:
     database counts as unavailable (one slow answer on a busy machine does not)."""
 
     def __init__(self, server: Server, store: PgStore, *, lease: float = 3.0, beat: float = 1.0) -> None:
-        self.server, self.store = server, store
+        super().__init__(server, store)
+        self.store: PgStore = store
         self.lease, self.beat = lease, beat
         self.answering = True  # the last probe was answered in time
         # the database's clock less this process's (seconds): turn timers are shared on the
         # database's clock, so a process whose clock is off still shows and keeps the right time
         self.offset = 0.0
+        self.clock_read = False  # the offset was measured (idle tables expire only then)
         self.newer: int | None = None  # the newer schema version found in the database, if any
         self.started = False  # the database was available once
-        self.saves: dict[str, asyncio.Future[None]] = {}  # table -> its move being saved
         self.moving: set[asyncio.Task[None]] = set()  # people's moves being played and saved
         # table -> moves notified while this process saved one of its own there: applied after it
         self.held_moves: dict[str, list[str]] = {}
         self.held: dict[str, float] = {}  # table -> until when (monotonic) this process holds its lease
+        # seconds until the first lease held elsewhere on a table wanted here runs out (last beat)
+        self.lease_ends: float | None = None
         self.elsewhere: dict[str, set[int]] = {}  # table -> seats connected to other processes
         self.dirty: set[str] = set()  # tables to read again
         self.seats_dirty: set[str] = set()  # tables whose people connected elsewhere changed
@@ -126,9 +134,10 @@ class Cluster:
         self.writer = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="cta-presence")
         self.restate = True  # the next heartbeat states this process's presence afresh
         self.dead: set[str] = set()  # the processes known to be dead (their presence is ignored)
-        # shown by /healthz: notifications heard, moves applied from them, tables read, moves saved
+        # shown by /healthz: notifications heard, moves applied from them, tables read, moves saved,
+        # games started from them
         self.counts = {"notified": 0, "moves_applied": 0, "moves_known": 0, "tables_read": 0,
-                       "moves_saved": 0}
+                       "moves_saved": 0, "games_applied": 0}
 
     @property
     def process(self) -> str:
@@ -150,6 +159,7 @@ class Cluster:
         for task in [*self.tasks, *self.moving]:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
+        await self.store.close_moves()
 
     # --- leases ---------------------------------------------------------------------------------
 
@@ -168,7 +178,10 @@ class Cluster:
                 await self.heartbeat()
             except Exception:
                 log.exception("cluster heartbeat failed")
-            await asyncio.sleep(self.beat)
+            # a lease of a table wanted here that runs out before the next beat (its holder
+            # died): beat again just after, so the table stands still no longer than the lease
+            soonest = self.lease_ends
+            await asyncio.sleep(self.beat if soonest is None else min(self.beat, soonest + 0.05))
 
     async def heartbeat(self) -> None:
         """Say this process is alive, with its people; take, renew or give up leases."""
@@ -181,20 +194,27 @@ class Cluster:
         with contextlib.suppress(StoreUnavailable):
             await self._read_clock()
         asked = time.monotonic()
+        self.lease_ends = None
         try:
-            held, seats, self.dead = await asyncio.to_thread(
+            held, gained, seats, self.dead, self.lease_ends = await asyncio.to_thread(
                 self.store.beat, present, wanted, sorted(self.held), self.lease, self.lease, self.dead)
         except StoreUnavailable:
             return  # the leases run out by themselves: bots and timers stop here
         if present is not None:
             self.restate = False
         until = asked + self.lease - 0.5  # a margin: stop before the database's expiry passes
-        gained = [t for t in held if not self.holds(t)]
-        lost = [t for t in self.held if t not in held]
+        # only the tables whose holding or people changed are looked at again (a steady beat
+        # renews its leases and touches no table): held again after this process's margin ran
+        # out (a late beat), or with a person gone with a dead process, its bots and timers are
+        # set again; taken from another process (or after a break), it is read as saved first
+        was = {t for t in self.held if self.holds(t)}
         self.held = {t: until for t in held}
+        moved = gained | (held ^ was)
         for t, s in seats.items():
-            self.elsewhere[t] = s
-        for table_id in [*gained, *lost, *held]:
+            if self.elsewhere.get(t) != s:
+                self.elsewhere[t] = s
+                moved.add(t)
+        for table_id in sorted(moved):
             table = server.lobby.tables.get(table_id)
             if table is None:
                 continue
@@ -211,6 +231,7 @@ class Cluster:
         after = time.time()
         if after - before < 0.5:  # an answer that took long says little about the time
             self.offset = now - (before + after) / 2
+            self.clock_read = True
         if schema is not None and schema > SCHEMA_VERSION and self.newer != schema:
             log.error("the database %s has schema version %s, newer than this server's %s: this "
                       "process takes no new tables; upgrade it", self.store.path, schema, SCHEMA_VERSION)
@@ -311,37 +332,17 @@ class Cluster:
         table = conn.table if wanted is None else self.server.lobby.tables.get(wanted)
         if isinstance(msg, (P.Create, P.ListTables)):
             table = None
-        return self._answering(conn, self.bridged(functools.partial(self.server.dispatch, conn, msg), table))
+        return self._answering(conn, self._dispatch(conn, msg, table))
 
-    async def bridged(self, call: Callable[[], Any], table: Table | None) -> None:
-        """Run ``call`` (code that may call the database) with each of its database calls made in a
-        worker thread, the event loop free meanwhile (:meth:`.PgStore.bridged`). While one is
-        under way, ``table`` counts as being saved, as during a move's save: other messages about
-        it wait, notified moves are held, reads are put off."""
-        done: list[asyncio.Future[None]] = []
+    async def _dispatch(self, conn: _Client, msg: P.ClientMessage, table: Table | None) -> None:
+        # one change at a time at a table: a message that came while another was being saved
+        # there (one loaded for, say) waits for it, as :meth:`receive` makes the others wait
+        while table is not None and table.saving and table.id in self.saves:
+            await asyncio.shield(self.saves[table.id])
+        await self.bridged(functools.partial(self.server.dispatch, conn, msg), table)
 
-        def paused() -> None:
-            if table is None or table.saving:
-                return
-            table.saving = True
-            done.append(asyncio.get_running_loop().create_future())
-            self.saves[table.id] = done[-1]
-
-        def resumed() -> None:
-            if not done:
-                return
-            assert table is not None
-            table.saving = False
-            future = done.pop()
-            if self.saves.get(table.id) is future:
-                del self.saves[table.id]
-            future.set_result(None)
-
-        try:
-            await self.store.bridged(call, paused, resumed)
-        finally:
-            if table is not None and not table.saving:
-                self._held(table)
+    def saved(self, table: Table) -> None:
+        self._held(table)
 
     def _held(self, table: Table) -> None:
         """Apply the moves notified while this process saved at ``table``, in the order they came."""
@@ -350,18 +351,6 @@ class Cluster:
                 self.dirty.add(table.id)
                 self.wake.set()
                 break
-
-    async def _answering(self, conn: _Client, work: Coroutine[Any, Any, None]) -> None:
-        """Run a message's handling; what went wrong is told to this client only."""
-        try:
-            await work
-        except P.ProtocolError as exc:
-            conn.send(P.encode(P.error(exc.code, str(exc))))
-        except (StoreUnavailable, StoreConflict) as exc:
-            self.server.store_trouble(conn, exc)
-        except Exception:
-            log.exception("failed to handle a message")
-            conn.send(P.encode(P.error("internal", "the server could not handle this message")))
 
     async def _after_save(self, conn: _Client, msg: P.ClientMessage, table: Table) -> None:
         while table.saving and table.id in self.saves:
@@ -407,9 +396,8 @@ class Cluster:
         done = self.saves[table.id] = asyncio.get_running_loop().create_future()
         saved = False
         try:
-            await self.store.off_loop(functools.partial(
-                self.store.append_action, table.id, table.game_no, seat, action, actor, events, table.moves,
-                act_id))
+            await self.store.save_move(table.id, table.game_no, table.moves, seat, action, actor, events,
+                                       act_id)
             saved = True
             self.counts["moves_saved"] += 1
         finally:
@@ -494,7 +482,7 @@ class Cluster:
             return
         if _marks(table) != marks or self.server.lobby.tables.get(table.id) is not table:
             if self.server.lobby.tables.get(table.id) is table:
-                await self.bridged(functools.partial(self.refresh, table), None)
+                await self.bridged(functools.partial(self.refresh, table), table)
             return
         self._apply(table, read)
 
@@ -520,8 +508,9 @@ class Cluster:
 
     def heard(self, payload: str) -> None:
         """A notification: ``PROCESS|TABLE`` (read the table again), ``PROCESS|TABLE|p`` (who is
-        connected changed) or ``PROCESS|TABLE|m|MOVE`` (a saved move, applied here at once if it
-        is the next one this copy expects)."""
+        connected changed), ``PROCESS|TABLE|m|MOVE`` (a saved move, applied here at once if it
+        is the next one this copy expects) or ``PROCESS|TABLE|g|GAME`` (a new game, dealt here
+        at once if it is the next one)."""
         sender, _, rest = payload.partition("|")
         table_id, _, rest = rest.partition("|")
         kind, _, data = rest.partition("|")
@@ -543,6 +532,8 @@ class Cluster:
                 self.held_moves.setdefault(table_id, []).append(data)
                 return
             if kind == "m" and self.apply_move(table, data):
+                return
+            if kind == "g" and self.apply_game(table, data):
                 return
             if kind == "p":
                 self.seats_dirty.add(table_id)
@@ -573,6 +564,22 @@ class Cluster:
         except (ValueError, KeyError, TypeError):
             return False
         self.counts["moves_applied"] += 1
+        self.server.changed(table)
+        return True
+
+    def apply_game(self, table: Table, data: str) -> bool:
+        """Start the game another process started (from its notification: its seed, players and
+        deal); False if it is not the next game of this copy, or the copy is busy (then the
+        table is read from the database)."""
+        try:
+            game = json.loads(data)
+            if table.stale or table.saving or game["g"] != table.game_no + 1:
+                return False
+            table.start_saved(StoredGame(game["g"], game["seed"], game["carry"], game["names"], game["kinds"],
+                                         game["e"]))
+        except (ValueError, KeyError, TypeError):
+            return False
+        self.counts["games_applied"] += 1
         self.server.changed(table)
         return True
 
@@ -626,13 +633,14 @@ class Cluster:
                 continue
             try:
                 async with conn:
+                    # a notification psycopg reads while it runs a command is handed over here
+                    conn.add_notify_handler(lambda note: self.heard(note.payload))
                     await conn.execute(f"LISTEN {CHANNEL}")
                     if not first:  # the pool's connections broke with the old server: renew them first
                         await asyncio.to_thread(self.store.renew)
                     first = False
                     await self._became(up=True)
-                    async for note in conn.notifies():
-                        self.heard(note.payload)
+                    await self._hear(conn)
             except (psycopg.Error, OSError):
                 pass
             except asyncio.CancelledError:  # stopping: not the database's fault
@@ -642,6 +650,36 @@ class Cluster:
                 if self.up:
                     await self._became(up=False)
             await asyncio.sleep(0.25)
+
+    async def _hear(self, conn: Any) -> None:
+        """Hand each notification that comes on the listening connection to :meth:`heard`, in the
+        order sent, until the connection fails: whenever its socket has data, everything that
+        came is read at once (libpq's own calls, no task or future per notification)."""
+        loop = asyncio.get_running_loop()
+        pgconn, encoding = conn.pgconn, conn.info.encoding
+        fd = pgconn.socket
+        ended: asyncio.Future[None] = loop.create_future()
+
+        def readable() -> None:
+            try:
+                pgconn.consume_input()
+            except Exception as exc:  # the connection broke: listen again afresh
+                loop.remove_reader(fd)
+                if not ended.done():
+                    ended.set_exception(exc)
+                return
+            while (note := pgconn.notifies()) is not None:
+                try:
+                    self.heard(note.extra.decode(encoding))
+                except Exception:  # one bad notification must not stop the others
+                    log.exception("could not apply a notification")
+
+        loop.add_reader(fd, readable)
+        try:
+            readable()  # what came with the LISTEN's answer
+            await ended
+        finally:
+            loop.remove_reader(fd)
 
     async def _watch(self) -> None:
         """Probe the database on a connection of its own: one that stops answering (stopped,

@@ -33,8 +33,8 @@ from ..rules import OPTIONS, Rules, preset_info
 from .botkinds import WebBots
 from .ids import table_id_ok
 from .names import LookAlikeError, check_name
-from .protocol import MAX_SEATS, Create, ProtocolError
-from .store import StoredAction, StoredTable, TableStore
+from .protocol import MAX_SEATS, Create, ProtocolError, encode
+from .store import StoredAction, StoredGame, StoredTable, TableStore
 
 __all__ = ["TableOptions", "Table", "Lobby", "HUMAN", "MAX_COUNT", "hash_token", "AnyGame", "AlreadyApplied"]
 
@@ -165,6 +165,7 @@ class Table:
         # every act id saved at this table (in any game): a move sent again is known at once,
         # without replaying or reading anything
         self.act_ids: set[str] = set()
+        self._public: tuple[tuple[Any, ...], str] | None = None  # (what it depends on, public_text)
 
     # --- state --------------------------------------------------------------------------------
 
@@ -261,6 +262,15 @@ class Table:
                 seats.append({"seat": i, "name": None, "kind": "empty", "bot": self.options.bots})
         return {"id": self.id, "status": self.status, "creator": creator, "game_no": self.game_no,
                 "options": self.options.to_dict(), "seats": seats}
+
+    def public_text(self, creator: int = 0) -> str:
+        """:meth:`public` as JSON text, encoded again only when it changed (every client of the
+        table is sent it with every move)."""
+        kinds = tuple(self.kinds) if self.game is not None else None
+        key = (creator, self.game_no, self.status, self.names, kinds)
+        if self._public is None or self._public[0] != key:
+            self._public = (key, encode(self.public(creator)))
+        return self._public[1]
 
     # --- changes ------------------------------------------------------------------------------
 
@@ -443,6 +453,15 @@ class Table:
         self.moves += 1
         if act.act_id is not None:
             self.act_ids.add(act.act_id)
+
+    def start_saved(self, saved: StoredGame) -> None:
+        """Start the game another server process started (the next one of this table), dealt
+        again from its seed and checked against the events of its deal; ValueError (the copy
+        unchanged) if they differ."""
+        game = _new(self.options, saved.names, saved.seed, saved.carry)
+        _check_log(self.id, game.events, saved.events)
+        self.game, self.game_no, self.game_seed, self.kinds, self.moves = (
+            game, saved.game_no, saved.seed, list(saved.kinds), 0)
 
     def _marks(self) -> tuple[Any, ...]:
         return (list(self.people), self.game_no, self.moves, list(self.kinds))
