@@ -29,7 +29,7 @@ from typing import Any
 from ..events import Event
 from ..kinds import AnyGame
 from ..registry import GAMES, game_kind
-from ..rules import OPTIONS, Rules, preset_info
+from ..rules import Rules, preset_info
 from .botkinds import WebBots
 from .ids import table_id_ok
 from .names import LookAlikeError, check_name
@@ -49,10 +49,12 @@ def hash_token(token: str) -> str:
 
 @dataclass(frozen=True)
 class TableOptions:
-    """How a table plays: the rules, how many seats, bots for empty seats, the turn timer."""
+    """How a table plays: the game and its config (Chase the Ace's rules), how many seats, bots
+    for empty seats, the turn timer."""
 
     preset: str
-    rules: Rules
+    config: Any
+    """The config of the table's game (:attr:`chasetheace.kinds.GameKind.config_from`)."""
     seats: int
     bots: str | None
     timer: int | None
@@ -69,24 +71,22 @@ class TableOptions:
         A bot kind is checked against the ``offered`` list only: nothing is opened or solved."""
         try:
             kind = game_kind(game)
-            rules = Rules.preset(preset)
-            for key, value in options.items():
-                if key not in OPTIONS:
-                    raise ValueError(f"unknown rule {key!r}: allowed {', '.join(OPTIONS)}")
-                if OPTIONS[key].minimum is not None and isinstance(value, int) and value > MAX_COUNT:
-                    raise ValueError(
-                        f"bad value {value!r} for rule {key!r}: at most {MAX_COUNT} at a web table")
-                rules = rules.replace(**{key: value})
-            least, most = kind.seat_limits(rules, MAX_SEATS)
-            if not kind.house_rules and (options or preset_info(preset).name != "standard"):
-                raise ValueError(f"{kind.title} has no presets or house rules here: leave them out")
+            config = kind.config_from(preset, options, MAX_COUNT)
+            least, most = kind.seat_limits(config, MAX_SEATS)
             if not least <= seats <= most:
                 raise ValueError(f"bad number of seats {seats}: allowed {least}..{most}")
             if bots is not None:
-                (offered or WebBots()).check(bots, rules, seats, game)
+                (offered or WebBots()).check(bots, config, seats, game)
         except (ValueError, TypeError) as exc:
             raise ProtocolError(str(exc), "bad_options") from None
-        return cls(preset_info(preset).name, rules, seats, bots, timer, on_timeout, public, game, hints)
+        return cls(preset_info(preset).name, config, seats, bots, timer, on_timeout, public, game, hints)
+
+    @property
+    def rules(self) -> Rules | None:
+        """The Chase the Ace rules the config stands for, as the solver solves them (None: a
+        game the solver does not cover)."""
+        kind = GAMES[self.game]
+        return kind.rules_of(self.config) if kind.solver else None
 
     @property
     def stand_in(self) -> str:
@@ -99,16 +99,18 @@ class TableOptions:
 
     @functools.cached_property
     def _dict(self) -> dict[str, Any]:
-        return {"preset": self.preset, "rules": self.rules.to_dict(), "seats": self.seats,
+        # "rules": the config's JSON form under the key stored tables have always had
+        return {"preset": self.preset, "rules": self.config.to_dict(), "seats": self.seats,
                 "bots": self.bots, "timer": self.timer, "on_timeout": self.on_timeout, "public": self.public,
                 "game": self.game, "hints": self.hints}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> TableOptions:
         """Options read back from the store."""
-        return cls(data["preset"], Rules.from_dict(data["rules"]), data["seats"], data["bots"],
-                   data["timer"], data["on_timeout"], bool(data.get("public", False)),
-                   str(data.get("game", "chase-the-ace")), bool(data.get("hints", False)))
+        game = str(data.get("game", "chase-the-ace"))
+        return cls(data["preset"], game_kind(game).config_from_dict(data["rules"]), data["seats"],
+                   data["bots"], data["timer"], data["on_timeout"], bool(data.get("public", False)), game,
+                   bool(data.get("hints", False)))
 
 
 @dataclass(frozen=True)
@@ -236,7 +238,7 @@ class Table:
         kind = kind or self.kinds[seat]
         bot = self._bots.get((seat, kind))
         if bot is None:
-            bot = self._bots[(seat, kind)] = self.offered.make(kind, self.options.rules, self.options.game)
+            bot = self._bots[(seat, kind)] = self.offered.make(kind, self.options.config, self.options.game)
         rng = random.Random(f"{self.game_seed}/{len(game.events)}")
         choice = bot.choose(game.observation(seat), game.legal_actions(), rng)
         return GAMES[self.options.game].move_text(choice)
@@ -467,13 +469,14 @@ class Table:
         if len(names) < 2:
             raise ProtocolError("a game needs at least 2 players: invite someone or allow bots", "not_now")
         kind = GAMES[self.options.game]
-        carry = 0 if self.game is None else kind.carry_of(self.game)
+        carry = kind.carry.first if self.game is None else kind.carry.of(self.game)
         seed = secrets.randbits(63)
         if len(names) < kind.min_players:
             raise ProtocolError(f"{kind.title} needs at least {kind.min_players} players: invite more or "
                                 "allow bots", "not_now")
-        game = _new(self.options, names, seed, carry)
-        self.store.start_game(self.id, self.game_no + 1, seed, carry, names, kinds, game.events)
+        game = kind.new_game(self.options.config, names, seed, carry)
+        self.store.start_game(self.id, self.game_no + 1, seed, kind.carry.to_int(carry), names, kinds,
+                              game.events)
         self.game, self.game_seed, self.kinds, self.moves = game, seed, kinds, 0
         self.game_no += 1
 
@@ -487,7 +490,8 @@ class Table:
         if saved.games:
             last = saved.games[-1]
             table.act_ids.update(a.act_id for a in last.actions if a.act_id is not None)
-            game = _new(table.options, last.names, last.seed, last.carry)
+            kind = GAMES[table.options.game]
+            game = kind.new_game(table.options.config, last.names, last.seed, kind.carry.from_int(last.carry))
             _check_log(saved.id, game.events, last.events)
             for i, act in enumerate(last.actions):
                 _check_log(saved.id, _play(game, act.action, act.seat, table.options.game), act.events)
@@ -504,10 +508,6 @@ REPLAY_HERE = 32
 event loop): about 4 ms; a longer game is rebuilt in a worker thread."""
 """A restore gives up the interpreter after this many replayed moves (pure Python holds it
 otherwise, and the event loop would wait for the thread's time slice)."""
-
-
-def _new(options: TableOptions, names: list[str], seed: int, carry: int) -> AnyGame:
-    return GAMES[options.game].new_game(options.rules, names, seed, carry)
 
 
 def _play(game: AnyGame, action: str, seat: int, kind: str) -> list[Event]:
