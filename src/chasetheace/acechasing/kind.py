@@ -46,8 +46,8 @@ class AceChasingConfig:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> AceChasingConfig:
-        """Read back from :meth:`to_dict`; a web table stored by 0.x before Ace Chasing had a
-        config of its own holds the standard Chase the Ace rules here, read as the same."""
+        """Read back from :meth:`to_dict`; a web table stored before Ace Chasing had a config of
+        its own holds the standard Chase the Ace rules here, read as the same."""
         if not isinstance(data, Mapping) or (data and dict(data) != Rules().to_dict()):
             raise ValueError(f"Ace Chasing has no rule options, not {data!r}")
         return cls()
