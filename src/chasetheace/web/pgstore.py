@@ -38,7 +38,6 @@ from urllib.parse import urlsplit, urlunsplit
 from ..events import Event
 from ..extras import needs_extra_text
 from ..record import Record
-from ..rules import Rules
 from .store import (
     SCHEMA_VERSION,
     StoreConflict,
@@ -452,11 +451,11 @@ class PgStore:
         self._tx(work)
 
     def start_game(self, table_id: str, game_no: int, seed: int, carry: int, names: Sequence[str],
-                   kinds: Sequence[str], events: Sequence[Event]) -> None:
+                   seat_kinds: Sequence[str], events: Sequence[Event]) -> None:
         """Save the start of a game: its seed and the events of the deal."""
         self._tx(lambda cur: cur.execute(
             "INSERT INTO games VALUES (%s, %s, %s, %s, %s, %s, %s)",
-            (table_id, game_no, seed, carry, _dump(list(names)), _dump(list(kinds)),
+            (table_id, game_no, seed, carry, _dump(list(names)), _dump(list(seat_kinds)),
              _dump([e.to_dict() for e in events]))), table_id)
 
     def append_action(self, table_id: str, game_no: int, seat: int, action: str, actor: str,
@@ -488,10 +487,10 @@ class PgStore:
         return self._tx(lambda cur: cur.execute("SELECT 1 FROM actions WHERE table_id=%s AND act_id=%s",
                                                 (table_id, act_id)).fetchone() is not None)
 
-    def set_kinds(self, table_id: str, game_no: int, kinds: Sequence[str]) -> None:
+    def set_seat_kinds(self, table_id: str, game_no: int, seat_kinds: Sequence[str]) -> None:
         """Save who plays each seat of a game."""
         self._tx(lambda cur: cur.execute("UPDATE games SET kinds=%s WHERE table_id=%s AND game_no=%s",
-                                         (_dump(list(kinds)), table_id, game_no)), table_id)
+                                         (_dump(list(seat_kinds)), table_id, game_no)), table_id)
 
     def idle_tables(self, before: float, limit: int = 200) -> list[str]:
         """Tables created before ``before`` with no move since then and no person connected to any
@@ -567,7 +566,7 @@ class PgStore:
             return saved, seats, turn
         return self._tx(both)
 
-    def game_record(self, table_id: str, game_no: int, rules: dict[str, Any],
+    def game_record(self, table_id: str, game_no: int, config: dict[str, Any],
                     game: str = "chase-the-ace") -> Record:
         """A stored game as a game record (hidden cards included: for referees only)."""
         def work(cur: Any) -> tuple[Any, list[str]]:
@@ -585,7 +584,7 @@ class PgStore:
             events.extend(json.loads(evs))
         from ..registry import game_kind
 
-        return game_kind(game).seeded_record(json.loads(row[1]), Rules.from_dict(rules), row[0], events)
+        return game_kind(game).stored_record(json.loads(row[1]), config, row[0], events)
 
     # --- processes, presence, leases (:mod:`.cluster`) ------------------------------------------
 
