@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ..bots import CountingBot
+from ..kinds import GameConfig
 from ..observation import Observation
 from ..registry import GAMES
 from ..rules import Rules
@@ -89,7 +90,7 @@ class WebBots:
         key = _rules_key(rules)
         return {players: sol for (k, players), sol in self.solutions.items() if k == key}
 
-    def check(self, kind: str, config: Any, seats: int, game: str = "chase-the-ace") -> None:
+    def check(self, kind: str, config: GameConfig | None, seats: int, game: str = "chase-the-ace") -> None:
         """ValueError unless ``kind`` is offered for a table of ``seats`` of ``game`` under
         ``config`` (its rules; None: the standard ones); it looks only at the fixed list and the
         solutions already in memory."""
@@ -108,7 +109,7 @@ class WebBots:
             names.append(SOLVED)
         raise ValueError(f"bot {kind[:40]!r} is not offered here: allowed {', '.join(names)}")
 
-    def make(self, kind: str, config: Any, game: str = "chase-the-ace") -> Any:
+    def make(self, kind: str, config: GameConfig, game: str = "chase-the-ace") -> Any:
         """A bot of an offered kind for a table of ``game`` under ``config`` (a kind no longer
         offered, e.g. read back from an older database, plays as the game's stand-in:
         ``counting``, or at Ace Chasing ``odds``)."""

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..events import Event
-from ..kinds import AnyGame
+from ..kinds import AnyGame, GameConfig
 from ..registry import GAMES, game_kind
 from ..rules import Rules, preset_info
 from .botkinds import WebBots
@@ -53,7 +53,7 @@ class TableOptions:
     for empty seats, the turn timer."""
 
     preset: str
-    config: Any
+    config: GameConfig
     """The config of the table's game (:attr:`chasetheace.kinds.GameKind.config_from`)."""
     seats: int
     bots: str | None
