@@ -93,8 +93,8 @@ def make_ace_chasing_bot(spec: str) -> AceChasingBot:
 def parse_move(text: str) -> Any:
     """A move as the web protocol writes it: ``offer:AMOUNT`` is an :class:`Offer`; every other
     word (``accept``, ``decline``, ``keep``, ``swap``) is the game's own and checked by it."""
-    kind, colon, amount = text.partition(":")
-    if kind == "offer":
+    word, colon, amount = text.partition(":")
+    if word == "offer":
         if not (amount.isascii() and amount.isdigit()):
             raise IllegalActionError(f"bad offer {text!r}")
         return Offer(int(amount))
