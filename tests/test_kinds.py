@@ -3,11 +3,15 @@ without asking which game it is (chasetheace.kinds.GameKind)."""
 
 from __future__ import annotations
 
+import json
 import random
+import sqlite3
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from chasetheace.acechasing.game import AceChasingGame
 from chasetheace.acechasing.kind import KIND as ACE_CHASING
 from chasetheace.acechasing.kind import AceChasingConfig
 from chasetheace.kinds import GameKind
@@ -69,3 +73,38 @@ def test_a_web_table_keeps_its_games_config_and_an_old_ace_chasing_table_still_l
         lobby.create(Create("Bob", seats=4, bots="odds", game="ace-chasing", options={"lives": 2}))
     chase, _, _ = lobby.create(Create("Cat", preset="cuckoo", seats=3, bots="threshold:8"))
     assert chase.options.config == chase.options.rules == Rules.preset("cuckoo")
+
+
+def test_a_database_an_older_server_wrote_opens_with_its_seat_kinds_and_config(tmp_path: Path) -> None:
+    path = str(tmp_path / "old.sqlite3")
+    Store(path).close()  # the layout, as an older server left it (the column is still ``kinds``)
+    names = ["Ann", "Bot 1", "Bot 2", "Bot 3"]
+    seat_kinds = ["human", "odds", "odds", "odds"]
+    options: dict[str, Any] = {"preset": "standard", "rules": Rules().to_dict(), "seats": 4, "bots": "odds",
+                               "timer": None, "on_timeout": "keep", "public": False, "game": "ace-chasing",
+                               "hints": False}
+    con = sqlite3.connect(path)
+    con.execute("INSERT INTO tables (id, created, options) VALUES ('t1', 0, ?)", (json.dumps(options),))
+    con.execute("INSERT INTO seats (table_id, seat, name, token_hash) VALUES ('t1', 0, 'Ann', 'hash')")
+    deal = AceChasingGame(names, seed=5).events
+    con.execute("INSERT INTO games (table_id, game_no, seed, carry, names, kinds, events) "
+                "VALUES ('t1', 1, 5, 0, ?, ?, ?)",
+                (json.dumps(names), json.dumps(seat_kinds), json.dumps([e.to_dict() for e in deal])))
+    con.commit()
+    con.close()
+    store = Store(path)
+    saved = store.load_table("t1")
+    assert saved is not None and saved.games[0].seat_kinds == seat_kinds
+    table = Table.restore(saved, store)
+    assert table.seat_kinds == seat_kinds and table.options.config == AceChasingConfig()
+    game = table.game
+    assert game is not None
+    while not game.over:
+        seat = game.to_act
+        assert seat is not None
+        if seat == 0:
+            table.act(seat, table.default_action(seat))
+        else:
+            table.act(seat, table.bot_action(seat), "bot")
+    record = store.game_record("t1", 1, options["rules"], "ace-chasing")
+    assert ACE_CHASING.from_record(record).events == game.events
