@@ -68,6 +68,16 @@ def of(game: cta.Game, kind: str, hand: int = 1) -> list[Any]:
 CARD = re.compile(r"\b[A2-9TJQK][cdhs]\b")
 TEST_TOOL = "{} is a test tool, in the dev extra (pip install -e '.[dev]'; make test installs it)"
 """The reason a test skips without one of the dev extra's tools: ``TEST_TOOL.format("httpx")``."""
+
+
+def missing_extra(module: str, extra: str) -> str:
+    """The reason a test skips without a module of one of the package's extras: what is missing and
+    the one command that installs it here (``make test`` and ``.ci/run`` install every extra)."""
+    from chasetheace.extras import install_command
+
+    return f"{module} (the {extra} extra) is not installed: run {install_command(extra)}, or make test"
+
+
 SCREENSHOTS = pytest.StashKey[list[str]]()
 """Where the browser tests left their screenshots: tests/conftest.py prints these lines at the end."""
 

@@ -22,8 +22,10 @@ from pathlib import Path
 
 import pytest
 
-MISSING = ("PostgreSQL is not installed (no initdb/pg_ctl on PATH or under /usr/lib/postgresql/*/bin): "
-           "apt-get install postgresql")
+from helpers import missing_extra
+
+MISSING = ("PostgreSQL server binaries (initdb, pg_ctl) not found on PATH or under "
+           "/usr/lib/postgresql/*/bin: apt-get install postgresql, or run .ci/run")
 
 
 def find_binaries() -> Path | None:
@@ -152,9 +154,8 @@ def fresh_name(prefix: str = "t") -> str:
 @pytest.fixture(scope="session")
 def pg() -> Iterator[PgServer]:
     """One throwaway PostgreSQL server for the test session (skips if PostgreSQL is missing)."""
-    pytest.importorskip("psycopg", reason="the postgres extra is not installed: pip install "
-                                          "'chase-the-ace[postgres]'")
-    pytest.importorskip("psycopg_pool", reason="the postgres extra is not installed")
+    pytest.importorskip("psycopg", reason=missing_extra("psycopg", "postgres"))
+    pytest.importorskip("psycopg_pool", reason=missing_extra("psycopg-pool", "postgres"))
     with pg_server() as server:
         yield server
 

@@ -13,13 +13,14 @@ from typing import Any
 
 import pytest
 
+from helpers import missing_extra
+
 pytest.importorskip("numpy")
 pytest.importorskip("scipy")
 
 pytestmark = pytest.mark.slow  # the exact tree in parts: pytest -m "not slow" leaves it out
 
-ray = pytest.importorskip("ray", reason="Ray is not installed (the extra cluster: "
-                                        "pip install 'chase-the-ace[cluster]')")
+ray = pytest.importorskip("ray", reason=missing_extra("Ray", "cluster"))
 
 import numpy as np  # noqa: E402
 from ray.cluster_utils import Cluster  # noqa: E402

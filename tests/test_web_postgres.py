@@ -12,13 +12,12 @@ from collections.abc import Iterator
 import pytest
 
 import helpers
-from helpers import TEST_TOOL
+from helpers import TEST_TOOL, missing_extra
 from pgtools import PgServer, fresh_name, pg_server
 
 pytest.importorskip("uvicorn")
 pytest.importorskip("httpx", reason=TEST_TOOL.format("httpx"))
-psycopg = pytest.importorskip("psycopg", reason="the postgres extra is not installed: "
-                                                "pip install 'chase-the-ace[postgres]'")
+psycopg = pytest.importorskip("psycopg", reason=missing_extra("psycopg", "postgres"))
 import httpx  # noqa: E402
 
 import chasetheace as cta  # noqa: E402
@@ -351,6 +350,7 @@ def test_a_seat_resumed_on_another_process_is_taken_from_the_old_connection(
     ann.send({"type": "start"})  # the old connection holds no seat now
     refused = ann.until(lambda m: m["type"] == "error", timeout=30)
     assert refused["code"] == "not_seated", refused
-    assert again.request({"type": "ping"}, "pong")["type"] == "pong"
+    answer = again.request({"type": "ping"}, "pong")
+    assert answer["type"] == "pong", answer
     for c in (ann, again):
         c.close()

@@ -16,13 +16,12 @@ from typing import Any
 
 import pytest
 
-from helpers import TEST_TOOL
+from helpers import TEST_TOOL, missing_extra
 from pgtools import PgServer
 
 pytest.importorskip("uvicorn")
 pytest.importorskip("httpx", reason=TEST_TOOL.format("httpx"))
-psycopg = pytest.importorskip("psycopg", reason="the postgres extra is not installed: "
-                                                "pip install 'chase-the-ace[postgres]'")
+psycopg = pytest.importorskip("psycopg", reason=missing_extra("psycopg", "postgres"))
 import httpx  # noqa: E402
 
 from chasetheace.web.store import SCHEMA_VERSION  # noqa: E402
@@ -182,6 +181,32 @@ def test_turn_timers_hold_on_processes_whose_clocks_differ(
         c.close()
 
 
+def test_idle_tables_expire_on_the_databases_clock_whatever_a_process_clock_says(
+        pg_url: str, started: list[ServerProcess], tmp_path: Path) -> None:
+    right = Process(pg_url)
+    started.append(right)
+    ann = right.client()
+    fresh = create(ann, seats=2, bots=None)["table"]
+    ann.close()
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        deadline = time.monotonic() + 20
+        while conn.execute("SELECT (SELECT count(*) FROM presence) + (SELECT count(*) FROM leases "
+                           "WHERE expires > now())").fetchone() != (0,):  # Ann's process lets it go
+            assert time.monotonic() < deadline
+            time.sleep(0.1)
+        conn.execute("INSERT INTO tables VALUES ('old', extract(epoch FROM now()) - 600, '{}')")
+    # an hour ahead, with tables living a minute: by its own clock every table is past its time
+    ahead = ServerProcess(pg_url, *LIMITS, "--table-ttl", "60", bot_delay=0.02, wait=30.0,
+                          env=_clock_ahead(tmp_path, 3600.0))
+    started.append(ahead)
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        deadline = time.monotonic() + 40
+        while conn.execute("SELECT count(*) FROM tables WHERE id = 'old'").fetchone() != (0,):
+            assert time.monotonic() < deadline, "the table idle for 10 minutes did not expire"
+            time.sleep(0.2)
+        assert conn.execute("SELECT id FROM tables").fetchall() == [(fresh,)]  # a minute is not up
+
+
 def test_the_first_state_of_a_join_on_another_process_shows_who_is_connected(
         pg_url: str, started: list[ServerProcess]) -> None:
     one, two = Process(pg_url), Process(pg_url)
@@ -255,7 +280,6 @@ def test_joins_creates_and_the_public_list_wait_on_no_event_loop_when_the_databa
     finally:
         pg.resume()
     bob.until(lambda m: m["type"] == "notice" and m["code"] == "database_back", timeout=15)
-    # (Eve's join may have been saved once the database went on: a write given up on is not undone)
     fay = two.client()
     join(fay, table, "Fay")
     ann.wait_for(lambda c: any(s["name"] == "Fay" for s in c.table_info["seats"]))
@@ -264,5 +288,11 @@ def test_joins_creates_and_the_public_list_wait_on_no_event_loop_when_the_databa
         c.wait_for(lambda c: c.game is not None and c.game["to_act"] is not None)
     for proc in (one, two):  # no database call made the event loop wait
         assert proc.health()["cluster"]["loop_waits"] == 0
+    # the join and the create answered database_unavailable left nothing once the database went on
+    with psycopg.connect(pg_url) as conn:
+        names = [r[0] for r in conn.execute("SELECT name FROM seats ORDER BY table_id, seat")]
+        assert names == ["Ann", "Bob", "Cy", "Fay"]
+        assert conn.execute("SELECT count(*) FROM tables").fetchone() == (1,)
+    assert [s["name"] for s in ann.table_info["seats"]][:4] == ["Ann", "Bob", "Cy", "Fay"]
     for c in (ann, bob, cy, dee, eve, fay):
         c.close()

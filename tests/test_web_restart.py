@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -93,3 +94,14 @@ def test_a_second_server_on_the_same_database_refuses_to_start(tmp_path: Path,
     c = first.client()  # the first one is unharmed
     assert c.request({"type": "ping"}, "pong")["type"] == "pong"
     c.close()
+
+
+def test_a_server_stopped_with_sigterm_shuts_down_and_exits_0(tmp_path: Path,
+                                                            started: list[ServerProcess]) -> None:
+    server = Process(tmp_path / "tables.sqlite3")
+    started.append(server)
+    ann = server.client()
+    create(ann, seats=2, bots=None)
+    server.proc.send_signal(signal.SIGTERM)  # as systemd stops it
+    assert server.proc.wait(20) == 0  # a graceful shutdown, then a clean exit (not -15)
+    ann.close()

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import sqlite3
+import sys
+import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -151,6 +154,88 @@ def test_reconnecting_with_the_token_returns_to_the_seat(server: LiveServer, cli
     assert state["events_from"] == 0 and state["you"]["seat"] == 1
     assert again.history[:len(bob.history)] == bob.history
     play_to_end([ann, again])
+
+
+def test_a_write_held_up_by_a_lock_on_the_sqlite_file_freezes_no_ping(tmp_path: Path) -> None:
+    db = tmp_path / "tables.sqlite3"
+    live = LiveServer(str(db))
+    made: list[Client] = []
+    try:
+        table, (ann, bob) = seated_table(live, made, humans=2, seats=2, bots=None)
+        lobby = connect(live, made)[0]  # at no table
+        mover = ann if ann.my_turn() else bob
+        seen = mover.events_seen
+        store = live.app.state.server.store
+        holder = sqlite3.connect(db, isolation_level=None)  # another program writing the file
+        holder.execute("BEGIN IMMEDIATE")
+        try:
+            mover.send({"type": "act", "action": "keep", "act_id": "held"})
+            deadline = time.monotonic() + 10
+            while store.waiting == 0:  # the move's write waits for the file's lock, off the loop
+                assert time.monotonic() < deadline, "the move's write did not start"
+                time.sleep(0.01)
+            assert lobby.request({"type": "ping"}, "pong")["type"] == "pong"  # answered meanwhile
+            assert store.waiting == 1  # still waiting: the pong did not wait for the write
+        finally:
+            holder.rollback()
+            holder.close()
+        for c in (ann, bob):  # the write goes through once the lock is gone
+            c.wait_for(lambda c: c.events_seen > seen)
+        assert store.loop_waits == 0
+    finally:
+        for c in made:
+            c.close()
+        live.stop()
+    assert len(Store(str(db)).load_table(table).games[-1].actions) == 1  # type: ignore[union-attr]
+
+
+def test_a_move_whose_write_waits_past_the_busy_timeout_is_refused_and_nothing_is_half_saved(
+        tmp_path: Path) -> None:
+    db = tmp_path / "tables.sqlite3"
+    live = LiveServer(str(db))
+    made: list[Client] = []
+    try:
+        table, (ann, bob) = seated_table(live, made, humans=2, seats=2, bots=None)
+        mover = ann if ann.my_turn() else bob
+        holder = sqlite3.connect(db, isolation_level=None)
+        holder.execute("BEGIN IMMEDIATE")  # held past the store's busy timeout (5 s)
+        try:
+            mover.send({"type": "act", "action": "keep", "act_id": "refused"})
+            refused = mover.until(lambda m: m["type"] == "error", timeout=30)
+            assert refused["code"] == "database_unavailable", refused
+        finally:
+            holder.rollback()
+            holder.close()
+        mover.wait_for(lambda c: c.my_turn())  # the copy that played it was rebuilt: still their turn
+        seen = mover.events_seen
+        mover.send({"type": "act", "action": "keep", "act_id": "after"})
+        for c in (ann, bob):
+            c.wait_for(lambda c: c.events_seen > seen)
+    finally:
+        for c in made:
+            c.close()
+        live.stop()
+    saved = Store(str(db)).load_table(table)
+    assert saved is not None and [a.act_id for a in saved.games[-1].actions] == ["after"]
+
+
+def test_without_greenlet_the_server_still_plays_its_writes_on_the_loop(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "greenlet", None)  # an install of the web extra from before it
+    live = LiveServer(str(tmp_path / "tables.sqlite3"))
+    made: list[Client] = []
+    try:
+        assert live.app.state.server.saver is None  # said in the log; nothing else changes
+        _, (ann, bob) = seated_table(live, made, humans=2, seats=2, bots=None)
+        mover = ann if ann.my_turn() else bob
+        seen = mover.events_seen
+        mover.send({"type": "act", "action": "keep"})
+        for c in (ann, bob):
+            c.wait_for(lambda c: c.events_seen > seen)
+    finally:
+        for c in made:
+            c.close()
+        live.stop()
 
 
 def test_the_page_and_health_are_served_with_a_strict_policy(server: LiveServer) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import signal
 import socket
 import sys
 from collections.abc import Sequence
@@ -210,9 +211,20 @@ def _serve(args: argparse.Namespace, limits: Any, bots: Any, hosts: list[str],
     config = uvicorn_config(app, limits, forwarded_allow_ips=args.forwarded_allow_ips,
                             log_level=args.log_level)
     server = uvicorn.Server(config)
-    with contextlib.suppress(KeyboardInterrupt):
-        server.run(sockets=[sock])
+    # uvicorn shuts down gracefully on SIGTERM, then raises the signal again with the handler
+    # found at its start: this one, so the process ends as a clean exit 0, not "killed by signal 15"
+    terminated = signal.signal(signal.SIGTERM, _exit_cleanly)
+    try:
+        with contextlib.suppress(KeyboardInterrupt):
+            server.run(sockets=[sock])
+    finally:
+        signal.signal(signal.SIGTERM, terminated)
     return 0 if server.started or server.should_exit else 1
+
+
+def _exit_cleanly(signum: int, frame: Any) -> None:
+    """SIGTERM outside uvicorn's own handling (before it serves, or once it has shut down): exit 0."""
+    raise SystemExit(0)
 
 
 def _raise_file_limit(sockets: int) -> None:

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Mapping, Sequence
@@ -51,7 +52,8 @@ from .guards import LOCAL_HOSTS, Downloads, HostCheck, HttpRateLimit, not_found
 from .limits import Limits, client_key
 from .lock import DatabaseLock
 from .names import skeleton
-from .store import StoreConflict, StoreUnavailable
+from .saving import Saver
+from .store import Store, StoreConflict, StoreUnavailable
 from .tidying import Tidying, housekeeping
 
 __all__ = ["Server", "Connection", "create_app", "RATE", "BURST", "QUEUE"]
@@ -194,8 +196,12 @@ class Server(Dispatch, Tidying):
                 later = self.cluster.receive(conn, msg)
                 if later is not None:
                     return cast(Awaitable[None], later)
-            if self.cluster is not None and not isinstance(msg, P.Ping):
-                return cast(Awaitable[None], self.cluster.dispatch(conn, msg))  # database calls off the loop
+            if isinstance(msg, P.Ping) and self.cluster is None and self.saver is not None:
+                later = self.saver.ping(conn, functools.partial(self.dispatch, conn, msg))
+                if later is not None:
+                    return cast(Awaitable[None], later)
+            if self.saver is not None and not isinstance(msg, P.Ping):
+                return cast(Awaitable[None], self.saver.dispatch(conn, msg))  # database calls off the loop
             self.dispatch(conn, msg)
         except P.ProtocolError as exc:
             conn.send(P.encode(P.error(exc.code, str(exc))))
@@ -284,8 +290,15 @@ def create_app(db: str = "chase-the-ace.sqlite3", *, bot_delay: float = 0.8,
             from .pgstore import PgStore
 
             assert isinstance(store, PgStore)
-            app.state.server.cluster = Cluster(app.state.server, store, **cluster)
+            app.state.server.saver = app.state.server.cluster = Cluster(app.state.server, store, **cluster)
             app.state.server.cluster.start()
+        elif isinstance(store, Store):
+            try:
+                store.off_the_loop()  # its calls in a writer thread of its own
+            except ImportError as exc:
+                log.warning("%s: the database's writes wait on the event loop", exc)
+            else:
+                app.state.server.saver = Saver(app.state.server, store)
         checkpoints = asyncio.create_task(housekeeping(holder["server"], manage_gc))
         try:
             yield
@@ -295,8 +308,8 @@ def create_app(db: str = "chase-the-ace.sqlite3", *, bot_delay: float = 0.8,
             checkpoints.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await checkpoints
-            if app.state.server.cluster is not None:
-                await app.state.server.cluster.stop()
+            if app.state.server.saver is not None:
+                await app.state.server.saver.stop()
             if holder["server"].loader is not None:
                 holder["server"].loader.close()
             store.close()
@@ -313,7 +326,7 @@ def create_app(db: str = "chase-the-ace.sqlite3", *, bot_delay: float = 0.8,
                              "leases": None if server.cluster is None else len(server.cluster.held),
                              "cluster": None if server.cluster is None else
                              {**server.cluster.counts, "loop_waits": server.cluster.store.loop_waits},
-                             "database": up,
+                             "database": up, "loop_waits": server.store.loop_waits,
                              "newer_schema": None if server.cluster is None else server.cluster.newer,
                              "tables_watched": len(server.watchers),
                              "connections": server.connections}, status_code=200 if up else 503)

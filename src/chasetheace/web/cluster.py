@@ -13,9 +13,10 @@ Bots, absent players' moves and turn timers run in one process per table: the ho
 table's lease (a row in ``leases`` with an expiry; renewed every :attr:`Cluster.beat` seconds,
 lasting :attr:`Cluster.lease`). A process wants the lease of each table where it has a person
 seated and connected; when the holder dies (kill -9), its lease runs out and a process that
-wants the table takes it within ``lease + beat`` seconds, reads the table from the database
-and goes on with its bots and timers. Should two processes ever run a bot's move at once (a
-holder paused past its lease), the primary key still lets one of them save it.
+wants the table takes it within ``lease`` seconds (each heartbeat says when the first lease held
+elsewhere on a table it wants runs out, and the next beat comes just after), reads the table
+from the database and goes on with its bots and timers. Should two processes ever run a bot's
+move at once (a holder paused past its lease), the primary key still lets one of them save it.
 
 Which seats have a person connected (bots and timers wait while nobody is there; an absent
 player's turn is played for them) is shared in ``presence``, rewritten at every heartbeat and
@@ -48,6 +49,7 @@ from typing import Any, Protocol
 
 from . import protocol as P
 from .pgstore import CHANNEL, PgStore
+from .saving import Saver
 from .store import SCHEMA_VERSION, StoreConflict, StoredAction, StoredTable, StoreUnavailable
 from .tables import HUMAN, AlreadyApplied, Lobby, Table
 
@@ -92,7 +94,7 @@ def _marks(table: Table) -> tuple[Any, ...]:
 log = logging.getLogger("chasetheace.web.cluster")
 
 
-class Cluster:
+class Cluster(Saver):
     """This process's part in a server of several processes on one PostgreSQL database."""
 
     probe_every = 0.25
@@ -102,19 +104,22 @@ class Cluster:
     database counts as unavailable (one slow answer on a busy machine does not)."""
 
     def __init__(self, server: Server, store: PgStore, *, lease: float = 3.0, beat: float = 1.0) -> None:
-        self.server, self.store = server, store
+        super().__init__(server, store)
+        self.store: PgStore = store
         self.lease, self.beat = lease, beat
         self.answering = True  # the last probe was answered in time
         # the database's clock less this process's (seconds): turn timers are shared on the
         # database's clock, so a process whose clock is off still shows and keeps the right time
         self.offset = 0.0
+        self.clock_read = False  # the offset was measured (idle tables expire only then)
         self.newer: int | None = None  # the newer schema version found in the database, if any
         self.started = False  # the database was available once
-        self.saves: dict[str, asyncio.Future[None]] = {}  # table -> its move being saved
         self.moving: set[asyncio.Task[None]] = set()  # people's moves being played and saved
         # table -> moves notified while this process saved one of its own there: applied after it
         self.held_moves: dict[str, list[str]] = {}
         self.held: dict[str, float] = {}  # table -> until when (monotonic) this process holds its lease
+        # seconds until the first lease held elsewhere on a table wanted here runs out (last beat)
+        self.lease_ends: float | None = None
         self.elsewhere: dict[str, set[int]] = {}  # table -> seats connected to other processes
         self.dirty: set[str] = set()  # tables to read again
         self.seats_dirty: set[str] = set()  # tables whose people connected elsewhere changed
@@ -168,7 +173,10 @@ class Cluster:
                 await self.heartbeat()
             except Exception:
                 log.exception("cluster heartbeat failed")
-            await asyncio.sleep(self.beat)
+            # a lease of a table wanted here that runs out before the next beat (its holder
+            # died): beat again just after, so the table stands still no longer than the lease
+            soonest = self.lease_ends
+            await asyncio.sleep(self.beat if soonest is None else min(self.beat, soonest + 0.05))
 
     async def heartbeat(self) -> None:
         """Say this process is alive, with its people; take, renew or give up leases."""
@@ -181,8 +189,9 @@ class Cluster:
         with contextlib.suppress(StoreUnavailable):
             await self._read_clock()
         asked = time.monotonic()
+        self.lease_ends = None
         try:
-            held, seats, self.dead = await asyncio.to_thread(
+            held, seats, self.dead, self.lease_ends = await asyncio.to_thread(
                 self.store.beat, present, wanted, sorted(self.held), self.lease, self.lease, self.dead)
         except StoreUnavailable:
             return  # the leases run out by themselves: bots and timers stop here
@@ -211,6 +220,7 @@ class Cluster:
         after = time.time()
         if after - before < 0.5:  # an answer that took long says little about the time
             self.offset = now - (before + after) / 2
+            self.clock_read = True
         if schema is not None and schema > SCHEMA_VERSION and self.newer != schema:
             log.error("the database %s has schema version %s, newer than this server's %s: this "
                       "process takes no new tables; upgrade it", self.store.path, schema, SCHEMA_VERSION)
@@ -313,35 +323,8 @@ class Cluster:
             table = None
         return self._answering(conn, self.bridged(functools.partial(self.server.dispatch, conn, msg), table))
 
-    async def bridged(self, call: Callable[[], Any], table: Table | None) -> None:
-        """Run ``call`` (code that may call the database) with each of its database calls made in a
-        worker thread, the event loop free meanwhile (:meth:`.PgStore.bridged`). While one is
-        under way, ``table`` counts as being saved, as during a move's save: other messages about
-        it wait, notified moves are held, reads are put off."""
-        done: list[asyncio.Future[None]] = []
-
-        def paused() -> None:
-            if table is None or table.saving:
-                return
-            table.saving = True
-            done.append(asyncio.get_running_loop().create_future())
-            self.saves[table.id] = done[-1]
-
-        def resumed() -> None:
-            if not done:
-                return
-            assert table is not None
-            table.saving = False
-            future = done.pop()
-            if self.saves.get(table.id) is future:
-                del self.saves[table.id]
-            future.set_result(None)
-
-        try:
-            await self.store.bridged(call, paused, resumed)
-        finally:
-            if table is not None and not table.saving:
-                self._held(table)
+    def saved(self, table: Table) -> None:
+        self._held(table)
 
     def _held(self, table: Table) -> None:
         """Apply the moves notified while this process saved at ``table``, in the order they came."""
@@ -350,18 +333,6 @@ class Cluster:
                 self.dirty.add(table.id)
                 self.wake.set()
                 break
-
-    async def _answering(self, conn: _Client, work: Coroutine[Any, Any, None]) -> None:
-        """Run a message's handling; what went wrong is told to this client only."""
-        try:
-            await work
-        except P.ProtocolError as exc:
-            conn.send(P.encode(P.error(exc.code, str(exc))))
-        except (StoreUnavailable, StoreConflict) as exc:
-            self.server.store_trouble(conn, exc)
-        except Exception:
-            log.exception("failed to handle a message")
-            conn.send(P.encode(P.error("internal", "the server could not handle this message")))
 
     async def _after_save(self, conn: _Client, msg: P.ClientMessage, table: Table) -> None:
         while table.saving and table.id in self.saves:

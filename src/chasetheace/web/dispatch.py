@@ -32,8 +32,8 @@ class Dispatch(Seating):
             await self.load(table_id)
             if conn.closed:
                 pass
-            elif self.cluster is not None:  # its database calls off the loop
-                await self.cluster.dispatch(conn, msg)
+            elif self.saver is not None:  # its database calls off the loop
+                await self.saver.dispatch(conn, msg)
             else:
                 self.dispatch(conn, msg)
         except P.ProtocolError as exc:

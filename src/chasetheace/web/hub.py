@@ -62,6 +62,9 @@ class TableHub:
         self.loader = None if store.path == ":memory:" else Loader(store)
         # on PostgreSQL, this process's part among several (:mod:`.cluster`); started by the app
         self.cluster: Any = None
+        # what handles messages and automatic moves with the store's calls off the event loop
+        # (:mod:`.saving`): the cluster on PostgreSQL, a Saver on SQLite; set by the app
+        self.saver: Any = None
         self.just_loaded: dict[str, bool] = {}
         self.loading: dict[str, asyncio.Future[None]] = {}
         self.welcome = P.encode(welcome(self.bots, self.limits))

@@ -51,6 +51,24 @@ def _response(status: int, reason: str, text: str) -> bytes:
             f"content-length: {len(body)}\r\nconnection: close\r\n\r\n").encode("ascii") + body
 
 
+class _QuietRefusals:
+    """uvicorn's logger for one connection, but for its warning "Invalid HTTP request received.",
+    said at debug level when the request is one refused 431 here for too many header lines (the
+    refusal is the answer; a client sending such requests would otherwise fill the log)."""
+
+    def __init__(self, logger: Any, refused: Any) -> None:
+        self._logger, self._refused = logger, refused
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._logger, name)
+
+    def warning(self, msg: str, *args: Any, **kwargs: Any) -> None:
+        if self._refused() and msg == "Invalid HTTP request received.":
+            self._logger.debug("a request refused 431: too many header lines")
+            return
+        self._logger.warning(msg, *args, **kwargs)
+
+
 def guarded_protocol(limits: Limits, proxies: frozenset[str] | None = frozenset()) -> type[Any]:
     """A subclass of uvicorn's httptools protocol that holds each request's head to ``limits``
     (see the module's text); ``proxies`` are the trusted proxies' addresses (None: every address),
@@ -69,6 +87,7 @@ def guarded_protocol(limits: Limits, proxies: frozenset[str] | None = frozenset(
             # head, even pipelined behind a response under way (the app takes no request bodies)
             self._head = self._fields = 0
             self._refusal: bytes | None = None
+            self.logger = _QuietRefusals(self.logger, lambda: self._refusal is not None)  # type: ignore[assignment]
             self._timer: asyncio.TimerHandle | None = None
             host = self.client[0] if self.client else None
             self._key: str | None = None

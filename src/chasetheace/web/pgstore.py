@@ -38,6 +38,7 @@ from urllib.parse import urlsplit, urlunsplit
 from ..events import Event
 from ..extras import needs_extra_text
 from ..record import Record
+from .bridge import Bridge
 from .store import (
     SCHEMA_VERSION,
     StoreConflict,
@@ -98,6 +99,33 @@ _ELSEWHERE = ("SELECT p.seat FROM presence p JOIN processes q ON q.id = p.proces
 _ALIVE = "INSERT INTO processes VALUES (%s, now()) ON CONFLICT (id) DO UPDATE SET seen = now()"
 
 
+class _GivenUp(Exception):
+    """A call the event loop gave up on, stopped before its commit."""
+
+
+class _Call:
+    """A database call made for the event loop, run in a worker thread: the loop may give up on it
+    (:meth:`abandon`) until the worker is about to commit (:meth:`commit`), not after."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._state = "running"  # then "committing" or "abandoned", for good
+
+    def commit(self) -> bool:
+        """In the worker, before the commit: whether the loop still waits (then it cannot give up)."""
+        with self._lock:
+            if self._state == "running":
+                self._state = "committing"
+            return self._state == "committing"
+
+    def abandon(self) -> bool:
+        """On the loop: give up, so the call commits nothing; False if its commit is under way."""
+        with self._lock:
+            if self._state == "running":
+                self._state = "abandoned"
+            return self._state == "abandoned"
+
+
 def mask_url(url: str) -> str:
     """The URL with its password (if any) replaced by ``***``: what logs and errors show."""
     try:
@@ -126,8 +154,9 @@ class PgStore:
     """A call made on the event loop thread itself (a rare one: a join, a start) runs in a worker
     thread while the loop waits: past this many seconds, if the probe has had no answer for
     :attr:`probe_silence` seconds (a database gone, not merely busy), the client is told the
-    database is unavailable (a write may still commit: the next read of the table shows it); else
-    it waits up to :attr:`wait`."""
+    database is unavailable and the call commits nothing, even once the database goes on (unless
+    its commit was sent already: that one is awaited up to :attr:`wait`); else it waits up to
+    :attr:`wait`."""
     probe_silence = 1.0
     pool_timeout = 2.0
     """The longest a call waits for one of the pool's connections to be free."""
@@ -150,13 +179,7 @@ class PgStore:
             raise ImportError(needs_extra_text(f"--db {self.path}", "postgres", missing=missing),
                               name=exc.name) from None
         self._psycopg = psycopg
-        try:
-            import greenlet
-        except ImportError as exc:
-            raise ImportError(needs_extra_text(f"--db {self.path}", "postgres", missing="greenlet"),
-                              name=exc.name) from None
-        self._greenlet = greenlet
-        self._bridged: set[Any] = set()  # the greenlets run by :meth:`bridged`
+        self.bridge = Bridge(f"--db {self.path}", "postgres")  # for :meth:`bridged`
         self.loop_waits = 0  # database calls the event loop's thread waited for (see :meth:`_tx`)
         self._tries = pool_size + 1  # a connection found broken is dropped and the next one tried
         self._timeout = connect_timeout
@@ -270,30 +293,12 @@ class PgStore:
         around each pause (to mark a table as being saved meanwhile). A call waits as one made
         on the loop would (:attr:`loop_wait`, :attr:`probe_silence`, :attr:`wait`), never
         holding up the loop."""
-        glet = self._greenlet.greenlet(call)
-        self._bridged.add(glet)
-        try:
-            request = glet.switch()
-            while not glet.dead:
-                if paused is not None:
-                    paused()
-                try:
-                    answer = await self._answer(request)
-                except BaseException as exc:
-                    if resumed is not None:
-                        resumed()
-                    request = glet.throw(exc)
-                else:
-                    if resumed is not None:
-                        resumed()
-                    request = glet.switch(answer)
-            return cast(T, request)
-        finally:
-            self._bridged.discard(glet)
+        return await self.bridge.run(call, self._answer, paused, resumed)
 
-    async def _answer(self, future: concurrent.futures.Future[Any]) -> Any:
+    async def _answer(self, request: tuple[concurrent.futures.Future[Any], _Call]) -> Any:
         """The answer of a call made in a worker thread for :meth:`bridged`, awaited: given up
-        (StoreUnavailable) as a call on the loop would be."""
+        (StoreUnavailable, nothing committed) as a call on the loop would be."""
+        future, call = request
         waiting = asyncio.wrap_future(future)
         started = time.monotonic()
         while True:
@@ -301,10 +306,20 @@ class PgStore:
             if done:
                 return waiting.result()
             waited = time.monotonic() - started
-            if waited > self.wait or (waited > self.loop_wait and self.silent() > self.probe_silence):
+            if self._give_up(waited, call):
                 waiting.add_done_callback(lambda f: f.cancelled() or f.exception())
                 raise StoreUnavailable(f"database {self.path} is too slow: no answer within "
                                        f"{waited:.2g} s")
+
+    def _give_up(self, waited: float, call: _Call) -> bool:
+        """Whether the event loop stops waiting for ``call`` after ``waited`` seconds: past
+        :attr:`wait`, or past :attr:`loop_wait` while the probe has no answer; then the call
+        commits nothing (unless its commit was sent already: that one is awaited up to
+        :attr:`wait`, its outcome unknown before)."""
+        if waited > self.wait:
+            call.abandon()
+            return True
+        return waited > self.loop_wait and self.silent() > self.probe_silence and call.abandon()
 
     def probe(self, timeout: float) -> float:
         """In the probe's thread: how long a ``SELECT 1`` took on the probe's own connection
@@ -350,10 +365,14 @@ class PgStore:
 
     # --- one transaction ------------------------------------------------------------------------
 
-    def _tx(self, work: Callable[[Any], T], notify: str | None = None, *, atomic: bool = True) -> T:
+    def _tx(self, work: Callable[[Any], T], notify: str | None = None, *, atomic: bool = True,
+            call: _Call | None = None) -> T:
         """Run ``work(cursor)`` in one transaction (with a NOTIFY about table ``notify``), or, not
         ``atomic``, as it is (one statement is a transaction of its own). A connection that broke
-        while in the pool (PostgreSQL restarted) is dropped and the call made on another."""
+        while in the pool (PostgreSQL restarted) is dropped and the call made on another. Made for
+        the event loop (``call``), it commits only if the loop still waits for it: a call the loop
+        gave up on (its client told ``database_unavailable``) leaves nothing behind when the
+        database goes on."""
         psycopg = self._psycopg
         if time.monotonic() < self._down_until:
             raise StoreUnavailable(f"database {self.path} is unavailable")
@@ -362,10 +381,10 @@ class PgStore:
         except RuntimeError:
             pass  # a worker thread: it may wait
         else:  # the event loop's own thread: the call runs in a worker
-            future = self.executor.submit(self._tx, work, notify, atomic=atomic)
-            current = self._greenlet.getcurrent()
-            if current in self._bridged:  # paused, the loop free, until the answer (:meth:`bridged`)
-                return cast(T, current.parent.switch(future))
+            call = _Call()
+            future = self.executor.submit(self._tx, work, notify, atomic=atomic, call=call)
+            if self.bridge.inside():  # paused, the loop free, until the answer (:meth:`bridged`)
+                return cast(T, self.bridge.call((future, call)))
             # else the loop waits for it while the database answers the probe (busy, not gone),
             # and gives up soon once it does not (counted: no such call is left on the loop)
             self.loop_waits += 1
@@ -375,20 +394,27 @@ class PgStore:
                     return future.result(0.05)
                 except concurrent.futures.TimeoutError:
                     waited = time.monotonic() - started
-                    if waited > self.wait or (waited > self.loop_wait and self.silent() > self.probe_silence):
+                    if self._give_up(waited, call):
                         raise StoreUnavailable(f"database {self.path} is too slow: no answer within "
                                                f"{waited:.2g} s") from None
         for attempt in range(self._tries):
             try:
                 with self.pool.connection(timeout=self.pool_timeout) as conn:
                     if not atomic:
+                        if call is not None and not call.commit():
+                            raise _GivenUp
                         with conn.cursor() as cur:
                             return work(cur)
                     with conn.transaction(), conn.cursor() as cur:
                         result = work(cur)
                         if notify is not None:
                             cur.execute("SELECT pg_notify(%s, %s)", (CHANNEL, f"{self.process}|{notify}"))
+                        if call is not None and not call.commit():
+                            raise _GivenUp  # rolled back: its client was told it failed
                         return result
+            except _GivenUp:
+                raise StoreUnavailable(f"database {self.path} was too slow: given up, "
+                                       "nothing saved") from None
             except psycopg.errors.UniqueViolation as exc:
                 raise StoreConflict(self._mask(exc)) from None
             except (psycopg.errors.QueryCanceled, psycopg.errors.LockNotAvailable) as exc:
@@ -427,10 +453,11 @@ class PgStore:
     # --- writes ---------------------------------------------------------------------------------
 
     def create_table(self, table_id: str, options: dict[str, Any], *, created: float | None = None) -> None:
-        """Save a new table's options."""
-        self._tx(lambda cur: cur.execute("INSERT INTO tables VALUES (%s, %s, %s)",
-                                         (table_id, time.time() if created is None else created,
-                                          _dump(options))))
+        """Save a new table's options; created now on the database's clock unless ``created`` says
+        when (as are its moves' times: the expiry of idle tables reads that clock too)."""
+        self._tx(lambda cur: cur.execute(
+            "INSERT INTO tables VALUES (%s, COALESCE(%s::float8, extract(epoch FROM now())::float8), %s)",
+            (table_id, created, _dump(options))))
 
     def add_seat(self, table_id: str, seat: int, name: str, token_hash: str) -> None:
         """Save a person taking a seat (StoreConflict if another process gave that seat first)."""
@@ -476,10 +503,9 @@ class PgStore:
             payload = f"{self.process}|{table_id}"
         self._tx(lambda cur: cur.execute(
             "WITH saved AS (INSERT INTO actions (table_id, game_no, seq, seat, action, actor, events, at, "
-            "act_id) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING 1) "
+            "act_id) VALUES (%s, %s, %s, %s, %s, %s, %s, extract(epoch FROM now())::float8, %s) RETURNING 1) "
             "SELECT pg_notify(%s, %s) FROM saved",
-            (table_id, game_no, seq, seat, action, actor, _dump(dumped), time.time(), act_id, CHANNEL,
-             payload)),
+            (table_id, game_no, seq, seat, action, actor, _dump(dumped), act_id, CHANNEL, payload)),
             atomic=False)
 
     def applied(self, table_id: str, act_id: str) -> bool:
@@ -493,7 +519,8 @@ class PgStore:
                                          (_dump(list(seat_kinds)), table_id, game_no)), table_id)
 
     def idle_tables(self, before: float, limit: int = 200) -> list[str]:
-        """Tables created before ``before`` with no move since then and no person connected to any
+        """Tables created before ``before`` (seconds since the epoch on the database's clock, which
+        dates tables and moves here) with no move since then and no person connected to any
         live process, nor leased (the oldest ``limit``)."""
         return self._tx(lambda cur: [r[0] for r in cur.execute(
             "SELECT id FROM tables t WHERE created < %s AND NOT EXISTS "
@@ -598,16 +625,19 @@ class PgStore:
         return self._tx(work, atomic=False)
 
     def beat(self, present: Sequence[tuple[str, int]] | None, wanted: Sequence[str], held: Sequence[str],
-             lease: float, alive: float, dead: set[str]) -> tuple[set[str], dict[str, set[int]], set[str]]:
+             lease: float, alive: float,
+             dead: set[str]) -> tuple[set[str], dict[str, set[int]], set[str], float | None]:
         """One heartbeat of this process, in one transaction: say it is alive; if ``present`` is
         given, state afresh the seats it has people connected at (table, seat; otherwise they
         are kept up to date by :meth:`set_presence`); renew the leases it ``held`` that it still
         wants, give up the others, and take the lease of each ``wanted`` table that has no live
         holder (for ``lease`` seconds). Returns the tables it holds; for the tables it just took
         (for all it holds when a process died since the ``dead`` it knew of), the seats connected
-        to other live processes (alive: a heartbeat within ``alive`` seconds); and the processes
-        dead now. Each step touches only what changed: a steady beat is a few small statements."""
-        def work(cur: Any) -> tuple[set[str], dict[str, set[int]], set[str]]:
+        to other live processes (alive: a heartbeat within ``alive`` seconds); the processes
+        dead now; and in how many seconds the first lease another process holds on a ``wanted``
+        table runs out (None if none: the next beat may take it then, not a beat later). Each
+        step touches only what changed: a steady beat is a few small statements."""
+        def work(cur: Any) -> tuple[set[str], dict[str, set[int]], set[str], float | None]:
             me = self.process
             cur.execute(_ALIVE, (me,))
             if present is not None:
@@ -625,11 +655,14 @@ class PgStore:
                 (lease, me, sorted(want & set(held)))).fetchall()} if want & set(held) else set()
             gained: set[str] = set()
             others = sorted(want - kept)
+            soonest = None
             if others:
-                free = [r[0] for r in cur.execute(
-                    "SELECT t FROM unnest(%s::text[]) AS x(t) WHERE NOT EXISTS (SELECT 1 FROM leases l "
-                    "WHERE l.table_id = x.t AND l.expires >= now() AND l.holder <> %s)",
-                    (others, me)).fetchall()]
+                leased = cur.execute(
+                    "SELECT t, (SELECT extract(epoch FROM min(l.expires) - now())::float8 FROM leases l "
+                    "WHERE l.table_id = x.t AND l.expires >= now() AND l.holder <> %s) "
+                    "FROM unnest(%s::text[]) AS x(t)", (me, others)).fetchall()
+                free = [t for t, left in leased if left is None]
+                soonest = min((float(left) for _, left in leased if left is not None), default=None)
                 if free:
                     gained = {r[0] for r in cur.execute(
                         "INSERT INTO leases SELECT t, %s, now() + make_interval(secs => %s) "
@@ -650,7 +683,7 @@ class PgStore:
                         "AND q.seen > now() - make_interval(secs => %s)", (ask, me, alive)).fetchall():
                     seats[t].add(s)
             cur.execute("DELETE FROM processes WHERE seen < now() - interval '1 day'")
-            return holding, seats, now_dead
+            return holding, seats, now_dead, soonest
         return self._tx(work)
 
     def set_presence(self, table_id: str, seat: int, here: bool) -> None:

@@ -22,13 +22,20 @@ True
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
+import functools
 import json
 import sqlite3
+import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, Protocol, TypeVar
+
+if TYPE_CHECKING:
+    from .bridge import Bridge
 
 from ..events import Event
 from ..record import Record
@@ -138,6 +145,7 @@ class TableStore(Protocol):
 
     path: str
     shared: bool
+    loop_waits: int  # calls the event loop's thread waited for itself (none, in the web server)
 
     def close(self) -> None: ...
     def checkpoint(self, mode: str = "PASSIVE") -> None: ...
@@ -161,13 +169,36 @@ class TableStore(Protocol):
                     game: str = "chase-the-ace") -> Record: ...
 
 
+Args = ParamSpec("Args")
+R = TypeVar("R")
+
+
+def _serial(method: Callable[Concatenate[Store, Args], R]) -> Callable[Concatenate[Store, Args], R]:
+    """A call on the store's connection, one at a time; made from a greenlet of the web server
+    (:meth:`Store.bridged`), in the writer thread while the event loop serves others."""
+    def call(self: Store, /, *args: Args.args, **kwargs: Args.kwargs) -> R:
+        return self._call(functools.partial(method, self, *args, **kwargs))
+    functools.update_wrapper(call, method)  # its name and docstring
+    return call
+
+
 class Store:
-    """The SQLite database of every table; each write is committed before anyone is told of it."""
+    """The SQLite database of every table; each write is committed before anyone is told of it.
+
+    The web server (:meth:`off_the_loop`) makes its calls from greenlets (:mod:`.saving`): each
+    runs in the store's one writer thread, in the order made, while the event loop serves others,
+    so a slow disk or another program holding the file's write lock freezes no ping. A write
+    that waits longer than ``busy_timeout`` (5 s) for the lock is :class:`StoreUnavailable`."""
 
     shared = False  # one server process per SQLite file (:mod:`.lock`)
+    bridge: Bridge | None = None
+    loop_waits = 0  # calls the event loop's thread made itself while a bridge was there
+    waiting = 0  # calls of greenlets sent to the writer thread and not answered yet
 
     def __init__(self, path: str, *, read_only: bool = False) -> None:
         self.path = path
+        self._lock = threading.RLock()  # the connection, one call at a time
+        self.writer: concurrent.futures.ThreadPoolExecutor | None = None
         if read_only:  # a reader beside the server's own connection (WAL lets it read alongside)
             uri = Path(path).absolute().as_uri() + "?mode=ro"
             self.db = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
@@ -218,8 +249,54 @@ class Store:
             db.execute("ROLLBACK")
             raise
 
+    def off_the_loop(self) -> None:
+        """Make the calls of the web server's greenlets (:meth:`bridged`) in a writer thread of
+        the store's own (the greenlet package, in the web extra, is needed)."""
+        from .bridge import Bridge
+
+        self.bridge = Bridge("the web table", "web")
+        self.writer = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="cta-sqlite")
+
+    async def bridged(self, call: Callable[[], R], paused: Callable[[], None] | None = None,
+                      resumed: Callable[[], None] | None = None) -> R:
+        """Run ``call`` (plain code that may call this store) on the event loop's thread in a
+        greenlet of its own: each store call it makes runs in the writer thread while the greenlet
+        is paused and the loop serves everyone else (:class:`.bridge.Bridge`); ``paused`` and
+        ``resumed`` are called around each pause. Without :meth:`off_the_loop`, it runs as it is."""
+        if self.bridge is None:
+            return call()
+        return await self.bridge.run(call, _answer, paused, resumed)
+
+    def _call(self, call: Callable[[], R]) -> R:
+        bridge = self.bridge
+        if bridge is not None and self.writer is not None:
+            if bridge.inside():  # a greenlet on the loop: paused until the writer thread answers
+                self.waiting += 1
+                try:
+                    return bridge.call(self.writer.submit(self._locked, call))  # type: ignore[no-any-return]
+                finally:
+                    self.waiting -= 1
+            try:
+                asyncio.get_running_loop()
+            except RuntimeError:
+                pass
+            else:
+                self.loop_waits += 1  # made on the loop itself (counted: none should be)
+        return self._locked(call)
+
+    def _locked(self, call: Callable[[], R]) -> R:
+        with self._lock:
+            try:
+                return call()
+            except sqlite3.OperationalError as exc:
+                if "locked" in str(exc) or "busy" in str(exc):  # another writer held it past busy_timeout
+                    raise StoreUnavailable(f"database {self.path!r} is locked: {exc}") from None
+                raise
+
     def close(self) -> None:
         """Checkpoint and close the database."""
+        if self.writer is not None:
+            self.writer.shutdown(wait=True)
         self.checkpoint("TRUNCATE")
         self.db.close()
 
@@ -244,16 +321,19 @@ class Store:
         """The journal mode in force (``wal`` for a file database)."""
         return str(self.db.execute("PRAGMA journal_mode").fetchone()[0])
 
+    @_serial
     def create_table(self, table_id: str, options: dict[str, Any], *, created: float | None = None) -> None:
         """Save a new table's options."""
         self.db.execute("INSERT INTO tables VALUES (?, ?, ?)",
                         (table_id, time.time() if created is None else created, _dump(options)))
 
+    @_serial
     def add_seat(self, table_id: str, seat: int, name: str, token_hash: str) -> None:
         """Save a person taking a seat."""
         self.db.execute("INSERT INTO seats (table_id, seat, name, token_hash) VALUES (?, ?, ?, ?)",
                         (table_id, seat, name, token_hash))
 
+    @_serial
     def set_seat_keys(self, table_id: str, seat: int, token_hash: str | None,
                       recovery_hash: str | None) -> None:
         """Save a seat's new token (None: unchanged) and recovery code hashes."""
@@ -263,6 +343,7 @@ class Store:
         self.db.execute("UPDATE seats SET recovery_hash=? WHERE table_id=? AND seat=?",
                         (recovery_hash, table_id, seat))
 
+    @_serial
     def start_game(self, table_id: str, game_no: int, seed: int, carry: int, names: Sequence[str],
                    seat_kinds: Sequence[str], events: Sequence[Event]) -> None:
         """Save the start of a game: its seed and the events of the deal."""
@@ -270,6 +351,7 @@ class Store:
                         (table_id, game_no, seed, carry, _dump(list(names)), _dump(list(seat_kinds)),
                          _dump([e.to_dict() for e in events])))
 
+    @_serial
     def append_action(self, table_id: str, game_no: int, seat: int, action: str, actor: str,
                       events: Sequence[Event], seq: int | None = None, act_id: str | None = None) -> None:
         """Append one decision and the events it caused to the game's log; ``seq`` is its number
@@ -287,16 +369,19 @@ class Store:
         except sqlite3.IntegrityError as exc:
             raise StoreConflict(f"move {seq} of game {game_no} at table {table_id} is saved already") from exc
 
+    @_serial
     def applied(self, table_id: str, act_id: str) -> bool:
         """Whether a move with this act id was saved at the table."""
         return self.db.execute("SELECT 1 FROM actions WHERE table_id=? AND act_id=?",
                                (table_id, act_id)).fetchone() is not None
 
+    @_serial
     def set_seat_kinds(self, table_id: str, game_no: int, seat_kinds: Sequence[str]) -> None:
         """Save who plays each seat of a game (a person's seat handed to a bot, or taken back)."""
         self.db.execute("UPDATE games SET kinds=? WHERE table_id=? AND game_no=?",
                         (_dump(list(seat_kinds)), table_id, game_no))
 
+    @_serial
     def idle_tables(self, before: float, limit: int = 200) -> list[str]:
         """Tables created before ``before`` with no move since then (the oldest ``limit``)."""
         return [r[0] for r in self.db.execute(
@@ -304,6 +389,7 @@ class Store:
             "(SELECT 1 FROM actions a WHERE a.table_id = t.id AND a.at >= ?) ORDER BY created LIMIT ?",
             (before, before, limit))]
 
+    @_serial
     def delete_table(self, table_id: str) -> None:
         """Delete a table with its seats, games and moves, in one transaction."""
         db = self.db
@@ -321,6 +407,7 @@ class Store:
         """A table as saved, or None if there is no such table."""
         return self.load_tail(table_id, 0, 0)
 
+    @_serial
     def load_tail(self, table_id: str, game_no: int, seq: int) -> StoredTable | None:
         """A table as saved with only its latest game, and of that game's decisions only those
         from number ``seq`` on if it is game ``game_no`` (else all of them): what a copy of the
@@ -351,6 +438,7 @@ class Store:
                     (table_id, last.game_no))]
         return StoredTable(table_id, row[0], json.loads(row[1]), seats, games, first, earlier)
 
+    @_serial
     def game_record(self, table_id: str, game_no: int, config: dict[str, Any],
                     game: str = "chase-the-ace") -> Record:
         """A stored game as a game record (hidden cards included: for referees only): the engine's,
@@ -367,6 +455,10 @@ class Store:
         from ..registry import game_kind
 
         return game_kind(game).stored_record(json.loads(row[1]), config, row[0], events)
+
+
+async def _answer(future: concurrent.futures.Future[R]) -> R:
+    return await asyncio.wrap_future(future)
 
 
 def _dump(value: Any) -> str:

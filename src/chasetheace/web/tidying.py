@@ -37,8 +37,14 @@ class Tidying(TableHub):
         return len(idle)
 
     def expire(self, now: float | None = None, batch: int = 200) -> list[str]:
-        """Delete tables nobody is at that had no move for ``table_ttl`` seconds; their ids."""
-        cutoff = (time.time() if now is None else now) - self.limits.table_ttl
+        """Delete tables nobody is at that had no move for ``table_ttl`` seconds; their ids. ``now``
+        is this process's clock, or on PostgreSQL the database's (as last measured: tables and
+        moves are dated by it there, whatever each process's own clock says)."""
+        if now is None:
+            if self.cluster is not None and not self.cluster.clock_read:
+                return []  # the database's clock not known yet: next time
+            now = time.time() if self.cluster is None else self.cluster.now()
+        cutoff = now - self.limits.table_ttl
         gone = []
         for table_id in self.store.idle_tables(cutoff, batch):
             if table_id in self.watchers:
@@ -58,7 +64,8 @@ class Tidying(TableHub):
 
 async def housekeeping(server: Tidying, manage_gc: bool, every: float = 2.0, full_gc: float = 600.0,
                         expire_every: float = 60.0) -> None:
-    """Now and then: delete expired tables (every ``expire_every`` seconds, a batch at a time);
+    """Now and then: delete expired tables (every ``expire_every`` seconds, or a tenth of their
+    time to live if that is shorter, a batch at a time);
     checkpoint the WAL in a worker thread, so no commit on the loop waits on fsync;
     and freeze the objects that survived so far, so the collector's full passes (which stopped
     the loop for up to half a second with 1,000 players) scan only new objects. Objects freed by
@@ -66,6 +73,8 @@ async def housekeeping(server: Tidying, manage_gc: bool, every: float = 2.0, ful
     collection every ``full_gc`` seconds. (The collector is the process's: only a server that owns
     its process, as ``serve`` does, should ``manage_gc``.)"""
     store = server.store
+    # a short time to live (tests, a demo) is checked more often: within a tenth of it
+    expire_every = min(expire_every, max(1.0, server.limits.table_ttl / 10))
     last_full = last_expiry = time.monotonic()
     while True:
         await asyncio.sleep(min(every, server.limits.idle_seconds or every))
@@ -73,8 +82,8 @@ async def housekeeping(server: Tidying, manage_gc: bool, every: float = 2.0, ful
         if time.monotonic() - last_expiry >= expire_every:
             last_expiry = time.monotonic()
             try:
-                if server.cluster is not None:  # its database calls off the loop
-                    await server.cluster.bridged(server.expire, None)
+                if server.saver is not None:  # its database calls off the loop
+                    await server.saver.bridged(server.expire, None)
                 else:
                     server.expire()
             except Exception:

@@ -91,6 +91,10 @@ class Timers(Telling):
             return
         if table.saving:  # set again once the move being saved is in
             return
+        if self.cluster is None and self.saver is not None and not self.saver.inside():
+            # SQLite: in its turn at the table, its write off the loop (the position checked again)
+            self.saver.later(table, lambda: self.automatic(table, marker, stand_in))
+            return
         seat = game.to_act
         try:
             if stand_in is None:
