@@ -24,10 +24,15 @@ against the database: no move a player saw is missing (lost moves), and tables t
 move in the last seconds of the run are counted as stuck.
 
 It prints the servers' **CPU seconds per action** (their CPU time over the players' actions:
-what a set-up costs whatever else runs on the machine; PostgreSQL's own processes are not
-counted) and, on PostgreSQL, how many times the processes read a table from the database per
-move they applied from a notification (``/healthz`` counters). ``--hog N`` starts N busy
-processes beside the servers for the run (a machine shared with other work).
+what a set-up costs whatever else runs on the machine) and, on PostgreSQL, apart, the CPU of the
+PostgreSQL server's own processes when it runs on this machine (read from /proc: its postmaster
+and every child, other databases' work included), and how many times the processes read a table
+from the database per move they applied from a notification (``/healthz`` counters). ``--hog N``
+starts N busy processes beside the servers for the run (a machine shared with other work).
+``--compare`` runs one process on a new SQLite file first, then ``--processes`` on ``--db``, with
+the same load, and prints them side by side with the ratio of their CPU per action:
+
+    python benchmarks/server_load.py --compare --processes 3 --db postgresql://... [--hog 2]
 
 Only loopback is used; every loop is bounded by ``--duration`` and the connection count.
 """
@@ -249,10 +254,56 @@ def start_hogs(count: int) -> list[subprocess.Popen[bytes]]:
     return [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(count)]
 
 
-def cpu_seconds(pid: int) -> float:
+def _stat(pid: int) -> list[str]:
+    """The fields of ``/proc/PID/stat`` after the command's name (state first, then the parent)."""
     with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
+        return f.read().rsplit(")", 1)[1].split()
+
+
+def cpu_seconds(pid: int) -> float:
+    fields = _stat(pid)
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+class DatabaseServer:
+    """The CPU time of the PostgreSQL server behind a URL when it runs on this machine: its
+    postmaster (the parent of this benchmark's own backend), with what its exited children
+    used, and its live children (every backend, whatever database it serves, and PostgreSQL's
+    own workers). None when it cannot be read (another machine, no /proc)."""
+
+    def __init__(self, url: str) -> None:
+        self.postmaster: int | None = None
+        with contextlib.suppress(Exception):
+            import psycopg
+
+            with psycopg.connect(url, connect_timeout=5) as conn:
+                row = conn.execute("SELECT pg_backend_pid()").fetchone()
+                backend = int(row[0]) if row is not None else 0
+                parent = int(_stat(backend)[1])
+                if all(_comm(pid) in ("postgres", "postmaster") for pid in (backend, parent)):
+                    self.postmaster = parent
+
+    def cpu(self) -> float | None:
+        """CPU seconds used so far by the server's processes (None if not readable)."""
+        if self.postmaster is None:
+            return None
+        try:
+            main = _stat(self.postmaster)
+        except OSError:
+            return None
+        ticks = sum(int(main[i]) for i in (11, 12, 13, 14))  # its own and its exited children's
+        for entry in os.listdir("/proc"):
+            if entry.isdecimal():
+                with contextlib.suppress(OSError, IndexError, ValueError):
+                    fields = _stat(int(entry))
+                    if int(fields[1]) == self.postmaster:
+                        ticks += int(fields[11]) + int(fields[12])
+        return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def _comm(pid: int) -> str:
+    with open(f"/proc/{pid}/comm") as f:
+        return f.read().strip()
 
 
 async def open_player(bench: Bench, run: TableRun, process: int, number: int) -> Player:
@@ -406,6 +457,8 @@ async def main_async(args: argparse.Namespace, servers: Servers) -> dict[str, An
     connect_s = time.perf_counter() - t0
     connected = sum(1 for r in runs for c in r.clients if c.open)
     counts0 = await asyncio.to_thread(health_counts, servers.ports)
+    database = DatabaseServer(args.db) if args.db.startswith("postgresql://") else None
+    db0 = None if database is None else database.cpu()
     cpu0, wall0, mine0 = servers.cpu(), time.perf_counter(), time.process_time()
     servers.retired_cpu = 0.0
     bench.until = time.monotonic() + args.duration
@@ -418,6 +471,8 @@ async def main_async(args: argparse.Namespace, servers: Servers) -> dict[str, An
     held = sum(1 for r in runs for c in r.clients if c.open)
     measured = time.perf_counter() - wall0
     cpu = servers.cpu() + servers.retired_cpu - cpu0
+    db1 = None if database is None else database.cpu()
+    db_cpu = None if db0 is None or db1 is None else db1 - db0
     mine = time.process_time() - mine0
     rss = servers.rss()
     counts1 = await asyncio.to_thread(health_counts, servers.ports)
@@ -466,6 +521,8 @@ async def main_async(args: argparse.Namespace, servers: Servers) -> dict[str, An
         "acts_sent_again": bench.retried, "tables_with_lost_moves": lost, "tables_stuck": stuck,
         "server_cpu_percent_of_one_core": round(100 * cpu / measured, 1),
         "server_cpu_ms_per_action": round(1000 * cpu / bench.actions, 2) if bench.actions else None,
+        "database_cpu_ms_per_action": (round(1000 * db_cpu / bench.actions, 2)
+                                       if bench.actions and db_cpu is not None else None),
         "cluster_counts": counts,
         "tables_read_per_applied_move": (round(counts["tables_read"] / counts["moves_applied"], 3)
                                          if counts.get("moves_applied") else None),
@@ -492,30 +549,58 @@ def main() -> int:
                         help="with --rolling-restart: stop each with SIGKILL (a crash), not SIGTERM")
     parser.add_argument("--hog", type=int, default=0, metavar="N",
                         help="start N busy processes beside the servers for the run (0..8)")
+    parser.add_argument("--compare", action="store_true",
+                        help="with --db postgresql://...: first one process on a new SQLite file, then "
+                             "--processes on the database, the same load; prints both and their ratio")
     args = parser.parse_args()
     if not (1 <= args.tables <= 1000 and 2 <= args.seats <= 12 and 0 <= args.bots < args.seats
             and 0 < args.duration <= 600 and args.think >= 0 and 1 <= args.processes <= 8
             and 0 <= args.hog <= 8):
         parser.error("out of range: tables 1..1000, seats 2..12, bots 0..seats-1, duration 0..600 s, "
                      "processes 1..8, hog 0..8")
-    if args.db is None:
-        args.db = os.path.join(tempfile.mkdtemp(prefix="cta-load-"), "load.sqlite3")
-    elif not args.db.startswith("postgresql://"):
+    if args.db is not None and not args.db.startswith("postgresql://"):
         parser.error("--db takes a postgresql:// URL (the default is a new SQLite file)")
-    if (args.processes > 1 or args.rolling_restart) and not args.db.startswith("postgresql://"):
-        parser.error("several processes, or a rolling restart, need --db postgresql://...")
+    if (args.processes > 1 or args.rolling_restart or args.compare) and args.db is None:
+        parser.error("several processes, a rolling restart, or --compare need --db postgresql://...")
+    setups = [(None, 1)] if args.compare else []
+    setups.append((args.db, args.processes))
+    results = []
+    for db, processes in setups:
+        run = argparse.Namespace(**vars(args))
+        run.db = db or os.path.join(tempfile.mkdtemp(prefix="cta-load-"), "load.sqlite3")
+        run.processes = processes
+        results.append(run_setup(run))
+        report(run, results[-1])
+    if args.compare:
+        compare(results)
+    return 0
+
+
+def run_setup(args: argparse.Namespace) -> dict[str, Any]:
+    """One set-up's run: its servers started, the load played, everything stopped again."""
     servers = Servers(args.db, args.processes, str(10 * args.tables * args.seats + 100))
     servers.kill = args.kill
     hogs = start_hogs(args.hog)
     try:
         gc.disable()  # the load generator must not pause to collect garbage mid-measure
-        result = asyncio.run(main_async(args, servers))
+        return asyncio.run(main_async(args, servers))
     finally:
+        gc.enable()
         for hog in hogs:
             hog.kill()
             hog.wait()
         servers.stop_all()
-    print(f"{result['processes']} process(es) on {result['db']}: connected players held: {result['held']} of "
+
+
+def _setup_name(result: dict[str, Any]) -> str:
+    count = result["processes"]
+    return (f"{count} process{'es' if count > 1 else ''}, "
+            f"{'PostgreSQL' if result['db'] == 'postgresql' else 'SQLite'}")
+
+
+def report(args: argparse.Namespace, result: dict[str, Any]) -> None:
+    """Print one set-up's figures (and, last, all of them as one JSON line)."""
+    print(f"{_setup_name(result)}: connected players held: {result['held']} of "
           f"{result['connected']} ({args.tables} tables of {args.seats}, {args.bots} bots each; seated in "
           f"{result['connect_s']} s)")
     print(f"actions: {result['actions']} in {result['seconds']} s = {result['actions_per_s']} actions/s "
@@ -540,8 +625,15 @@ def main() -> int:
           f"{result['clients_cpu_percent_of_one_core']}%; servers' memory {result['server_rss_mb']} MB; "
           f"machine load average {result['load_average']:.2f}; "
           f"errors: {result['errors']}")
-    print(f"server CPU per action: {result['server_cpu_ms_per_action']} ms (CPU seconds of the server "
-          f"processes over {result['actions']} players' actions; {args.hog} busy processes beside them)")
+    if result["db"] == "postgresql":
+        more = result["database_cpu_ms_per_action"]
+        database = "not measured (not a server on this machine)" if more is None else f"{more} ms more"
+        where = f"; the PostgreSQL server's own processes: {database}"
+    else:
+        where = " (SQLite's work is in the server process: counted)"
+    print(f"CPU per action: servers {result['server_cpu_ms_per_action']} ms (CPU seconds of the "
+          f"{result['processes']} server process(es) over {result['actions']} players' actions; "
+          f"{args.hog} busy processes beside them){where}")
     if result["cluster_counts"]:
         c = result["cluster_counts"]
         print(f"notifications: {c.get('notified', 0)}; moves applied from them "
@@ -550,7 +642,26 @@ def main() -> int:
               f"{result['tables_read_per_applied_move']} per applied move; "
               f"moves saved {c.get('moves_saved', 0)}")
     print(json.dumps(result))
-    return 0
+
+
+def compare(results: list[dict[str, Any]]) -> None:
+    """The set-ups side by side, and the ratio of their CPU per action."""
+    print("\nset-up                    actions/s  p50 ms    p99 ms  CPU/action: servers  +database  "
+          "reads/applied move  load avg.")
+    for r in results:
+        database = r["database_cpu_ms_per_action"]
+        reads = r["tables_read_per_applied_move"]
+        print(f"{_setup_name(r):<25} {r['actions_per_s']:>9} {r['p50_ms']:>7} {r['p99_ms']:>9} "
+              f"{r['server_cpu_ms_per_action']:>17} ms {'-' if database is None else database:>7} ms "
+              f"{'-' if reads is None else reads:>19} {r['load_average']:>10.2f}")
+    one, many = results[0], results[-1]
+    if one["server_cpu_ms_per_action"] and many["server_cpu_ms_per_action"]:
+        ratio = many["server_cpu_ms_per_action"] / one["server_cpu_ms_per_action"]
+        text = f"CPU per action, {_setup_name(many)} over {_setup_name(one)}: {ratio:.2f}x (servers)"
+        if many["database_cpu_ms_per_action"] is not None:
+            both = (many["server_cpu_ms_per_action"] + many["database_cpu_ms_per_action"])
+            text += f", {both / one['server_cpu_ms_per_action']:.2f}x with the PostgreSQL server's own"
+        print(text)
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -25,7 +26,17 @@ from chasetheace.extras import install_command  # noqa: E402
 from chasetheace.record import Record  # noqa: E402
 from chasetheace.web.pgstore import PG_SCHEMA_V1, PG_UPGRADES, PgStore, mask_url  # noqa: E402
 from chasetheace.web.store import SCHEMA_VERSION  # noqa: E402
-from webtools import CARD, ServerProcess, create, join, play_to_end, resume, server_processes, swap_until  # noqa: E402
+from webtools import (  # noqa: E402
+    CARD,
+    ServerProcess,
+    create,
+    join,
+    play_to_end,
+    resume,
+    server_processes,
+    swap_until,
+    wait_until,
+)
 
 # the tests' limits: one client address (127.0.0.1) opens many connections and tables
 LIMITS = ["--connections-per-client", "1000", "--tables-per-client", "100000", "--rate-per-client", "100000",
@@ -215,6 +226,34 @@ def test_two_people_on_two_processes_play_a_game_to_the_end(
         c.close()
 
 
+def _counts(proc: ServerProcess) -> dict[str, int]:
+    counts: dict[str, int] = httpx.get(f"http://127.0.0.1:{proc.port}/healthz", timeout=10).json()["cluster"]
+    return counts
+
+
+def test_a_game_started_on_another_process_is_dealt_from_its_notification(
+        pg_url: str, started: list[ServerProcess]) -> None:
+    one, two = Process(pg_url), Process(pg_url)
+    started += [one, two]
+    ann, bob = one.client(), two.client()
+    table = create(ann, seats=2, bots=None)["table"]
+    join(bob, table, "Bob")
+    ann.wait_for(lambda c: c.table_info["seats"][1]["name"] == "Bob")
+    ann.send({"type": "start"})
+    bob.until(lambda m: m["type"] == "state" and m["game"] is not None)
+    ann.wait_for(lambda c: c.game is not None)
+    # Bob's process dealt the game from the notification (its seed, players and deal), no read
+    assert _counts(two)["games_applied"] == 1
+    assert bob.game is not None and ann.game is not None
+    assert bob.game["dealer"] == ann.game["dealer"] and bob.game["lives"] == ann.game["lives"]
+    play_to_end([ann, bob])  # and the game goes on from there on both processes
+    for c in (ann, bob):
+        c.wait_for(lambda c: c.game is not None and c.game["over"])
+    assert ann.history[-1] == bob.history[-1]
+    for c in (ann, bob):
+        c.close()
+
+
 def test_a_retried_act_is_applied_once_on_any_process(pg_url: str, started: list[ServerProcess]) -> None:
     one, two = Process(pg_url), Process(pg_url)
     started += [one, two]
@@ -329,10 +368,16 @@ def test_the_public_list_shows_tables_of_every_process(pg_url: str, started: lis
     table = create(ann, seats=3, bots=None, public=True)["table"]
     private = create(one.client(), name="Cy", seats=3, bots=None)["table"]
     looker = two.client()
-    listed = looker.request({"type": "list"}, "tables")
-    ids = [t["id"] for t in listed["tables"]]
+    found: list[dict[str, Any]] = []
+
+    def listed() -> bool:  # Ann's seat reaches the other process as soon as its presence is written
+        found[:] = looker.request({"type": "list"}, "tables")["tables"]
+        return table in [t["id"] for t in found]
+
+    wait_until(listed, "the public table is listed by the other process")
+    ids = [t["id"] for t in found]
     assert table in ids and private not in ids
-    entry = listed["tables"][ids.index(table)]
+    entry = found[ids.index(table)]
     assert entry["host"] == "Ann" and entry["taken"] == 1 and entry["seats"] == 3
     for c in (ann, looker):
         c.close()

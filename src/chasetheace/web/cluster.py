@@ -22,11 +22,14 @@ Which seats have a person connected (bots and timers wait while nobody is there;
 player's turn is played for them) is shared in ``presence``, rewritten at every heartbeat and
 changed at once when someone comes or goes.
 
-A person's move, and a bot's or a timer's, is saved off the event loop: the engine plays it,
-the table is :attr:`~.tables.Table.saving` (nobody is told of it, other messages about the table
-wait) while a worker thread writes it, and then everyone is told, or, if the database refused it
-or did not answer within :attr:`.PgStore.wait` seconds, the copy is rebuilt from the database in
-the loader thread. So a slow or hung database never holds up the event loop (pings, other tables).
+A person's move, and a bot's or a timer's, is saved without holding up the event loop: the
+engine plays it, the table is :attr:`~.tables.Table.saving` (nobody is told of it, other messages
+about the table wait) while its write is awaited on a connection of the moves' own (psycopg's
+asynchronous API: no thread, no lock handed between threads for the busiest call), and then
+everyone is told, or, if the database refused it or did not answer within :attr:`.PgStore.wait`
+seconds, the copy is rebuilt from the database in the loader thread. So a slow or hung database
+never holds up the event loop (pings, other tables). Notifications are read as they come, all
+those waiting at once, straight from the listening connection's socket.
 
 When PostgreSQL goes away (the listener's connection drops) or stops answering (a probe, every
 :attr:`Cluster.probe_every` seconds on a connection of its own, gets no answer within
@@ -50,7 +53,7 @@ from typing import Any, Protocol
 from . import protocol as P
 from .pgstore import CHANNEL, PgStore
 from .saving import Saver
-from .store import SCHEMA_VERSION, StoreConflict, StoredAction, StoredTable, StoreUnavailable
+from .store import SCHEMA_VERSION, StoreConflict, StoredAction, StoredGame, StoredTable, StoreUnavailable
 from .tables import HUMAN, AlreadyApplied, Lobby, Table
 
 
@@ -131,9 +134,10 @@ class Cluster(Saver):
         self.writer = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="cta-presence")
         self.restate = True  # the next heartbeat states this process's presence afresh
         self.dead: set[str] = set()  # the processes known to be dead (their presence is ignored)
-        # shown by /healthz: notifications heard, moves applied from them, tables read, moves saved
+        # shown by /healthz: notifications heard, moves applied from them, tables read, moves saved,
+        # games started from them
         self.counts = {"notified": 0, "moves_applied": 0, "moves_known": 0, "tables_read": 0,
-                       "moves_saved": 0}
+                       "moves_saved": 0, "games_applied": 0}
 
     @property
     def process(self) -> str:
@@ -155,6 +159,7 @@ class Cluster(Saver):
         for task in [*self.tasks, *self.moving]:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
+        await self.store.close_moves()
 
     # --- leases ---------------------------------------------------------------------------------
 
@@ -191,19 +196,25 @@ class Cluster(Saver):
         asked = time.monotonic()
         self.lease_ends = None
         try:
-            held, seats, self.dead, self.lease_ends = await asyncio.to_thread(
+            held, gained, seats, self.dead, self.lease_ends = await asyncio.to_thread(
                 self.store.beat, present, wanted, sorted(self.held), self.lease, self.lease, self.dead)
         except StoreUnavailable:
             return  # the leases run out by themselves: bots and timers stop here
         if present is not None:
             self.restate = False
         until = asked + self.lease - 0.5  # a margin: stop before the database's expiry passes
-        gained = [t for t in held if not self.holds(t)]
-        lost = [t for t in self.held if t not in held]
+        # only the tables whose holding or people changed are looked at again (a steady beat
+        # renews its leases and touches no table): held again after this process's margin ran
+        # out (a late beat), or with a person gone with a dead process, its bots and timers are
+        # set again; taken from another process (or after a break), it is read as saved first
+        was = {t for t in self.held if self.holds(t)}
         self.held = {t: until for t in held}
+        moved = gained | (held ^ was)
         for t, s in seats.items():
-            self.elsewhere[t] = s
-        for table_id in [*gained, *lost, *held]:
+            if self.elsewhere.get(t) != s:
+                self.elsewhere[t] = s
+                moved.add(t)
+        for table_id in sorted(moved):
             table = server.lobby.tables.get(table_id)
             if table is None:
                 continue
@@ -321,7 +332,14 @@ class Cluster(Saver):
         table = conn.table if wanted is None else self.server.lobby.tables.get(wanted)
         if isinstance(msg, (P.Create, P.ListTables)):
             table = None
-        return self._answering(conn, self.bridged(functools.partial(self.server.dispatch, conn, msg), table))
+        return self._answering(conn, self._dispatch(conn, msg, table))
+
+    async def _dispatch(self, conn: _Client, msg: P.ClientMessage, table: Table | None) -> None:
+        # one change at a time at a table: a message that came while another was being saved
+        # there (one loaded for, say) waits for it, as :meth:`receive` makes the others wait
+        while table is not None and table.saving and table.id in self.saves:
+            await asyncio.shield(self.saves[table.id])
+        await self.bridged(functools.partial(self.server.dispatch, conn, msg), table)
 
     def saved(self, table: Table) -> None:
         self._held(table)
@@ -378,9 +396,8 @@ class Cluster(Saver):
         done = self.saves[table.id] = asyncio.get_running_loop().create_future()
         saved = False
         try:
-            await self.store.off_loop(functools.partial(
-                self.store.append_action, table.id, table.game_no, seat, action, actor, events, table.moves,
-                act_id))
+            await self.store.save_move(table.id, table.game_no, table.moves, seat, action, actor, events,
+                                       act_id)
             saved = True
             self.counts["moves_saved"] += 1
         finally:
@@ -465,7 +482,7 @@ class Cluster(Saver):
             return
         if _marks(table) != marks or self.server.lobby.tables.get(table.id) is not table:
             if self.server.lobby.tables.get(table.id) is table:
-                await self.bridged(functools.partial(self.refresh, table), None)
+                await self.bridged(functools.partial(self.refresh, table), table)
             return
         self._apply(table, read)
 
@@ -491,8 +508,9 @@ class Cluster(Saver):
 
     def heard(self, payload: str) -> None:
         """A notification: ``PROCESS|TABLE`` (read the table again), ``PROCESS|TABLE|p`` (who is
-        connected changed) or ``PROCESS|TABLE|m|MOVE`` (a saved move, applied here at once if it
-        is the next one this copy expects)."""
+        connected changed), ``PROCESS|TABLE|m|MOVE`` (a saved move, applied here at once if it
+        is the next one this copy expects) or ``PROCESS|TABLE|g|GAME`` (a new game, dealt here
+        at once if it is the next one)."""
         sender, _, rest = payload.partition("|")
         table_id, _, rest = rest.partition("|")
         kind, _, data = rest.partition("|")
@@ -514,6 +532,8 @@ class Cluster(Saver):
                 self.held_moves.setdefault(table_id, []).append(data)
                 return
             if kind == "m" and self.apply_move(table, data):
+                return
+            if kind == "g" and self.apply_game(table, data):
                 return
             if kind == "p":
                 self.seats_dirty.add(table_id)
@@ -544,6 +564,22 @@ class Cluster(Saver):
         except (ValueError, KeyError, TypeError):
             return False
         self.counts["moves_applied"] += 1
+        self.server.changed(table)
+        return True
+
+    def apply_game(self, table: Table, data: str) -> bool:
+        """Start the game another process started (from its notification: its seed, players and
+        deal); False if it is not the next game of this copy, or the copy is busy (then the
+        table is read from the database)."""
+        try:
+            game = json.loads(data)
+            if table.stale or table.saving or game["g"] != table.game_no + 1:
+                return False
+            table.start_saved(StoredGame(game["g"], game["seed"], game["carry"], game["names"], game["kinds"],
+                                         game["e"]))
+        except (ValueError, KeyError, TypeError):
+            return False
+        self.counts["games_applied"] += 1
         self.server.changed(table)
         return True
 
@@ -597,13 +633,14 @@ class Cluster(Saver):
                 continue
             try:
                 async with conn:
+                    # a notification psycopg reads while it runs a command is handed over here
+                    conn.add_notify_handler(lambda note: self.heard(note.payload))
                     await conn.execute(f"LISTEN {CHANNEL}")
                     if not first:  # the pool's connections broke with the old server: renew them first
                         await asyncio.to_thread(self.store.renew)
                     first = False
                     await self._became(up=True)
-                    async for note in conn.notifies():
-                        self.heard(note.payload)
+                    await self._hear(conn)
             except (psycopg.Error, OSError):
                 pass
             except asyncio.CancelledError:  # stopping: not the database's fault
@@ -613,6 +650,36 @@ class Cluster(Saver):
                 if self.up:
                     await self._became(up=False)
             await asyncio.sleep(0.25)
+
+    async def _hear(self, conn: Any) -> None:
+        """Hand each notification that comes on the listening connection to :meth:`heard`, in the
+        order sent, until the connection fails: whenever its socket has data, everything that
+        came is read at once (libpq's own calls, no task or future per notification)."""
+        loop = asyncio.get_running_loop()
+        pgconn, encoding = conn.pgconn, conn.info.encoding
+        fd = pgconn.socket
+        ended: asyncio.Future[None] = loop.create_future()
+
+        def readable() -> None:
+            try:
+                pgconn.consume_input()
+            except Exception as exc:  # the connection broke: listen again afresh
+                loop.remove_reader(fd)
+                if not ended.done():
+                    ended.set_exception(exc)
+                return
+            while (note := pgconn.notifies()) is not None:
+                try:
+                    self.heard(note.extra.decode(encoding))
+                except Exception:  # one bad notification must not stop the others
+                    log.exception("could not apply a notification")
+
+        loop.add_reader(fd, readable)
+        try:
+            readable()  # what came with the LISTEN's answer
+            await ended
+        finally:
+            loop.remove_reader(fd)
 
     async def _watch(self) -> None:
         """Probe the database on a connection of its own: one that stops answering (stopped,

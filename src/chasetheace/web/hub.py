@@ -96,10 +96,10 @@ class TableHub:
             here |= self.cluster.present_elsewhere(table.id)
         return here
 
-    def creator(self, table: Table) -> int:
+    def creator(self, table: Table, here: set[int] | None = None) -> int:
         """The seat that holds the creator's role (start, rematch): the creator's, or while the
-        creator is away, the first seat whose person is here."""
-        here = self.present(table)
+        creator is away, the first seat whose person is here (``here``: :meth:`present`)."""
+        here = self.present(table) if here is None else here
         return 0 if 0 in here or not here else min(here)
 
     def release(self, table: Table) -> None:

@@ -97,6 +97,11 @@ _MAX_PAYLOAD = 7900  # PostgreSQL's NOTIFY takes up to 8000 bytes
 _ELSEWHERE = ("SELECT p.seat FROM presence p JOIN processes q ON q.id = p.process WHERE p.table_id = %s "
               "AND p.process <> %s AND q.seen > now() - make_interval(secs => %s)")
 _ALIVE = "INSERT INTO processes VALUES (%s, now()) ON CONFLICT (id) DO UPDATE SET seen = now()"
+# one statement: the move's insert and its NOTIFY commit together (no NOTIFY if the insert fails);
+# dated on the database's clock, as tables are (the expiry of idle tables reads that clock)
+_SAVE_MOVE = ("WITH saved AS (INSERT INTO actions (table_id, game_no, seq, seat, action, actor, events, at, "
+              "act_id) VALUES (%s, %s, %s, %s, %s, %s, %s, extract(epoch FROM now())::float8, %s) "
+              "RETURNING 1) SELECT pg_notify(%s, %s) FROM saved")
 
 
 class _GivenUp(Exception):
@@ -145,7 +150,7 @@ class PgStore:
     shared = True
 
     wait = 10.0
-    """The longest a move's write is awaited (:meth:`off_loop`: the event loop serves others
+    """The longest a move's write is awaited (:meth:`save_move`: the event loop serves others
     meanwhile) before its client is told the database is unavailable (the write may still commit:
     the table is read again). Long, so that a machine short of CPU is not taken for a database
     gone: a database that stops answering is found by the probe (:mod:`.cluster`) within seconds,
@@ -166,7 +171,7 @@ class PgStore:
     """PostgreSQL ends a statement waiting longer than this for a lock (a ``CREATE INDEX`` or a
     ``LOCK TABLE`` held on the moves): the move is refused as unavailable, not left waiting."""
 
-    def __init__(self, url: str, *, process: str | None = None, pool_size: int = 8,
+    def __init__(self, url: str, *, process: str | None = None, pool_size: int = 8, move_pool_size: int = 4,
                  connect_timeout: float = 5.0) -> None:
         self.url = url
         self.path = mask_url(url)
@@ -198,14 +203,18 @@ class PgStore:
                 self._upgrade(conn)
         except psycopg.Error as exc:
             raise ValueError(f"cannot use database {self.path}: {self._mask(exc)}") from None
-        self.pool = psycopg_pool.ConnectionPool(
-            url, min_size=2, max_size=pool_size, open=False,
+        self._pool_options: dict[str, Any] = dict(
             kwargs={"connect_timeout": max(1, round(connect_timeout)), "autocommit": True,
                     "options": f"-c statement_timeout={round(self.statement_timeout * 1000)} "
                                f"-c lock_timeout={round(self.lock_timeout * 1000)}"},
-            reconnect_timeout=365 * 86400.0,
-            name="chase-the-ace")
+            reconnect_timeout=365 * 86400.0)
+        self.pool = psycopg_pool.ConnectionPool(url, min_size=2, max_size=pool_size, open=False,
+                                                name="chase-the-ace", **self._pool_options)
         self.pool.open(wait=False)
+        # the moves' own connections, used from the event loop (:meth:`save_move`), opened there
+        self._move_pool_size = move_pool_size
+        self._move_pool: Any = None
+        self._move_pool_open: asyncio.Future[None] | None = None
 
     # --- set-up ---------------------------------------------------------------------------------
 
@@ -276,13 +285,31 @@ class PgStore:
         """Run ``call`` (a call on this store) in a worker thread, the event loop free meanwhile;
         :class:`~.store.StoreUnavailable` if it takes longer than ``wait`` (default :attr:`wait`):
         the call may still finish later."""
-        future = asyncio.get_running_loop().run_in_executor(self.executor, call)
-        try:
-            return await asyncio.wait_for(asyncio.shield(future), self.wait if wait is None else wait)
-        except TimeoutError:
-            future.add_done_callback(lambda f: f.cancelled() or f.exception())
-            raise StoreUnavailable(f"database {self.path} is too slow: no answer within "
-                                   f"{self.wait if wait is None else wait:g} s") from None
+        return await self._within(asyncio.get_running_loop().run_in_executor(self.executor, call), wait)
+
+    async def _within(self, future: asyncio.Future[T], wait: float | None = None) -> T:
+        """``future``'s result; :class:`~.store.StoreUnavailable` if it takes longer than ``wait``
+        (default :attr:`wait`) seconds: what it does goes on, and may still finish later."""
+        limit = self.wait if wait is None else wait
+        if not future.done():  # (a timer and a future: cheaper than wait_for and shield, once a move)
+            loop = asyncio.get_running_loop()
+            waiter = loop.create_future()
+
+            def wake(_: Any = None) -> None:
+                if not waiter.done():
+                    waiter.set_result(None)
+
+            future.add_done_callback(wake)
+            timer = loop.call_later(limit, wake)
+            try:
+                await waiter
+            finally:
+                timer.cancel()
+                future.remove_done_callback(wake)
+            if not future.done():
+                future.add_done_callback(lambda f: f.cancelled() or f.exception())
+                raise StoreUnavailable(f"database {self.path} is too slow: no answer within {limit:g} s")
+        return future.result()
 
     async def bridged(self, call: Callable[[], T], paused: Callable[[], None] | None = None,
                       resumed: Callable[[], None] | None = None) -> T:
@@ -373,7 +400,6 @@ class PgStore:
         the event loop (``call``), it commits only if the loop still waits for it: a call the loop
         gave up on (its client told ``database_unavailable``) leaves nothing behind when the
         database goes on."""
-        psycopg = self._psycopg
         if time.monotonic() < self._down_until:
             raise StoreUnavailable(f"database {self.path} is unavailable")
         try:
@@ -415,24 +441,33 @@ class PgStore:
             except _GivenUp:
                 raise StoreUnavailable(f"database {self.path} was too slow: given up, "
                                        "nothing saved") from None
-            except psycopg.errors.UniqueViolation as exc:
-                raise StoreConflict(self._mask(exc)) from None
-            except (psycopg.errors.QueryCanceled, psycopg.errors.LockNotAvailable) as exc:
-                # a statement or lock timeout: the database is there but too slow (nothing saved)
-                raise StoreUnavailable(f"database {self.path} is too slow: {self._mask(exc)}") from None
-            except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
-                if attempt + 1 < self._tries:
-                    continue  # (a write that did commit before the break is then a conflict: no double)
-                self._down_until = time.monotonic() + 1.0
-                raise StoreUnavailable(f"database {self.path} is unavailable: {self._mask(exc)}") from None
             except Exception as exc:
-                if type(exc).__module__.startswith("psycopg_pool"):  # PoolTimeout, PoolClosed
-                    # every connection busy (a burst, or a hung database): this call fails, the
-                    # next ones are tried (the probe says when the database itself is gone)
-                    raise StoreUnavailable(f"database {self.path} is unavailable: "
-                                           f"{self._mask(exc)}") from None
+                if self._failed(exc, attempt):
+                    continue
                 raise
         raise AssertionError("unreachable")
+
+    def _failed(self, exc: Exception, attempt: int) -> bool:
+        """What a call's failure means: True to try again on another connection (a connection
+        that broke while in the pool: a write that did commit before the break is then a
+        conflict, no double); else it raises :class:`~.store.StoreConflict` or
+        :class:`~.store.StoreUnavailable`, or returns False for an error that is none of these."""
+        psycopg = self._psycopg
+        if isinstance(exc, psycopg.errors.UniqueViolation):
+            raise StoreConflict(self._mask(exc)) from None
+        if isinstance(exc, (psycopg.errors.QueryCanceled, psycopg.errors.LockNotAvailable)):
+            # a statement or lock timeout: the database is there but too slow (nothing saved)
+            raise StoreUnavailable(f"database {self.path} is too slow: {self._mask(exc)}") from None
+        if isinstance(exc, (psycopg.OperationalError, psycopg.InterfaceError)):
+            if attempt + 1 < self._tries:
+                return True
+            self._down_until = time.monotonic() + 1.0
+            raise StoreUnavailable(f"database {self.path} is unavailable: {self._mask(exc)}") from None
+        if type(exc).__module__.startswith("psycopg_pool"):  # PoolTimeout, PoolClosed
+            # every connection busy (a burst, or a hung database): this call fails, the next ones
+            # are tried (the probe says when the database itself is gone)
+            raise StoreUnavailable(f"database {self.path} is unavailable: {self._mask(exc)}") from None
+        return False
 
     def renew(self) -> None:
         """Drop the pool's connections that broke (PostgreSQL restarted) and wait, a few seconds
@@ -479,11 +514,18 @@ class PgStore:
 
     def start_game(self, table_id: str, game_no: int, seed: int, carry: int, names: Sequence[str],
                    seat_kinds: Sequence[str], events: Sequence[Event]) -> None:
-        """Save the start of a game: its seed and the events of the deal."""
+        """Save the start of a game: its seed and the events of the deal. The notification carries
+        them (when they fit: ``PROCESS|TABLE|g|GAME``), so the other processes deal it without
+        reading the table."""
+        deal = _dump([e.to_dict() for e in events])
+        game = _dump({"g": game_no, "seed": seed, "carry": carry, "names": list(names),
+                      "kinds": list(seat_kinds)})
+        note = f'{table_id}|g|{game[:-1]},"e":{deal}}}'
+        if len(f"{self.process}|{note}".encode()) > _MAX_PAYLOAD:
+            note = table_id
         self._tx(lambda cur: cur.execute(
             "INSERT INTO games VALUES (%s, %s, %s, %s, %s, %s, %s)",
-            (table_id, game_no, seed, carry, _dump(list(names)), _dump(list(seat_kinds)),
-             _dump([e.to_dict() for e in events]))), table_id)
+            (table_id, game_no, seed, carry, _dump(list(names)), _dump(list(seat_kinds)), deal)), note)
 
     def append_action(self, table_id: str, game_no: int, seat: int, action: str, actor: str,
                       events: Sequence[Event], seq: int | None = None, act_id: str | None = None) -> None:
@@ -493,20 +535,62 @@ class PgStore:
             seq = self._tx(lambda cur: int(cur.execute(
                 "SELECT COUNT(*) FROM actions WHERE table_id=%s AND game_no=%s",
                 (table_id, game_no)).fetchone()[0]))
-        dumped = [e.to_dict() for e in events]
-        # the move itself rides on the notification (when it fits), so the other processes apply it
-        # without reading it back; one statement: the insert and the NOTIFY commit together
-        move = _dump({"g": game_no, "s": seq, "seat": seat, "a": action, "w": actor, "e": dumped,
-                      "i": act_id})
-        payload = f"{self.process}|{table_id}|m|{move}"
+        params = self._move(table_id, game_no, seq, seat, action, actor, events, act_id)
+        self._tx(lambda cur: cur.execute(_SAVE_MOVE, params), atomic=False)
+
+    async def save_move(self, table_id: str, game_no: int, seq: int, seat: int, action: str, actor: str,
+                        events: Sequence[Event], act_id: str | None = None) -> None:
+        """:meth:`append_action` of move number ``seq``, from the event loop, on a connection of
+        the moves' own pool awaited there (no thread: a move is the busiest call); the same
+        errors, and :class:`~.store.StoreUnavailable` if no answer comes within :attr:`wait`
+        seconds (the statement goes on: it may still commit, as a move written by a thread)."""
+        if time.monotonic() < self._down_until:
+            raise StoreUnavailable(f"database {self.path} is unavailable")
+        params = self._move(table_id, game_no, seq, seat, action, actor, events, act_id)
+        pool = await self._moves_pool()
+        await self._within(asyncio.ensure_future(self._execute(pool, _SAVE_MOVE, params)))
+
+    async def _execute(self, pool: Any, query: str, params: Sequence[Any]) -> None:
+        for attempt in range(self._tries):
+            try:
+                async with pool.connection(timeout=self.pool_timeout) as conn:
+                    await conn.execute(query, params)
+                    return
+            except Exception as exc:
+                if self._failed(exc, attempt):
+                    continue
+                raise
+
+    async def _moves_pool(self) -> Any:
+        """The moves' pool of connections, opened on the first move (on the event loop)."""
+        if self._move_pool_open is None:
+            import psycopg_pool
+
+            self._move_pool = psycopg_pool.AsyncConnectionPool(
+                self.url, min_size=1, max_size=self._move_pool_size, open=False, name="chase-the-ace-moves",
+                **self._pool_options)
+            self._move_pool_open = asyncio.ensure_future(self._move_pool.open(wait=False))
+        await asyncio.shield(self._move_pool_open)
+        return self._move_pool
+
+    async def close_moves(self) -> None:
+        """Close the moves' pool (on the event loop, before :meth:`close`)."""
+        if self._move_pool_open is not None:
+            with contextlib.suppress(Exception):
+                await self._move_pool_open
+                await asyncio.wait_for(self._move_pool.close(), 5.0)
+            self._move_pool_open = None
+
+    def _move(self, table_id: str, game_no: int, seq: int, seat: int, action: str, actor: str,
+              events: Sequence[Event], act_id: str | None) -> tuple[Any, ...]:
+        """The parameters of :data:`_SAVE_MOVE`: the move's row, and the notification that carries
+        the move itself (when it fits), so the other processes apply it without reading it back."""
+        dumped = _dump([e.to_dict() for e in events])
+        move = _dump({"g": game_no, "s": seq, "seat": seat, "a": action, "w": actor, "i": act_id})
+        payload = f'{self.process}|{table_id}|m|{move[:-1]},"e":{dumped}}}'
         if len(payload.encode()) > _MAX_PAYLOAD:
             payload = f"{self.process}|{table_id}"
-        self._tx(lambda cur: cur.execute(
-            "WITH saved AS (INSERT INTO actions (table_id, game_no, seq, seat, action, actor, events, at, "
-            "act_id) VALUES (%s, %s, %s, %s, %s, %s, %s, extract(epoch FROM now())::float8, %s) RETURNING 1) "
-            "SELECT pg_notify(%s, %s) FROM saved",
-            (table_id, game_no, seq, seat, action, actor, _dump(dumped), act_id, CHANNEL, payload)),
-            atomic=False)
+        return (table_id, game_no, seq, seat, action, actor, dumped, act_id, CHANNEL, payload)
 
     def applied(self, table_id: str, act_id: str) -> bool:
         """Whether a move with this act id was saved at the table."""
@@ -626,18 +710,19 @@ class PgStore:
 
     def beat(self, present: Sequence[tuple[str, int]] | None, wanted: Sequence[str], held: Sequence[str],
              lease: float, alive: float,
-             dead: set[str]) -> tuple[set[str], dict[str, set[int]], set[str], float | None]:
+             dead: set[str]) -> tuple[set[str], set[str], dict[str, set[int]], set[str], float | None]:
         """One heartbeat of this process, in one transaction: say it is alive; if ``present`` is
         given, state afresh the seats it has people connected at (table, seat; otherwise they
         are kept up to date by :meth:`set_presence`); renew the leases it ``held`` that it still
         wants, give up the others, and take the lease of each ``wanted`` table that has no live
-        holder (for ``lease`` seconds). Returns the tables it holds; for the tables it just took
+        holder (for ``lease`` seconds). Returns the tables it holds; those it just took (it did
+        not hold them without a break since the last beat); for the tables it just took
         (for all it holds when a process died since the ``dead`` it knew of), the seats connected
         to other live processes (alive: a heartbeat within ``alive`` seconds); the processes
         dead now; and in how many seconds the first lease another process holds on a ``wanted``
         table runs out (None if none: the next beat may take it then, not a beat later). Each
         step touches only what changed: a steady beat is a few small statements."""
-        def work(cur: Any) -> tuple[set[str], dict[str, set[int]], set[str], float | None]:
+        def work(cur: Any) -> tuple[set[str], set[str], dict[str, set[int]], set[str], float | None]:
             me = self.process
             cur.execute(_ALIVE, (me,))
             if present is not None:
@@ -683,7 +768,7 @@ class PgStore:
                         "AND q.seen > now() - make_interval(secs => %s)", (ask, me, alive)).fetchall():
                     seats[t].add(s)
             cur.execute("DELETE FROM processes WHERE seen < now() - interval '1 day'")
-            return holding, seats, now_dead, soonest
+            return holding, gained, seats, now_dead, soonest
         return self._tx(work)
 
     def set_presence(self, table_id: str, seat: int, here: bool) -> None:

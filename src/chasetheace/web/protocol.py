@@ -331,6 +331,9 @@ def error(code: str, message: str) -> dict[str, Any]:
     return {"type": "error", "v": VERSION, "code": code, "message": message}
 
 
+_ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)  # one for every message
+
+
 def encode(message: Any) -> str:
     """One server message (or a part of one) as compact JSON text."""
-    return json.dumps(message, separators=(",", ":"), ensure_ascii=False)
+    return _ENCODER.encode(message)

@@ -33,8 +33,8 @@ from ..rules import Rules, preset_info
 from .botkinds import WebBots
 from .ids import table_id_ok
 from .names import LookAlikeError, check_name
-from .protocol import MAX_SEATS, Create, ProtocolError
-from .store import StoredAction, StoredTable, TableStore
+from .protocol import MAX_SEATS, Create, ProtocolError, encode
+from .store import StoredAction, StoredGame, StoredTable, TableStore
 
 __all__ = ["TableOptions", "Table", "Lobby", "HUMAN", "MAX_COUNT", "hash_token", "AnyGame", "AlreadyApplied"]
 
@@ -167,6 +167,7 @@ class Table:
         # every act id saved at this table (in any game): a move sent again is known at once,
         # without replaying or reading anything
         self.act_ids: set[str] = set()
+        self._public: tuple[tuple[Any, ...], str] | None = None  # (what it depends on, public_text)
 
     # --- state --------------------------------------------------------------------------------
 
@@ -264,6 +265,15 @@ class Table:
                 seats.append({"seat": i, "name": None, "kind": "empty", "bot": self.options.bots})
         return {"id": self.id, "status": self.status, "creator": creator, "game_no": self.game_no,
                 "options": self.options.to_dict(), "seats": seats}
+
+    def public_text(self, creator: int = 0) -> str:
+        """:meth:`public` as JSON text, encoded again only when it changed (every client of the
+        table is sent it with every move)."""
+        seat_kinds = tuple(self.seat_kinds) if self.game is not None else None
+        key = (creator, self.game_no, self.status, self.names, seat_kinds)
+        if self._public is None or self._public[0] != key:
+            self._public = (key, encode(self.public(creator)))
+        return self._public[1]
 
     # --- changes ------------------------------------------------------------------------------
 
@@ -448,6 +458,15 @@ class Table:
         if act.act_id is not None:
             self.act_ids.add(act.act_id)
 
+    def start_saved(self, saved: StoredGame) -> None:
+        """Start the game another server process started (the next one of this table), dealt
+        again from its seed and checked against the events of its deal; ValueError (the copy
+        unchanged) if they differ."""
+        game = _new(self.options, saved.names, saved.seed, saved.carry)
+        _check_log(self.id, game.events, saved.events)
+        self.game, self.game_no, self.game_seed, self.seat_kinds, self.moves = (
+            game, saved.game_no, saved.seed, list(saved.seat_kinds), 0)
+
     def _marks(self) -> tuple[Any, ...]:
         return (list(self.people), self.game_no, self.moves, list(self.seat_kinds))
 
@@ -492,8 +511,7 @@ class Table:
         if saved.games:
             last = saved.games[-1]
             table.act_ids.update(a.act_id for a in last.actions if a.act_id is not None)
-            kind = GAMES[table.options.game]
-            game = kind.new_game(table.options.config, last.names, last.seed, kind.carry.from_int(last.carry))
+            game = _new(table.options, last.names, last.seed, last.carry)
             _check_log(saved.id, game.events, last.events)
             for i, act in enumerate(last.actions):
                 _check_log(saved.id, _play(game, act.action, act.seat, table.options.game), act.events)
@@ -510,6 +528,12 @@ REPLAY_HERE = 32
 event loop): about 4 ms; a longer game is rebuilt in a worker thread."""
 """A restore gives up the interpreter after this many replayed moves (pure Python holds it
 otherwise, and the event loop would wait for the thread's time slice)."""
+
+
+def _new(options: TableOptions, names: list[str], seed: int, carry: int) -> AnyGame:
+    """The game a stored game row starts (its carry as the store keeps it)."""
+    kind = GAMES[options.game]
+    return kind.new_game(options.config, names, seed, kind.carry.from_int(carry))
 
 
 def _play(game: AnyGame, action: str, seat: int, game_name: str) -> list[Event]:

@@ -27,16 +27,18 @@ class Telling(TableHub):
         conns = self.watchers.get(table.id) if only is None else {only}
         if not conns or table.saving or table.stale:  # told once the move is in, or the copy rebuilt
             return
-        info = table.public(self.creator(table))
-        info["connected"] = sorted(self.present(table))
+        here = self.present(table)
         deadline = self.deadlines.get(table.id)
         if deadline is None and self.cluster is not None and table.game is not None and not table.game.over:
             timer = table.options.timer
             deadline = self.cluster.turn_ends(table.id, (table.game_no, len(table.game.events)),
                                               None if timer is None else timer * self.timer_scale)
-        info["turn_ms_left"] = (None if deadline is None
-                                else max(0, round((deadline - time.monotonic()) * 1000)))
-        head = f'{{"type":"state","v":{P.VERSION},"table":{P.encode(info)},'
+        left = None if deadline is None else max(0, round((deadline - time.monotonic()) * 1000))
+        # the table's public part (its JSON kept while it does not change), then who is connected
+        # and the time left
+        info = table.public_text(self.creator(table, here))
+        head = (f'{{"type":"state","v":{P.VERSION},"table":{info[:-1]},"connected":{P.encode(sorted(here))},'
+                f'"turn_ms_left":{P.encode(left)}}},')
         game = table.game
         total = len(game.events) if game is not None else 0
         views: dict[int | None, tuple[str, Sequence[Mapping[str, Any]]]] = {}
