@@ -1,14 +1,17 @@
 """Agent steps per second of ``ChaseTheAceVector-v0``, beside the kernel's hand rate and Gymnasium's
 ``SyncVectorEnv`` over ``ChaseTheAce-v0`` at the same sizes, in one run.
 
-    python benchmarks/vector.py [--players 5] [--tables 64 256] [--steps 100000]
+    python benchmarks/vector.py [--players 5] [--tables 64 256] [--steps 200000] [--rounds 5]
 
 Standard rules, threshold:8 at the other seats, the agent's actions drawn at random beforehand.
-The vector env is timed through ``step`` as a learner calls it, with ``copy=True`` (the default:
-each step returns a copy of the observations) and ``copy=False`` (the env's own array), and its
-core alone (the compiled step of every table, without Gymnasium's step and info). Prints CPU time
-(``time.process_time``: on a shared machine the figure that depends least on the other processes)
-and wall time, and the load average.
+The vector env is timed through ``step`` as a learner calls it, made as a user makes it
+(``gym.make_vec``): with ``copy=True`` (the default: each step returns a new array of observations,
+the caller's own) and ``copy=False`` (the env's own array, overwritten at the next step); and its
+core alone (the compiled step of every table into the env's own array, without Gymnasium's step
+and info). The figures alternate in rounds, each round timing every one in turn, and each figure is
+its best round (the one least disturbed by other processes: on a shared machine a step's arrays
+leave the cache whenever another process runs). Prints CPU time (``time.process_time``: the figure
+that depends least on the other processes) and wall time, and the load average.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from __future__ import annotations
 import argparse
 import os
 import time
+from collections.abc import Callable
 from typing import Any
 
 import gymnasium as gym
@@ -25,84 +29,90 @@ import chasetheace as cta
 import chasetheace.adapters.gymnasium  # registers both ids
 from chasetheace.fast import compile_bots, play_chunk
 
+Rates = tuple[float, float]  # per CPU second, per wall second
 
-def timed(run: Any) -> tuple[float, float]:
-    """(CPU seconds, wall seconds) of ``run()``."""
+
+def timed(run: Callable[[], int]) -> Rates:
+    """``run()``'s count per CPU second and per wall second."""
     cpu, wall = time.process_time(), time.perf_counter()
-    run()
-    return time.process_time() - cpu, time.perf_counter() - wall
+    count = run()
+    return count / (time.process_time() - cpu), count / (time.perf_counter() - wall)
 
 
-def kernel_hands(players: int, hands: int) -> tuple[float, float]:
-    """The kernel's hands per CPU and per wall second, threshold:8 at every seat, whole games."""
+def kernel_hands(players: int, hands: int) -> Callable[[], int]:
+    """A run of the kernel: about ``hands`` hands, threshold:8 at every seat, whole games."""
     rules = cta.Rules()
     policies = compile_bots(("threshold:8",) * players, rules)
     play_chunk(rules, policies, seed=0, hands=1000)  # compiled or loaded from the cache
-    done = []
-    cpu, wall = timed(lambda: done.append(play_chunk(rules, policies, seed=1, hands=hands).hands))
-    return done[0] / cpu, done[0] / wall
+    seeds = iter(range(1, 1 << 30))
+    return lambda: play_chunk(rules, policies, seed=next(seeds), hands=hands).hands
 
 
-def vector_steps(players: int, tables: int, steps: int, copy: bool,
-                 core_only: bool = False) -> tuple[float, float]:
-    """Agent steps per CPU and per wall second of ``ChaseTheAceVector-v0`` (``core_only``: its
-    compiled core's step alone)."""
-    envs = gym.make_vec("ChaseTheAceVector-v0", num_envs=tables, players=players,
-                        opponents="threshold:8", copy=copy)
-    envs.reset(seed=0)
+def steps_of(step: Callable[[Any], Any], tables: int, steps: int) -> Callable[[], int]:
+    """A run of ``steps`` agent steps (at least 20 calls) through ``step``, warmed first."""
     calls = max(20, steps // tables)
     actions = np.random.default_rng(0).integers(0, 2, (calls, tables))
-    step = envs.unwrapped.core.step if core_only else envs.step  # type: ignore[attr-defined]
-    for row in actions[:10]:  # warm
+    for row in actions[:10]:
         step(row)
 
-    def run() -> None:
+    def run() -> int:
         for row in actions:
             step(row)
-    cpu, wall = timed(run)
-    envs.close()
-    return calls * tables / cpu, calls * tables / wall
+        return calls * tables
+    return run
 
 
-def sync_steps(players: int, tables: int, steps: int) -> tuple[float, float]:
-    """Agent steps per CPU and per wall second of ``ChaseTheAce-v0`` in Gymnasium's SyncVectorEnv."""
+def vector_env(players: int, tables: int, copy: bool | None) -> Any:
+    """``ChaseTheAceVector-v0`` as a user makes it (``copy`` None: not given, the default)."""
+    options: dict[str, Any] = {} if copy is None else {"copy": copy}
+    envs = gym.make_vec("ChaseTheAceVector-v0", num_envs=tables, players=players,
+                        opponents="threshold:8", **options)
+    envs.reset(seed=0)
+    return envs
+
+
+def sync_env(players: int, tables: int) -> Any:
+    """``ChaseTheAce-v0`` in Gymnasium's SyncVectorEnv."""
     envs = gym.make_vec("ChaseTheAce-v0", num_envs=tables, vectorization_mode="sync",
                         players=players, opponents="threshold:8")
     envs.reset(seed=0)
-    calls = max(5, steps // tables)
-    actions = np.random.default_rng(0).integers(0, 2, (calls, tables))
-
-    def run() -> None:
-        for row in actions:
-            envs.step(row)
-    cpu, wall = timed(run)
-    envs.close()
-    return calls * tables / cpu, calls * tables / wall
+    return envs
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--players", type=int, default=5)
     parser.add_argument("--tables", type=int, nargs="+", default=[64, 256])
-    parser.add_argument("--steps", type=int, default=200_000, help="vector env steps per figure")
-    parser.add_argument("--sync-steps", type=int, default=3_000, help="SyncVectorEnv steps per figure")
-    parser.add_argument("--hands", type=int, default=5_000_000, help="kernel hands")
+    parser.add_argument("--steps", type=int, default=200_000, help="vector env steps per round")
+    parser.add_argument("--sync-steps", type=int, default=1_000, help="SyncVectorEnv steps per round")
+    parser.add_argument("--hands", type=int, default=1_000_000, help="kernel hands per round")
+    parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
     n = args.players
-    print(f"{n} players, standard rules, threshold:8 opponents; load average "
-          f"{' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} cores")
-    print(f"{'':44} {'per CPU s':>12} {'per wall s':>12}")
-    cpu, wall = kernel_hands(n, args.hands)
-    print(f"{'kernel, hands (play_chunk, every seat a bot)':44} {cpu:12,.0f} {wall:12,.0f}")
+    runs: dict[str, Callable[[], int]] = {
+        "kernel, hands (play_chunk, every seat a bot)": kernel_hands(n, args.hands)}
     for tables in args.tables:
-        rows = [
-            (f"ChaseTheAceVector-v0 x{tables}, copy=True", vector_steps(n, tables, args.steps, True)),
-            (f"ChaseTheAceVector-v0 x{tables}, copy=False", vector_steps(n, tables, args.steps, False)),
-            (f"  its core's step alone x{tables}", vector_steps(n, tables, args.steps, False, True)),
-            (f"SyncVectorEnv(ChaseTheAce-v0) x{tables}", sync_steps(n, tables, args.sync_steps)),
-        ]
-        for name, (cpu, wall) in rows:
-            print(f"{name:44} {cpu:12,.0f} {wall:12,.0f}")
+        default, shared = vector_env(n, tables, None), vector_env(n, tables, False)
+        runs[f"ChaseTheAceVector-v0 x{tables} (default, copy=True)"] = steps_of(
+            default.step, tables, args.steps)
+        runs[f"ChaseTheAceVector-v0 x{tables}, copy=False"] = steps_of(shared.step, tables, args.steps)
+        runs[f"  its core's step alone x{tables}"] = steps_of(
+            shared.unwrapped.core.step, tables, args.steps)
+        runs[f"SyncVectorEnv(ChaseTheAce-v0) x{tables}"] = steps_of(
+            sync_env(n, tables).step, tables, args.sync_steps)
+    load = os.getloadavg()
+    best = {name: (0.0, 0.0) for name in runs}
+    for _ in range(args.rounds):
+        for name, run in runs.items():
+            cpu, wall = timed(run)
+            best[name] = (max(best[name][0], cpu), max(best[name][1], wall))
+    after = os.getloadavg()
+    print(f"{n} players, standard rules, threshold:8 opponents; best of {args.rounds} rounds; load "
+          f"average {' '.join(f'{x:.2f}' for x in load)} before, {' '.join(f'{x:.2f}' for x in after)} "
+          f"after, on {os.cpu_count()} cores")
+    print(f"{'':46} {'per CPU s':>12} {'per wall s':>12}")
+    for name, (cpu, wall) in best.items():
+        print(f"{name:46} {cpu:12,.0f} {wall:12,.0f}")
     print("(agent steps per second; one agent step plays the other seats on to its next decision)")
 
 

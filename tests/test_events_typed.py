@@ -24,6 +24,7 @@ def test_every_view_reads_back_as_its_typed_form(rules: cta.Rules, players: int,
         assert len(history) == len(game.events)
         for view, event in zip(history, game.events):
             assert isinstance(view, View)
+            assert view == event.view(seat)  # the log's View (public_view's, say) is the event's view
             plain = json.loads(json.dumps(view))  # what a client or a file would hand back
             assert read_view(plain) == view.seen == event.seen(seat)
             assert read_view(event.to_dict()) == event.revealed()
@@ -52,6 +53,7 @@ def test_ace_chasing_views_read_back_as_their_typed_form(players: int, seed: int
         assert len(history) == len(game.events)
         for view, event in zip(history, game.events):
             assert isinstance(view, View)
+            assert view == event.view(seat)  # the log's View (public_view's, say) is the event's view
             plain = json.loads(json.dumps(view))
             assert read_ace_view(plain) == view.seen == event.seen(seat)
 

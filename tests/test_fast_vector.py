@@ -46,7 +46,20 @@ def tables(draw: st.DrawFn) -> tuple[dict[str, Any], int, int, list[str], int]:
 @given(tables())
 def test_the_kernel_tables_see_and_score_as_chase_the_ace_v0(
         table: tuple[dict[str, Any], int, int, list[str], int]) -> None:
-    options, players, seat, opponents, seed = table
+    replay_in_the_kernel(*table)
+
+
+def test_a_split_pot_is_won_in_the_engines_turn_order() -> None:
+    # the engine names a split pot's winners in turn order (seat 3 first here); the kernel's table
+    # must too, not in seat order
+    winners = replay_in_the_kernel({"final_tie": "split", "lives": 1}, 4, 0, ["threshold:8"] * 3, 20)
+    assert winners == [3, 0]
+
+
+def replay_in_the_kernel(options: dict[str, Any], players: int, seat: int, opponents: list[str],
+                         seed: int) -> list[int]:
+    """Play a ChaseTheAce-v0 game with random actions, replay it in a kernel table on the same
+    cards and decisions, check that every step is seen and scored alike; the game's winners."""
     single = ChaseTheAceEnv(players=players, seat=seat, opponents=opponents, **options)
     choices = random.Random(seed)
     obs, info = single.reset(seed=seed)
@@ -74,11 +87,11 @@ def test_the_kernel_tables_see_and_score_as_chase_the_ace_v0(
     assert len(got) == len(expected)
     for info_e, info_k in zip(infos, got_infos):
         assert (int(info_k["hand"][0]), info_k["lives"][0].tolist()) == (info_e["hand"], info_e["lives"])
-    # the same seats (a split pot's are in seat order here, in turn order in the engine's)
-    assert got_infos[-1]["winners"][0] == sorted(infos[-1]["winners"])
+    assert got_infos[-1]["winners"][0] == infos[-1]["winners"]  # the same seats, in the same order
     for (obs_e, reward_e, end_e), (obs_k, reward_k, end_k) in zip(expected, got):
         np.testing.assert_array_equal(obs_k, obs_e)
         assert (reward_k, end_k) == (reward_e, end_e)
+    return list(infos[-1]["winners"])
 
 
 def test_make_vec_gives_the_single_envs_spaces_and_valid_batches() -> None:
@@ -140,10 +153,17 @@ def test_bad_options_and_actions_are_refused(monkeypatch: pytest.MonkeyPatch) ->
         ChaseTheAceVectorEnv(num_envs=2, players=3, opponents=["threshold:8", "stubborn"])
     with pytest.raises(ValueError, match="single_hand"):
         ChaseTheAceVectorEnv(num_envs=2, single_hand=True)
-    envs = ChaseTheAceVectorEnv(num_envs=2)
+    envs, twin = ChaseTheAceVectorEnv(num_envs=2), ChaseTheAceVectorEnv(num_envs=2)
     envs.reset(seed=1)
-    with pytest.raises(ValueError, match="bad actions"):
-        envs.step(np.array([0, 2]))
+    twin.reset(seed=1)
+    for bad in (np.array([0, 2]), np.array([-1, 0]), np.array([0.5, 1.0]), ["keep", "swap"], [0, 1, 0]):
+        with pytest.raises(ValueError, match="bad actions"):
+            envs.step(bad)
+    # nothing was played: the env goes on as its twin that was never given them
+    for actions in ([0, 1], np.array([1.0, 0.0]), np.array([True, False]), np.array([1, 1], np.uint8)):
+        got, want = envs.step(actions), twin.step(np.array(actions, np.int64))
+        for a, b in zip(got[:4], want[:4]):
+            np.testing.assert_array_equal(a, b)
 
 
 @given(tables())
@@ -154,7 +174,8 @@ def test_each_observation_clears_exactly_what_the_last_one_set(
     from chasetheace.adapters.vector import _encode
 
     options, players, seat, opponents, seed = table
-    envs = ChaseTheAceVectorEnv(num_envs=3, players=players, seat=seat, opponents=opponents, **options)
+    envs = ChaseTheAceVectorEnv(num_envs=3, players=players, seat=seat, opponents=opponents, copy=False,
+                                **options)
     core = envs.core
     envs.reset(seed=seed)
     choices = np.random.default_rng(seed)
@@ -174,9 +195,17 @@ def test_without_copies_the_env_hands_out_its_own_array_with_the_same_numbers() 
     a, _ = copied.reset(seed=2)
     b, _ = shared.reset(seed=2)
     assert np.array_equal(a, b)
+    kept, seen = [a], [b.copy()]
     for step in range(20):
         actions = np.array([step % 2, 1, 0, 1])
         a, ra, ta, _, _ = copied.step(actions)
         b2, rb, tb, _, _ = shared.step(actions)
         assert b2 is b  # the env's own array, overwritten at each step
         assert np.array_equal(a, b2) and np.array_equal(ra, rb) and np.array_equal(ta, tb)
+        kept.append(a)
+        seen.append(b2.copy())
+        if step % 3 == 0:  # let some go, written over first: they are the caller's, not the env's
+            kept.pop(-2)[:] = 0.5
+            seen.pop(-2)
+    assert all(np.array_equal(x, y) for x, y in zip(kept, seen))
+    assert all(kept[i] is not kept[j] for i in range(len(kept)) for j in range(i))

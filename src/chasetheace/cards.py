@@ -32,16 +32,17 @@ PIQUET_RANKS = (1, 7, 8, 9, 10, 11, 12, 13)
 class Card:
     """One playing card. Instances are interned: there is one object per card.
 
-    ``Card.parse`` reads a card; ``str(card)`` writes it back the same way.
+    ``Card.parse`` reads a card; ``str(card)`` (or ``card.text``, without a call: the observations'
+    hot path) writes it back the same way.
     ``card.id`` is a small integer (``(rank - 1) * 4 + suit index``) used for speed.
     """
 
-    __slots__ = ("_text", "id", "rank", "suit")
+    __slots__ = ("id", "rank", "suit", "text")
 
     id: int
     rank: int
     suit: str
-    _text: str
+    text: str
 
     def __new__(cls, rank: int | str, suit: str | None = None) -> Card:
         if suit is None and isinstance(rank, str):
@@ -58,17 +59,18 @@ class Card:
         object.__setattr__(card, "id", card_id)
         object.__setattr__(card, "rank", rank)
         object.__setattr__(card, "suit", suit)
-        object.__setattr__(card, "_text", RANK_CHARS[rank - 1] + suit)
+        object.__setattr__(card, "text", RANK_CHARS[rank - 1] + suit)
         return card
 
     @classmethod
     def parse(cls, text: str | Card) -> Card:
         """Read a card such as ``"Th"``, ``"10h"`` or ``"as"``; raise ValueError otherwise."""
-        if isinstance(text, Card):
+        if type(text) is str:
+            card = _BY_TEXT.get(text)
+            if card is not None:  # the usual case: a card as the engine writes it
+                return card
+        elif isinstance(text, Card):
             return text
-        card = _BY_TEXT.get(text) if type(text) is str else None
-        if card is not None:  # the usual case: a card as the engine writes it
-            return card
         if not isinstance(text, str):
             raise ValueError(f"a card is written like 'Th' or 'As', not {text!r}")
         t = text.strip()
@@ -84,13 +86,13 @@ class Card:
         raise AttributeError("Card is immutable")
 
     def __str__(self) -> str:
-        return self._text
+        return self.text
 
     def __repr__(self) -> str:
-        return f"Card({self._text!r})"
+        return f"Card({self.text!r})"
 
     def __reduce__(self) -> tuple[object, tuple[str]]:
-        return (Card.parse, (self._text,))
+        return (Card.parse, (self.text,))
 
     def __hash__(self) -> int:
         return self.id

@@ -68,7 +68,8 @@ class Action(StrEnum):
     SWAP = "swap"
 
 
-_ACTIONS = tuple(a.value for a in Action)  # what legal_actions() gives while a seat is to act
+_LEGAL = (Action.KEEP, Action.SWAP)  # what legal_actions() gives while a seat is to act
+_ACTIONS = tuple(a.value for a in _LEGAL)  # and an observation's "legal" then
 
 
 class Game:
@@ -167,7 +168,7 @@ class Game:
 
     def legal_actions(self) -> list[Action]:
         """The actions open to the seat to act ([] once the game is over)."""
-        return [] if self.to_act is None else [Action.KEEP, Action.SWAP]
+        return [] if self.to_act is None else list(_LEGAL)
 
     def verify_act(self, action: Action | str, seat: int | None = None) -> Action:
         """Raise IllegalActionError if ``action`` (by ``seat``, if given) is not legal now."""
@@ -231,7 +232,7 @@ class Game:
             self._seen, self._held, self._order, self.to_act, self._set_aside)
         # a seat knows a card when its bit is set in the card's mask (all bits set: shown to all)
         knows = PUBLIC if seat is None else 1 << seat
-        cards = [None if c is None or seen[c.id] & knows != knows else str(c) for c in held]
+        cards = [None if c is None or seen[c.id] & knows != knows else c.text for c in held]
         mine = None if seat is None else held[seat]
         done = self._done
         return {
@@ -249,9 +250,9 @@ class Game:
             "in": list(self.alive),
             "kitty": self.kitty,
             "pot": self.pot,
-            "card": None if mine is None else str(mine),
+            "card": None if mine is None else mine.text,
             "cards": cards,
-            "set_aside": str(set_aside) if set_aside is not None and seat is not None
+            "set_aside": set_aside.text if set_aside is not None and seat is not None
             and (seen[set_aside.id] >> seat & 1) else None,
             "done": [s for s in order if done[s]],
             "stock_size": len(self.stock),

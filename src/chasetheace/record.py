@@ -39,7 +39,7 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from .cards import Card
 from .errors import IllegalActionError, RecordError
-from .events import EVENT_TYPES, Event, GameOver, Pick, Shuffle, View, event_from_dict
+from .events import EVENT_TYPES, Event, GameOver, Pick, Shuffle, View, event_from_dict, public_view
 from .rules import Rules
 
 __all__ = [
@@ -267,14 +267,22 @@ class EventLog:
         view = self._views.get(seat)
         if view is None:
             view = self._views[seat] = []
-        events, shared = self.events, self._shared
-        if len(view) == len(events):
+        events = self.events
+        have = len(view)
+        if have == len(events):
             return view
-        for i in range(len(shared), len(events)):
-            shared.append(_shared_view(events[i]))
-        of = View.of
-        view.extend([of(ev.view(seat), ev, seat) if seat in insiders else public
-                     for public, insiders, ev in shared[len(view):]])
+        shared = self._shared
+        if len(shared) < len(events):
+            shared += [_shared_view(ev) for ev in events[len(shared):]]
+        append = view.append
+        for public, insiders, ev in shared[have:]:  # (View.of written out: every observation's path)
+            if seat in insiders:
+                own = View(ev.view(seat))
+                own._event = ev
+                own._seat = seat
+                append(own)
+            else:
+                append(public)
         return view
 
 
@@ -292,7 +300,7 @@ def _shared_view(event: Event) -> tuple[View, Container[int | None], Event]:
     """The view every seat outside an event's insiders shares (the spectator's), those insiders,
     and the event."""
     if type(event).view is Event.view:
-        return View.of(event.to_dict(), event), (), event
+        return public_view(event), (), event
     insiders = event.insiders()
     return View.of(event.view(None), event), _EVERYONE if insiders is None else insiders, event
 

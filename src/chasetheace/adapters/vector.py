@@ -33,7 +33,7 @@ from gymnasium.vector.utils import batch_space
 
 from ..cards import pack
 from ..fast import kernel as K
-from ..fast.layout import Counts, Given, PolicyArrays, RuleArrays, Table, jit
+from ..fast.layout import Counts, Given, Mode, PolicyArrays, RuleArrays, Table, jit
 from ..fast.policy import Policies, compile_bots
 from ..fast.tables import rule_arrays
 from ..rules import Rules
@@ -46,14 +46,15 @@ ID = "ChaseTheAceVector-v0"
 READY, OVER, OUT = 0, 1, 2
 
 
-@jit()
+@jit(inline=True)
 def _advance(agent: int, rules: RuleArrays, policies: PolicyArrays, given: Given, counts: Counts,
-             table: Table) -> int:  # pragma: no cover - compiled
+             table: Table, mode: Mode) -> int:  # pragma: no cover - compiled
     """Play a table on to the agent's decision (READY), the game's end (OVER) or the agent's
     elimination (OUT, at the first decision after it); the other seats play their policies in
-    the kernel (``S_PAUSE_FOR``). -1 if the script ran out."""
+    the kernel (``S_PAUSE_FOR``). -1 if the script ran out. Inlined with the game, in ``mode``
+    (recorded: what a seat may see; paused at the agent's decisions), without a call per table."""
     table.st[K.S_PAUSE_FOR] = agent + 1
-    code = K.play_game(rules, policies, given, counts, table, 1 << 62, True, True)
+    code = K._play(rules, policies, given, counts, table, 1 << 62, mode)
     if code == K.STOPPED:
         return -1
     if code != K.PAUSED:
@@ -178,33 +179,57 @@ class _Agent(NamedTuple):
 
 
 class _Steps(NamedTuple):
-    """The batch's actions in, and what a step gives back, by table."""
+    """The batch's actions in, and what a step gives back, by table (the observations apart:
+    :class:`Cells`)."""
 
     actions: np.ndarray
     finished: np.ndarray
     rewards: np.ndarray
     terminated: np.ndarray
-    obs: np.ndarray
-    set_: np.ndarray      # (tables, cells + 1): the cells each table's observation set, counted first
     hand: np.ndarray      # (tables,): the hand's number, for info (copied while the table is at hand)
     lives: np.ndarray     # (tables, players): every seat's lives, for info
-    won: np.ndarray       # (tables,): the seats that won the game just ended, as bits
+    winners: np.ndarray   # (tables, players + 1): at a table whose episode just ended, how many
+    #                       seats won its game (0 if not over), then those seats in turn order (the engine's)
+
+
+class Cells(NamedTuple):
+    """An array of every table's observation, and the cells each table's row has set (``set_``:
+    (tables, cells + 1), the count first; -1: unknown, clear the whole row), so that the next
+    observation written there clears only those."""
+
+    obs: np.ndarray
+    set_: np.ndarray
+
+    @classmethod
+    def zeros(cls, tables: int, size: int, players: int) -> Cells:
+        """Fresh zero observations (nothing set)."""
+        cells = 32 + 24 * players  # at most 28 + 23 n cells are set (else all are cleared)
+        return cls(np.zeros((tables, size), np.float32), np.zeros((tables, cells + 1), np.int64))
+
+
+BAD_ACTION = -2
 
 
 @jit()
-def _batch(steps: _Steps, agent: _Agent, rules: RuleArrays, policies: PolicyArrays, given: Given,
-           counts: Counts, tables: Table) -> int:  # pragma: no cover - compiled
+def _batch(out: Cells, steps: _Steps, agent: _Agent, rules: RuleArrays, policies: PolicyArrays,
+           given: Given, counts: Counts, tables: Table) -> int:  # pragma: no cover - compiled
     """One step of every table (``tables``: each array with the table first): a table marked
-    ``finished`` starts a new game (reward 0), any other plays ``actions[b]`` (0 keep, 1 swap).
-    Returns -1, or a table whose script ran out."""
+    ``finished`` starts a new game (reward 0), any other plays ``actions[b]`` (0 keep, 1 swap);
+    each table's observation is written to its row of ``out``. Returns -1; BAD_ACTION, with
+    nothing played, if an action is not 0 or 1; or a table whose script ran out."""
     seat, n, d = agent.seat, policies.kind.shape[0], rules.vector[K.R_DECK]
-    for b in range(steps.obs.shape[0]):
+    for b in range(steps.actions.shape[0]):
+        if steps.actions[b] != 0 and steps.actions[b] != 1:
+            return BAD_ACTION
+    mode = K._mode(rules, policies, True, True)
+    for b in range(steps.actions.shape[0]):
         table = Table(tables.ws[b], tables.st[b], tables.evs[b], tables.g[b], tables.rng[b])
         ws, st = table.ws, table.st
+        code = READY
         if steps.finished[b]:
             while True:
                 st[K.S_PHASE] = K.PH_NEW
-                code = _advance(seat, rules, policies, given, counts, table)
+                code = _advance(seat, rules, policies, given, counts, table, mode)
                 if code == READY:
                     break
                 if code < 0:
@@ -215,7 +240,7 @@ def _batch(steps: _Steps, agent: _Agent, rules: RuleArrays, policies: PolicyArra
         else:
             before = ws[K.W_LIVES, seat]
             st[K.S_PENDING] = 1 if steps.actions[b] == 0 else 0
-            code = _advance(seat, rules, policies, given, counts, table)
+            code = _advance(seat, rules, policies, given, counts, table, mode)
             if code < 0:
                 return b
             reward = float(ws[K.W_LIVES, seat] - before)
@@ -227,15 +252,19 @@ def _batch(steps: _Steps, agent: _Agent, rules: RuleArrays, policies: PolicyArra
             steps.rewards[b] = reward
             steps.terminated[b] = code != READY
             steps.finished[b] = code != READY
-        _encode(steps.obs[b], steps.set_[b], seat, n, d, agent.chips, agent.pot, ws, st, table.evs,
+        _encode(out.obs[b], out.set_[b], seat, n, d, agent.chips, agent.pot, ws, st, table.evs,
                 agent.places)
         steps.hand[b] = st[K.S_HAND]
-        won = 0
         for s in range(n):
             steps.lives[b, s] = ws[K.W_LIVES, s]
-            if ws[K.W_WON, s] > 0:
-                won |= 1 << s
-        steps.won[b] = won
+        if code != READY:  # the game's winners in the last hand's turn order, as the engine's
+            w, order = 0, ws[K.W_ORDER]
+            if code == OVER:
+                for i in range(st[K.S_K]):
+                    if ws[K.W_WON, order[i]] > 0:
+                        w += 1
+                        steps.winners[b, w] = order[i]
+            steps.winners[b, 0] = w
     return -1
 
 
@@ -273,18 +302,17 @@ class VectorCore:
         tally = np.zeros(14, np.int64)
         self.counts = Counts(sink, sink, tally, tally, np.zeros((0, 0), np.int64))
 
-        self.obs = np.zeros((tables, self.encoder.size), np.float32)
+        self.cells = Cells.zeros(tables, self.encoder.size, players)
+        self.obs = self.cells.obs  # the core's own observations (unless a step writes elsewhere)
         self.rewards = np.zeros(tables, np.float64)
         self.terminated = np.zeros(tables, np.bool_)
         self.finished = np.ones(tables, np.bool_)
         self.actions = np.zeros(tables, np.int64)
-        cells = 32 + 24 * players  # at most 28 + 23 n cells are set (else all are cleared)
-        set_ = np.full((tables, cells + 1), -1, np.int64)  # -1: clear everything the first time
         self.hand = np.zeros(tables, np.int64)
         self.lives = np.zeros((tables, players), np.int64)
-        self.won = np.zeros(tables, np.int64)
-        steps = _Steps(self.actions, self.finished, self.rewards, self.terminated, self.obs, set_,
-                       self.hand, self.lives, self.won)
+        self.winners = np.zeros((tables, players + 1), np.int64)
+        steps = _Steps(self.actions, self.finished, self.rewards, self.terminated, self.hand, self.lives,
+                       self.winners)
         self._args = (steps, self.agent, self.rules_arrays, policies.arrays(), self.given, self.counts,
                       self.state)
         self._batch: Any = _batch
@@ -295,34 +323,39 @@ class VectorCore:
         """Give a table's generator its seed."""
         self.state.rng[table, 0] = np.uint64(seed % 2**64)
 
-    def step(self, actions: npt.NDArray[np.int64] | None = None) -> None:
+    def step(self, actions: npt.NDArray[Any] | None = None, out: Cells | None = None) -> None:
         """Every finished table starts a new game (the first in which the agent has a decision),
         every other table's agent plays its action (0 keep, 1 swap; ``actions``, else those already
-        in ``self.actions``) and the others play on; then ``obs``, ``rewards``, ``terminated`` and
-        ``finished`` hold the outcome."""
+        in ``self.actions``) and the others play on; then ``rewards``, ``terminated`` and
+        ``finished`` hold the outcome, and the observations are in ``out`` (else ``self.obs``).
+        Actions other than 0 and 1 are refused (ValueError) with nothing played."""
         if actions is not None:
-            self.actions[:] = actions
-        bad = self._batch(*self._args)
+            np.copyto(self.actions, actions, casting="same_kind")
+        cells = self.cells if out is None else out
+        bad = self._batch(cells, *self._args)
         if self._batch is _batch:
-            self._batch = _compiled(_batch, self._args)
+            self._batch = _compiled(_batch, (cells, *self._args))
+        if bad == BAD_ACTION:
+            raise ValueError(f"bad actions {self.actions.tolist()!r}: {self.tables} of 0 (keep) or 1 (swap)")
         if bad >= 0:
             raise ValueError(f"the script of table {bad} ran out")
 
-    def reset(self) -> None:
+    def reset(self, out: Cells | None = None) -> None:
         """A new game at every table."""
         self.finished[:] = True
-        self.step()
+        self.actions[:] = 0
+        self.step(out=out)
 
     def info(self) -> dict[str, Any]:
         """Each table's hand number and every seat's lives, and at a table whose game just ended
-        its winners (as ``ChaseTheAce-v0``'s info), with Gymnasium's ``_key`` masks saying which
-        tables have each entry."""
+        its winners in turn order (as ``ChaseTheAce-v0``'s info), with Gymnasium's ``_key`` masks
+        saying which tables have each entry."""
         every = self._every
         winners = np.empty(self.tables, dtype=object)  # None everywhere
         ended = np.flatnonzero(self.terminated)
-        for b, won in zip(ended.tolist(), self.won[ended].tolist()):
-            winners[b] = ([won.bit_length() - 1] if won and not won & (won - 1)  # one winner
-                          else [s for s in range(self.players) if won >> s & 1])
+        if ended.size:
+            for b, row in zip(ended.tolist(), self.winners[ended].tolist()):
+                winners[b] = row[1:row[0] + 1]
         return {"hand": self.hand.copy(), "_hand": every, "lives": self.lives.copy(), "_lives": every,
                 "winners": winners, "_winners": self.terminated.copy()}
 
@@ -344,10 +377,11 @@ class ChaseTheAceVectorEnv(gym.vector.VectorEnv[npt.NDArray[np.float32], npt.NDA
     ``seat``, ``opponents``, ``preset``, rule keys, ``win_reward``) except ``single_hand`` and
     rendering. Opponents must be bots the kernel can play (NotCompilableError otherwise).
 
-    ``copy``, as in Gymnasium's own vector envs: True (the default), ``reset`` and ``step`` return
-    a copy of the observations; False, the env's own array, which the next step overwrites (no
-    copy of ``num_envs`` times the vector's size at each step: the fastest, for a learner that
-    stores what it needs before the next step)."""
+    ``copy``, as in Gymnasium's own vector envs: True (the default), the observations ``reset`` and
+    ``step`` return are the caller's, never written again by the env: a new array at each call,
+    which the kernel writes whole (no copy of the env's own array is made); False, the env's own
+    array, which the next step overwrites (each row clearing only the cells it set: the fastest,
+    for a learner that stores what it needs before the next step)."""
 
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP}  # noqa: RUF012 (declared so by gymnasium)
 
@@ -372,6 +406,14 @@ class ChaseTheAceVectorEnv(gym.vector.VectorEnv[npt.NDArray[np.float32], npt.NDA
         self.single_action_space = spaces.Discrete(2)
         self.observation_space = batch_space(self.single_observation_space, num_envs)
         self.action_space = batch_space(self.single_action_space, num_envs)
+        self._unknown = np.full((num_envs, 1), -1, np.int64)  # no cell known: a row is written whole
+
+    def _out(self) -> Cells:
+        """Where the next observations are written: with ``copy``, a new array whose rows the
+        kernel writes whole (every row's cells unknown); without, the env's own."""
+        if not self.copy:
+            return self.core.cells
+        return Cells(np.empty(self.core.obs.shape, np.float32), self._unknown)
 
     def reset(self, *, seed: int | list[int] | None = None,
               options: dict[str, Any] | None = None) -> tuple[npt.NDArray[np.float32], dict[str, Any]]:
@@ -386,22 +428,25 @@ class ChaseTheAceVectorEnv(gym.vector.VectorEnv[npt.NDArray[np.float32], npt.NDA
             seeds = [int(np.random.SeedSequence(s).generate_state(1, np.uint64)[0]) for s in seed]
         for table, value in enumerate(seeds):
             self.core.seed(table, value)
-        self.core.reset()
-        return self.core.obs.copy() if self.copy else self.core.obs, self.core.info()
+        out = self._out()
+        self.core.reset(out)
+        return out.obs, self.core.info()
 
     def step(self, actions: Any) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float64],
                                           npt.NDArray[np.bool_], npt.NDArray[np.bool_], dict[str, Any]]:
         """Each table's agent keeps (0) or swaps (1); finished tables start a new game instead."""
         acts = np.asarray(actions)
-        numeric = acts.dtype.kind in "biuf"  # compared as they are (np.isin sorts: slower)
-        if acts.shape != (self.num_envs,) or not (
-                ((acts == 0) | (acts == 1)).all() if numeric else np.isin(acts, (0, 1)).all()):
+        if acts.dtype.kind not in "biu":  # integers are checked in the kernel, others here
+            numeric = acts.dtype.kind == "f"  # compared as they are (np.isin sorts: slower)
+            if acts.shape == (self.num_envs,) and (
+                    ((acts == 0) | (acts == 1)).all() if numeric else np.isin(acts, (0, 1)).all()):
+                acts = acts.astype(np.int64)
+        if acts.shape != (self.num_envs,) or acts.dtype.kind not in "biu":
             raise ValueError(f"bad actions {actions!r}: {self.num_envs} of 0 (keep) or 1 (swap)")
-        core = self.core
-        core.step(acts)
-        obs = core.obs.copy() if self.copy else core.obs
-        return (obs, core.rewards.copy(), core.terminated.copy(),
-                np.zeros(self.num_envs, np.bool_), core.info())
+        core, out = self.core, self._out()
+        core.step(acts, out)
+        return (out.obs, core.rewards.copy(), core.terminated.copy(), np.zeros(self.num_envs, np.bool_),
+                core.info())
 
 
 def make(num_envs: int = 8, **options: Any) -> ChaseTheAceVectorEnv:

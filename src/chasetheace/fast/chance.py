@@ -11,7 +11,7 @@ import numpy as np
 from .layout import FD_HIGH, FD_RANDOM, G_PICK, G_SHORT, G_SHUF, R_DECK, R_FD, U32, _rank, jit
 
 
-@jit()
+@jit(inline=True)
 def _next(rng: np.ndarray) -> Any:  # pragma: no cover - compiled
     z = rng[0] + np.uint64(0x9E3779B97F4A7C15)
     rng[0] = z
@@ -20,7 +20,7 @@ def _next(rng: np.ndarray) -> Any:  # pragma: no cover - compiled
     return z ^ (z >> np.uint64(31))
 
 
-@jit()
+@jit(inline=True)
 def _below(rng: np.ndarray, bound: int) -> Any:  # pragma: no cover - compiled
     """Uniform in 0..bound-1, without bias (Lemire's multiply-and-reject)."""
     b = np.uint64(bound)
@@ -34,7 +34,7 @@ def _below(rng: np.ndarray, bound: int) -> Any:  # pragma: no cover - compiled
     return np.int64(m >> np.uint64(32))
 
 
-@jit()
+@jit(inline=True)
 def _uniform(rng: np.ndarray) -> float:  # pragma: no cover - compiled
     return np.float64(_next(rng) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
 

@@ -100,6 +100,7 @@ from .layout import (
     R_LC,
     R_LIVES,
     R_PAIR,
+    R_SIZE,
     R_TIES,
     R_TOP,
     S_DEALER,
@@ -121,6 +122,7 @@ from .layout import (
     S_SHUFFLE,
     S_T,
     S_TO_ACT,
+    STANDARD,
     STOPPED,
     T_BLOCKED,
     T_KEEP,
@@ -135,11 +137,11 @@ from .layout import (
     W_DEALT,
     W_DONE,
     W_GIVEN,
-    W_HAD,
     W_HANDS,
     W_LIVES,
     W_LOSERS,
     W_LOST,
+    W_LOST_AT,
     W_ORDER,
     W_OUT,
     W_PAID,
@@ -174,8 +176,10 @@ def _left(seat: int, n: int, alive: np.ndarray) -> int:  # pragma: no cover - co
 
 @jit(inline=True)
 def _losers(R: np.ndarray, STR: np.ndarray, order: np.ndarray, k: int, immune: int,
-            hands: np.ndarray, losers: np.ndarray, cnt: np.ndarray) -> int:  # pragma: no cover
-    """Fill ``losers`` (in turn order) with the holders of the lowest card; return how many."""
+            hands: np.ndarray, losers: np.ndarray, lost_at: np.ndarray,
+            cnt: np.ndarray) -> int:  # pragma: no cover
+    """Fill ``losers`` (in turn order) with the holders of the lowest card, and ``lost_at`` with
+    their places in the turn order; return how many."""
     if R[R_PAIR]:
         for r in range(14):
             cnt[r] = 0
@@ -193,21 +197,23 @@ def _losers(R: np.ndarray, STR: np.ndarray, order: np.ndarray, k: int, immune: i
             s = order[i]
             if s != immune and _rank(hands[s]) == worst:
                 losers[m] = s
+                lost_at[m] = i
                 m += 1
         return m
-    # one pass, the losers so far dropped whenever a lower card comes (as a loop of plain
-    # branches: a pass for the lowest and one for its holders compiled to vector gathers, slower)
-    low, m, ties = 99, 0, R[R_TIES]
+    # one pass, the losers so far dropped whenever a lower card comes; without branches on the
+    # cards (each seat written at the end of the list, which only grows when it loses): a branch
+    # per seat on random cards costs a misprediction a hand or more
+    low, m = 99, 0
+    latest, eldest = R[R_TIES] == TIES_LATEST, R[R_TIES] == TIES_ELDEST
     for i in range(k):
         s = order[i]
-        if s == immune:
-            continue
-        v = STR[_rank(hands[s])]
-        if v < low or (v == low and ties == TIES_LATEST):
-            low, m = v, 0
-        if v == low and (m == 0 or ties != TIES_ELDEST):
-            losers[m] = s
-            m += 1
+        v = STR[_rank(hands[s])] if s != immune else 100  # above every strength: never the lowest
+        drop = (v < low) | ((v == low) & latest)
+        m = 0 if drop else m
+        low = v if drop else low
+        losers[m] = s
+        lost_at[m] = i
+        m += 1 if (v == low) & ((m == 0) | (not eldest)) else 0
     return m
 
 
@@ -248,12 +254,12 @@ def _draw_keep(p: float, kind: int, rng: np.ndarray) -> bool:  # pragma: no cove
 
 
 @jit(inline=True)
-def _decide(rules: RuleArrays, policies: PolicyArrays, given: Given, table: Table, h: HandState, seat: int,
-            place: int, card: int, node: int) -> bool:  # pragma: no cover - compiled
-    """True to keep: the given decision (the policy's keep chance goes to ``probe``), or the
-    policy's, drawn."""
-    if not given.decides and policies.kind[seat] == P_THRESHOLD:
-        return bool(rules.strength[_rank(card)] >= policies.threshold[seat, h.k, place])
+def _decide(rules: RuleArrays, policies: PolicyArrays, given: Given, table: Table, mode: Mode, h: HandState,
+            seat: int, place: int, card: int, strength: int, node: int) -> bool:  # pragma: no cover
+    """True to keep ``card`` (of engine ``strength``): the given decision (the policy's keep chance
+    goes to ``probe``), or the policy's, drawn."""
+    if not given.decides and (mode.thresholds or policies.kind[seat] == P_THRESHOLD):
+        return bool(strength >= policies.threshold[seat, h.k, place])
     p = _keep_chance(rules, policies, table, seat, place, h.k, card, node, h.length, h.head)
     if given.decides:
         g = table.g
@@ -274,8 +280,8 @@ def bot_keeps(rules: RuleArrays, policies: PolicyArrays, table: Table) -> bool: 
     True to keep, as its policy plays, drawn from the table's generator."""
     st = table.st
     seat = st[S_TO_ACT]
-    p = _keep_chance(rules, policies, table, seat, st[S_T], st[S_K], table.ws[W_HANDS, seat], st[S_NODE],
-                     st[S_LEN], st[S_HEAD])
+    p = _keep_chance(_fixed(rules), policies, table, seat, st[S_T], st[S_K], table.ws[W_HANDS, seat],
+                     st[S_NODE], st[S_LEN], st[S_HEAD])
     return _draw_keep(p, policies.kind[seat], table.rng)
 
 
@@ -323,7 +329,7 @@ def _bots_follow(policies: PolicyArrays, table: Table, mode: Mode, node: int, to
             if seen[second] != PUBLIC:
                 seen[second] |= 1 << seat
         _event(table.evs, table.st, kind, seat, neighbour, first, second, announced, -1)
-    return _step(node, token, policies.child)
+    return _step(node, token, policies.child) if mode.use_table else -1
 
 
 # --- the steps of a game -------------------------------------------------------------------------
@@ -341,7 +347,11 @@ def _mode(rules: RuleArrays, policies: PolicyArrays, pause: bool,
             use_count = True
     follow_stock = use_count and rules.vector[R_BH] == 1  # counting seats also follow the stock,
     rec = rec or follow_stock  # which needs who knows each card: what ``rec`` writes down
-    return Mode(n, use_table, use_count, follow_stock, rec, pause)
+    thresholds = True
+    for s in range(n):
+        if policies.kind[s] != P_THRESHOLD:
+            thresholds = False
+    return Mode(n, use_table, use_count, follow_stock, rec, pause, thresholds)
 
 
 @jit(inline=True)
@@ -378,7 +388,9 @@ def _new_game(rules: RuleArrays, policies: PolicyArrays, given: Given, table: Ta
         for i in range(deck):
             tmp[i] = pack[i]
     dealer = given.dealer
-    if dealer < 0:
+    if dealer < 0 and R[R_FD] == FD_RANDOM and not given.chance:  # the draw here, not a call
+        dealer = _below(table.rng, n)
+    elif dealer < 0:
         dealer = _choose_dealer(R, rules.strength, n, tmp, ws[W_LOSERS], given.chance, given.picks,
                                 given.shuffles, g, table.rng)
         if g[G_SHORT]:
@@ -509,15 +521,21 @@ def _turns(rules: RuleArrays, policies: PolicyArrays, given: Given, table: Table
     king_stops, announce = R[R_KSP] != 0, R[R_ANN] != 0
     hands, done, order, given_to = ws[W_HANDS], ws[W_DONE], ws[W_ORDER], ws[W_GIVEN]
     # each seat acts once, in order (a seat blocked by its right-hand neighbour is passed over), so
-    # ``t`` alone says who is next; ``W_DONE`` is written only for the record's readers
+    # ``t`` alone says who is next; ``W_DONE`` is written only for the record's readers. The card of
+    # the seat to act and its strength are carried from turn to turn (what it was given, or its
+    # own), not read back from ``hands``: a read of a card just written waits for the write
+    STR = rules.strength
+    card = hands[order[t]] if t < k else -1
+    v = STR[_rank(card)]
     while t < k:
         s = order[t]
-        card = hands[s]
         if _rank(card) == blocker:
             if rec:
                 done[s] = 1
             node = _bots_follow(policies, table, mode, node, T_SHOWN, E_SHOW_BLOCKER, s, -1, card, -1, 0)
             t = k if king_stops else t + 1
+            card = hands[order[t]] if t < k else -1
+            v = STR[_rank(card)]
             continue
         if mode.pause and _pauses(st, ws[W_ALIVE], s):
             if st[S_PENDING] < 0:
@@ -528,31 +546,40 @@ def _turns(rules: RuleArrays, policies: PolicyArrays, given: Given, table: Table
             keep = st[S_PENDING] == 1
             st[S_PENDING] = -1
         else:
-            keep = _decide(rules, policies, given, table, h, s, t, card, node)
+            keep = _decide(rules, policies, given, table, mode, h, s, t, card, v, node)
         if rec:
             done[s] = 1
         if t == k - 1:  # the dealer
             return _dealer(rules, policies, given, table, mode, h, card, keep)
-        if keep:
-            node = _bots_follow(policies, table, mode, node, T_KEEP, E_KEEP, s, -1, -1, -1, 0)
-            t += 1
-            continue
         nb = order[t + 1]  # the next seat in to the left: the turn order is the seats in, leftwards
         theirs = hands[nb]
-        if _rank(theirs) == blocker:
+        blocked = _rank(theirs) == blocker
+        stopped = blocked and not keep  # refused: the neighbour shows the blocker
+        swap = not (keep or blocked)
+        # both cards written back, swapped or not, without a branch: a branch on a keep or a swap
+        # is a branch on the cards, and mispredicted at about every other turn
+        hands[nb] = card if swap else theirs
+        hands[s] = theirs if swap else card
+        if keep:  # what the bots and the record learn (nothing, for threshold bots unrecorded)
+            node = _bots_follow(policies, table, mode, node, T_KEEP, E_KEEP, s, -1, -1, -1, 0)
+        elif blocked:
             if rec:
                 done[nb] = 1
             node = _bots_follow(policies, table, mode, node, T_BLOCKED, E_BLOCKED, s, nb, theirs, -1, 0)
-            t = k if king_stops else t + 2
-            continue
-        hands[nb] = card
-        hands[s] = theirs
-        if use_table:
-            given_to[nb] = SSTR[_rank(theirs)]
-        announced = _rank(theirs) if announce and _rank(theirs) <= 2 else 0
-        token = T_SWAP if announced == 0 else T_SWAP_A if announced == 1 else T_SWAP_2
-        node = _bots_follow(policies, table, mode, node, token, E_SWAP, s, nb, card, theirs, announced)
-        t += 1
+        else:
+            if use_table:
+                given_to[nb] = SSTR[_rank(theirs)]
+            announced = _rank(theirs) if announce and _rank(theirs) <= 2 else 0
+            token = T_SWAP if announced == 0 else T_SWAP_A if announced == 1 else T_SWAP_2
+            node = _bots_follow(policies, table, mode, node, token, E_SWAP, s, nb, card, theirs, announced)
+        t = k if stopped and king_stops else t + 2 if stopped else t + 1
+        if stopped:  # the blocker's holder is passed over: the next seat holds its own card
+            card = hands[order[t]] if t < k else -1
+            v = STR[_rank(card)]
+        else:  # the neighbour's card now, given or its own
+            vt = STR[_rank(theirs)]
+            card = card if swap else theirs
+            v = v if swap else vt
     return -1, h
 
 
@@ -588,6 +615,7 @@ def _dealer(rules: RuleArrays, policies: PolicyArrays, given: Given, table: Tabl
             head = _remove_from_stock(stk, head, length, pos, to_bottom)
             hands[s] = drawn
             ws[W_LOSERS, 0] = s
+            ws[W_LOST_AT, 0] = h.k - 1  # the dealer acts last
             nl = 1
         if rec:
             seen[drawn] = PUBLIC
@@ -604,11 +632,12 @@ def _dealer(rules: RuleArrays, policies: PolicyArrays, given: Given, table: Tabl
     nl, immune = -1, h.immune
     if same_rank:
         if R[R_DSR] == DSR_WINS:
-            order, losers = ws[W_ORDER], ws[W_LOSERS]
+            order, losers, lost_at = ws[W_ORDER], ws[W_LOSERS], ws[W_LOST_AT]
             nl = 0
             for i in range(h.k):
                 if order[i] != s:
                     losers[nl] = order[i]
+                    lost_at[nl] = i
                     nl += 1
         else:
             immune = s
@@ -628,7 +657,7 @@ def _showdown(rules: RuleArrays, policies: PolicyArrays, table: Table, mode: Mod
     ``pairing``; an immune dealer apart) lose, written to ``W_LOSERS``. Returns how many."""
     ws, k = table.ws, h.k
     order, hands, losers = ws[W_ORDER], ws[W_HANDS], ws[W_LOSERS]
-    nl = _losers(rules.vector, rules.strength, order, k, h.immune, hands, losers, ws[W_COUNT])
+    nl = _losers(rules.vector, rules.strength, order, k, h.immune, hands, losers, ws[W_LOST_AT], ws[W_COUNT])
     if mode.follow_stock:
         _stock_shown(ws, mode.n, policies.kind, order, k, hands)
     if mode.rec:
@@ -648,35 +677,33 @@ def _lives(rules: RuleArrays, given: Given, counts: Counts, table: Table, mode: 
     leave, or, when all in the hand are out, the final tie is replayed, split or cut for. Returns
     the sole winner, NO_SOLE, or PLAY_ON; and the hand."""
     R, ws, st, g = rules.vector, table.ws, table.st, table.g
-    lives, alive, hands, order = ws[W_LIVES], ws[W_ALIVE], ws[W_HANDS], ws[W_ORDER]
-    losers, paid, had = ws[W_LOSERS], ws[W_PAID], ws[W_HAD]
+    lives, alive, hands, order, dealt = ws[W_LIVES], ws[W_ALIVE], ws[W_HANDS], ws[W_ORDER], ws[W_DEALT]
+    losers, lost_at, paid = ws[W_LOSERS], ws[W_LOST_AT], ws[W_PAID]
     k, rec, kitty = h.k, mode.rec, h.kitty
+    pos_hands, pos_losses = counts.position_hands[k], counts.position_losses[k]
+    rank_hands, rank_losses = counts.rank_hands, counts.rank_losses
+    for i in range(k):  # every place played a hand (a loop the compiler vectorises)
+        pos_hands[i] += 1
+    for i in range(k):
+        rank_hands[_rank(dealt[order[i]])] += 1
+    # each loser pays, counts a loss at its place and for its rank dealt, and is out (moved to the
+    # front of the losers, in turn order: never past the loser read) with no lives left, or with
+    # last_chance, when it had none to pay
+    nout = 0
     for i in range(nl):
         s = losers[i]
-        had[s] = lives[s]
+        had = lives[s]
         owed = 2 if double and _rank(hands[s]) == 1 else 1
-        p = owed if owed < lives[s] else lives[s]
-        lives[s] -= p
+        p = owed if owed < had else had
+        lives[s] = had - p
         kitty += p
         paid[s] = p
         if rec:
             ws[W_PAYMENT, s] = p
-    pos_hands, pos_losses, dealt = counts.position_hands[k], counts.position_losses[k], ws[W_DEALT]
-    rank_hands, rank_losses = counts.rank_hands, counts.rank_losses
-    for i in range(k):
-        s = order[i]
-        r = _rank(dealt[s])
-        pos_hands[i] += 1
-        rank_hands[r] += 1
-        if paid[s] >= 0:
-            pos_losses[i] += 1
-            rank_losses[r] += 1
-    g[G_HANDS] += 1
-    nout = 0
-    for i in range(nl):
-        s = losers[i]
-        if (had[s] == 0) if R[R_LC] else (lives[s] == 0):
-            losers[nout] = s  # the players out, in turn order, overwrite the losers' front
+        pos_losses[lost_at[i]] += 1
+        rank_losses[_rank(dealt[s])] += 1
+        if (had == 0) if R[R_LC] else (had == p):
+            losers[nout] = s
             nout += 1
     winner = PLAY_ON
     if nout == k:
@@ -713,7 +740,7 @@ def _log_hand(log: np.ndarray, table: Table, n: int, h: HandState) -> None:  # p
     """A row of ``log`` (while there are rows): the dealer, each seat's payment (-1 if it did not
     lose), each seat's lives, the kitty, and each seat in or out."""
     g, ws = table.g, table.ws
-    if g[G_LOG] < log.shape[0]:
+    if log.shape[0] > 0 and g[G_LOG] < log.shape[0]:  # the shape first: no rows, no load of g
         row = log[g[G_LOG]]
         g[G_LOG] += 1
         row[0] = h.dealer
@@ -757,6 +784,35 @@ def _between_hands(policies: PolicyArrays, table: Table, mode: Mode, h: HandStat
     return after
 
 
+@jit(inline=True)
+def _fixed(rules: RuleArrays) -> RuleArrays:  # pragma: no cover - compiled
+    """``rules`` with its rule vector as a tuple: read once, the options then stay in registers
+    (an array of int64 has to be read again after every write to the table's int64 arrays, which
+    the compiler cannot tell apart from it)."""
+    R = rules.vector
+    vector = (R[0], R[1], R[2], R[3], R[4], R[5], R[6], R[7], R[8], R[9], R[10], R[11], R[12], R[13], R[14],
+              R[15], R[16])
+    return RuleArrays(vector, rules.strength, rules.solver_strength, rules.pack)  # type: ignore[arg-type]
+
+
+@jit(inline=True)
+def _standard(rules: RuleArrays) -> RuleArrays:  # pragma: no cover - compiled
+    """``rules``, which are the default rules (:data:`STANDARD`) but for the lives, with every
+    option but the lives a constant: the compiler drops the code of the other options."""
+    lives = (rules.vector[R_LIVES],)
+    return RuleArrays(lives + STANDARD[1:], rules.strength, rules.solver_strength,  # type: ignore[arg-type]
+                      rules.pack)
+
+
+@jit(inline=True)
+def _is_standard(R: np.ndarray) -> bool:  # pragma: no cover - compiled
+    """Whether the rule vector ``R`` is the default rules' (:data:`STANDARD`), the lives apart."""
+    for i in range(1, R_SIZE):  # noqa: SIM110 (a loop numba compiles)
+        if R[i] != STANDARD[i]:
+            return False
+    return True
+
+
 @jit()
 def play_game(rules: RuleArrays, policies: PolicyArrays, given: Given, counts: Counts, table: Table,
               hand_limit: int, pause: bool, rec: bool) -> int:  # pragma: no cover - compiled
@@ -770,22 +826,26 @@ def play_game(rules: RuleArrays, policies: PolicyArrays, given: Given, counts: C
     current hand is written down: who knows each card (``W_SEEN``), the turn events (``evs``) and
     the outcome rows, for the vector env's encoder. ``counts.log`` gets a row per hand.
     """
-    return _play(rules, policies, given, counts, table, hand_limit, _mode(rules, policies, pause, rec))
+    return _play(_fixed(rules), policies, given, counts, table, hand_limit,
+                 _mode(rules, policies, pause, rec), False)
 
 
 @jit(inline=True)
 def _play(rules: RuleArrays, policies: PolicyArrays, given: Given, counts: Counts, table: Table,
-          hand_limit: int, mode: Mode) -> int:  # pragma: no cover - compiled
-    """:func:`play_game` in ``mode``: inlined where it is called, so that a mode made of constants
-    (as :func:`run` makes for threshold and random bots) compiles to a game without its checks."""
+          hand_limit: int, mode: Mode, fresh: bool) -> int:  # pragma: no cover - compiled
+    """:func:`play_game` in ``mode`` (a new game if ``fresh``): inlined where it is called, so that
+    rules and a mode made of constants (as :func:`run` makes) compile to a game without their
+    checks."""
     st, g = table.st, table.g
-    if st[S_PHASE] == PH_NEW:
+    scripted = given.chance or given.decides  # only a script runs short (``G_SHORT``)
+    if fresh or st[S_PHASE] == PH_NEW:
         h = _new_game(rules, policies, given, table, mode)
         if h.dealer < 0:
             return STOPPED
         t = -1  # -1: deal first
     else:  # on from a pause, at place t of the turns
         h, t = _load(st), st[S_T]
+    played = g[G_HANDS]  # counted here, and only written to the table's counters
     while True:
         if t < 0:
             h = _deal(rules, policies, given, table, mode, h)
@@ -795,19 +855,40 @@ def _play(rules: RuleArrays, policies: PolicyArrays, given: Given, counts: Count
         nl, h = _turns(rules, policies, given, table, mode, h, t)
         if nl == PAUSED:
             return PAUSED
-        if g[G_SHORT]:
+        if scripted and g[G_SHORT]:
             return STOPPED
         double = rules.vector[R_APD] != 0 and nl < 0  # not when the dealer's exchange decided it
         if nl < 0:
             nl = _showdown(rules, policies, table, mode, h)
         winner, h = _lives(rules, given, counts, table, mode, h, nl, double)
+        played += 1
+        g[G_HANDS] = played
         _log_hand(counts.log, table, mode.n, h)
-        if g[G_HANDS] >= hand_limit or g[G_SHORT]:  # the limit, or a cut for the pot out of script
+        if played >= hand_limit or (scripted and g[G_SHORT]):  # the limit, or a cut out of script
             return STOPPED
         h = _between_hands(policies, table, mode, h, winner)
         if winner != PLAY_ON:
             return winner
         t = -1
+
+
+@jit(inline=True)
+def _games(rules: RuleArrays, policies: PolicyArrays, given: Given, counts: Counts, table: Table,
+           wins: np.ndarray, games: int, hand_limit: int, mode: Mode) -> None:  # pragma: no cover
+    """:func:`run`'s loop over games, in ``mode``."""
+    g, st = table.g, table.st
+    played = 0
+    while (played < games) if games > 0 else (g[G_HANDS] < hand_limit):
+        st[S_PHASE] = PH_NEW
+        w = _play(rules, policies, given, counts, table, hand_limit, mode, True)
+        if w == STOPPED:
+            break
+        played += 1
+        g[G_GAMES] += 1
+        if w >= 0:
+            wins[w] += 1
+        else:
+            g[G_NO_SOLE] += 1
 
 
 @jit()
@@ -817,20 +898,17 @@ def run(rules: RuleArrays, policies: PolicyArrays, given: Given, counts: Counts,
     adding to the counts, ``wins`` (by seat) and the table's counters; each game starts from
     ``rules.pack``. Nothing is to be ``given`` (:func:`chasetheace.fast.tables.nothing_given`; an
     argument so that nothing is allocated here: numba's reference counts would cost more than the
-    game). The game is inlined here, with nothing given, recorded or paused: constants, so that
-    those checks leave its loops."""
-    g, st = table.g, table.st
+    game).
+
+    The game is inlined here twice, chosen once for the call: threshold bots at every seat with the
+    default rules (any lives), where every option and the mode are constants; and any bots with
+    any rules. Nothing is given, recorded or paused in either: constants too, so that those checks
+    leave the loops. (Each copy costs its compile time: a third, for threshold bots with other
+    rules, was left out.)"""
     mode = _mode(rules, policies, False, False)
     nothing = Given(-1, False, given.picks, given.shuffles, False, given.decisions, given.probe)
-    played = 0
-    while (played < games) if games > 0 else (g[G_HANDS] < hand_limit):
-        st[S_PHASE] = PH_NEW
-        w = _play(rules, policies, nothing, counts, table, hand_limit, mode)
-        if w == STOPPED:
-            break
-        played += 1
-        g[G_GAMES] += 1
-        if w >= 0:
-            wins[w] += 1
-        else:
-            g[G_NO_SOLE] += 1
+    if mode.thresholds and _is_standard(rules.vector):
+        plain = Mode(mode.n, False, False, False, False, False, True)
+        _games(_standard(rules), policies, nothing, counts, table, wins, games, hand_limit, plain)
+    else:
+        _games(_fixed(rules), policies, nothing, counts, table, wins, games, hand_limit, mode)

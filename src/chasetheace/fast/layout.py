@@ -74,9 +74,10 @@ PAUSED = -4       # a decision is pending (``pause``)
 PUBLIC = -1       # a card every seat knows
 
 # --- a table: rows of ``ws`` and scalars of ``st`` --------------------------------------------
-(W_LIVES, W_ALIVE, W_HANDS, W_DEALT, W_DONE, W_ORDER, W_STOCK, W_TMP, W_LOSERS, W_PAID, W_HAD,
+(W_LIVES, W_ALIVE, W_HANDS, W_DEALT, W_DONE, W_ORDER, W_STOCK, W_TMP, W_LOSERS, W_PAID, W_LOST_AT,
  W_GIVEN, W_COUNT, W_SEEN, W_SHOWN, W_LOST, W_PAYMENT, W_OUT, W_WON) = range(19)
 WS_ROWS = 19
+# W_LOSERS: a hand's losers (seats, in turn order), and beside them in W_LOST_AT their places in it
 # with counting policies, 3 n more rows: what counting seat c knows of each seat's card
 # (row WS_ROWS + c: the card, or -1; its last cell: the dealer's set-aside card), of its rank from
 # announcements (row WS_ROWS + n + c), and which stock places it knows (row WS_ROWS + 2 n + c,
@@ -97,13 +98,17 @@ E_FIELDS = 7
 
 U32 = np.uint64(0xFFFFFFFF)
 
+STANDARD = (3, 52, 13, 13, 0, 0, 0, DDB_ALLOWED, DSR_NONE, 0, TIES_ALL, 0, 0, 0, FT_REPLAY, FD_RANDOM, 0)
+"""The rule vector of the default rules (``Rules()``): the kernel plays a game of these rules (any
+lives) with every option a constant, compiled apart (:func:`chasetheace.fast.kernel.run`)."""
+
 
 # --- the records the kernel takes (tuples of arrays numba passes as one argument) --------------
 
 class RuleArrays(NamedTuple):
     """The rules as the kernel reads them, made once by :func:`chasetheace.fast.tables.rule_arrays`."""
 
-    vector: np.ndarray           # every option, indexed by R_*
+    vector: np.ndarray           # every option, indexed by R_* (a tuple inside the kernel: kernel._fixed)
     strength: np.ndarray         # the engine's strength by rank (index 1..13; 1 weakest)
     solver_strength: np.ndarray  # the solver's strength by rank (0 weakest; -1: not in the pack)
     pack: np.ndarray             # each game's first stock, top first, then 1 if stacked (dealt as it is)
@@ -180,6 +185,7 @@ class Mode(NamedTuple):
     follow_stock: bool  # counting seats also follow the stock from hand to hand (to-bottom)
     rec: bool           # write down what each seat may see (W_SEEN, events, outcome rows)
     pause: bool         # stop at every decision (PAUSED) for the caller to decide
+    thresholds: bool    # every seat plays a threshold policy: a decision is one comparison
 
 
 @jit(inline=True)

@@ -115,10 +115,12 @@ FastJob = Job
 with :func:`chasetheace.fast.run.chunk_seed`, not its ``rng``)."""
 
 
-COMPILE_CPU_SECONDS = 45.0
-"""CPU seconds a first compile of the kernel took when measured: 45.3 s (388 s of wall-clock time
-at a load of 11 to 13 on 2 cores; numba 0.68, Python 3.11, an empty ``NUMBA_CACHE_DIR``). Measure
-again when the kernel changes much: ``NUMBA_CACHE_DIR=$(mktemp -d) make fast`` prints both."""
+COMPILE_CPU_SECONDS = 127.0
+"""CPU seconds a first compile of the kernel took when measured: 127.0 s (296 s of wall-clock time
+at a load of 5 to 9 on 2 cores; numba 0.68, Python 3.11, an empty cache). It compiles the game
+twice (:func:`chasetheace.fast.kernel.run`: the default rules with threshold bots, every option a
+constant, and any rules and bots); with one copy it took 45.3 s. Measure again when the kernel changes
+much: ``NUMBA_CACHE_DIR=$(mktemp -d) make fast`` prints both."""
 
 
 @dataclass(frozen=True)
