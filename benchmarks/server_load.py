@@ -17,8 +17,13 @@ With ``--db postgresql://...`` (an empty database, or one of this benchmark's ea
 starts ``--processes`` server processes on it; the players of each table are spread over them
 (player i of table t on process (t + i) mod N), so most moves cross processes, and the latency
 of those deliveries (an action sent to one process, the update received from another) is shown
-apart. ``--rolling-restart`` stops the processes one by one during the run (SIGTERM, as a deploy
-does) and starts each again; their players reconnect to another process and resume their
+apart. With ``--route table`` all of a table's players are on one process instead, chosen by a
+hash of the table id, as a proxy hashing on the socket's ``?table=`` sends them (the creator,
+whose socket had no table yet, opens it again on the table's route and resumes its seat); with
+``--route page`` the creator stays on the process its first socket reached (as the page does until
+its socket is opened again) and only the others (come by the invite link) are on the table's.
+``--rolling-restart`` stops the processes one by one during the run (SIGTERM, as a deploy does)
+and starts each again; their players reconnect to another process and resume their
 seats, sending an unanswered act again with its ``act_id``. At the end every table is checked
 against the database: no move a player saw is missing (lost moves), and tables that made no
 move in the last seconds of the run are counted as stuck.
@@ -53,6 +58,7 @@ import sys
 import tempfile
 import time
 import urllib.request
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -100,6 +106,7 @@ class Bench:
         self.ports: dict[int, int | None] = {}  # process index -> port (None while restarting)
         self.reconnects: list[float] = []  # seconds from a dropped connection to the seat resumed
         self.retried = 0  # acts sent again (same act_id) after a reconnection
+        self.db = ""  # the database's URL
 
     def spawn(self, coro: Any) -> None:
         """Run a coroutine in the background, keeping a reference until it is done."""
@@ -148,8 +155,9 @@ class Player:
             if live:
                 index = live[(self.number + attempt) % len(live)]
                 try:
-                    self.ws = await connect(f"ws://{HOST}:{self.bench.ports[index]}/ws", max_size=None,
-                                            compression=None, open_timeout=10, proxy=None, ping_interval=None)
+                    self.ws = await connect(socket_url(self.bench.ports[index], self.run.table_id),
+                                            max_size=None, compression=None, open_timeout=10, proxy=None,
+                                            ping_interval=None)
                     self.acted = None  # act again if the turn is still ours (the same act_id: applied once)
                     await self.ws.send(json.dumps({"type": "resume", "table": self.run.table_id,
                                                    "token": self.token}))
@@ -306,25 +314,86 @@ def _comm(pid: int) -> str:
         return f.read().strip()
 
 
-async def open_player(bench: Bench, run: TableRun, process: int, number: int) -> Player:
-    url = f"ws://{HOST}:{bench.ports[process]}/ws"
-    ws = await connect(url, max_size=None, compression=None, open_timeout=30, proxy=None, ping_interval=None)
+def socket_url(port: int | None, table_id: str) -> str:
+    """The socket's address as the page opens it: ``/ws``, with ``?table=`` once the table is known
+    (what a proxy hashes on to send a table's players to one process; the server ignores it)."""
+    return f"ws://{HOST}:{port}/ws" + (f"?table={table_id}" if table_id else "")
+
+
+def home(table_id: str, processes: int) -> int:
+    """The process a proxy hashing on the table id sends the table's players to (any stable hash)."""
+    return zlib.crc32(table_id.encode()) % processes
+
+
+async def open_socket(port: int | None, table_id: str) -> ClientConnection:
+    return await connect(socket_url(port, table_id), max_size=None, compression=None, open_timeout=30,
+                         proxy=None, ping_interval=None)
+
+
+def adopt(bench: Bench, run: TableRun, ws: ClientConnection, number: int, process: int) -> Player:
     player = Player(bench, run, ws, number, process)
     run.clients.append(player)
     bench.spawn(player.reader())
     return player
 
 
-async def seat_table(bench: Bench, run: TableRun, humans: int, seats: int) -> None:
-    n = len(bench.ports)
-    creator = await open_player(bench, run, run.index % n, run.index * seats)
-    bots = "threshold:8" if humans < seats else None
-    await creator.ws.send(json.dumps({"type": "create", "name": "P0", "seats": seats, "bots": bots}))
+async def open_player(bench: Bench, run: TableRun, process: int, number: int) -> Player:
+    return adopt(bench, run, await open_socket(bench.ports[process], run.table_id), number, process)
+
+
+async def create_table(bench: Bench, run: TableRun, process: int, number: int,
+                       create: str) -> tuple[ClientConnection, dict[str, Any]]:
+    """The creator's socket, with ``--route table``: opened without a table (a proxy sends it
+    anywhere: here ``process``), the table created: the socket and the ``joined`` answer."""
+    ws = await open_socket(bench.ports[process], "")
+    await ws.send(create)
+    while True:
+        msg = json.loads(await asyncio.wait_for(ws.recv(), 30))
+        if msg["type"] == "error":
+            raise RuntimeError(f"create refused: {msg['code']}: {msg['message']}")
+        if msg["type"] == "joined":
+            run.table_id = msg["table"]
+            return ws, msg
+
+
+async def rehome(bench: Bench, run: TableRun, ws: ClientConnection, joined: dict[str, Any], process: int,
+                 number: int) -> None:
+    """The creator on the table's home: its first socket kept if it reached it already, else
+    closed and opened again on the table's route, the seat resumed with its token. Done once the
+    others have joined there, so the presence its first process announced is long heard (a late
+    one would take the seat back from the resumed socket)."""
+    target = home(run.table_id, len(bench.ports))
+    if target == process:
+        adopt(bench, run, ws, number, process).handle(joined)
+        return
+    for _ in range(300):  # the first process's word that the seat is taken there is out (its writer
+        if await asyncio.to_thread(announced, bench.db, run.table_id):  # thread may lag under load)
+            break
+        await asyncio.sleep(0.05)
+    await ws.close()
+    creator = await open_player(bench, run, target, number)
+    await creator.ws.send(json.dumps({"type": "resume", "table": run.table_id, "token": joined["token"]}))
     await asyncio.wait_for(creator.joined.wait(), 30)
+
+
+async def seat_table(bench: Bench, run: TableRun, humans: int, seats: int, route: str) -> None:
+    n = len(bench.ports)
+    bots = "threshold:8" if humans < seats else None
+    create = json.dumps({"type": "create", "name": "P0", "seats": seats, "bots": bots})
+    if route == "table":  # the creator's socket has no table: a proxy sends it anywhere
+        ws, joined = await create_table(bench, run, run.index % n, run.index * seats, create)
+    else:
+        creator = await open_player(bench, run, run.index % n, run.index * seats)
+        await creator.ws.send(create)
+        await asyncio.wait_for(creator.joined.wait(), 30)
     for i in range(1, humans):
-        p = await open_player(bench, run, (run.index + i) % n, run.index * seats + i)
+        process = (run.index + i) % n if route == "spread" else home(run.table_id, n)
+        p = await open_player(bench, run, process, run.index * seats + i)
         await p.ws.send(json.dumps({"type": "join", "table": run.table_id, "name": f"P{i}"}))
         await asyncio.wait_for(p.joined.wait(), 30)
+    if route == "table":
+        await rehome(bench, run, ws, joined, run.index % n, run.index * seats)
+    run.clients.sort(key=lambda c: c.number)  # the creator first: it starts the games
 
 
 def launch_server(db: str, *options: str) -> tuple[subprocess.Popen[str], int]:
@@ -420,6 +489,15 @@ async def rolling_restart(bench: Bench, servers: Servers, duration: float) -> No
         servers.restarts.append(time.monotonic() - t0)
 
 
+def announced(db: str, table_id: str) -> bool:
+    """Whether a process has said in the database that a person sits at seat 0 of the table."""
+    import psycopg
+
+    with psycopg.connect(db) as conn:
+        return conn.execute("SELECT 1 FROM presence WHERE table_id = %s AND seat = 0",
+                            (table_id,)).fetchone() is not None
+
+
 def stored_events(db: str, table_id: str, game_no: int) -> int:
     """How many events the database holds for a table's game (deal and every saved move)."""
     if db.startswith("postgresql://"):
@@ -449,11 +527,13 @@ def stored_events(db: str, table_id: str, game_no: int) -> int:
 async def main_async(args: argparse.Namespace, servers: Servers) -> dict[str, Any]:
     bench = Bench(args.think, float("inf"))
     bench.ports = dict(enumerate(servers.ports))
+    bench.db = args.db
     runs = [TableRun(i) for i in range(args.tables)]
     humans = args.seats - args.bots
     t0 = time.perf_counter()
     for start in range(0, len(runs), 25):  # seat the tables 25 at a time
-        await asyncio.gather(*(seat_table(bench, r, humans, args.seats) for r in runs[start:start + 25]))
+        await asyncio.gather(*(seat_table(bench, r, humans, args.seats, args.route)
+                               for r in runs[start:start + 25]))
     connect_s = time.perf_counter() - t0
     connected = sum(1 for r in runs for c in r.clients if c.open)
     counts0 = await asyncio.to_thread(health_counts, servers.ports)
@@ -503,7 +583,7 @@ async def main_async(args: argparse.Namespace, servers: Servers) -> dict[str, An
         return 1000 * values[min(len(values) - 1, int(q * len(values)))] if values else float("nan")
 
     return {
-        "processes": len(servers.procs),
+        "processes": len(servers.procs), "route": args.route,
         "db": "postgresql" if args.db.startswith("postgresql://") else "sqlite",
         "tables": args.tables, "seats": args.seats, "bots_per_table": args.bots, "think_s": args.think,
         "connected": connected, "held": held, "connect_s": round(connect_s, 2),
@@ -549,6 +629,11 @@ def main() -> int:
                         help="with --rolling-restart: stop each with SIGKILL (a crash), not SIGTERM")
     parser.add_argument("--hog", type=int, default=0, metavar="N",
                         help="start N busy processes beside the servers for the run (0..8)")
+    parser.add_argument("--route", choices=("spread", "table", "page"), default="spread",
+                        help="spread: each table's players on every process in turn; table: all of a "
+                             "table's players on one process (its id hashed, as a proxy hashing on the "
+                             "socket's ?table= would; the creator moves there once the table exists); "
+                             "page: as table, but the creator stays where its first socket went")
     parser.add_argument("--compare", action="store_true",
                         help="with --db postgresql://...: first one process on a new SQLite file, then "
                              "--processes on the database, the same load; prints both and their ratio")
@@ -594,8 +679,9 @@ def run_setup(args: argparse.Namespace) -> dict[str, Any]:
 
 def _setup_name(result: dict[str, Any]) -> str:
     count = result["processes"]
+    route = f" ({result['route']})" if count > 1 else ""
     return (f"{count} process{'es' if count > 1 else ''}, "
-            f"{'PostgreSQL' if result['db'] == 'postgresql' else 'SQLite'}")
+            f"{'PostgreSQL' if result['db'] == 'postgresql' else 'SQLite'}{route}")
 
 
 def report(args: argparse.Namespace, result: dict[str, Any]) -> None:
@@ -646,12 +732,12 @@ def report(args: argparse.Namespace, result: dict[str, Any]) -> None:
 
 def compare(results: list[dict[str, Any]]) -> None:
     """The set-ups side by side, and the ratio of their CPU per action."""
-    print("\nset-up                    actions/s  p50 ms    p99 ms  CPU/action: servers  +database  "
+    print("\nset-up                            actions/s  p50 ms    p99 ms  CPU/action: servers  +database  "
           "reads/applied move  load avg.")
     for r in results:
         database = r["database_cpu_ms_per_action"]
         reads = r["tables_read_per_applied_move"]
-        print(f"{_setup_name(r):<25} {r['actions_per_s']:>9} {r['p50_ms']:>7} {r['p99_ms']:>9} "
+        print(f"{_setup_name(r):<33} {r['actions_per_s']:>9} {r['p50_ms']:>7} {r['p99_ms']:>9} "
               f"{r['server_cpu_ms_per_action']:>17} ms {'-' if database is None else database:>7} ms "
               f"{'-' if reads is None else reads:>19} {r['load_average']:>10.2f}")
     one, many = results[0], results[-1]

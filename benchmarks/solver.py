@@ -180,8 +180,10 @@ def table_child(n: int, preset: str, rule: list[str], hands: int) -> None:
     elif n <= choice.EXACT_CHECK_PLAYERS:
         out["exact"] = measure(hand, sol.played_keep).nash_conv
     if n >= 6:
+        cpu = time.process_time()
         got = bound_nash_conv(hand, sol.played_keep, hands, seed=0)
-        out.update(upper=got.upper, heuristic_upper=got.heuristic_upper, estimate=got.estimate,
+        out.update(bound_cpu=time.process_time() - cpu, upper=got.upper, heuristic_upper=got.heuristic_upper,
+                   estimate=got.estimate,
                    estimate_error=got.estimate_error,
                    sampled_best=got.sampled_best, hands=got.hands, bound_seconds=got.seconds,
                    bound_situations=got.situations)
@@ -195,7 +197,8 @@ def tables(counts: list[int], preset: str, rule: list[str], hands: int) -> None:
     print(f"Table sizes: {rules}, solved as the solution cache solves them for a player; the bracket from "
           f"{hands:,} sampled hands (upper bound: 95 % one-sided)")
     print(f"{'players':>7} {'method':>7} {'solve s':>8} {'peak GB':>7} {'file MB':>7} {'exact':>9} "
-          f"{'upper':>8} {'estimate':>17} {'bound s':>7} {'bound GB':>8} {'load':>5}")
+          f"{'upper':>8} {'estimate':>17} {'ratio':>5} {'bound s':>7} {'CPU s':>7} {'bound GB':>8} "
+          f"{'load':>5}")
     begin = time.perf_counter()
     for n in counts:
         load = os.getloadavg()[0]
@@ -208,10 +211,11 @@ def tables(counts: list[int], preset: str, rule: list[str], hands: int) -> None:
         r = json.loads(run.stdout.strip().splitlines()[-1])
         exact = f"{r['exact']:9.2e}" if "exact" in r else f"{'-':>9}"
         if "upper" in r:
-            bracket = (f"{r['upper']:8.4f} {r['estimate']:8.4f} ± {r['estimate_error']:.4f} "
-                       f"{r['bound_seconds']:7.1f} {r['peak_all_gb']:8.2f}")
+            ratio = f"{r['upper'] / r['estimate']:5.1f}" if r["estimate"] > 0 else f"{'-':>5}"
+            bracket = (f"{r['upper']:8.4f} {r['estimate']:8.4f} ± {r['estimate_error']:.4f} {ratio} "
+                       f"{r['bound_seconds']:7.1f} {r['bound_cpu']:7.1f} {r['peak_all_gb']:8.2f}")
         else:
-            bracket = f"{'-':>8} {'-':>17} {'-':>7} {'-':>8}"
+            bracket = f"{'-':>8} {'-':>17} {'-':>5} {'-':>7} {'-':>7} {'-':>8}"
         print(f"{n:>7} {r['method']:>7} {r['seconds']:8.1f} {r['peak_gb']:7.2f} {r['bytes'] / 1e6:7.2f} "
               f"{exact} {bracket} {load:5.2f}", flush=True)
     print(f"all table sizes: {time.perf_counter() - begin:.0f} s")

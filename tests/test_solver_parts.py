@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
+import time
 from collections.abc import Sequence
+from pathlib import Path
 
 import pytest
 
@@ -262,3 +268,51 @@ def test_the_parts_sum_to_the_whole_tree_under_any_rules(rules: cta.Rules, playe
 def test_the_parts_sum_to_the_whole_tree_at_six_players() -> None:
     # the full pack, the last three positions in closed form where numba is: 455 parts
     _parts_sum_to_the_whole(cta.Rules.preset("cuckoo"), 6, 7)
+
+
+def _cpu_seconds(pid: int) -> float:
+    """User and system CPU seconds of a process so far (Linux's /proc; 0 when it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _command(pid: int) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return b""
+
+
+def test_ctrl_c_while_the_parts_are_solved_in_workers_is_one_line(tmp_path: Path) -> None:
+    """Ctrl-C at a terminal reaches the whole process group, the parts' workers too: the solve
+    leaves with status 130 and one line, no worker prints a traceback, none is left running (and
+    the part a worker is in the middle of does not hold the exit up)."""
+    from test_first_hour_third import ROOT, _children, _group_alive
+
+    if not Path("/proc/self/task").is_dir():
+        pytest.skip("needs Linux's /proc to see the worker processes")
+    path = os.pathsep.join([str(ROOT / "src"), os.environ.get("PYTHONPATH", "")])
+    env = {**os.environ, "PYTHONPATH": path, "CHASE_THE_ACE_CACHE": str(tmp_path / "cache")}
+    command = ["solve", "--players", "7", "--method", "dcfr", "--iterations", "1", "--workers", "2"]
+    solve = subprocess.Popen([sys.executable, "-m", "chasetheace", *command], env=env, text=True,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+    assert solve.stderr is not None
+    end = time.monotonic() + 600
+    while True:  # both workers started, and one well into a part (importing takes about a second)
+        workers = [pid for pid in _children(solve.pid) if b"spawn_main" in _command(pid)]
+        if len(workers) == 2 and max(map(_cpu_seconds, workers)) > 3:
+            break
+        assert time.monotonic() < end and solve.poll() is None, "the parts never started"
+        time.sleep(0.05)
+    os.killpg(solve.pid, signal.SIGINT)  # as the terminal does on Ctrl-C
+    err = solve.stderr.read()
+    assert solve.wait(timeout=120) == 130, err
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
+    assert err.strip().splitlines()[-1] == "chase-the-ace: interrupted", err
+    end = time.monotonic() + 60
+    while _group_alive(solve.pid):  # no worker left behind (the resource tracker leaves last)
+        assert time.monotonic() < end, "processes of the solve were left running"
+        time.sleep(0.01)

@@ -156,6 +156,23 @@ def test_reconnecting_with_the_token_returns_to_the_seat(server: LiveServer, cli
     play_to_end([ann, again])
 
 
+def test_the_table_on_the_sockets_address_is_for_proxies_only(server: LiveServer,
+                                                               clients: list[Client]) -> None:
+    """The page opens ``/ws?table=ID`` (a proxy may hash on it): the server ignores it; the seat
+    token alone decides, whatever table the address names."""
+    table, (_, bob) = seated_table(server, clients, humans=2, seats=3)
+    token = bob.token
+    bob.close()
+    named = Client(f"{server.ws_url}?table=nosuchtable")
+    clients.append(named)
+    msg = named.request({"type": "resume", "table": table, "token": token}, "joined")
+    assert msg["table"] == table and msg["seat"] == 1
+    stranger = Client(f"{server.ws_url}?table={table}")
+    clients.append(stranger)
+    refused = stranger.request({"type": "act", "action": "keep"}, "error")
+    assert refused["code"] == "not_seated"
+
+
 def test_a_write_held_up_by_a_lock_on_the_sqlite_file_freezes_no_ping(tmp_path: Path) -> None:
     db = tmp_path / "tables.sqlite3"
     live = LiveServer(str(db))
@@ -187,6 +204,22 @@ def test_a_write_held_up_by_a_lock_on_the_sqlite_file_freezes_no_ping(tmp_path: 
             c.close()
         live.stop()
     assert len(Store(str(db)).load_table(table).games[-1].actions) == 1  # type: ignore[union-attr]
+
+
+def test_a_game_while_nothing_holds_the_sqlite_file_hands_no_write_to_the_writer_thread(
+        tmp_path: Path) -> None:
+    live = LiveServer(str(tmp_path / "tables.sqlite3"))
+    made: list[Client] = []
+    try:
+        _, people = seated_table(live, made, humans=2, seats=3, bots="random")
+        play_to_end(people)
+        store = live.app.state.server.store
+        assert live.app.state.server.saver is not None  # its calls made from greenlets
+        assert (store.handed, store.loop_waits) == (0, 0)  # each made at once on the loop
+    finally:
+        for c in made:
+            c.close()
+        live.stop()
 
 
 def test_a_move_whose_write_waits_past_the_busy_timeout_is_refused_and_nothing_is_half_saved(

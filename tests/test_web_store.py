@@ -227,3 +227,60 @@ def test_idle_tables_expire_with_everything_they_hold(db: str) -> None:
     assert store.load_table(old.id) is None and store.load_table(fresh.id) is not None
     assert store.idle_tables(later) == [fresh.id]
     store.close()
+
+
+def test_the_web_servers_calls_run_at_once_on_the_loop_while_nothing_holds_the_file(tmp_path: Path) -> None:
+    pytest.importorskip("greenlet")
+    import asyncio
+
+    store = Store(str(tmp_path / "t.sqlite3"))
+    store.off_the_loop()
+
+    def calls() -> None:
+        store.create_table("t1", {"preset": "standard"}, created=0.0)
+        store.add_seat("t1", 0, "Ann", "hash")
+        store.set_seat_keys("t1", 0, None, "code")
+        store.delete_table("t1")
+
+    try:
+        asyncio.run(store.bridged(calls))
+        assert (store.handed, store.loop_waits) == (0, 0)  # no call went to the writer thread
+        assert store.load_table("t1") is None
+    finally:
+        store.close()
+
+
+def test_a_call_that_meets_the_files_lock_waits_for_it_in_the_writer_thread(tmp_path: Path) -> None:
+    pytest.importorskip("greenlet")
+    import asyncio
+    import sqlite3
+
+    path = tmp_path / "t.sqlite3"
+    store = Store(str(path))
+    store.create_table("t1", {"preset": "standard"}, created=0.0)
+    store.off_the_loop()
+    pongs = 0
+
+    async def main() -> None:
+        nonlocal pongs
+        holder = sqlite3.connect(path, isolation_level=None)  # another program writing the file
+        holder.execute("BEGIN IMMEDIATE")
+        try:
+            seat = asyncio.ensure_future(store.bridged(lambda: store.add_seat("t1", 0, "Ann", "hash")))
+            while store.waiting == 0:  # met the lock at once on the loop, now waits off it
+                assert not seat.done(), seat
+                await asyncio.sleep(0.01)
+            pongs += 1  # the loop goes on meanwhile
+            assert store.reader().load_table("t1").seats == []  # type: ignore[union-attr]
+        finally:
+            holder.rollback()
+            holder.close()
+        await seat  # the write goes through once the lock is gone
+        await store.bridged(lambda: store.add_seat("t1", 1, "Bob", "hash"))  # at once again
+
+    try:
+        asyncio.run(main())
+        assert (store.handed, store.waiting, pongs) == (1, 0, 1)
+        assert [s.name for s in store.load_table("t1").seats] == ["Ann", "Bob"]  # type: ignore[union-attr]
+    finally:
+        store.close()

@@ -54,7 +54,7 @@ def _advance(agent: int, rules: RuleArrays, policies: PolicyArrays, given: Given
     the kernel (``S_PAUSE_FOR``). -1 if the script ran out. Inlined with the game, in ``mode``
     (recorded: what a seat may see; paused at the agent's decisions), without a call per table."""
     table.st[K.S_PAUSE_FOR] = agent + 1
-    code = K._play(rules, policies, given, counts, table, 1 << 62, mode)
+    code = K._play(rules, policies, given, counts, table, 1 << 62, mode, False)
     if code == K.STOPPED:
         return -1
     if code != K.PAUSED:

@@ -2,8 +2,10 @@
 
 The handling of a message is plain code that calls the store (:mod:`.tables`); here it runs in a
 greenlet of its own on the loop's thread (:class:`.bridge.Bridge`, through the store's
-``bridged``): each store call goes to a worker thread (SQLite: one writer thread, so the writes
-keep their order; PostgreSQL: a pool) while the loop serves everyone else, so a slow disk or a
+``bridged``): a store call that may wait goes to a worker thread (PostgreSQL: a pool; SQLite:
+one writer thread, so the writes keep their order, taking a call that met the file's lock held
+elsewhere and those that come after it; the others, which cannot wait, commit at once on the
+loop: :class:`.store.Store`) while the loop serves everyone else, so a slow database or a
 database lock never holds up a ping or another table. While such a call is under way its table
 counts as being saved (:attr:`.tables.Table.saving`): nobody is told of it until the change is
 in. On SQLite (:class:`Saver`) the messages and automatic moves about one table are handled one

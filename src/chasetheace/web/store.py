@@ -185,15 +185,22 @@ def _serial(method: Callable[Concatenate[Store, Args], R]) -> Callable[Concatena
 class Store:
     """The SQLite database of every table; each write is committed before anyone is told of it.
 
-    The web server (:meth:`off_the_loop`) makes its calls from greenlets (:mod:`.saving`): each
-    runs in the store's one writer thread, in the order made, while the event loop serves others,
-    so a slow disk or another program holding the file's write lock freezes no ping. A write
-    that waits longer than ``busy_timeout`` (5 s) for the lock is :class:`StoreUnavailable`."""
+    The web server (:meth:`off_the_loop`) makes its calls from greenlets (:mod:`.saving`). A call
+    that cannot wait runs at once on the event loop's thread: in WAL mode with synchronous=NORMAL
+    a commit does not fsync (checkpoints, which do, run in another thread: :meth:`checkpoint`),
+    and there the connection's busy timeout is 0, so a write lock held by another program fails
+    the call at once (SQLITE_BUSY, the statement rolled back, nothing written) instead of waiting.
+    Such a call, and any call made while the writer thread still has calls to answer (so they
+    keep their order), runs in the store's one writer thread instead while the event loop serves
+    others: a lock on the file freezes no ping. A write there that waits longer than
+    ``busy_timeout`` (5 s) for the lock is :class:`StoreUnavailable`."""
 
     shared = False  # one server process per SQLite file (:mod:`.lock`)
     bridge: Bridge | None = None
     loop_waits = 0  # calls the event loop's thread made itself while a bridge was there
     waiting = 0  # calls of greenlets sent to the writer thread and not answered yet
+    handed = 0  # calls of greenlets sent to the writer thread (not made at once on the loop)
+    _busy_ms = 5000  # the connection's busy timeout now (0 for the calls made at once on the loop)
 
     def __init__(self, path: str, *, read_only: bool = False) -> None:
         self.path = path
@@ -270,8 +277,17 @@ class Store:
     def _call(self, call: Callable[[], R]) -> R:
         bridge = self.bridge
         if bridge is not None and self.writer is not None:
-            if bridge.inside():  # a greenlet on the loop: paused until the writer thread answers
+            if bridge.inside():
+                if not self.waiting and self._lock.acquire(blocking=False):
+                    try:  # nothing under way in the writer thread: at once, if nothing holds it up
+                        return self._at_once(call)
+                    except _Busy:
+                        pass  # the file's write lock is held elsewhere: wait for it off the loop
+                    finally:
+                        self._lock.release()
+                # paused until the writer thread answers
                 self.waiting += 1
+                self.handed += 1
                 try:
                     return bridge.call(self.writer.submit(self._locked, call))  # type: ignore[no-any-return]
                 finally:
@@ -284,8 +300,27 @@ class Store:
                 self.loop_waits += 1  # made on the loop itself (counted: none should be)
         return self._locked(call)
 
+    def _at_once(self, call: Callable[[], R]) -> R:
+        """``call`` made without waiting for the file's write lock (busy timeout 0); _Busy if it is
+        held elsewhere, the statement that met it rolled back (and any transaction begun)."""
+        self._busy(0)
+        try:
+            return call()
+        except sqlite3.OperationalError as exc:
+            if exc.sqlite_errorcode & 0xFF != sqlite3.SQLITE_BUSY:
+                raise
+            if self.db.in_transaction:
+                self.db.execute("ROLLBACK")
+            raise _Busy from exc
+
+    def _busy(self, ms: int) -> None:
+        if self._busy_ms != ms:
+            self.db.execute(f"PRAGMA busy_timeout={int(ms)}")
+            self._busy_ms = ms
+
     def _locked(self, call: Callable[[], R]) -> R:
         with self._lock:
+            self._busy(5000)
             try:
                 return call()
             except sqlite3.OperationalError as exc:
@@ -337,11 +372,8 @@ class Store:
     def set_seat_keys(self, table_id: str, seat: int, token_hash: str | None,
                       recovery_hash: str | None) -> None:
         """Save a seat's new token (None: unchanged) and recovery code hashes."""
-        if token_hash is not None:
-            self.db.execute("UPDATE seats SET token_hash=? WHERE table_id=? AND seat=?",
-                            (token_hash, table_id, seat))
-        self.db.execute("UPDATE seats SET recovery_hash=? WHERE table_id=? AND seat=?",
-                        (recovery_hash, table_id, seat))
+        self.db.execute("UPDATE seats SET token_hash=COALESCE(?, token_hash), recovery_hash=? "
+                        "WHERE table_id=? AND seat=?", (token_hash, recovery_hash, table_id, seat))
 
     @_serial
     def start_game(self, table_id: str, game_no: int, seed: int, carry: int, names: Sequence[str],
@@ -455,6 +487,10 @@ class Store:
         from ..registry import game_kind
 
         return game_kind(game).stored_record(json.loads(row[1]), config, row[0], events)
+
+
+class _Busy(Exception):
+    """A call made at once met the file's write lock held elsewhere: nothing of it was written."""
 
 
 async def _answer(future: concurrent.futures.Future[R]) -> R:

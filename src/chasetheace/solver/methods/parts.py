@@ -226,15 +226,26 @@ class LocalRunner:
             raise ValueError(f"bad workers {workers!r}: an integer >= 1")
         self.workers = workers
         self._pool: ProcessPoolExecutor | None = None
+        self._interrupted = False  # a pass left before all its parts came back
 
     def start(self, hand: Hand, keys: list[InfoKey]) -> None:
+        from ..solutions.cache import _interrupts_held
+
         self._pool = ProcessPoolExecutor(self.workers, mp_context=get_context("spawn"), initializer=_init,
                                          initargs=(hand.rules.to_dict(), hand.players, keys))
+        self._interrupted = False
         saved = {key: os.environ.get(key) for key in ONE_THREAD}
         os.environ.update(ONE_THREAD)  # the processes start now, under this environment
+        # and with SIGINT blocked, which they inherit: a Ctrl-C at the terminal reaches the whole
+        # process group, and only this process is to handle it (no traceback from every worker)
         try:
-            for future in [self._pool.submit(_ready) for _ in range(self.workers)]:
-                future.result()
+            with _interrupts_held():
+                for future in [self._pool.submit(_ready) for _ in range(self.workers)]:
+                    future.result()
+        except BaseException:  # Ctrl-C as they started (held until then): no pool left behind
+            self._interrupted = True
+            self.close()
+            raise
         finally:
             for key, value in saved.items():
                 if value is None:
@@ -246,16 +257,26 @@ class LocalRunner:
         assert self._pool is not None, "start first"
         futures: dict[Future[Got], int] = {self._pool.submit(_task, dealt, keep, True): i
                                            for i, dealt in enumerate(parts)}
+        left = len(futures)
         try:
             for future in as_completed(futures):
-                yield futures[future], future.result()
+                got = future.result()
+                left -= 1
+                yield futures[future], got
         finally:
             for future in futures:
                 future.cancel()
+            self._interrupted = self._interrupted or left > 0
 
     def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(cancel_futures=True)
+        if self._pool is None:
+            return
+        if self._interrupted:  # left early (Ctrl-C, an error): end the parts still running at once
+            # (the pool would wait for them: a part at 9 players takes a minute)
+            for process in list((getattr(self._pool, "_processes", None) or {}).values()):
+                process.terminate()
+        self._pool.shutdown(cancel_futures=True)
+        self._pool = None
 
 
 @dataclass

@@ -103,9 +103,12 @@ function tableFromPath() {
 
 // --- the connection -----------------------------------------------------------------------------
 
+// The table, once known, rides on the socket's address (?table=): the server ignores it (the seat
+// token is the authority), a proxy can hash on it to send all of a table's players to one process.
 function connect() {
   const scheme = location.protocol === "https:" ? "wss://" : "ws://";
-  const ws = new WebSocket(scheme + location.host + "/ws");
+  const table = ui.table || tableFromPath();
+  const ws = new WebSocket(scheme + location.host + "/ws" + (table ? "?table=" + encodeURIComponent(table) : ""));
   ui.ws = ws;
   $("conn").textContent = "connecting…";
   ws.onopen = () => { ui.retry = 0; setOnline(true); };
