@@ -29,7 +29,7 @@ async def run(marks: list[int], window: int, seats: int) -> list[tuple[int, floa
     server = Server(Store(":memory:"), bot_delay=0)
     table, _, _ = server.lobby.create(P.Create("Ann", seats=seats, bots="counting", options={"lives": 99}))
     table.start(0)
-    table.kinds = ["counting"] * seats  # every seat a bot, each watched by one connection
+    table.seat_kinds = ["counting"] * seats  # every seat a bot, each watched by one connection
     conns = []
     for seat in range(seats):
         conn = Connection(_Socket())  # type: ignore[arg-type]

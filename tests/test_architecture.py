@@ -240,3 +240,13 @@ def test_the_graph_sees_relative_and_lazy_imports() -> None:
     assert "chasetheace.record" in graph["chasetheace.game"]  # from .record import ...
     assert "chasetheace.cli.command" in graph["chasetheace.cli"]  # inside a function
     assert "chasetheace.rules" in graph["chasetheace.solver.model.hand"]  # from ..rules import ...
+
+
+def test_only_a_games_own_folder_and_front_end_name_it() -> None:
+    # the interfaces ask a game's kind (chasetheace.kinds.GameKind), never which game it is
+    own = ("chasetheace/acechasing/", "chasetheace/cli/acechasing.py")
+    named = [f"{path.relative_to(SRC)}:{n}" for path in sorted(SRC.rglob("*.py"))
+             if not any(part in path.as_posix() for part in own)
+             for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+             if '"ace-chasing"' in line]
+    assert named == []

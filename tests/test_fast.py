@@ -205,7 +205,8 @@ def stubborn(monkeypatch: pytest.MonkeyPatch) -> str:
     """The bot kind ``stubborn``, known to make_bot for this test only."""
     from chasetheace import registry
 
-    kind = registry.BotKind(lambda arg, rules, players: Stubborn(), "keeps")
+    kind: registry.BotKind[cta.Rules, Stubborn] = registry.BotKind(lambda arg, rules, players: Stubborn(),
+                                                                  "keeps")
     monkeypatch.setitem(registry.BOTS, "stubborn", kind)
     return "stubborn"
 

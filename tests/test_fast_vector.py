@@ -21,7 +21,7 @@ from chasetheace.adapters.episode import table_options
 from chasetheace.adapters.gymnasium import ChaseTheAceEnv
 from chasetheace.adapters.vector import ChaseTheAceVectorEnv, VectorCore
 from chasetheace.fast import NotCompilableError, compile_bots, script_of
-from chasetheace.rules import OPTIONS
+from chasetheace.rules import OPTIONS, Rules
 
 
 class Stubborn:
@@ -146,7 +146,8 @@ def test_episode_statistics_wrapper_counts_whole_games() -> None:
 def test_bad_options_and_actions_are_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     from chasetheace import registry
 
-    kind = registry.BotKind(lambda arg, rules, players: Stubborn(), "keeps")
+    kind: registry.BotKind[Rules, Stubborn] = registry.BotKind(lambda arg, rules, players: Stubborn(),
+                                                                  "keeps")
     monkeypatch.setitem(registry.BOTS, "stubborn", kind)
     with pytest.raises(NotCompilableError, match="Stubborn"):
         ChaseTheAceVectorEnv(num_envs=2, players=3, opponents=["threshold:8", "stubborn"])

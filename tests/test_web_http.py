@@ -140,7 +140,8 @@ def test_a_finished_games_review_is_worked_out_once_and_served_with_an_etag(
     worked: list[int] = []
     real = Advisor.review
 
-    def counted(advisor: Advisor, record: Record, kind: GameKind | None = None) -> dict[str, Any] | None:
+    def counted(advisor: Advisor, record: Record,
+                kind: GameKind[Any, Any] | None = None) -> dict[str, Any] | None:
         worked.append(1)
         return real(advisor, record, kind)
 

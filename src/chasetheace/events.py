@@ -646,22 +646,22 @@ def event_from_dict(data: Mapping[str, Any], types: Mapping[str, type[Event]] = 
     """
     if not isinstance(data, Mapping):
         raise ValueError(f"an event must be an object, not {type(data).__name__}")
-    kind = data.get("type")
-    if not isinstance(kind, str) or kind not in types:
-        raise ValueError(f"unknown event type {kind!r}")
-    cls = types[kind]
+    event_type = data.get("type")
+    if not isinstance(event_type, str) or event_type not in types:
+        raise ValueError(f"unknown event type {event_type!r}")
+    cls = types[event_type]
     allowed, fields = _schema(cls)
     if not allowed.issuperset(data):
         extra = set(data) - allowed
-        raise ValueError(f"{kind} event has unknown fields: {', '.join(sorted(map(str, extra)))}")
+        raise ValueError(f"{event_type} event has unknown fields: {', '.join(sorted(map(str, extra)))}")
     values: dict[str, Any] = {}
     for name, read, optional in fields:
         if name not in data:
             if optional:
                 continue
-            raise ValueError(f"{kind} event lacks the field {name!r}")
+            raise ValueError(f"{event_type} event lacks the field {name!r}")
         try:
             values[name] = read(data[name])
         except (ValueError, TypeError, IndexError) as exc:
-            raise ValueError(f"{kind} event, field {name!r}: {exc}") from None
+            raise ValueError(f"{event_type} event, field {name!r}: {exc}") from None
     return cls(**values)

@@ -1,9 +1,12 @@
 """What a game of the family is to the rest of the package: a :class:`GameKind`.
 
-Everything that differs from one game to another sits on its kind: how to start one and read its
-record back, how a move is written as text (``"keep"``, ``"offer:5"``), how many seats it takes,
-whether house rules apply, its bots, how its events are told and how a finished game is reviewed.
-The web table and the terminal ask the kind instead of asking which game it is, so adding a game
+Everything that differs from one game to another sits on its kind: its config (the rules a
+table or a run chooses: Chase the Ace's :class:`Rules`, Ace Chasing's own, with no options),
+what one game hands the next at a table, how to start one and read its record back, how a move
+is written as text (``"keep"``, ``"offer:5"``), how many seats it takes, its bots, how its events
+are told and how a finished game is reviewed. The web table and the terminal build, keep and
+pass back a kind's config without looking inside, and ask the kind instead of asking which
+game it is, so adding a game
 means one folder that builds its kind and one line in :data:`chasetheace.registry.GAMES`.
 
 This module only declares the shapes; the games fill them in (Chase the Ace in
@@ -20,9 +23,16 @@ from .events import Event
 from .record import Record, RecordFormat
 from .rules import Rules
 
-__all__ = ["BotKind", "GameKind", "AnyGame", "Narrate", "Solutions", "parse_bot_spec", "bot_specs"]
+__all__ = ["BotKind", "GameKind", "GameConfig", "Carry", "NO_CARRY", "AnyGame", "Narrate", "Solutions",
+           "parse_bot_spec", "bot_specs"]
 
 B = TypeVar("B")
+C = TypeVar("C", bound="GameConfig")
+"""A game's config: what a table or a run of it chooses before the deal (Chase the Ace's
+:class:`Rules`; Ace Chasing's own, with no options)."""
+S = TypeVar("S")
+"""What one game hands the next at its table (Chase the Ace: the pot no one won; None for a game
+that hands nothing on)."""
 
 Solutions = Callable[[Rules, int], Any]
 """``solutions(rules, players)``: a solution of the hand for these rules and table size, or None
@@ -31,6 +41,32 @@ while it is not ready (the web table prepares them in a worker)."""
 Narrate = Callable[[Mapping[str, Any]], list[str]]
 """``tell(view)``: one event as a seat sees it (a dict of the observation's history, or of a
 whole record), in words; a narrator follows the game, so it is told every event in order."""
+
+
+class GameConfig(Protocol):
+    """What every game's config offers: its JSON form (a web table stores it and shows it)."""
+
+    def to_dict(self) -> dict[str, Any]: ...
+
+
+@dataclass(frozen=True)
+class Carry(Generic[S]):
+    """What a finished game hands the next game at its table, and its stored form: a whole
+    number, as the web store's ``carry`` column and a record's ``carry`` keep it."""
+
+    first: S
+    """What a table's first game starts with."""
+    of: Callable[[Any], S]
+    """``of(game)``: what a finished game hands on."""
+    to_int: Callable[[S], int]
+    """Its stored form."""
+    from_int: Callable[[int], S]
+    """Read back from its stored form."""
+
+
+NO_CARRY: Carry[None] = Carry(first=None, of=lambda game: None, to_int=lambda carry: 0,
+                              from_int=lambda number: None)
+"""A game that hands nothing on to the next (stored as 0)."""
 
 
 class AnyGame(Protocol):
@@ -61,15 +97,16 @@ class AnyGame(Protocol):
 
 
 @dataclass(frozen=True)
-class BotKind(Generic[B]):
-    """A kind of bot: ``make(arg, rules, players)`` builds one from the text after the colon of a
-    spec (``threshold:8`` gives ``"8"``), the rules in force and the table size."""
+class BotKind(Generic[C, B]):
+    """A kind of bot: ``make(arg, config, players)`` builds one from the text after the colon of a
+    spec (``threshold:8`` gives ``"8"``), the game's config (Chase the Ace: its :class:`Rules`)
+    and the table size."""
 
-    make: Callable[[str, Rules, int], B]
+    make: Callable[[str, C, int], B]
     help: str
 
 
-def parse_bot_spec(table: Mapping[str, BotKind[B]], spec: str, rules: Rules, players: int,
+def parse_bot_spec(table: Mapping[str, BotKind[C, B]], spec: str, config: C, players: int,
                    what: str = "") -> B:
     """The bot of ``table`` that ``spec`` (``kind`` or ``kind:arg``) names; ValueError naming the
     spec and the kinds allowed otherwise."""
@@ -78,7 +115,7 @@ def parse_bot_spec(table: Mapping[str, BotKind[B]], spec: str, rules: Rules, pla
     kind, _, arg = spec.strip().lower().partition(":")
     if kind not in table:
         raise ValueError(f"unknown {what}bot {spec!r}: allowed {', '.join(table)}")
-    return table[kind].make(arg, rules, players)
+    return table[kind].make(arg, config, players)
 
 
 def bot_specs(specs: Sequence[str] | None, count: int, default: str, *, seats: str = "seats") -> list[str]:
@@ -94,8 +131,10 @@ def bot_specs(specs: Sequence[str] | None, count: int, default: str, *, seats: s
 
 
 @dataclass(frozen=True, repr=False)
-class GameKind:
-    """A game of the family, with everything that differs from the other games.
+class GameKind(Generic[C, S]):
+    """A game of the family, with everything that differs from the other games: a
+    ``GameKind[C, S]`` plays by configs of type ``C`` (its rules, chosen by a table or a run) and
+    hands an ``S`` from one game to the next at a table (its :attr:`carry`).
 
     ``name`` is the command line's and the web protocol's name for it (``ace-chasing``);
     ``record_format`` says how its records are written, its ``name`` the ``format`` field of
@@ -107,19 +146,30 @@ class GameKind:
     record_format: RecordFormat
     """How its records are written and read (:class:`chasetheace.record.RecordFormat`: the
     ``format`` name, the version written, the event types)."""
-    bots: Mapping[str, BotKind[Any]]
+    config_from: Callable[[str, Mapping[str, Any], int | None], C]
+    """``config_from(preset, options, most)``: the config of a preset with rule options (JSON
+    values, as the web protocol sends them) applied, a count (lives, ante) above ``most`` refused
+    (None: no limit); ValueError naming the bad choice (a game without presets or house rules
+    refuses any)."""
+    config_from_args: Callable[[str, Sequence[str]], C]
+    """``config_from_args(preset, specs)``: the config that the command line's ``--preset`` and
+    ``--rule KEY=VALUE`` options give; ValueError naming the bad one."""
+    config_from_dict: Callable[[Mapping[str, Any]], C]
+    """A config read back from its JSON form (``to_dict``, as a web table stores it)."""
+    rules_of: Callable[[C], Rules | None]
+    """The Chase the Ace rules a config stands for, as its records hold them and the hand solver
+    solves them (None: a game whose records hold no rules)."""
+    bots: Mapping[str, BotKind[C, Any]]
     stand_in_bot: str
     """The bot that plays for an absent person (a web player whose timer ran out)."""
     min_players: int
-    max_players: Callable[[Rules], int | None]
-    """The most players the rules allow (None: no limit of the game's own)."""
-    house_rules: bool
-    """Whether presets and rule options apply (Ace Chasing is played by one set of rules)."""
-    new_game: Callable[[Rules, Sequence[str], int, int], AnyGame]
-    """``new_game(rules, names, seed, carry)``: a game, dealt from ``seed``; ``carry`` is a pot
-    carried from the previous game (0 for a game without one)."""
-    carry_of: Callable[[Any], int]
-    """The pot a finished game hands to the next one (0 for a game without one)."""
+    max_players: Callable[[C], int | None]
+    """The most players the config allows (None: no limit of the game's own)."""
+    new_game: Callable[[C, Sequence[str], int, S], AnyGame]
+    """``new_game(config, names, seed, carry)``: a game, dealt from ``seed``; ``carry`` is what
+    the previous game at the table handed on (:attr:`carry`)."""
+    carry: Carry[S]
+    """What a game hands the next at its table (Chase the Ace: its pot; :data:`NO_CARRY`)."""
     from_record: Callable[[Record], AnyGame]
     """The game a record holds, replayed and checked (RecordError if it is not valid)."""
     parse_move: Callable[[str], Any]
@@ -127,8 +177,8 @@ class GameKind:
     game takes; IllegalActionError naming it if it is no move of this game."""
     move_text: Callable[[Any], str]
     """An action of the game as text: the inverse of :attr:`parse_move`."""
-    narrator: Callable[[Sequence[str], Rules, int | None], Narrate]
-    """``narrator(names, rules, viewer)``: a narrator for a game seen by ``viewer`` (None: a
+    narrator: Callable[[Sequence[str], C, int | None], Narrate]
+    """``narrator(names, config, viewer)``: a narrator for a game seen by ``viewer`` (None: a
     spectator, or a replay of a whole record with every card)."""
     review: Callable[[Record, Solutions | None, Callable[..., None] | None], Any]
     """``review(record, solutions, progress)``: the review of a finished game (an object with
@@ -140,8 +190,8 @@ class GameKind:
     file and start no solver."""
     server_bot_specs: frozenset[str]
     """Every spec of :attr:`server_bots` a client may send (``threshold:9`` and the like)."""
-    make_bot: Callable[[str, Rules, int], Any]
-    """``make_bot(spec, rules, players)``: a bot of this game from a spec such as ``odds`` or
+    make_bot: Callable[[str, C, int], Any]
+    """``make_bot(spec, config, players)``: a bot of this game from a spec such as ``odds`` or
     ``threshold:8``; ValueError naming a bad spec."""
     terminal: str
     """The module of its terminal front end (``chasetheace.cli.<game>``), whose ``TERMINAL``
@@ -152,14 +202,14 @@ class GameKind:
     when no bot stands in: the most cautious of ``legal``."""
     solver: bool = False
     """Whether the solver covers this game: hints, a prepared solved bot and reviews by the
-    equilibrium (they need solutions of the hand)."""
+    equilibrium (they need solutions of the hand, for the rules of :attr:`rules_of`)."""
 
     def __repr__(self) -> str:
         return f"GameKind({self.name!r})"
 
-    def seat_limits(self, rules: Rules, most: int) -> tuple[int, int]:
+    def seat_limits(self, config: C, most: int) -> tuple[int, int]:
         """(least, most) players at a table that seats at most ``most``."""
-        limit = self.max_players(rules)
+        limit = self.max_players(config)
         return self.min_players, most if limit is None else min(most, limit)
 
     def holds(self, record: Record | Any) -> bool:
@@ -174,8 +224,14 @@ class GameKind:
         is wrong (its replay checks the events against the rules)."""
         return self.record_format.read(data)
 
-    def seeded_record(self, names: Sequence[str], rules: Rules, carry: int,
+    def seeded_record(self, names: Sequence[str], config: C, carry: S,
                       events: Sequence[Mapping[str, Any]]) -> Record:
         """The record of a game started from a seed (its deck not stored: the events hold every
         card), from its events as the web store keeps them (their JSON form)."""
-        return self.record_format.seeded(names, rules, carry, events)
+        return self.record_format.seeded(names, self.rules_of(config), self.carry.to_int(carry), events)
+
+    def stored_record(self, names: Sequence[str], config: Mapping[str, Any], carry: int,
+                      events: Sequence[Mapping[str, Any]]) -> Record:
+        """:meth:`seeded_record` from the stored forms of the config and the carry (as the web
+        store keeps a table's config and a game's carry)."""
+        return self.seeded_record(names, self.config_from_dict(config), self.carry.from_int(carry), events)

@@ -79,7 +79,7 @@ class RecordFormat:
             return data
         return Record.from_json(data, self)
 
-    def seeded(self, names: Sequence[str], rules: Rules, carry: int,
+    def seeded(self, names: Sequence[str], rules: Rules | None, carry: int,
                events: Sequence[Mapping[str, Any]]) -> Record:
         """The record of a game started from a seed (its deck not stored: the events hold every
         card), from its events' JSON form, as the web store keeps them."""

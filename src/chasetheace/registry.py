@@ -16,7 +16,7 @@ OddsBot(stake=0, threshold='9', margin=0.0)
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from .acechasing.kind import BOTS as ACE_CHASING_BOTS
@@ -26,11 +26,11 @@ from .bots import Bot, CountingBot, RandomBot, ThresholdBot
 from .errors import IllegalActionError
 from .extras import needs_solver_text, solver_missing
 from .game import Action, Game
-from .kinds import BotKind, GameKind, Narrate, Solutions, parse_bot_spec
+from .kinds import BotKind, Carry, GameKind, Narrate, Solutions, parse_bot_spec
 from .record import CHASE_THE_ACE as CHASE_THE_ACE_RECORDS
 from .record import Record
 from .render import Narrator
-from .rules import Rules
+from .rules import OPTIONS, Rules, rules_from_args
 from .solver import Solution, SolvedBot
 from .solver.methods.game_limits import check_game
 from .solver.solutions.cache import announce_solving, solution_for
@@ -87,7 +87,7 @@ def _solved_game(arg: str, rules: Rules, players: int) -> Bot:
     return GameBot(game_solution_for(rules, players, progress=say))
 
 
-BOTS: dict[str, BotKind[Bot]] = {
+BOTS: dict[str, BotKind[Rules, Bot]] = {
     "random": BotKind(_no_arg(RandomBot), "keeps or swaps at random"),
     "threshold": BotKind(lambda arg, rules, players: ThresholdBot(arg or 8),
                          "threshold:RANK swaps below RANK (default 8)"),
@@ -98,6 +98,19 @@ BOTS: dict[str, BotKind[Bot]] = {
                            "up to 4 lives (3 at 5 players; solved-game:FILE.json loads a saved one)"),
 }
 """The bots of Chase the Ace (RULES.md part A), by kind."""
+
+
+def _rules_from(preset: str, options: Mapping[str, Any], most: int | None) -> Rules:
+    """The rules of ``preset`` with ``options`` (JSON values) applied, a count above ``most``
+    refused; ValueError naming the bad option."""
+    rules = Rules.preset(preset)
+    for key, value in options.items():
+        if key not in OPTIONS:
+            raise ValueError(f"unknown rule {key!r}: allowed {', '.join(OPTIONS)}")
+        if most is not None and OPTIONS[key].minimum is not None and isinstance(value, int) and value > most:
+            raise ValueError(f"bad value {value!r} for rule {key!r}: at most {most} at a web table")
+        rules = rules.replace(**{key: value})
+    return rules
 
 
 def _parse_move(text: str) -> Action:
@@ -139,12 +152,14 @@ def _review(record: Record, solutions: Solutions | None,
 
 _RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K")
 
-CHASE_THE_ACE = GameKind(
+CHASE_THE_ACE: GameKind[Rules, int] = GameKind(
     name="chase-the-ace", title="Chase the Ace", record_format=CHASE_THE_ACE_RECORDS,
+    config_from=_rules_from, config_from_args=rules_from_args, config_from_dict=Rules.from_dict,
+    rules_of=lambda rules: rules,
     bots=BOTS, stand_in_bot="counting", min_players=2, max_players=lambda rules: rules.max_players,
-    house_rules=True,
     new_game=lambda rules, names, seed, carry: Game(rules, list(names), seed=seed, carry=carry),
-    carry_of=lambda game: int(game.pot), from_record=Game.from_record,
+    carry=Carry(first=0, of=lambda game: int(game.pot), to_int=int, from_int=int),
+    from_record=Game.from_record,
     parse_move=_parse_move, move_text=lambda action: str(getattr(action, "value", action)),
     narrator=_narrator, review=_review,
     server_bots={"random": "keeps or swaps at random",
@@ -158,7 +173,7 @@ CHASE_THE_ACE = GameKind(
 )
 """Chase the Ace, RULES.md part A."""
 
-GAMES: dict[str, GameKind] = {kind.name: kind for kind in (CHASE_THE_ACE, ACE_CHASING)}
+GAMES: dict[str, GameKind[Any, Any]] = {kind.name: kind for kind in (CHASE_THE_ACE, ACE_CHASING)}
 """The games, by the name the command line and the web protocol use."""
 
 BOT_KINDS = tuple(BOTS)
@@ -194,7 +209,7 @@ def register_bot(kind: str, make: Callable[[str, Rules, int], Bot], help: str) -
     BOTS[kind] = BotKind(make, help)
 
 
-def game_kind(name: str) -> GameKind:
+def game_kind(name: str) -> GameKind[Any, Any]:
     """The game called ``name``; ValueError naming the games there are otherwise."""
     kind = GAMES.get(name) if isinstance(name, str) else None
     if kind is None:
@@ -202,7 +217,7 @@ def game_kind(name: str) -> GameKind:
     return kind
 
 
-def kind_of_record(record: Any) -> GameKind:
+def kind_of_record(record: Any) -> GameKind[Any, Any]:
     """The game whose record ``record`` (parsed JSON) says it is; Chase the Ace when it says no
     game of the family (its replay then names what is wrong with the record)."""
     for kind in GAMES.values():

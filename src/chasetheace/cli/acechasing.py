@@ -34,7 +34,7 @@ from ..acechasing.estimate import estimate
 from ..acechasing.events import RoundStarted, read_view
 from ..acechasing.game import MAX_OFFERS, AceAction, AceChasingGame, Offer
 from ..acechasing.kind import BOTS as ACE_CHASING_BOTS
-from ..acechasing.kind import NAME, make_ace_chasing_bot
+from ..acechasing.kind import NAME, AceChasingConfig, make_ace_chasing_bot
 from ..acechasing.odds import DEFAULT_THRESHOLD
 from ..acechasing.render import narrate
 from ..acechasing.review import exchange_call, odds_hint, stake_call
@@ -62,8 +62,6 @@ from .play import (
 
 if TYPE_CHECKING:
     from rich.console import Console
-
-    from ..rules import Rules
 
 __all__ = [
     "narrate", "parse_reply", "play_ace_chasing", "simulate_ace_chasing", "format_simulation",
@@ -324,14 +322,9 @@ RULES_SUMMARY = (
 """Part B of RULES.md in a few lines, for ``play --rules-help``."""
 
 
-def _no_rule_options(args: argparse.Namespace) -> None:
-    if args.rule or args.preset != "standard":
-        raise ValueError("Ace Chasing has no rule options (RULES.md part B): drop --preset and --rule")
-
-
-def play_from_cli(args: argparse.Namespace, console: Console, rules: Rules) -> int:
-    """``chase-the-ace play --game ace-chasing`` (:data:`TERMINAL`)."""
-    _no_rule_options(args)
+def play_from_cli(args: argparse.Namespace, console: Console, config: AceChasingConfig) -> int:
+    """``chase-the-ace play --game ace-chasing`` (:data:`TERMINAL`); ``config`` is the game's
+    (no rule options: :attr:`~chasetheace.kinds.GameKind.config_from_args` refused any)."""
     if args.rules_help:
         console.print("[bold]Ace Chasing[/] (RULES.md part B):")
         for line in RULES_SUMMARY:
@@ -384,7 +377,7 @@ def play_games(args: argparse.Namespace, console: Console, players: int, matador
         pace = make_pace(console, args, "round")
 
 
-def simulate_from_cli(args: argparse.Namespace) -> int:
+def simulate_from_cli(args: argparse.Namespace, config: AceChasingConfig) -> int:
     """``chase-the-ace simulate --game ace-chasing`` (:data:`TERMINAL`). ``--workers`` is accepted,
     but one process plays."""
     if args.save is not None:
@@ -392,7 +385,6 @@ def simulate_from_cli(args: argparse.Namespace) -> int:
     if args.engine == "fast":
         raise ValueError(f"--engine fast: the fast engine plays chase-the-ace only, not {NAME} "
                          "(leave --engine out)")
-    _no_rule_options(args)
     for flag, value in (("--hands", args.hands), ("--plot", args.plot)):
         if value is not None:
             raise ValueError(f"{flag} is not available for Ace Chasing (use --games, --json, --csv)")

@@ -111,7 +111,8 @@ def _cmd_play(args: argparse.Namespace) -> int:
     from .console import make_console
 
     _check_game(args.game)
-    rules = rules_from_args(args.preset, args.rule)
+    kind = GAMES[args.game]
+    config = kind.config_from_args(args.preset, args.rule)
     if args.save is not None and not args.rules_help:
         check_writable(args.save)  # before the first deal, not at the first save
         terminal.check_new_record(args.save)
@@ -120,7 +121,7 @@ def _cmd_play(args: argparse.Namespace) -> int:
     from .play import QuitGame
 
     try:
-        return terminal_of(GAMES[args.game]).play(args, console, rules)
+        return terminal_of(kind).play(args, console, config)
     except (QuitGame, EOFError) as exc:
         if isinstance(exc, EOFError):
             console.print()
@@ -147,10 +148,11 @@ def _play_chase_the_ace(args: argparse.Namespace, console: Console, rules: Rules
 
 def _cmd_simulate(args: argparse.Namespace) -> int:
     _check_game(args.game)
-    return terminal_of(GAMES[args.game]).simulate(args)
+    kind = GAMES[args.game]
+    return terminal_of(kind).simulate(args, kind.config_from_args(args.preset, args.rule))
 
 
-def _simulate_chase_the_ace(args: argparse.Namespace) -> int:
+def _simulate_chase_the_ace(args: argparse.Namespace, rules: Rules) -> int:
     """Chase the Ace's ``simulate``: :func:`chasetheace.sim.simulate` (or the fast kernel) with
     the statistics as tables, JSON, CSV or a plot."""
     from ..sim import SimConfig
@@ -159,7 +161,6 @@ def _simulate_chase_the_ace(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     if args.shuffle_seats:
         raise ValueError(f"--shuffle-seats is for ace-chasing, not {args.game}")
-    rules = rules_from_args(args.preset, args.rule)
     players = args.players if args.players is not None else (
         len(args.bot) if args.bot and len(args.bot) > 1 else _preset_players(args.preset) or 5)
     meant = _preset_players(args.preset)

@@ -12,10 +12,9 @@ import argparse
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..kinds import GameKind
-from ..rules import Rules
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -25,17 +24,19 @@ __all__ = ["Terminal", "terminal_of"]
 
 @dataclass(frozen=True)
 class Terminal:
-    """A game at the terminal: each takes the parsed command line and returns the exit status."""
+    """A game at the terminal: each takes the parsed command line (``play`` and ``simulate`` also
+    the game's config, from ``--preset`` and ``--rule`` by
+    :attr:`~chasetheace.kinds.GameKind.config_from_args`) and returns the exit status."""
 
-    play: Callable[[argparse.Namespace, Console, Rules], int]
+    play: Callable[[argparse.Namespace, Console, Any], int]
     """``play --game NAME``: you against bots (``--rules-help``: the rules in force, and stop)."""
-    simulate: Callable[[argparse.Namespace], int]
+    simulate: Callable[[argparse.Namespace, Any], int]
     """``simulate --game NAME``: bots against bots; refuses the options it has no use for."""
     replay: Callable[[argparse.Namespace], int]
     """``replay FILE`` of a record of this game: checked, and told unless ``--check``."""
 
 
-def terminal_of(kind: GameKind) -> Terminal:
+def terminal_of(kind: GameKind[Any, Any]) -> Terminal:
     """The terminal front end of ``kind`` (its module imported on first use)."""
     found = getattr(importlib.import_module(kind.terminal), "TERMINAL", None)
     if not isinstance(found, Terminal):

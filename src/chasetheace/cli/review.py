@@ -71,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _check(kind: GameKind, record: Record, path: str) -> None:
+def _check(kind: GameKind[Any, Any], record: Record, path: str) -> None:
     """RecordError naming ``path`` if ``record`` does not replay."""
     try:
         kind.from_record(record)

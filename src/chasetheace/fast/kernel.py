@@ -8,7 +8,7 @@ works on plain integer arrays: cards are ``Card.id`` numbers, and the arguments 
 records of :mod:`chasetheace.fast.layout`: the rules (:class:`RuleArrays`, made by
 :func:`chasetheace.fast.tables.rule_arrays`), the policies (:class:`PolicyArrays`), what is given
 (:class:`Given`), the counts (:class:`Counts`) and the table (:class:`Table`). The hand's scalars
-go from step to step as a :class:`Hand` (each step returns the hand it leaves, so that they stay
+go from step to step as a :class:`HandState` (each step returns the hand it leaves, so that they stay
 in registers: through the table's arrays, hands with nobody out took 4% longer), and are saved to the table's
 ``st`` (``S_*``) at a pause and at the end of the game.
 
@@ -154,7 +154,7 @@ from .layout import (
     WS_ROWS,
     Counts,
     Given,
-    Hand,
+    HandState,
     Mode,
     PolicyArrays,
     RuleArrays,
@@ -254,7 +254,7 @@ def _draw_keep(p: float, kind: int, rng: np.ndarray) -> bool:  # pragma: no cove
 
 
 @jit(inline=True)
-def _decide(rules: RuleArrays, policies: PolicyArrays, given: Given, table: Table, mode: Mode, h: Hand,
+def _decide(rules: RuleArrays, policies: PolicyArrays, given: Given, table: Table, mode: Mode, h: HandState,
             seat: int, place: int, card: int, strength: int, node: int) -> bool:  # pragma: no cover
     """True to keep ``card`` (of engine ``strength``): the given decision (the policy's keep chance
     goes to ``probe``), or the policy's, drawn."""
@@ -355,7 +355,7 @@ def _mode(rules: RuleArrays, policies: PolicyArrays, pause: bool,
 
 
 @jit(inline=True)
-def _save(st: np.ndarray, h: Hand, phase: int, t: int) -> None:  # pragma: no cover - compiled
+def _save(st: np.ndarray, h: HandState, phase: int, t: int) -> None:  # pragma: no cover - compiled
     """Write the hand to the table's scalars (at a pause, in ``phase`` at place ``t``; or at the end)."""
     st[S_PHASE], st[S_HEAD], st[S_LEN], st[S_KITTY], st[S_DEALER] = phase, h.head, h.length, h.kitty, h.dealer
     st[S_SET_ASIDE], st[S_IMMUNE], st[S_T], st[S_K], st[S_NODE] = h.set_aside, h.immune, t, h.k, h.node
@@ -363,15 +363,15 @@ def _save(st: np.ndarray, h: Hand, phase: int, t: int) -> None:  # pragma: no co
 
 
 @jit(inline=True)
-def _load(st: np.ndarray) -> Hand:  # pragma: no cover - compiled
+def _load(st: np.ndarray) -> HandState:  # pragma: no cover - compiled
     """The hand saved in the table's scalars."""
-    return Hand(st[S_DEALER], st[S_HEAD], st[S_LEN], st[S_KITTY], st[S_K], st[S_SET_ASIDE], st[S_IMMUNE],
-                st[S_NODE], st[S_JMASK], st[S_SHUFFLE], st[S_HAND])
+    return HandState(st[S_DEALER], st[S_HEAD], st[S_LEN], st[S_KITTY], st[S_K], st[S_SET_ASIDE], st[S_IMMUNE],
+                     st[S_NODE], st[S_JMASK], st[S_SHUFFLE], st[S_HAND])
 
 
 @jit(inline=True)
 def _new_game(rules: RuleArrays, policies: PolicyArrays, given: Given, table: Table,
-              mode: Mode) -> Hand:  # pragma: no cover - compiled
+              mode: Mode) -> HandState:  # pragma: no cover - compiled
     """A new game (A1): every seat in with its lives, an empty kitty, the pack as the stock, and
     the first dealer (given, or chosen as the rules say). Its dealer is -1 if the script ran out."""
     R, pack, ws, g = rules.vector, rules.pack, table.ws, table.g
@@ -399,13 +399,13 @@ def _new_game(rules: RuleArrays, policies: PolicyArrays, given: Given, table: Ta
     if mode.follow_stock:
         _stock_reset(ws, n, policies.kind)
     shuffle = 1 if pack[deck] == 0 else 0  # a fresh shuffle first, unless stacked
-    return Hand(dealer=dealer, head=0, length=deck, kitty=0, k=0, set_aside=-1, immune=-1, node=0, jmask=0,
-                shuffle=shuffle, number=0)
+    return HandState(dealer=dealer, head=0, length=deck, kitty=0, k=0, set_aside=-1, immune=-1, node=0,
+                     jmask=0, shuffle=shuffle, number=0)
 
 
 @jit(inline=True)
 def _deal(rules: RuleArrays, policies: PolicyArrays, given: Given, table: Table, mode: Mode,
-          h: Hand) -> Hand:  # pragma: no cover - compiled
+          h: HandState) -> HandState:  # pragma: no cover - compiled
     """The deal (A3.1): the seats in, from the dealer's left to the dealer, into ``W_ORDER``; a
     fresh shuffle when one is due (given, or drawn lazily); a card each from the top of the stock;
     what the counting seats and the record know at the start of the hand; then the kings jerk.
@@ -424,7 +424,7 @@ def _deal(rules: RuleArrays, policies: PolicyArrays, given: Given, table: Table,
     if h.shuffle:
         if given.chance:
             if g[G_SHUF] >= given.shuffles.shape[0]:
-                return Hand(dealer, head, length, h.kitty, 0, -1, -1, -1, 0, h.shuffle, h.number + 1)
+                return HandState(dealer, head, length, h.kitty, 0, -1, -1, -1, 0, h.shuffle, h.number + 1)
             row = given.shuffles[g[G_SHUF]]
             g[G_SHUF] += 1
             for i in range(length):
@@ -476,8 +476,8 @@ def _deal(rules: RuleArrays, policies: PolicyArrays, given: Given, table: Table,
     if mode.use_table:
         root = policies.root
         node = root[k, jmask if jmask < root.shape[1] else 0]
-    return Hand(dealer=dealer, head=head + k, length=length - k, kitty=kitty, k=k, set_aside=-1, immune=-1,
-                node=node, jmask=jmask, shuffle=0 if to_bottom else 1, number=h.number + 1)
+    return HandState(dealer=dealer, head=head + k, length=length - k, kitty=kitty, k=k, set_aside=-1,
+                     immune=-1, node=node, jmask=jmask, shuffle=0 if to_bottom else 1, number=h.number + 1)
 
 
 @jit()
@@ -508,8 +508,8 @@ def _pauses(st: np.ndarray, alive: np.ndarray, seat: int) -> bool:  # pragma: no
 
 
 @jit(inline=True)
-def _turns(rules: RuleArrays, policies: PolicyArrays, given: Given, table: Table, mode: Mode, h: Hand,
-           t: int) -> tuple[int, Hand]:  # pragma: no cover - compiled
+def _turns(rules: RuleArrays, policies: PolicyArrays, given: Given, table: Table, mode: Mode, h: HandState,
+           t: int) -> tuple[int, HandState]:  # pragma: no cover - compiled
     """The turns (A3.3), from place ``t``: each player in turn keeps, or swaps with the left
     neighbour unless the neighbour shows a blocker; a player dealt a blocker shows it (with
     king_stops_play, play stops there); the dealer's turn is :func:`_dealer`. Returns PAUSED
@@ -539,8 +539,8 @@ def _turns(rules: RuleArrays, policies: PolicyArrays, given: Given, table: Table
             continue
         if mode.pause and _pauses(st, ws[W_ALIVE], s):
             if st[S_PENDING] < 0:
-                _save(st, Hand(h.dealer, h.head, h.length, h.kitty, k, h.set_aside, h.immune, node, h.jmask,
-                               h.shuffle, h.number), PH_TURNS, t)
+                _save(st, HandState(h.dealer, h.head, h.length, h.kitty, k, h.set_aside, h.immune, node,
+                                    h.jmask, h.shuffle, h.number), PH_TURNS, t)
                 st[S_TO_ACT] = s
                 return PAUSED, h
             keep = st[S_PENDING] == 1
@@ -584,8 +584,8 @@ def _turns(rules: RuleArrays, policies: PolicyArrays, given: Given, table: Table
 
 
 @jit(inline=True)
-def _dealer(rules: RuleArrays, policies: PolicyArrays, given: Given, table: Table, mode: Mode, h: Hand,
-            card: int, keep: bool) -> tuple[int, Hand]:  # pragma: no cover - compiled
+def _dealer(rules: RuleArrays, policies: PolicyArrays, given: Given, table: Table, mode: Mode, h: HandState,
+            card: int, keep: bool) -> tuple[int, HandState]:  # pragma: no cover - compiled
     """The dealer's turn (A3.4): keep, or exchange ``card`` for a card of the stock (cut at
     random, or the top card). A blocker drawn is kept, or shown and put back (void), or loses the
     hand alone (dealer-loses); a card of the same rank, with dealer_same_rank, wins the hand for the
@@ -623,8 +623,8 @@ def _dealer(rules: RuleArrays, policies: PolicyArrays, given: Given, table: Tabl
             st[S_NO_SHOWDOWN] = 1 if nl > 0 else 0
         if nl < 0:  # void: the blocker is put back, the stock as it was
             return nl, h
-        return nl, Hand(s, head, length - 1, h.kitty, h.k, card, h.immune, h.node, h.jmask, h.shuffle,
-                        h.number)
+        return nl, HandState(s, head, length - 1, h.kitty, h.k, card, h.immune, h.node, h.jmask, h.shuffle,
+                             h.number)
     head = _remove_from_stock(stk, head, length, pos, to_bottom)
     hands[s] = drawn
     if rec:
@@ -646,12 +646,13 @@ def _dealer(rules: RuleArrays, policies: PolicyArrays, given: Given, table: Tabl
             seen[card] = PUBLIC
             _event(table.evs, st, E_DEALER_SAME_RANK, s, -1, card, drawn, 0, -1)
             st[S_NO_SHOWDOWN] = 1 if nl >= 0 else 0
-    return nl, Hand(s, head, length - 1, h.kitty, h.k, card, immune, h.node, h.jmask, h.shuffle, h.number)
+    return nl, HandState(s, head, length - 1, h.kitty, h.k, card, immune, h.node, h.jmask, h.shuffle,
+                         h.number)
 
 
 @jit(inline=True)
 def _showdown(rules: RuleArrays, policies: PolicyArrays, table: Table, mode: Mode,
-              h: Hand) -> int:  # pragma: no cover - compiled
+              h: HandState) -> int:  # pragma: no cover - compiled
     """The showdown (A3.5): every card is shown; the holders of the lowest (by ``ties`` and
     ``pairing``; an immune dealer apart) lose, written to ``W_LOSERS``. Returns how many."""
     ws, k = table.ws, h.k
@@ -669,8 +670,8 @@ def _showdown(rules: RuleArrays, policies: PolicyArrays, table: Table, mode: Mod
 
 
 @jit(inline=True)
-def _lives(rules: RuleArrays, given: Given, counts: Counts, table: Table, mode: Mode, h: Hand, nl: int,
-           double: bool) -> tuple[int, Hand]:  # pragma: no cover - compiled
+def _lives(rules: RuleArrays, given: Given, counts: Counts, table: Table, mode: Mode, h: HandState, nl: int,
+           double: bool) -> tuple[int, HandState]:  # pragma: no cover - compiled
     """Chips (A3.5) and elimination (A3.6): each of the ``nl`` losers pays the kitty one life (two
     for an ace with ``double``), never more than it has; the counts take the hand; the players out
     leave, or, when all in the hand are out, the final tie is replayed, split or cut for. Returns
@@ -730,12 +731,12 @@ def _lives(rules: RuleArrays, given: Given, counts: Counts, table: Table, mode: 
             for i in range(k):
                 if alive[order[i]]:
                     winner = order[i]
-    return winner, Hand(h.dealer, h.head, h.length, kitty, k, h.set_aside, h.immune, h.node, h.jmask,
-                        h.shuffle, h.number)
+    return winner, HandState(h.dealer, h.head, h.length, kitty, k, h.set_aside, h.immune, h.node, h.jmask,
+                             h.shuffle, h.number)
 
 
 @jit(inline=True)
-def _log_hand(log: np.ndarray, table: Table, n: int, h: Hand) -> None:  # pragma: no cover - compiled
+def _log_hand(log: np.ndarray, table: Table, n: int, h: HandState) -> None:  # pragma: no cover - compiled
     """A row of ``log`` (while there are rows): the dealer, each seat's payment (-1 if it did not
     lose), each seat's lives, the kitty, and each seat in or out."""
     g, ws = table.g, table.ws
@@ -751,8 +752,8 @@ def _log_hand(log: np.ndarray, table: Table, n: int, h: Hand) -> None:  # pragma
 
 
 @jit(inline=True)
-def _between_hands(policies: PolicyArrays, table: Table, mode: Mode, h: Hand,
-                   winner: int) -> Hand:  # pragma: no cover - compiled
+def _between_hands(policies: PolicyArrays, table: Table, mode: Mode, h: HandState,
+                   winner: int) -> HandState:  # pragma: no cover - compiled
     """Between hands (A3.7): the cards go under the stock in turn order, the dealer's set-aside
     card last; then the game is over (``winner`` is not PLAY_ON: the hand saved, in PH_OVER) or the
     deal passes left."""
@@ -774,7 +775,7 @@ def _between_hands(policies: PolicyArrays, table: Table, mode: Mode, h: Hand,
     dealer = h.dealer
     if winner == PLAY_ON:
         dealer = _left(dealer, mode.n, ws[W_ALIVE])
-    after = Hand(dealer, head, length, h.kitty, k, -1, h.immune, h.node, h.jmask, h.shuffle, h.number)
+    after = HandState(dealer, head, length, h.kitty, k, -1, h.immune, h.node, h.jmask, h.shuffle, h.number)
     if winner != PLAY_ON:
         if winner >= 0:
             ws[W_WON, winner] = 1

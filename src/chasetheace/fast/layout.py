@@ -82,7 +82,7 @@ WS_ROWS = 19
 # (row WS_ROWS + c: the card, or -1; its last cell: the dealer's set-aside card), of its rank from
 # announcements (row WS_ROWS + n + c), and which stock places it knows (row WS_ROWS + 2 n + c,
 # aligned with the stock's ring; with between_hands = to-bottom)
-# (the hand's scalars are saved here at a pause and at the end of a game: see Hand)
+# (the hand's scalars are saved here at a pause and at the end of a game: see HandState)
 (S_PHASE, S_HEAD, S_LEN, S_KITTY, S_DEALER, S_SET_ASIDE, S_IMMUNE, S_T, S_K, S_NODE, S_JMASK,
  S_SHUFFLE, S_HAND, S_TO_ACT, S_PENDING, S_EVENTS, S_FINAL_TIE, S_NO_SHOWDOWN, S_PAUSE_FOR) = range(19)
 ST_SIZE = 19
@@ -158,7 +158,7 @@ class Table(NamedTuple):
     rng: np.ndarray
 
 
-class Hand(NamedTuple):
+class HandState(NamedTuple):
     """The scalars of the hand in play, carried from step to step in registers (each step returns
     the hand it leaves); saved to the table's ``st`` (S_* of the same names) at a pause and at the
     end of the game, and loaded from it to resume."""

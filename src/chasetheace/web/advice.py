@@ -202,7 +202,7 @@ class Advisor:
         return {"type": "hint", "v": VERSION, "hint": h.to_dict(), "text": h.text()}
 
     def review(self, record: Record | Mapping[str, Any],
-               kind: GameKind | None = None) -> dict[str, Any] | None:
+               kind: GameKind[Any, Any] | None = None) -> dict[str, Any] | None:
         """The review of a finished game's record (of the game ``kind``; None: the game the record
         says), or None while its solutions are prepared.
 
@@ -287,7 +287,7 @@ class _Refused(Exception):
         self.status, self.error = status, error
 
 
-async def _finished_record(server: Any, table_id: str, game: str) -> tuple[GameKind, Record]:
+async def _finished_record(server: Any, table_id: str, game: str) -> tuple[GameKind[Any, Any], Record]:
     """The game kind and the record of a finished game of a table, read once (no replay); _Refused
     (404: no such game, 409: not over) otherwise."""
     import asyncio

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ..bots import CountingBot
+from ..kinds import GameConfig
 from ..observation import Observation
 from ..registry import GAMES
 from ..rules import Rules
@@ -89,13 +90,15 @@ class WebBots:
         key = _rules_key(rules)
         return {players: sol for (k, players), sol in self.solutions.items() if k == key}
 
-    def check(self, kind: str, rules: Rules | None, seats: int, game: str = "chase-the-ace") -> None:
-        """ValueError unless ``kind`` is offered for a table of ``seats`` under ``rules``; it
-        looks only at the fixed list and the solutions already in memory."""
+    def check(self, kind: str, config: GameConfig | None, seats: int, game: str = "chase-the-ace") -> None:
+        """ValueError unless ``kind`` is offered for a table of ``seats`` of ``game`` under
+        ``config`` (its rules; None: the standard ones); it looks only at the fixed list and the
+        solutions already in memory."""
         game_kind = GAMES[game]
         if kind in game_kind.server_bot_specs:
             return
         if kind == SOLVED and self.solutions and game_kind.solver:
+            rules = None if config is None else game_kind.rules_of(config)
             if seats not in self.prepared(Rules() if rules is None else rules):
                 raise ValueError(f"bot 'solved' has no prepared solution for these rules with {seats} "
                                  f"players: the server offers it for {self.kinds()[SOLVED].split(': ')[-1]}")
@@ -106,16 +109,18 @@ class WebBots:
             names.append(SOLVED)
         raise ValueError(f"bot {kind[:40]!r} is not offered here: allowed {', '.join(names)}")
 
-    def make(self, kind: str, rules: Rules, game: str = "chase-the-ace") -> Any:
-        """A bot of an offered kind (a kind no longer offered, e.g. read back from an older
-        database, plays as the game's stand-in: ``counting``, or at Ace Chasing ``odds``)."""
+    def make(self, kind: str, config: GameConfig, game: str = "chase-the-ace") -> Any:
+        """A bot of an offered kind for a table of ``game`` under ``config`` (a kind no longer
+        offered, e.g. read back from an older database, plays as the game's stand-in:
+        ``counting``, or at Ace Chasing ``odds``)."""
         game_kind = GAMES[game]
-        if kind == SOLVED and game_kind.solver:
+        rules = game_kind.rules_of(config) if game_kind.solver else None
+        if kind == SOLVED and rules is not None:
             prepared = self.prepared(rules)
             if prepared:
                 return _PreparedSolved(rules, prepared)
         spec = kind if kind in game_kind.server_bot_specs else game_kind.stand_in_bot
-        return game_kind.make_bot(spec, rules, 0)
+        return game_kind.make_bot(spec, config, 0)
 
 
 class _PreparedSolved:

@@ -92,7 +92,7 @@ __all__ = ["Cluster"]
 def _marks(table: Table) -> tuple[Any, ...]:
     """What a read of the table made before a change here would undo: its people (seats, tokens,
     recovery codes), its game and moves."""
-    return list(table.people), table.game_no, table.moves, list(table.kinds)
+    return list(table.people), table.game_no, table.moves, list(table.seat_kinds)
 
 log = logging.getLogger("chasetheace.web.cluster")
 

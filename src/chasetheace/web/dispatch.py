@@ -103,9 +103,10 @@ class Dispatch(Seating):
                 self.cluster.check_create()  # not while a newer server's schema is in the database
             table, seat, token = self.lobby.create(msg)
             self.created.setdefault(conn.client, deque()).append(time.monotonic())
-            if table.options.hints:
+            rules = table.options.rules
+            if table.options.hints and rules is not None:
                 with contextlib.suppress(P.ProtocolError):  # over its share: its hints will say so
-                    self.advisor.prepare(table.options.rules, table.options.seats, conn.client)
+                    self.advisor.prepare(rules, table.options.seats, conn.client)
             self.bind(conn, table, seat, token, table.issue_recovery(seat))
         elif isinstance(msg, P.Join):
             table = self.table(msg.table)

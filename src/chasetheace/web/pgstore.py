@@ -38,7 +38,6 @@ from urllib.parse import urlsplit, urlunsplit
 from ..events import Event
 from ..extras import needs_extra_text
 from ..record import Record
-from ..rules import Rules
 from .bridge import Bridge
 from .store import (
     SCHEMA_VERSION,
@@ -514,18 +513,19 @@ class PgStore:
         self._tx(work)
 
     def start_game(self, table_id: str, game_no: int, seed: int, carry: int, names: Sequence[str],
-                   kinds: Sequence[str], events: Sequence[Event]) -> None:
+                   seat_kinds: Sequence[str], events: Sequence[Event]) -> None:
         """Save the start of a game: its seed and the events of the deal. The notification carries
         them (when they fit: ``PROCESS|TABLE|g|GAME``), so the other processes deal it without
         reading the table."""
         deal = _dump([e.to_dict() for e in events])
-        game = _dump({"g": game_no, "seed": seed, "carry": carry, "names": list(names), "kinds": list(kinds)})
+        game = _dump({"g": game_no, "seed": seed, "carry": carry, "names": list(names),
+                      "kinds": list(seat_kinds)})
         note = f'{table_id}|g|{game[:-1]},"e":{deal}}}'
         if len(f"{self.process}|{note}".encode()) > _MAX_PAYLOAD:
             note = table_id
         self._tx(lambda cur: cur.execute(
             "INSERT INTO games VALUES (%s, %s, %s, %s, %s, %s, %s)",
-            (table_id, game_no, seed, carry, _dump(list(names)), _dump(list(kinds)), deal)), note)
+            (table_id, game_no, seed, carry, _dump(list(names)), _dump(list(seat_kinds)), deal)), note)
 
     def append_action(self, table_id: str, game_no: int, seat: int, action: str, actor: str,
                       events: Sequence[Event], seq: int | None = None, act_id: str | None = None) -> None:
@@ -597,10 +597,10 @@ class PgStore:
         return self._tx(lambda cur: cur.execute("SELECT 1 FROM actions WHERE table_id=%s AND act_id=%s",
                                                 (table_id, act_id)).fetchone() is not None)
 
-    def set_kinds(self, table_id: str, game_no: int, kinds: Sequence[str]) -> None:
+    def set_seat_kinds(self, table_id: str, game_no: int, seat_kinds: Sequence[str]) -> None:
         """Save who plays each seat of a game."""
         self._tx(lambda cur: cur.execute("UPDATE games SET kinds=%s WHERE table_id=%s AND game_no=%s",
-                                         (_dump(list(kinds)), table_id, game_no)), table_id)
+                                         (_dump(list(seat_kinds)), table_id, game_no)), table_id)
 
     def idle_tables(self, before: float, limit: int = 200) -> list[str]:
         """Tables created before ``before`` (seconds since the epoch on the database's clock, which
@@ -677,7 +677,7 @@ class PgStore:
             return saved, seats, turn
         return self._tx(both)
 
-    def game_record(self, table_id: str, game_no: int, rules: dict[str, Any],
+    def game_record(self, table_id: str, game_no: int, config: dict[str, Any],
                     game: str = "chase-the-ace") -> Record:
         """A stored game as a game record (hidden cards included: for referees only)."""
         def work(cur: Any) -> tuple[Any, list[str]]:
@@ -695,7 +695,7 @@ class PgStore:
             events.extend(json.loads(evs))
         from ..registry import game_kind
 
-        return game_kind(game).seeded_record(json.loads(row[1]), Rules.from_dict(rules), row[0], events)
+        return game_kind(game).stored_record(json.loads(row[1]), config, row[0], events)
 
     # --- processes, presence, leases (:mod:`.cluster`) ------------------------------------------
 

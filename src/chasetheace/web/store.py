@@ -1,10 +1,11 @@
 """Persistence: every table as its creation options, its seats, and each game's log, in SQLite (WAL).
 
-A game row holds its seed, the pot carried in, the seats' names and kinds, and the events of the
-deal; each decision appends one row with the seat, the action, who made it and the events that
-followed. Replaying the decisions from the seed rebuilds the game exactly, and the stored events
-check the replay; together they are the game's record (:meth:`Store.game_record`), which the
-engine's ``Game.from_record`` validates too.
+A game row holds its seed, the pot carried in, the seats' names, who plays each seat (its seat
+kind: ``human`` or a bot spec, in the column ``kinds``) and the events of the deal; each decision
+appends one row with the seat, the action, who made it and the events that followed. Replaying
+the decisions from the seed rebuilds the game exactly, and the stored events check the replay;
+together they are the game's record (:meth:`Store.game_record`), which the engine's
+``Game.from_record`` validates too.
 
 >>> import chasetheace as cta
 >>> store = Store(":memory:")
@@ -38,7 +39,6 @@ if TYPE_CHECKING:
 
 from ..events import Event
 from ..record import Record
-from ..rules import Rules
 
 __all__ = ["Store", "StoredTable", "StoredSeat", "StoredGame", "StoredAction", "SCHEMA_VERSION",
            "StoreConflict", "StoreUnavailable", "TableStore", "is_url"]
@@ -117,7 +117,8 @@ class StoredGame:
     seed: int
     carry: int
     names: list[str]
-    kinds: list[str]
+    seat_kinds: list[str]
+    """Who plays each seat: ``human`` or a bot spec such as ``threshold:8`` (column ``kinds``)."""
     events: list[dict[str, Any]]
     actions: list[StoredAction] = field(default_factory=list)
 
@@ -155,16 +156,16 @@ class TableStore(Protocol):
     def set_seat_keys(self, table_id: str, seat: int, token_hash: str | None,
                       recovery_hash: str | None) -> None: ...
     def start_game(self, table_id: str, game_no: int, seed: int, carry: int, names: Sequence[str],
-                   kinds: Sequence[str], events: Sequence[Event]) -> None: ...
+                   seat_kinds: Sequence[str], events: Sequence[Event]) -> None: ...
     def append_action(self, table_id: str, game_no: int, seat: int, action: str, actor: str,
                       events: Sequence[Event], seq: int | None = None, act_id: str | None = None) -> None: ...
     def applied(self, table_id: str, act_id: str) -> bool: ...
-    def set_kinds(self, table_id: str, game_no: int, kinds: Sequence[str]) -> None: ...
+    def set_seat_kinds(self, table_id: str, game_no: int, seat_kinds: Sequence[str]) -> None: ...
     def idle_tables(self, before: float, limit: int = 200) -> list[str]: ...
     def delete_table(self, table_id: str) -> None: ...
     def load_table(self, table_id: str) -> StoredTable | None: ...
     def load_tail(self, table_id: str, game_no: int, seq: int) -> StoredTable | None: ...
-    def game_record(self, table_id: str, game_no: int, rules: dict[str, Any],
+    def game_record(self, table_id: str, game_no: int, config: dict[str, Any],
                     game: str = "chase-the-ace") -> Record: ...
 
 
@@ -376,10 +377,10 @@ class Store:
 
     @_serial
     def start_game(self, table_id: str, game_no: int, seed: int, carry: int, names: Sequence[str],
-                   kinds: Sequence[str], events: Sequence[Event]) -> None:
+                   seat_kinds: Sequence[str], events: Sequence[Event]) -> None:
         """Save the start of a game: its seed and the events of the deal."""
         self.db.execute("INSERT INTO games VALUES (?, ?, ?, ?, ?, ?, ?)",
-                        (table_id, game_no, seed, carry, _dump(list(names)), _dump(list(kinds)),
+                        (table_id, game_no, seed, carry, _dump(list(names)), _dump(list(seat_kinds)),
                          _dump([e.to_dict() for e in events])))
 
     @_serial
@@ -407,10 +408,10 @@ class Store:
                                (table_id, act_id)).fetchone() is not None
 
     @_serial
-    def set_kinds(self, table_id: str, game_no: int, kinds: Sequence[str]) -> None:
+    def set_seat_kinds(self, table_id: str, game_no: int, seat_kinds: Sequence[str]) -> None:
         """Save who plays each seat of a game (a person's seat handed to a bot, or taken back)."""
         self.db.execute("UPDATE games SET kinds=? WHERE table_id=? AND game_no=?",
-                        (_dump(list(kinds)), table_id, game_no))
+                        (_dump(list(seat_kinds)), table_id, game_no))
 
     @_serial
     def idle_tables(self, before: float, limit: int = 200) -> list[str]:
@@ -470,10 +471,11 @@ class Store:
         return StoredTable(table_id, row[0], json.loads(row[1]), seats, games, first, earlier)
 
     @_serial
-    def game_record(self, table_id: str, game_no: int, rules: dict[str, Any],
+    def game_record(self, table_id: str, game_no: int, config: dict[str, Any],
                     game: str = "chase-the-ace") -> Record:
         """A stored game as a game record (hidden cards included: for referees only): the engine's,
-        the record of the table's ``game`` (:attr:`chasetheace.kinds.GameKind.seeded_record`)."""
+        the record of the table's ``game`` under its ``config`` (the JSON form its options keep
+        under ``rules``: :meth:`chasetheace.kinds.GameKind.stored_record`)."""
         row = self.db.execute("SELECT carry, names, events FROM games WHERE table_id=? AND game_no=?",
                               (table_id, game_no)).fetchone()
         if row is None:
@@ -484,7 +486,7 @@ class Store:
             events.extend(json.loads(evs))
         from ..registry import game_kind
 
-        return game_kind(game).seeded_record(json.loads(row[1]), Rules.from_dict(rules), row[0], events)
+        return game_kind(game).stored_record(json.loads(row[1]), config, row[0], events)
 
 
 class _Busy(Exception):

@@ -10,7 +10,7 @@ Nothing here does I/O but the store, and nothing here knows about sockets or tim
 >>> table.status, seat, table.seat_of(token)
 ('waiting', 0, 0)
 >>> table.start(0)
->>> table.status, table.kinds
+>>> table.status, table.seat_kinds
 ('playing', ['human', 'threshold:8', 'threshold:8'])
 """
 
@@ -27,9 +27,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..events import Event
-from ..kinds import AnyGame
+from ..kinds import AnyGame, GameConfig
 from ..registry import GAMES, game_kind
-from ..rules import OPTIONS, Rules, preset_info
+from ..rules import Rules, preset_info
 from .botkinds import WebBots
 from .ids import table_id_ok
 from .names import LookAlikeError, check_name
@@ -49,10 +49,12 @@ def hash_token(token: str) -> str:
 
 @dataclass(frozen=True)
 class TableOptions:
-    """How a table plays: the rules, how many seats, bots for empty seats, the turn timer."""
+    """How a table plays: the game and its config (Chase the Ace's rules), how many seats, bots
+    for empty seats, the turn timer."""
 
     preset: str
-    rules: Rules
+    config: GameConfig
+    """The config of the table's game (:attr:`chasetheace.kinds.GameKind.config_from`)."""
     seats: int
     bots: str | None
     timer: int | None
@@ -69,24 +71,22 @@ class TableOptions:
         A bot kind is checked against the ``offered`` list only: nothing is opened or solved."""
         try:
             kind = game_kind(game)
-            rules = Rules.preset(preset)
-            for key, value in options.items():
-                if key not in OPTIONS:
-                    raise ValueError(f"unknown rule {key!r}: allowed {', '.join(OPTIONS)}")
-                if OPTIONS[key].minimum is not None and isinstance(value, int) and value > MAX_COUNT:
-                    raise ValueError(
-                        f"bad value {value!r} for rule {key!r}: at most {MAX_COUNT} at a web table")
-                rules = rules.replace(**{key: value})
-            least, most = kind.seat_limits(rules, MAX_SEATS)
-            if not kind.house_rules and (options or preset_info(preset).name != "standard"):
-                raise ValueError(f"{kind.title} has no presets or house rules here: leave them out")
+            config = kind.config_from(preset, options, MAX_COUNT)
+            least, most = kind.seat_limits(config, MAX_SEATS)
             if not least <= seats <= most:
                 raise ValueError(f"bad number of seats {seats}: allowed {least}..{most}")
             if bots is not None:
-                (offered or WebBots()).check(bots, rules, seats, game)
+                (offered or WebBots()).check(bots, config, seats, game)
         except (ValueError, TypeError) as exc:
             raise ProtocolError(str(exc), "bad_options") from None
-        return cls(preset_info(preset).name, rules, seats, bots, timer, on_timeout, public, game, hints)
+        return cls(preset_info(preset).name, config, seats, bots, timer, on_timeout, public, game, hints)
+
+    @property
+    def rules(self) -> Rules | None:
+        """The Chase the Ace rules the config stands for, as the solver solves them (None: a
+        game the solver does not cover)."""
+        kind = GAMES[self.game]
+        return kind.rules_of(self.config) if kind.solver else None
 
     @property
     def stand_in(self) -> str:
@@ -99,16 +99,18 @@ class TableOptions:
 
     @functools.cached_property
     def _dict(self) -> dict[str, Any]:
-        return {"preset": self.preset, "rules": self.rules.to_dict(), "seats": self.seats,
+        # "rules": the config's JSON form under the key stored tables have always had
+        return {"preset": self.preset, "rules": self.config.to_dict(), "seats": self.seats,
                 "bots": self.bots, "timer": self.timer, "on_timeout": self.on_timeout, "public": self.public,
                 "game": self.game, "hints": self.hints}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> TableOptions:
         """Options read back from the store."""
-        return cls(data["preset"], Rules.from_dict(data["rules"]), data["seats"], data["bots"],
-                   data["timer"], data["on_timeout"], bool(data.get("public", False)),
-                   str(data.get("game", "chase-the-ace")), bool(data.get("hints", False)))
+        game = str(data.get("game", "chase-the-ace"))
+        return cls(data["preset"], game_kind(game).config_from_dict(data["rules"]), data["seats"],
+                   data["bots"], data["timer"], data["on_timeout"], bool(data.get("public", False)), game,
+                   bool(data.get("hints", False)))
 
 
 @dataclass(frozen=True)
@@ -152,7 +154,7 @@ class Table:
         self.game: AnyGame | None = None
         self.game_no = 0
         self.game_seed = 0
-        self.kinds: list[str] = []
+        self.seat_kinds: list[str] = []  # who plays each seat: HUMAN or a bot spec
         # one bot per seat and kind for the current game: a bot that tracks the game follows it
         # event by event instead of reading the whole history again at every move
         self._bots: dict[tuple[int, str], Any] = {}
@@ -219,12 +221,13 @@ class Table:
     def bot_to_act(self) -> int | None:
         """The seat to act if a bot plays it, else None."""
         game = self.game
-        if game is None or game.to_act is None or self.kinds[game.to_act] == HUMAN:
+        if game is None or game.to_act is None or self.seat_kinds[game.to_act] == HUMAN:
             return None
         return game.to_act
 
-    def bot_action(self, seat: int, kind: str | None = None) -> str:
-        """What the bot at ``seat`` (or a stand-in of ``kind``) plays now, from its observation only.
+    def bot_action(self, seat: int, spec: str | None = None) -> str:
+        """What the bot at ``seat`` (or a stand-in of bot ``spec``) plays now, from its observation
+        only.
 
         A bot kept for the game (whose choice depends only on the observations, so a fresh one
         chooses the same) and a generator seeded from the game's seed and the event count make
@@ -234,10 +237,10 @@ class Table:
         assert game is not None and game.to_act == seat
         if self._bots_game != self.game_no:
             self._bots, self._bots_game = {}, self.game_no
-        kind = kind or self.kinds[seat]
-        bot = self._bots.get((seat, kind))
+        spec = spec or self.seat_kinds[seat]
+        bot = self._bots.get((seat, spec))
         if bot is None:
-            bot = self._bots[(seat, kind)] = self.offered.make(kind, self.options.rules, self.options.game)
+            bot = self._bots[(seat, spec)] = self.offered.make(spec, self.options.config, self.options.game)
         rng = random.Random(f"{self.game_seed}/{len(game.events)}")
         choice = bot.choose(game.observation(seat), game.legal_actions(), rng)
         return GAMES[self.options.game].move_text(choice)
@@ -255,9 +258,9 @@ class Table:
         seats = []
         for i in range(self.options.seats if self.game is None else len(names)):
             if i < len(names):
-                kind = self.kinds[i] if self.game is not None else HUMAN
-                seats.append({"seat": i, "name": names[i], "kind": HUMAN if kind == HUMAN else "bot",
-                              "bot": None if kind == HUMAN else kind})
+                seat_kind = self.seat_kinds[i] if self.game is not None else HUMAN
+                seats.append({"seat": i, "name": names[i], "kind": HUMAN if seat_kind == HUMAN else "bot",
+                              "bot": None if seat_kind == HUMAN else seat_kind})
             else:
                 seats.append({"seat": i, "name": None, "kind": "empty", "bot": self.options.bots})
         return {"id": self.id, "status": self.status, "creator": creator, "game_no": self.game_no,
@@ -266,8 +269,8 @@ class Table:
     def public_text(self, creator: int = 0) -> str:
         """:meth:`public` as JSON text, encoded again only when it changed (every client of the
         table is sent it with every move)."""
-        kinds = tuple(self.kinds) if self.game is not None else None
-        key = (creator, self.game_no, self.status, self.names, kinds)
+        seat_kinds = tuple(self.seat_kinds) if self.game is not None else None
+        key = (creator, self.game_no, self.status, self.names, seat_kinds)
         if self._public is None or self._public[0] != key:
             self._public = (key, encode(self.public(creator)))
         return self._public[1]
@@ -320,24 +323,25 @@ class Table:
         self._check_creator(by, "replace a player", creator)
         if self.status != "playing":
             raise ProtocolError("a player can be replaced only while a game is being played", "not_now")
-        if not seat < len(self.people) or self.kinds[seat] != HUMAN:
+        if not seat < len(self.people) or self.seat_kinds[seat] != HUMAN:
             raise ProtocolError(f"seat {seat} is not a person's seat", "bad_message")
         if seat in present:
             raise ProtocolError(f"{self.people[seat].name} is here: only a player who has gone can be "
                                 "replaced", "not_now")
-        kinds = list(self.kinds)
-        kinds[seat] = self.options.stand_in
-        self.store.set_kinds(self.id, self.game_no, kinds)
-        self.kinds = kinds
+        seat_kinds = list(self.seat_kinds)
+        seat_kinds[seat] = self.options.stand_in
+        self.store.set_seat_kinds(self.id, self.game_no, seat_kinds)
+        self.seat_kinds = seat_kinds
 
     def reclaim(self, seat: int) -> bool:
         """A person back at a seat a bot was playing for them takes it back; whether it changed."""
-        if self.game is None or self.game.over or not seat < len(self.people) or self.kinds[seat] == HUMAN:
+        if (self.game is None or self.game.over or not seat < len(self.people)
+                or self.seat_kinds[seat] == HUMAN):
             return False
-        kinds = list(self.kinds)
-        kinds[seat] = HUMAN
-        self.store.set_kinds(self.id, self.game_no, kinds)
-        self.kinds = kinds
+        seat_kinds = list(self.seat_kinds)
+        seat_kinds[seat] = HUMAN
+        self.store.set_seat_kinds(self.id, self.game_no, seat_kinds)
+        self.seat_kinds = seat_kinds
         return True
 
     def act(self, seat: int, action: str, actor: str = HUMAN, act_id: str | None = None) -> list[Event]:
@@ -409,8 +413,8 @@ class Table:
 
     def _become(self, again: Table) -> None:
         self.people = again.people
-        self.game, self.game_no, self.game_seed, self.kinds, self.moves = (
-            again.game, again.game_no, again.game_seed, again.kinds, again.moves)
+        self.game, self.game_no, self.game_seed, self.seat_kinds, self.moves = (
+            again.game, again.game_no, again.game_seed, again.seat_kinds, again.moves)
         self.act_ids = again.act_ids
 
     def catch_up(self, saved: StoredTable) -> bool:
@@ -437,7 +441,7 @@ class Table:
                     self.moves += 1
                     if act.act_id is not None:
                         self.act_ids.add(act.act_id)
-                self.kinds = list(last.kinds)
+                self.seat_kinds = list(last.seat_kinds)
         self.stale = False
         return before != self._marks()
 
@@ -460,11 +464,11 @@ class Table:
         unchanged) if they differ."""
         game = _new(self.options, saved.names, saved.seed, saved.carry)
         _check_log(self.id, game.events, saved.events)
-        self.game, self.game_no, self.game_seed, self.kinds, self.moves = (
-            game, saved.game_no, saved.seed, list(saved.kinds), 0)
+        self.game, self.game_no, self.game_seed, self.seat_kinds, self.moves = (
+            game, saved.game_no, saved.seed, list(saved.seat_kinds), 0)
 
     def _marks(self) -> tuple[Any, ...]:
-        return (list(self.people), self.game_no, self.moves, list(self.kinds))
+        return (list(self.people), self.game_no, self.moves, list(self.seat_kinds))
 
     def _check_creator(self, seat: int, what: str, creator: int) -> None:
         if seat != creator:
@@ -472,7 +476,7 @@ class Table:
 
     def _new_game(self) -> None:
         humans = [p.name for p in self.people]
-        kinds = [HUMAN] * len(humans)
+        seat_kinds = [HUMAN] * len(humans)
         names = list(humans)
         if self.options.bots is not None:
             taken = {n.casefold() for n in names}
@@ -482,18 +486,19 @@ class Table:
                 number += 1
                 if name.casefold() not in taken:
                     names.append(name)
-                    kinds.append(self.options.bots)
+                    seat_kinds.append(self.options.bots)
         if len(names) < 2:
             raise ProtocolError("a game needs at least 2 players: invite someone or allow bots", "not_now")
         kind = GAMES[self.options.game]
-        carry = 0 if self.game is None else kind.carry_of(self.game)
+        carry = kind.carry.first if self.game is None else kind.carry.of(self.game)
         seed = secrets.randbits(63)
         if len(names) < kind.min_players:
             raise ProtocolError(f"{kind.title} needs at least {kind.min_players} players: invite more or "
                                 "allow bots", "not_now")
-        game = _new(self.options, names, seed, carry)
-        self.store.start_game(self.id, self.game_no + 1, seed, carry, names, kinds, game.events)
-        self.game, self.game_seed, self.kinds, self.moves = game, seed, kinds, 0
+        game = kind.new_game(self.options.config, names, seed, carry)
+        self.store.start_game(self.id, self.game_no + 1, seed, kind.carry.to_int(carry), names, seat_kinds,
+                              game.events)
+        self.game, self.game_seed, self.seat_kinds, self.moves = game, seed, seat_kinds, 0
         self.game_no += 1
 
     @classmethod
@@ -512,8 +517,8 @@ class Table:
                 _check_log(saved.id, _play(game, act.action, act.seat, table.options.game), act.events)
                 if i % YIELD_EVERY == YIELD_EVERY - 1:
                     time.sleep(0)  # the server restores in a worker thread: let the event loop run
-            table.game, table.game_no, table.game_seed, table.kinds, table.moves = (
-                game, last.game_no, last.seed, list(last.kinds), len(last.actions))
+            table.game, table.game_no, table.game_seed, table.seat_kinds, table.moves = (
+                game, last.game_no, last.seed, list(last.seat_kinds), len(last.actions))
         return table
 
 
@@ -526,13 +531,15 @@ otherwise, and the event loop would wait for the thread's time slice)."""
 
 
 def _new(options: TableOptions, names: list[str], seed: int, carry: int) -> AnyGame:
-    return GAMES[options.game].new_game(options.rules, names, seed, carry)
+    """The game a stored game row starts (its carry as the store keeps it)."""
+    kind = GAMES[options.game]
+    return kind.new_game(options.config, names, seed, kind.carry.from_int(carry))
 
 
-def _play(game: AnyGame, action: str, seat: int, kind: str) -> list[Event]:
+def _play(game: AnyGame, action: str, seat: int, game_name: str) -> list[Event]:
     """One stored or sent action (as its game writes moves: ``offer:AMOUNT`` for an offer) played
-    on the game."""
-    return list(game.act(GAMES[kind].parse_move(action), seat))
+    on the game (of the kind named ``game_name``)."""
+    return list(game.act(GAMES[game_name].parse_move(action), seat))
 
 
 def _check_log(table_id: str, events: Sequence[Event], stored: list[dict[str, Any]]) -> None:
