@@ -28,9 +28,11 @@ again (after a kill) takes the parts it finished from there.
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import multiprocessing.connection
 import os
+import signal
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -46,9 +48,25 @@ if TYPE_CHECKING:
     from .checkpoint import Checkpoint
 
 __all__ = ["EVALUATION", "EVALUATIONS", "ONE_THREAD", "LocalRunner", "PartResult", "PartsEngine",
-           "PartsPasses", "Runner", "evaluate_part", "part_size", "parts_of", "run_part"]
+           "PartsPasses", "Runner", "evaluate_part", "interrupts_held", "part_size", "parts_of", "run_part"]
 
 Array = Any  # numpy arrays
+
+
+@contextlib.contextmanager
+def interrupts_held() -> Iterator[None]:
+    """SIGINT held back (blocked) while worker processes start: they inherit it blocked, so a
+    Ctrl-C at the terminal, which reaches the whole process group, interrupts only this process
+    (no worker prints a traceback, even one still importing), and one pressed meanwhile reaches
+    this process as soon as the workers are started."""
+    if not hasattr(signal, "pthread_sigmask"):  # not on POSIX: the workers hear it as they did
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 def parts_of(hand: Hand) -> list[tuple[int, ...]]:
@@ -229,8 +247,6 @@ class LocalRunner:
         self._interrupted = False  # a pass left before all its parts came back
 
     def start(self, hand: Hand, keys: list[InfoKey]) -> None:
-        from ..solutions.cache import _interrupts_held
-
         self._pool = ProcessPoolExecutor(self.workers, mp_context=get_context("spawn"), initializer=_init,
                                          initargs=(hand.rules.to_dict(), hand.players, keys))
         self._interrupted = False
@@ -239,7 +255,7 @@ class LocalRunner:
         # and with SIGINT blocked, which they inherit: a Ctrl-C at the terminal reaches the whole
         # process group, and only this process is to handle it (no traceback from every worker)
         try:
-            with _interrupts_held():
+            with interrupts_held():
                 for future in [self._pool.submit(_ready) for _ in range(self.workers)]:
                     future.result()
         except BaseException:  # Ctrl-C as they started (held until then): no pool left behind

@@ -23,14 +23,14 @@ import contextlib
 import hashlib
 import json
 import os
-import signal
 import tempfile
 import threading
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import Any, Protocol
 
 from ...rules import OPTIONS, Rules
+from ..methods.parts import interrupts_held
 from .choice import QUICK_EXACT_PLAYERS, check_players, sampled_batches
 from .packed import write_npz
 from .solution import Solution, perfect_play_text
@@ -253,7 +253,7 @@ def solve_ahead(rules: Rules, sizes: Collection[int], *, method: str = "auto", t
                  f"{workers} at a time (once: the solutions are then cached)", 0.0)
     done = 0
     context = multiprocessing.get_context("spawn")  # no threads of this process carried into the workers
-    with _interrupts_held():  # Ctrl-C is this process's to handle: the workers never see it
+    with interrupts_held():  # Ctrl-C is this process's to handle: the workers never see it
         pool = context.Pool(workers)
     with pool:  # leaving it (done, an error, Ctrl-C) terminates the workers at once
         jobs = [(rules.to_dict(), n, method, tolerance, where) for n in missing]
@@ -266,22 +266,6 @@ def solve_ahead(rules: Rules, sizes: Collection[int], *, method: str = "auto", t
 
 def _solve_job(job: tuple[dict[str, Any], int, str, float, str]) -> int:
     return _solve_one(*job)
-
-
-@contextlib.contextmanager
-def _interrupts_held() -> Iterator[None]:
-    """SIGINT held back (blocked) while worker processes start: they inherit it blocked, so a
-    Ctrl-C at the terminal, which reaches the whole process group, interrupts only this process
-    (no worker prints a traceback, even one still importing), and one pressed meanwhile reaches
-    this process as soon as the workers are started."""
-    if not hasattr(signal, "pthread_sigmask"):  # not on POSIX: the workers hear it as they did
-        yield
-        return
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 def _solve(rules: Rules, players: int, method: str, tolerance: float, progress: Progress | None,
