@@ -8,6 +8,7 @@ import json
 import subprocess
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import cast
 
 import pytest
@@ -86,3 +87,36 @@ def test_the_rate_is_over_the_work_timed_when_there_is_enough_of_it() -> None:
     assert rate_line(result, 3.31) == (
         "3,000,000 hands in 2.00 s of wall-clock time (the fast kernel, 2 workers): 1,500,000 hands per "
         "second. 3.3 s in all, with loading the engine and its bots.")
+
+
+def test_machine_code_cached_for_other_sources_of_the_kernel_is_dropped(tmp_path: Path) -> None:
+    """numba keys a function's disk cache on its own file only: after an edit of ``chance.py`` (or
+    an upgrade), the kernel's cached code, which inlines it, would run the old generator. A stamp of
+    every kernel source beside the cache drops it then, and only then."""
+    from chasetheace.fast import layout
+
+    stale = tmp_path / "stale"
+    stale.mkdir()
+    for name in ("kernel.run-900.py311.nbi", "kernel.run-900.py311.1.nbc"):
+        (stale / name).write_bytes(b"machine code of older sources")
+    (stale / layout.STAMP).write_text("the sources of an older version")
+    layout.drop_stale_cache(stale)
+    assert sorted(p.name for p in stale.iterdir()) == [layout.STAMP]
+    assert (stale / layout.STAMP).read_text() == layout.sources_stamp()
+
+    fresh = tmp_path / "fresh"
+    fresh.mkdir()
+    (fresh / "kernel.run-900.py311.nbi").write_bytes(b"machine code of these sources")
+    (fresh / layout.STAMP).write_text(layout.sources_stamp())
+    layout.drop_stale_cache(fresh)
+    assert (fresh / "kernel.run-900.py311.nbi").exists()
+
+    unstamped = tmp_path / "unstamped"  # a cache written before the stamps: not known to be fresh
+    unstamped.mkdir()
+    (unstamped / "chance._below-23.py311.nbi").write_bytes(b"?")
+    layout.drop_stale_cache(unstamped)
+    assert not (unstamped / "chance._below-23.py311.nbi").exists()
+
+    beside = Path(layout.__file__).parent / "__pycache__" / layout.STAMP  # the package's own, at import
+    if beside.exists():
+        assert beside.read_text() == layout.sources_stamp()

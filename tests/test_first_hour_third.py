@@ -7,8 +7,10 @@ import ast
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
+import time
 import tomllib
 from pathlib import Path
 
@@ -318,8 +320,6 @@ def test_ctrl_c_while_a_review_solves_in_workers_is_a_clean_exit(tmp_path: Path)
     pytest.importorskip("scipy")
     if not Path("/proc/self/task").is_dir():
         pytest.skip("needs Linux's /proc to see the worker processes start")
-    import signal
-    import time
 
     record = tmp_path / "game.json"
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), os.environ.get("PYTHONPATH", "")]),
@@ -336,14 +336,23 @@ def test_ctrl_c_while_a_review_solves_in_workers_is_a_clean_exit(tmp_path: Path)
     while len(_children(review.pid)) < 2:  # the two workers have started (and are importing)
         assert time.monotonic() < end and review.poll() is None, "no worker processes started"
         time.sleep(0.005)
-    os.killpg(review.pid, signal.SIGINT)  # as the terminal does on Ctrl-C
-    rest = review.stderr.read()
-    assert review.wait(timeout=120) == 130, first + rest
+    ctrl_c_ends_in_one_line(review, first)
+
+
+def ctrl_c_ends_in_one_line(process: subprocess.Popen[str], shown: str = "") -> None:
+    """Ctrl-C as a terminal sends it (to the whole process group of ``process``, started in a
+    session of its own): it leaves with status 130 and the one line 'interrupted' on stderr (after
+    ``shown``, what was read of it before), no traceback, and no process of the group left behind
+    (the resource tracker leaves last)."""
+    assert process.stderr is not None
+    os.killpg(process.pid, signal.SIGINT)
+    rest = process.stderr.read()
+    assert process.wait(timeout=120) == 130, shown + rest
     assert "Traceback" not in rest and "KeyboardInterrupt" not in rest, rest
     assert rest.strip().splitlines()[-1] == "chase-the-ace: interrupted", rest
     end = time.monotonic() + 60
-    while _group_alive(review.pid):  # no worker left behind (the resource tracker leaves last)
-        assert time.monotonic() < end, "processes of the review were left running"
+    while _group_alive(process.pid):
+        assert time.monotonic() < end, "processes of the group were left running"
         time.sleep(0.01)
 
 

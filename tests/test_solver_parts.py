@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -290,7 +289,7 @@ def test_ctrl_c_while_the_parts_are_solved_in_workers_is_one_line(tmp_path: Path
     """Ctrl-C at a terminal reaches the whole process group, the parts' workers too: the solve
     leaves with status 130 and one line, no worker prints a traceback, none is left running (and
     the part a worker is in the middle of does not hold the exit up)."""
-    from test_first_hour_third import ROOT, _children, _group_alive
+    from test_first_hour_third import ROOT, _children, ctrl_c_ends_in_one_line
 
     if not Path("/proc/self/task").is_dir():
         pytest.skip("needs Linux's /proc to see the worker processes")
@@ -307,12 +306,4 @@ def test_ctrl_c_while_the_parts_are_solved_in_workers_is_one_line(tmp_path: Path
             break
         assert time.monotonic() < end and solve.poll() is None, "the parts never started"
         time.sleep(0.05)
-    os.killpg(solve.pid, signal.SIGINT)  # as the terminal does on Ctrl-C
-    err = solve.stderr.read()
-    assert solve.wait(timeout=120) == 130, err
-    assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
-    assert err.strip().splitlines()[-1] == "chase-the-ace: interrupted", err
-    end = time.monotonic() + 60
-    while _group_alive(solve.pid):  # no worker left behind (the resource tracker leaves last)
-        assert time.monotonic() < end, "processes of the solve were left running"
-        time.sleep(0.01)
+    ctrl_c_ends_in_one_line(solve)

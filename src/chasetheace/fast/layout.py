@@ -3,7 +3,9 @@ means, the codes of policies and tokens, and the compiling decorator shared by t
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, NamedTuple, TypeVar, cast, get_args
 
 import numpy as np
@@ -33,11 +35,52 @@ def jit(refcounts: bool = False, inline: bool = False) -> Callable[[F], F]:
         options["inline"] = "always"
 
     def wrap(fn: F) -> F:
+        drop_stale_cache(Path(fn.__code__.co_filename).parent / "__pycache__")
         try:
             return cast(F, njit(cache=True, **options)(fn))
         except RuntimeError:  # no writable cache folder anywhere: compile on each run instead
             return cast(F, njit(**options)(fn))
     return wrap
+
+
+STAMP = "chasetheace-fast.stamp"
+_checked: set[Path] = set()
+
+
+def sources_stamp() -> str:
+    """A digest of every source of the kernel (this folder's modules) and of numba's version."""
+    import numba
+
+    digest = hashlib.sha256(numba.__version__.encode())
+    for path in sorted(Path(__file__).parent.glob("*.py")):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+def drop_stale_cache(folder: Path) -> None:
+    """Remove numba's cached machine code in ``folder`` (a ``__pycache__``) if the kernel's sources
+    changed since it was written: numba keys a function's cache on its own file only, so code that
+    inlines a function of another module (the kernel inlines the generator of ``chance.py``, the
+    vector env the kernel's game) would otherwise run the old version of it after an edit or an
+    upgrade. Checked once per folder and process, before any function of it is compiled or
+    loaded; a folder that cannot be written is left alone (numba then caches elsewhere)."""
+    if folder in _checked:
+        return
+    _checked.add(folder)
+    stamp = folder / STAMP
+    want = sources_stamp()
+    try:
+        if stamp.read_text() == want:
+            return
+    except OSError:
+        pass
+    try:
+        folder.mkdir(exist_ok=True)
+        for cached in [*folder.glob("*.nbi"), *folder.glob("*.nbc")]:
+            cached.unlink(missing_ok=True)
+        stamp.write_text(want)
+    except OSError:
+        return
 
 # --- the rule vector ---------------------------------------------------------------------------
 (R_LIVES, R_DECK, R_BLOCKER, R_TOP, R_KSP, R_KJ, R_DEX_TOP, R_DDB, R_DSR, R_ANN, R_TIES, R_PAIR,
