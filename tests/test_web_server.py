@@ -173,6 +173,27 @@ def test_the_table_on_the_sockets_address_is_for_proxies_only(server: LiveServer
     assert refused["code"] == "not_seated"
 
 
+def test_a_late_notice_that_a_seat_was_taken_elsewhere_keeps_a_connection_that_took_it_after(
+        server: LiveServer, clients: list[Client]) -> None:
+    """Several processes: ``r|SEAT@WHEN`` says a person took a seat on another process at WHEN (the
+    database's clock); heard late, it must not take the seat from a connection here that took it
+    after (that process's connection is the one replaced, by this one's notice). A notice
+    without a time (an older process) replaces as before."""
+    table_id, (ann, _) = seated_table(server, clients, humans=2, seats=3)
+    core = server.core
+
+    def ann_after(at: float | None, taken: float) -> bool:
+        conn = next(c for c in core.watchers[table_id] if c.seat == 0)
+        conn.seated_at = taken
+        core.replace_seat(core.lobby.tables[table_id], 0, at)
+        return conn.seat == 0
+
+    assert server.call(ann_after, 50.0, 100.0)  # taken elsewhere at 50, here at 100: kept
+    assert server.call(ann_after, 100.0, 100.0) is False  # at the same time or later: replaced
+    told = ann.until(lambda m: m["type"] == "error")
+    assert told["code"] == "replaced", told
+
+
 def test_a_write_held_up_by_a_lock_on_the_sqlite_file_freezes_no_ping(tmp_path: Path) -> None:
     db = tmp_path / "tables.sqlite3"
     live = LiveServer(str(db))

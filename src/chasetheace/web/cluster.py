@@ -78,7 +78,7 @@ class Server(Protocol):
     def changed(self, table: Table) -> None: ...
     def reschedule(self, table: Table) -> None: ...
     def broadcast(self, table: Table, only: Any = None) -> None: ...
-    def replace_seat(self, table: Table, seat: int) -> None: ...
+    def replace_seat(self, table: Table, seat: int, at: float | None = None) -> None: ...
     def rebuild_soon(self, table: Table) -> None: ...
     async def load(self, table_id: str) -> None: ...
     def dispatch(self, conn: Any, msg: P.ClientMessage) -> None: ...
@@ -253,15 +253,19 @@ class Cluster(Saver):
     def present_elsewhere(self, table_id: str) -> set[int]:
         return self.elsewhere.get(table_id, set())
 
-    def seated(self, table_id: str, seat: int, here: bool) -> None:
+    def seated(self, table_id: str, seat: int, here: bool) -> float:
         """A person of this process sat down at (or left) a seat: tell the others now (written in
-        a thread of its own, in order, off the event loop)."""
+        a thread of its own, in order, off the event loop), with the time on the database's clock
+        when it happened, which this returns."""
+        at = self.now()
+
         def write() -> None:
             try:
-                self.store.set_presence(table_id, seat, here)
+                self.store.set_presence(table_id, seat, here, at if here else None)
             except (StoreUnavailable, StoreConflict):
                 self.restate = True  # the next heartbeat says it
         self.writer.submit(write)
+        return at
 
     def open_tables(self, limit: int, known: set[str]) -> list[dict[str, Any]]:
         """Public tables not started, with a free seat and a person connected to another process."""
@@ -524,8 +528,9 @@ class Cluster(Saver):
                 self.wake.set()
             return
         if kind == "r":  # a person took a seat on another process: an older connection here loses it
-            if data.isdecimal():
-                self.server.replace_seat(table, int(data))
+            seat, _, at = data.partition("@")  # ``SEAT@WHEN`` (``SEAT`` from an older process)
+            with contextlib.suppress(ValueError):
+                self.server.replace_seat(table, int(seat), float(at) if at else None)
             kind = "p"
         if table_id not in self.dirty:
             if kind == "m" and table.saving:  # the move this process saves there comes first

@@ -28,6 +28,7 @@ class Connection:
         self.queue: asyncio.Queue[str | None] = asyncio.Queue(limits.queue)
         self.table: Table | None = None
         self.seat: int | None = None
+        self.seated_at = 0.0  # when it took its seat, on the database's clock (several processes)
         self.game_no = 0  # the game whose events this client has, up to ``sent``
         self.sent = 0
         self.tokens, self.stamp, self.strikes = limits.burst, time.monotonic(), 0

@@ -771,8 +771,10 @@ class PgStore:
             return holding, gained, seats, now_dead, soonest
         return self._tx(work)
 
-    def set_presence(self, table_id: str, seat: int, here: bool) -> None:
-        """Say at once that a person connected to this process sits at (or left) a seat."""
+    def set_presence(self, table_id: str, seat: int, here: bool, at: float | None = None) -> None:
+        """Say at once that a person connected to this process sits at (or left) a seat; ``at``:
+        when they took it (the database's clock, seconds since the epoch), told with it so that a
+        process hearing it late keeps a connection that took the seat after."""
         def work(cur: Any) -> None:
             if here:
                 cur.execute(_ALIVE, (self.process,))
@@ -782,7 +784,8 @@ class PgStore:
                 cur.execute("DELETE FROM presence WHERE process=%s AND table_id=%s AND seat=%s",
                             (self.process, table_id, seat))
         # a seat taken here is taken from any other process's connection on it (``r``: replaced)
-        self._tx(work, f"{table_id}|r|{seat}" if here else f"{table_id}|p")
+        taken = f"{seat}" if at is None else f"{seat}@{at:.6f}"
+        self._tx(work, f"{table_id}|r|{taken}" if here else f"{table_id}|p")
 
     def set_turn(self, table_id: str, game_no: int, events: int, ends: float) -> None:
         """Save when the turn timer of a position (game, events so far) runs out (seconds since the

@@ -45,7 +45,7 @@ class Seating(Timers):
         if seat is not None:
             table.reclaim(seat)  # back at a seat a bot played for them: it is theirs again
             if self.cluster is not None:
-                self.cluster.seated(table.id, seat, True)
+                conn.seated_at = self.cluster.seated(table.id, seat, True)
         conn.table, conn.seat, conn.game_no, conn.sent = table, seat, 0, 0
         self.watchers.setdefault(table.id, set()).add(conn)
         joined: dict[str, Any] = {"type": "joined", "v": P.VERSION, "table": table.id, "seat": seat,
@@ -63,10 +63,12 @@ class Seating(Timers):
         if left is not None and left is not table:
             self.release(left)
 
-    def replace_seat(self, table: Table, seat: int) -> None:
-        """A person took their seat on another server process: a connection of theirs here loses it."""
+    def replace_seat(self, table: Table, seat: int, at: float | None = None) -> None:
+        """A person took their seat on another server process (at ``at`` on the database's clock,
+        if said): a connection of theirs here loses it, unless it took the seat after that (the
+        notice came late: the other process's connection is told ``replaced`` by this one's)."""
         for other in list(self.watchers.get(table.id, ())):
-            if other.seat == seat:
+            if other.seat == seat and (at is None or other.seated_at <= at):
                 other.send(P.encode(P.error("replaced", "this seat was resumed by another connection")))
                 self.unbind(other)
 
