@@ -41,15 +41,9 @@ PRESETS = tuple(p.name for p in NAMED)
 """The presets whose tables ship: every named one."""
 PLAYERS = range(2, 21)
 """The shipped table sizes (a preset's own count where it names one)."""
-PENDING: frozenset[tuple[str, int]] = frozenset({
-    *(("chase-the-ace", n) for n in (8,)),
-    *(("cuckoo", n) for n in (8,)),
-    *(("cassell-1882", n) for n in (8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20)),
-})
+PENDING: frozenset[tuple[str, int]] = frozenset()
 """The (preset, players) of :func:`tables` not shipped yet (solved at the table on first use):
-:func:`prepare` solves them too; once shipped, remove them here. They were left for want of time:
-the training that built this release ran at ``nice -n 19`` on a shared 2-core machine, where each
-sampled table's 16 to 33 CPU seconds took up to 11 minutes."""
+:func:`prepare` solves them too; once shipped, remove them here. None in this version."""
 
 
 def tables(presets: Sequence[str] = PRESETS, players: Sequence[int] = PLAYERS) -> list[tuple[str, int]]:
