@@ -260,7 +260,7 @@ def main() -> int:
     if not 2 <= args.processes <= 8 or not 1 <= args.tables <= 500:
         parser.error("--processes 2..8, --tables 1..500")
     try:
-        from pgtools import PgServer
+        from pgtools import PgServer  # type: ignore[import-not-found]  # tests/ is put on sys.path above
 
         pg = PgServer()
     except BaseException as exc:  # pytest's skip when the binaries are missing

@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import argparse
 import time
+from typing import Any
 
 import numpy as np
 from numba import njit
 
 import chasetheace as cta
 from chasetheace.fast import compile_bots, play_chunk
-from chasetheace.fast import kernel as K
+from chasetheace.fast.chance import _below
 from chasetheace.fast.sim import simulate as fast_simulate
 from chasetheace.sim import SimConfig, simulate
 
@@ -54,7 +55,7 @@ def _draws(count: int) -> int:  # pragma: no cover - compiled
     rng[0] = np.uint64(12345)
     total = 0
     for i in range(count):
-        total += K._below(rng, 47 - (i & 7))
+        total += _below(rng, 47 - (i & 7))
     return total
 
 
@@ -74,7 +75,7 @@ def vector_rates(steps: int = 200) -> tuple[float, float]:
 
     rates = []
     for env_id, tables, mode in (("ChaseTheAceVector-v0", 256, None), ("ChaseTheAce-v0", 16, "sync")):
-        options = {"vectorization_mode": mode} if mode else {}
+        options: dict[str, Any] = {"vectorization_mode": mode} if mode else {}
         envs = gym.make_vec(env_id, num_envs=tables, players=5, opponents="threshold:8", **options)
         envs.reset(seed=0)
         actions = np.zeros(tables, np.int64)

@@ -57,8 +57,8 @@ def timed(record: dict[str, object], folder: str) -> tuple[float, int, set[int]]
 
 def ace_chasing(players: int, bot: str, seed: int, repeat: int = 5) -> None:
     """Time the review of one Ace Chasing game (the best of ``repeat`` runs) and print it."""
-    from chasetheace.acechasing.bots import _chance
     from chasetheace.acechasing.exchange import _first
+    from chasetheace.acechasing.odds import _knockout
     from chasetheace.acechasing.review import review_ace_chasing
 
     game = cta.AceChasingGame(players, seed=seed)
@@ -67,7 +67,7 @@ def ace_chasing(players: int, bot: str, seed: int, repeat: int = 5) -> None:
     times = []
     for _ in range(repeat):
         _first.cache_clear()  # each run works its odds out afresh
-        _chance.cache_clear()
+        _knockout.cache_clear()
         start = time.perf_counter()
         result = review_ace_chasing(record)
         times.append(time.perf_counter() - start)

@@ -46,10 +46,10 @@ async def run(marks: list[int], window: int, seats: int) -> list[tuple[int, floa
         if game.over:
             print(f"the game ended after {moves} moves, before {target}", file=sys.stderr)
             break
-        seat = game.to_act
-        assert seat is not None
+        mover = game.to_act
+        assert mover is not None
         start = time.perf_counter()
-        table.act(seat, table.bot_action(seat), "bot")
+        table.act(mover, table.bot_action(mover), "bot")
         server.broadcast(table)
         elapsed = time.perf_counter() - start
         moves += 1
