@@ -327,7 +327,7 @@ def test_ctrl_c_while_a_review_solves_in_workers_is_a_clean_exit(tmp_path: Path)
     command = [sys.executable, "-m", "chasetheace"]
     subprocess.run([*command, "simulate", "--players", "7", "--rule", "ties=eldest-loses", "--games", "1",
                     "--engine", "python", "--save", str(record)], env=env, check=True, capture_output=True)
-    review = subprocess.Popen([*command, "review", str(record)], env=env, stdout=subprocess.DEVNULL,
+    review = subprocess.Popen([*AT_A_TERMINAL, "review", str(record)], env=env, stdout=subprocess.DEVNULL,
                               stderr=subprocess.PIPE, text=True, start_new_session=True)
     assert review.stderr is not None
     first = review.stderr.readline()
@@ -337,6 +337,15 @@ def test_ctrl_c_while_a_review_solves_in_workers_is_a_clean_exit(tmp_path: Path)
         assert time.monotonic() < end and review.poll() is None, "no worker processes started"
         time.sleep(0.005)
     ctrl_c_ends_in_one_line(review, first)
+
+
+AT_A_TERMINAL = [sys.executable, "-c", "import runpy, signal, sys; "
+                 "signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT}); "
+                 "signal.signal(signal.SIGINT, signal.default_int_handler); "
+                 "sys.argv[0] = 'chase-the-ace'; runpy.run_module('chasetheace', run_name='__main__')"]
+"""``python -m chasetheace`` as a shell starts a command in the foreground: Ctrl-C neither ignored
+nor blocked, whatever the test run inherited (started in the background by a shell without job
+control, as a CI script may be, it has SIGINT ignored, which a child would keep)."""
 
 
 def ctrl_c_ends_in_one_line(process: subprocess.Popen[str], shown: str = "") -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -289,14 +288,14 @@ def test_ctrl_c_while_the_parts_are_solved_in_workers_is_one_line(tmp_path: Path
     """Ctrl-C at a terminal reaches the whole process group, the parts' workers too: the solve
     leaves with status 130 and one line, no worker prints a traceback, none is left running (and
     the part a worker is in the middle of does not hold the exit up)."""
-    from test_first_hour_third import ROOT, _children, ctrl_c_ends_in_one_line
+    from test_first_hour_third import AT_A_TERMINAL, ROOT, _children, ctrl_c_ends_in_one_line
 
     if not Path("/proc/self/task").is_dir():
         pytest.skip("needs Linux's /proc to see the worker processes")
     path = os.pathsep.join([str(ROOT / "src"), os.environ.get("PYTHONPATH", "")])
     env = {**os.environ, "PYTHONPATH": path, "CHASE_THE_ACE_CACHE": str(tmp_path / "cache")}
     command = ["solve", "--players", "7", "--method", "dcfr", "--iterations", "1", "--workers", "2"]
-    solve = subprocess.Popen([sys.executable, "-m", "chasetheace", *command], env=env, text=True,
+    solve = subprocess.Popen([*AT_A_TERMINAL, *command], env=env, text=True,
                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
     assert solve.stderr is not None
     end = time.monotonic() + 600
