@@ -118,6 +118,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--cache", help="the solution cache folder the full solutions go to first "
                                         "(default the user's, or $CHASE_THE_ACE_CACHE)")
     args = parser.parse_args(argv)
+    outside = [n for n in args.players if n not in PLAYERS]
+    if outside:  # one line and exit 2, before any work
+        parser.error(f"--players {outside[0]}: the shipped sizes are {PLAYERS.start} to {PLAYERS.stop - 1}")
     files = prepare(args.preset or PRESETS, args.players, solved=args.cache)
     total = sum(f.stat().st_size for f in cache.PREPARED.glob("*.npz"))
     print(f"{len(files)} solutions; the folder holds {total / 1e6:.2f} MB")
