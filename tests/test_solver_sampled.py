@@ -194,3 +194,62 @@ def test_each_situation_is_numbered_by_its_own_key() -> None:
                    int(state.given[row]))
             assert i == solver.index.get(key, -1) and (i < 0 or solver.keys[i] == key)
         solver.act(t, state, rows, np.full(len(rows), t % 2 == 1))
+
+
+def test_the_summary_counts_tokens_and_tells_apart_what_follows_a_swap() -> None:
+    from chasetheace.solver.methods.sampled import TOKENS, summary_code
+
+    def code(tokens: str, pairs: bool = True) -> int:
+        hist = 0
+        for token in tokens.split():
+            hist = hist * 8 + TOKENS[token]
+        return int(summary_code(np.array([hist], dtype=np.int64), pairs)[0])
+
+    assert code("") == 0
+    assert code("k s k", pairs=False) == code("k k s", pairs=False) == code("s k k", pairs=False)
+    assert code("k k s") != code("k s k")      # a keeper after a swap holds the card swapped away
+    assert code("k s b K") == code("k b s K")  # the counts, not the order, otherwise
+    assert code("s s") != code("s k") != code("k s")
+    assert code("k " * 20) != code("k " * 19)  # 5 bits a kind: 20 turns fit
+
+
+@pytest.mark.parametrize("pairs", [False, True])
+def test_the_summary_solver_plays_its_summaries_in_the_full_game(pairs: bool) -> None:
+    from chasetheace.solver.methods.sampled import SampledSolver, SummarySolver
+
+    hand = Hand(cta.Rules(announce_low=True), 7)
+    solver = SummarySolver(hand, seed=1, pairs=pairs)
+    solver.train(5, batch=500)
+    again = SummarySolver(hand, seed=1, pairs=pairs)
+    again.train(5, batch=500)
+    assert again.keys == solver.keys and np.array_equal(again.avg, solver.avg)  # by the seed alone
+    full = SampledSolver(hand, seed=2)
+    state = full.deal(300)
+    checked = 0
+    for t in range(hand.players):
+        rows = full.deciding(t, state)
+        fine = full.infoset_ids(t, state, rows, grow=True)
+        coarse = solver.infoset_ids(t, state, rows, grow=False)
+        want = solver.sigma(coarse, average=True)
+        got = [solver.keep_at(full.info_key(i)) for i in fine.tolist()]
+        assert got == pytest.approx(want.tolist(), abs=1e-12)
+        checked += int((coarse >= 0).sum())
+        full.act(t, state, rows, full.rng.random(len(rows)) < 0.5)
+    assert checked > 1000  # most situations met in training
+
+
+@pytest.mark.parametrize("pairs, common", [(False, False), (True, True)])
+def test_the_summary_solver_is_close_to_an_equilibrium_where_its_summary_loses_little(
+        pairs: bool, common: bool) -> None:
+    from chasetheace.solver.methods.sampled import SummarySolver
+
+    # two earlier turns at most: the counts lose only the order of a keep and a shown king (a
+    # swap just before shows in the card given); with ``pairs`` nothing
+    hand = Hand(cta.Rules(), 3)
+    solver = SummarySolver(hand, seed=3, pairs=pairs, common=common)
+    solver.train(40)
+    engine = Engine(Tree(hand))
+    keep = np.array([solver.keep_at(k) for k in engine.tree.infosets])
+    sigma = np.c_[keep, 1 - keep]
+    passes = engine.evaluate(sigma, table=True)
+    assert float(engine.gains(sigma, passes.cfv).sum()) < 0.02

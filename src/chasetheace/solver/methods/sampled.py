@@ -28,7 +28,7 @@ import numpy as np
 
 from ..model.hand import Hand, InfoKey
 
-__all__ = ["Estimate", "HandBatch", "SampledSolver"]
+__all__ = ["Estimate", "HandBatch", "SampledSolver", "SummarySolver", "summary_code"]
 
 TOKENS = {"k": 1, "s": 2, "b": 3, "K": 4, "sA": 5, "s2": 6}  # 3 bits each in a history code
 _NAMES = {v: k for k, v in TOKENS.items()}
@@ -113,7 +113,7 @@ class SampledSolver:
     def infoset_ids(self, t: int, state: HandBatch, rows: Array, grow: bool) -> Array:
         """The information sets of position ``t`` in the hands ``rows`` of ``state`` (``grow``: number
         the ones not met before; else they are -1)."""
-        hist, x, p = state.hist[rows], state.cards[rows, t], state.given[rows]
+        hist, x, p = self.history_code(state.hist[rows]), state.cards[rows, t], state.given[rows]
         rest = (state.jerk[rows] * 64 + x) * 64 + p + 1
         if not len(rows):
             return np.zeros(0, dtype=np.int64)
@@ -138,6 +138,11 @@ class SampledSolver:
                 self.regret = np.vstack([self.regret, np.zeros_like(self.regret)])
                 self.avg = np.vstack([self.avg, np.zeros_like(self.avg)])
         return np.array(found, dtype=np.int64)[inverse.reshape(-1)]
+
+    def history_code(self, hist: Array) -> Array:
+        """The part of the public history (3-bit token codes) that the information sets tell apart:
+        all of it here; a coarser learner (:class:`SummarySolver`) keeps less."""
+        return hist
 
     def sigma(self, ids: Array, average: bool) -> Array:
         """Keep probabilities at information set ids (-1: unknown, 1/2)."""
@@ -365,3 +370,85 @@ def _deviation_gain(pick: float, value: float, keep: float) -> float:
     if pick < 0:
         return -(1 - keep) * value
     return 0.0
+
+
+class SummarySolver(SampledSolver):
+    """The sampled method on an abstraction: a situation is the position, the jerk pattern, the card
+    held and the card given, and of the public history only how many times each token occurred
+    (``pairs``: each token told apart by whether the seat before had swapped), not in which order.
+
+    A seat's final card is fixed once its turn is over, so what the earlier seats did matters to a
+    later one through the cards they hold: a keeper holds a card it chose to keep (its own, or the
+    one its neighbour swapped away), a swapper the unseen card of its neighbour, a blocked seat the
+    card it wanted rid of. The counts keep most of that and far fewer situations, each met far more
+    often in training (with the full history, most situations from the 10th position on are met once
+    or never)."""
+
+    def __init__(self, hand: Hand, seed: int = 0, pairs: bool = False, common: bool = False) -> None:
+        super().__init__(hand, seed)
+        self.pairs, self.common = pairs, common
+
+    def history_code(self, hist: Array) -> Array:
+        return summary_code(hist, self.pairs)
+
+    def _both(self, t: int, state: HandBatch, rows: Array, average: bool) -> tuple[Array, Array]:
+        """As :meth:`SampledSolver._both`, the two forks played out with the same random numbers
+        (common random numbers, as the bound does) if ``common``."""
+        if not self.common:
+            return super()._both(t, state, rows, average)
+        u = self.rng.random((len(rows), self.n))
+        out = []
+        for keep in (True, False):
+            fork = state.take(rows)
+            self.act(t, fork, np.arange(len(rows)), np.full(len(rows), keep))
+            for s in range(t + 1, self.n):
+                live = self.deciding(s, fork)
+                if len(live):
+                    p = self.sigma(self.infoset_ids(s, fork, live, grow=False), average)
+                    self.act(s, fork, live, u[live, s] < p)
+            out.append(self.showdown(fork)[0][:, t])
+        return out[0], out[1]
+
+    def keep_at(self, key: InfoKey, average: bool = True) -> float:
+        """The keep probability at the solver key ``key`` (position, tokens, card, given) of the full
+        game: the strategy of its summary (1/2 where training never met it)."""
+        t, tokens, x, p = key
+        code, jerk, before = 0, 0, 0
+        for token in tokens:  # as summary_code counts them, in Python: a call per situation met
+            if token.startswith("J"):
+                jerk = sum(1 << j for j, c in enumerate(token[1:]) if c == "1")
+                continue
+            kind = TOKENS[token]
+            if self.pairs and kind <= 2 and before in _SWAPS:
+                code += 1 << 5 * (kind + 5)
+            else:
+                code += 1 << 5 * (kind - 1)
+            before = kind
+        i = self._code_ids.get(code << 45 | t << 40 | (jerk * 64 + x) * 64 + p + 1)
+        if i is None:
+            return 0.5
+        a, b = (self.avg if average else np.maximum(self.regret, 0.0))[i].tolist()
+        return a / (a + b) if a + b > 0 else 0.5
+
+
+_SWAPS = (TOKENS["s"], TOKENS["sA"], TOKENS["s2"])
+
+
+def summary_code(hist: Array, pairs: bool = True) -> Array:
+    """How many times each token occurs in the history codes ``hist`` (5 bits per kind; ``pairs``:
+    keep and swap counted apart after a swap and after anything else)."""
+    out = np.zeros_like(hist)
+    digits = []
+    h = hist.copy()
+    while h.any():
+        digits.append(h & 7)
+        h = h >> 3
+    for i, digit in enumerate(digits):  # digits[i + 1] is the token before digits[i]
+        kind = digit.copy()  # 1 k, 2 s, 3 b, 4 K, 5 sA, 6 s2
+        if pairs:
+            before = digits[i + 1] if i + 1 < len(digits) else np.zeros_like(digit)
+            after_swap = np.isin(before, _SWAPS) & ((digit == 1) | (digit == 2))
+            kind = np.where(after_swap, digit + 6, digit)  # 7: kept after a swap, 8: swapped after one
+        shift = np.where(kind > 0, 5 * (kind - 1), 0)
+        out += (kind > 0).astype(np.int64) << shift
+    return out
