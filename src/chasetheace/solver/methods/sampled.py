@@ -82,10 +82,14 @@ MAX_PLAYERS = 21  # 20 earlier turns of 3 bits fit an int64 history code
 
 class _Table:
     """One position's information sets by number, as sorted arrays (a lookup is a search in C):
-    ``hists`` the history codes met, with ``hist_ids`` their numbers here (``count`` of them);
-    ``pairs`` the (history number << 34 | rest) met, with ``pair_ids`` the information sets."""
+    ``pairs`` the (history << ``rest_bits`` | rest) met, with ``pair_ids`` the information sets,
+    where that fits an int64 (``single``: position ``t`` has a history of at most ``t`` tokens of 3
+    bits); else ``hists`` the history codes met, with ``hist_ids`` their numbers here (``count`` of
+    them), and ``pairs`` the (history number << 34 | rest)."""
 
-    def __init__(self) -> None:
+    def __init__(self, history_bits: int = 64, rest_bits: int = 34) -> None:
+        self.rest_bits = rest_bits
+        self.single = history_bits + rest_bits <= 63
         self.hists = np.zeros(0, dtype=np.int64)
         self.hist_ids = np.zeros(0, dtype=np.int64)
         self.count = 0
@@ -117,7 +121,8 @@ class SampledSolver:
         self.index: dict[tuple[int, int, int, int, int], int] = {}
         self.keys: list[tuple[int, int, int, int, int]] = []
         self._histories: dict[tuple[int, int], tuple[str, ...]] = {}  # info_key's, by (history, jerk)
-        self._tables = [_Table() for _ in range(self.n)]  # per position: the ids by number (infoset_ids)
+        rest_bits = 12 + (self.n if hand.jerk else 0)  # the jerk pattern (a bit per seat), card, given
+        self._tables = [_Table(3 * t, rest_bits) for t in range(self.n)]  # per position: the ids by number (infoset_ids)
         self.met: dict[int, tuple[float, float, float]] = {}  # share of hands, keep and swap values
         self.regret = np.zeros((1024, 2))
         self.avg = np.zeros((1024, 2))
@@ -142,9 +147,13 @@ class SampledSolver:
         hist, x, p = state.hist[rows], state.cards[rows, t], state.given[rows]
         rest = (state.jerk[rows] * 64 + x) * 64 + p + 1  # < 2**33: the jerk pattern, card and given
         table = self._tables[t]
-        hid = _find(table.hists, table.hist_ids, hist)
-        ids = _find(table.pairs, table.pair_ids, hid << 34 | rest)
-        ids[hid < 0] = -1
+        if table.single:
+            hid = hist
+            ids = _find(table.pairs, table.pair_ids, hist << table.rest_bits | rest)
+        else:
+            hid = _find(table.hists, table.hist_ids, hist)
+            ids = _find(table.pairs, table.pair_ids, hid << 34 | rest)
+            ids[hid < 0] = -1
         if not grow:
             return ids
         new = np.flatnonzero(ids < 0)
@@ -157,13 +166,16 @@ class SampledSolver:
         first = np.ones(len(order), dtype=bool)
         first[1:] = (h_new[1:] != h_new[:-1]) | (r_new[1:] != r_new[:-1])
         h_new, r_new = h_new[first], r_new[first]
-        fresh = np.unique(h_new[hid[new[order[first]]] < 0])  # histories first met now
-        if len(fresh):
-            at = np.searchsorted(table.hists, fresh)
-            table.hists = np.insert(table.hists, at, fresh)
-            table.hist_ids = np.insert(table.hist_ids, at, np.arange(len(fresh)) + table.count)
-            table.count += len(fresh)
-        codes = _find(table.hists, table.hist_ids, h_new) << 34 | r_new
+        if table.single:
+            codes = h_new << table.rest_bits | r_new
+        else:
+            fresh = np.unique(h_new[hid[new[order[first]]] < 0])  # histories first met now
+            if len(fresh):
+                at = np.searchsorted(table.hists, fresh)
+                table.hists = np.insert(table.hists, at, fresh)
+                table.hist_ids = np.insert(table.hist_ids, at, np.arange(len(fresh)) + table.count)
+                table.count += len(fresh)
+            codes = _find(table.hists, table.hist_ids, h_new) << 34 | r_new
         numbers = np.arange(len(codes), dtype=np.int64) + len(self.keys)
         order = np.argsort(codes, kind="stable")
         at = np.searchsorted(table.pairs, codes[order])
@@ -176,6 +188,8 @@ class SampledSolver:
         while len(self.keys) >= len(self.regret):  # the last row stays free: sigma's -1
             self.regret = np.vstack([self.regret, np.zeros_like(self.regret)])
             self.avg = np.vstack([self.avg, np.zeros_like(self.avg)])
+        if table.single:
+            return _find(table.pairs, table.pair_ids, hist << table.rest_bits | rest)
         return _find(table.pairs, table.pair_ids, _find(table.hists, table.hist_ids, hist) << 34 | rest)
 
     def sigma(self, ids: Array, average: bool) -> Array:
@@ -217,22 +231,23 @@ class SampledSolver:
         hand, n = self.hand, self.n
         state.done[rows, t] = True
         state.given[rows] = -1
-        k_rows, s_rows = rows[keep], rows[~keep]
         if t == n - 1:
+            s_rows = rows[~keep]
             x, s = state.cards[s_rows, t], state.stock[s_rows]
             state.special[s_rows] = self.draw_kind[x, s]
             state.cards[s_rows, t] = self.draw_card[x, s]
             return
-        state.hist[k_rows] = state.hist[k_rows] * 8 + TOKENS["k"]
-        nb = state.cards[s_rows, t + 1]
-        blocked = nb == hand.blocker
-        b_rows, x_rows = s_rows[blocked], s_rows[~blocked]
-        state.hist[b_rows] = state.hist[b_rows] * 8 + TOKENS["b"]
+        nb = state.cards[rows, t + 1]
+        blocked = ~keep & (nb == hand.blocker)
+        # every row's token at once: keep, blocked, or the card taken from the next seat
+        token = np.where(keep, TOKENS["k"], np.where(blocked, TOKENS["b"], self.token_of[nb]))
+        state.hist[rows] = state.hist[rows] * 8 + token
+        b_rows = rows[blocked]
         state.done[b_rows, t + 1] = True
         if hand.stops:
             state.stopped[b_rows] = True
-        theirs = state.cards[x_rows, t + 1]
-        state.hist[x_rows] = state.hist[x_rows] * 8 + self.token_of[theirs]
+        swap = ~keep & ~blocked
+        x_rows, theirs = rows[swap], nb[swap]
         state.cards[x_rows, t + 1] = state.cards[x_rows, t]
         state.cards[x_rows, t] = theirs
         state.given[x_rows] = theirs
