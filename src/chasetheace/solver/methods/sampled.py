@@ -122,7 +122,7 @@ class SampledSolver:
         self.keys: list[tuple[int, int, int, int, int]] = []
         self._histories: dict[tuple[int, int], tuple[str, ...]] = {}  # info_key's, by (history, jerk)
         rest_bits = 12 + (self.n if hand.jerk else 0)  # the jerk pattern (a bit per seat), card, given
-        self._tables = [_Table(3 * t, rest_bits) for t in range(self.n)]  # per position: the ids by number (infoset_ids)
+        self._tables = [_Table(3 * t, rest_bits) for t in range(self.n)]  # per position (infoset_ids)
         self.met: dict[int, tuple[float, float, float]] = {}  # share of hands, keep and swap values
         self.regret = np.zeros((1024, 2))
         self.avg = np.zeros((1024, 2))
