@@ -50,6 +50,7 @@ from .store import (
     StoreUnavailable,
     _dump,
 )
+from .tables import HUMAN
 
 __all__ = ["PgStore", "mask_url", "PG_UPGRADES", "PG_SCHEMA_V1", "CHANNEL"]
 
@@ -626,9 +627,18 @@ class PgStore:
         note = f'{table_id}|g|{game[:-1]},"e":{deal}}}'
         if len(f"{self.process}|{note}".encode()) > _MAX_PAYLOAD:
             note = table_id
-        self._tx(lambda cur: cur.execute(
-            "INSERT INTO games VALUES (%s, %s, %s, %s, %s, %s, %s)",
-            (table_id, game_no, seed, carry, _dump(list(names)), _dump(list(seat_kinds)), deal)), note)
+        people = sum(1 for kind in seat_kinds if kind == HUMAN)  # every person plays a new game
+
+        def work(cur: Any) -> None:
+            # only if the database holds no seat this copy does not know of (one taken on another
+            # process, its notification not heard yet): else a conflict, and the table is read
+            cur.execute("INSERT INTO games SELECT %s, %s, %s, %s, %s, %s, %s "
+                        "WHERE (SELECT count(*) FROM seats WHERE table_id = %s) = %s",
+                        (table_id, game_no, seed, carry, _dump(list(names)), _dump(list(seat_kinds)), deal,
+                         table_id, people))
+            if cur.rowcount != 1:
+                raise StoreConflict(f"table {table_id} has more seats taken than this copy knows of")
+        self._tx(work, note)
 
     def append_action(self, table_id: str, game_no: int, seat: int, action: str, actor: str,
                       events: Sequence[Event], seq: int | None = None, act_id: str | None = None) -> None:
