@@ -15,8 +15,10 @@ game collide on the primary key: the second gets :class:`~.store.StoreConflict` 
 written. A database that cannot be reached is :class:`~.store.StoreUnavailable` (fast: after a
 failure, calls fail at once for a second instead of each waiting on the connection pool).
 
-Connections come from a psycopg-pool pool (checked before use, so a restarted PostgreSQL costs
-no failed move); the driver is the ``postgres`` extra, imported only here.
+Connections come from a psycopg-pool pool for the worker threads, and for the moves, written
+from the event loop, from a few asynchronous connections of their own, each holding the move's
+statement prepared (a connection that broke, as after a PostgreSQL restart, is dropped and the
+move tried on another); the driver is the ``postgres`` extra, imported only here.
 """
 
 from __future__ import annotations
