@@ -443,6 +443,11 @@ def test_the_welcome_offers_presets_options_and_bots(server: LiveServer, clients
     for game, kind in GAMES.items():  # each game's bots, from its kind
         assert set(kind.server_bots) <= set(c.welcome["game_bots"][game])
     assert c.welcome["game_bots"]["chase-the-ace"] == c.welcome["bots"]
+    # each game's own presets: Chase the Ace's are `presets`, Ace Chasing has none to choose
+    assert set(c.welcome["game_presets"]) == set(GAMES)
+    assert c.welcome["game_presets"]["chase-the-ace"] == c.welcome["presets"]
+    assert c.welcome["game_presets"]["ace-chasing"] == []
+    assert c.welcome["game_hints"] == {game: kind.solver for game, kind in GAMES.items()}
 
 
 def test_the_store_uses_wal_and_never_holds_a_token(server: LiveServer, clients: list[Client],
