@@ -89,6 +89,7 @@ def test_a_hung_database_is_told_to_every_process_pings_go_on_and_nothing_is_los
         for proc in (one, two):
             answer = httpx.get(f"http://127.0.0.1:{proc.port}/healthz", timeout=5)
             assert answer.status_code == 503 and answer.json()["database"] is False
+            assert answer.json()["writer"] is None  # a SQLite writer thread's figures: none here
         mover = _to_act(ann, bob)
         mover.send({"type": "act", "action": "swap", "act_id": "while-hung"})
         _error(mover, "database_unavailable")
