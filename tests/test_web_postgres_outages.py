@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from helpers import TEST_TOOL, missing_extra
 from pgtools import PgServer
@@ -180,6 +182,30 @@ def test_turn_timers_hold_on_processes_whose_clocks_differ(
             c.wait_for(moved_on)
     for c in (ann, bob):
         c.close()
+
+
+@given(offset=st.floats(-1e5, 1e5), waits=st.lists(st.tuples(st.floats(0, 0.5), st.floats(0, 1)),
+                                                     min_size=1, max_size=40))
+def test_the_clock_offset_is_as_close_as_the_quickest_reading_kept_proves(
+        offset: float, waits: list[tuple[float, float]]) -> None:
+    from chasetheace.web.cluster import ClockReadings
+
+    clock, at = ClockReadings(keep=30), 1.7e9
+    for wait, share in waits:  # the database read its clock ``share`` of the way through the wait
+        before = at
+        got = clock.add(before + wait * share + offset, before, before + wait)
+        at += 1.0
+    kept = [w for w, _ in waits[-30:]]
+    assert abs(got - offset) <= min(kept) / 2 + 1e-6
+
+
+def test_a_clock_set_meanwhile_is_followed_at_once() -> None:
+    from chasetheace.web.cluster import ClockReadings
+
+    clock = ClockReadings()
+    assert clock.add(100.001, 100.0, 100.002) == pytest.approx(0.0)  # a quick reading
+    assert clock.add(101.1, 101.0, 101.3) == pytest.approx(0.0)  # slow, lopsided: the quick one holds
+    assert clock.add(132.001, 102.0, 102.002) == pytest.approx(30.0)  # the clock was set: 30 s now
 
 
 def test_idle_tables_expire_on_the_databases_clock_whatever_a_process_clock_says(
