@@ -168,7 +168,7 @@ def _free_port() -> int:
 
 
 def Process(url: str, *extra: str) -> ServerProcess:
-    return ServerProcess(url, *LIMITS, *extra, bot_delay=0.02, wait=30.0)
+    return ServerProcess(url, *LIMITS, *extra, bot_delay=0.02, wait=90.0)
 
 
 @pytest.fixture

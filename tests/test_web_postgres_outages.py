@@ -34,7 +34,7 @@ LIMITS = ["--connections-per-client", "1000", "--tables-per-client", "100000", "
 
 
 def Process(url: str) -> ServerProcess:
-    return ServerProcess(url, *LIMITS, bot_delay=0.02, wait=30.0)
+    return ServerProcess(url, *LIMITS, bot_delay=0.02, wait=90.0)
 
 
 @pytest.fixture
@@ -160,7 +160,7 @@ def _moved_on(seen: int) -> Callable[[Client], bool]:
 
 def test_turn_timers_hold_on_processes_whose_clocks_differ(
         pg_url: str, started: list[ServerProcess], tmp_path: Path) -> None:
-    ahead = ServerProcess(pg_url, *LIMITS, bot_delay=0.02, wait=30.0, env=_clock_ahead(tmp_path, 30.0))
+    ahead = ServerProcess(pg_url, *LIMITS, bot_delay=0.02, wait=90.0, env=_clock_ahead(tmp_path, 30.0))
     right = Process(pg_url)
     started += [ahead, right]
     timer = 60
@@ -223,7 +223,7 @@ def test_idle_tables_expire_on_the_databases_clock_whatever_a_process_clock_says
             time.sleep(0.1)
         conn.execute("INSERT INTO tables VALUES ('old', extract(epoch FROM now()) - 600, '{}')")
     # an hour ahead, with tables living a minute: by its own clock every table is past its time
-    ahead = ServerProcess(pg_url, *LIMITS, "--table-ttl", "60", bot_delay=0.02, wait=30.0,
+    ahead = ServerProcess(pg_url, *LIMITS, "--table-ttl", "60", bot_delay=0.02, wait=90.0,
                           env=_clock_ahead(tmp_path, 3600.0))
     started.append(ahead)
     with psycopg.connect(pg_url, autocommit=True) as conn:
