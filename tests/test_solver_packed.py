@@ -198,6 +198,27 @@ def test_figures_of_a_situation_met_are_its_own_and_of_one_never_met_are_of_simi
     assert far.generalised and far.situations >= 1 and far.keep == twelve.played_keep(unseen)
 
 
+def test_a_solution_read_from_a_file_answers_from_its_arrays_as_the_one_in_memory(
+        twelve: Solution, tmp_path: Path) -> None:
+    import random
+
+    sol = Solution.load(_saved(twelve, tmp_path))
+    choices = random.Random(3)
+    keys = choices.sample(twelve.infosets, 200)
+    for position, history, card, given in keys[:100]:  # and situations never met, or that cannot be
+        keys += [(position, (*history, "k"), card, given), (position, history, (card + 5) % 13, given),
+                 (position, history[:-1], card, -1), (position, (*history, "s9", "b"), card, given)]
+    for key in keys:
+        assert sol.knows(key) == twelve.knows(key)
+        assert sol.played_keep(key) == twelve.played_keep(key)
+        assert sol.figures(key) == twelve.figures(key)  # generalised ones too: the same sums
+    np.testing.assert_array_equal(sol.keep_by_card(), twelve.keep_by_card())  # NaN: never met
+    # the file's arrays answered: no table was spelled out as Python objects
+    assert not {"infosets", "keep", "reach", "values"} & set(vars(sol))
+    assert sol.infosets == twelve.infosets and sol.values == twelve.values  # spelled out when read
+    assert sol.chances == twelve.chances and sol.keep == twelve.keep
+
+
 # --- a table no method solves -------------------------------------------------------------------------
 
 def test_the_sampled_limit_is_the_one_the_table_quotes() -> None:
