@@ -63,15 +63,15 @@ at 8 players ``iid`` is far nearer an equilibrium than the sampled method (stand
 lives a hand by an exact best response in the true game), and at 9 too, by the bracket of
 :func:`~chasetheace.solver.methods.bound.bound_nash_conv` (200,000 hands, seed 0; the sampled
 strategies shipped before measured in the same runs, 27 November 2026): standard rules -0.0011 ±
-0.0003 to <= 0.021 lives a hand against 0.043 to <= 0.095, cuckoo -0.0004 ± 0.0004 to <= 0.021 against 0.042 to
-<= 0.093, chase-the-ace 0.0001 ± 0.0002 to <= 0.012 against 0.021 to <= 0.037, cassell-1882 0.0005 ±
-0.0004 to <= 0.014 against 0.025 to <= 0.042. Its cost at 9 (standard rules, 551,052 situations,
-110 iterations): 342 CPU seconds and 4.9 GB at its peak, 36 and 0.6 GB without a blocker
-(chase-the-ace, 46,423 situations), cuckoo 316 and 4.9 GB, on 2 cores shared at a load average of 20 to 39. A table of
-10 is not solved ahead: ``iid`` stops at :data:`~.choice.MAX_IID_PLAYERS` (9), and from 8 to 9
-players the standard rules' situations grew 3.0 times (from 183,636), so 10 would take about 1.7
-million situations and, if the rest grew alike, about 15 GB at its peak and a quarter of an hour of
-CPU or more (an estimate: not run)."""
+0.0003 to <= 0.021 lives a hand against 0.043 to <= 0.095, cuckoo -0.0004 ± 0.0004 to <= 0.021
+against 0.042 to <= 0.093, chase-the-ace 0.0001 ± 0.0002 to <= 0.012 against 0.021 to <= 0.037,
+cassell-1882 0.0005 ± 0.0004 to <= 0.014 against 0.025 to <= 0.042. Its cost at 9 (standard rules,
+551,052 situations, 110 iterations): 342 CPU seconds and 4.9 GB at its peak, 36 and 0.6 GB without a
+blocker (chase-the-ace, 46,423 situations), 316 and 4.9 GB under cuckoo, on 2 cores shared at a load
+average of 2 to 39. A table of 10 is not solved ahead: ``iid`` stops at
+:data:`~.choice.MAX_IID_PLAYERS` (9), and from 8 to 9 players the standard rules' situations grew
+3.0 times (from 183,636), so 10 would take about 1.7 million situations and, if the rest grew alike,
+about 15 GB at its peak and a quarter of an hour of CPU or more (an estimate: not run)."""
 
 Progress = Callable[[str, float], None]
 """``progress(text, fraction)``: what the solver is doing, and about how much of it is done (0..1)."""
