@@ -269,6 +269,21 @@ def test_the_shipped_solutions_are_those_of_this_version() -> None:
         assert sol.rules == cta.Rules() and sol.players == n
 
 
+def test_the_shipped_tables_at_the_edge_of_iid_are_solved_by_the_method_solving_ahead_chooses() -> None:
+    """Up to AHEAD_IID_PLAYERS the shipped tables are ``iid`` where the rules allow it, above it the
+    sampled method: a file solved before the limit moved is solved again by ``prepare``."""
+    from chasetheace.solver.guide import prepare
+
+    edge = (cache.AHEAD_IID_PLAYERS, cache.AHEAD_IID_PLAYERS + 1)
+    for preset, n in prepare.tables(players=edge):
+        rules = cta.Rules.preset(preset)
+        sol = Solution.load(str(cache.prepared_path(rules, n)))
+        iid = n <= cache.AHEAD_IID_PLAYERS and not (rules.pairing or rules.kings_jerk)
+        assert sol.method == ("iid" if iid else "sampled"), (preset, n, sol.method)
+        assert prepare._ships(cache.prepared_path(rules, n), rules, n)
+    assert not prepare._ships(cache.prepared_path(cta.Rules(), edge[0]), cta.Rules(), edge[1])
+
+
 @pytest.mark.parametrize("preset", [p.name for p in cta.PRESETS])
 def test_every_named_preset_ships_every_table_size(preset: str) -> None:
     """A first hint at a named preset reads a shipped solution (benchmarks/first_hint.py times it:
