@@ -380,19 +380,26 @@ def test_a_hint_at_8_players_says_its_figure_is_of_the_model(tmp_path: Path) -> 
     pytest.importorskip("numpy")
     pytest.importorskip("scipy")
     import chasetheace as cta
+    from chasetheace.solver.solutions.cache import solution_for
     from chasetheace.solver.uses.advice import hint_for, review
 
     game = cta.Game(cta.Rules(), players=8, seed=3)
     text = hint_for(game.observation(game.to_act)).text()
-    assert "lives of perfect play in a model of the hand without card removal (not measured in the " \
-           "true game)" in text, text
+    # the model's own NashConv is no distance from perfect play in the true game: never given as one
+    model = solution_for(cta.Rules(), 8)
+    assert model.measured == "abstract"
+    assert "distance from perfect play not measured in the true game (solved in a model of the hand " \
+           "without card removal)" in text, text
+    assert "within" not in text and f"{model.nash_conv:.6f}" not in text, text
     cta.play_game(game, [cta.ThresholdBot(8)] * 8, seed=3)
     judged = review(game.record())
     info = {s["players"]: s for s in judged.to_dict()["solutions"]}
     assert info[8]["measured"] == "abstract" and "without card removal" in info[8]["closeness"]
-    assert "8 players: iid (approximate) solution, within " in judged.text()
+    assert "within" not in info[8]["closeness"] and not info[8]["exact"]
+    assert "8 players: iid (approximate) solution, distance from perfect play not measured" in judged.text()
+    # "within X lives of perfect play" only with X exact, and it says so
     assert info[3]["measured"] == "exact" and info[3]["closeness"].startswith("within ")
-    assert info[3]["closeness"].endswith("lives of perfect play")
+    assert info[3]["closeness"].endswith("lives of perfect play (exact)")
 
 
 # --- 5: 8 players in an 80x24 terminal --------------------------------------------------------

@@ -9,6 +9,7 @@ players, exact values of the strategy and exact best responses.
 from __future__ import annotations
 
 from fractions import Fraction
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -292,3 +293,16 @@ def test_five_players_are_solved_and_the_engine_agrees() -> None:
     for place, value in enumerate(sol.start.value):
         error = (value * (1 - value) / games) ** 0.5
         assert abs(won[place] / games - value) < 4.5 * error
+
+
+def test_a_whole_game_solved_for_the_table_says_the_whole_games_figure(tmp_path: Path) -> None:
+    """The progress of a whole game solved on first use names the whole game's NashConv (a player
+    deviating in every lives state), not the largest of the states' own figures."""
+    from chasetheace.solver.solutions.game_cache import game_solution_for
+
+    heard: list[str] = []
+    rules = cta.Rules(final_tie="split", deck=32)
+    sol = game_solution_for(rules, 2, 2, folder=tmp_path, progress=heard.append)
+    assert sol.nash_conv > sol.hand_nash_conv  # here the two differ: the words must pick the right one
+    assert f"NashConv {sol.nash_conv:.1e} in chance of winning the game (exact" in heard[-1], heard[-1]
+    assert f"{sol.hand_nash_conv:.1e}" not in heard[-1]

@@ -173,7 +173,8 @@ def test_the_four_views_pass_axe_fit_and_do_not_overlap(
     ann.wait_for_selector(f"text={LONG}")
     ann.click("#start")
     _my_turn(ann, (bob,))
-    ann.evaluate("showHint({hint: {lose_if_keep: 0.412, lose_if_swap: 0.389, call: 'swap', "
+    ann.evaluate("showHint({hint: {lose_if_keep: 0.412, lose_if_swap: 0.389, lose_if_keep_text: '41.2%', "
+                 "lose_if_swap_text: '38.9%', call: 'swap', "
                  "position_name: 'second'}, text: 'second of 12 holding 7♣ (first kept; nobody swapped "
                  "with you). Keep: you lose this hand 41.2%; swap: 38.9%. Solver: swap.'})")
     wait_until(ann, "(() => { const me = document.querySelector('.seat.me').getBoundingClientRect(); "

@@ -73,9 +73,9 @@ def game_solution_for(rules: Rules, players: int, lives: int | None = None, *, t
                          f"(once: the solution is then cached)")
             sol = solve_game(rules, players, lives=lives, tolerance=tolerance, progress=progress)
             if progress is not None:  # the whole game's own figure, not a hand's
-                progress(f"solved the whole game in {sol.seconds:.0f} s: NashConv at most "
-                         f"{sol.nash_conv:.1e} in chance of winning the game, in the hand of every "
-                         "lives state (each exact, given the states after it)")
+                progress(f"solved the whole game in {sol.seconds:.0f} s: NashConv "
+                         f"{sol.nash_conv:.1e} in chance of winning the game (exact: each player "
+                         "best responding in every lives state at once)")
             sol.paths.clear()  # a bot needs only the strategies; the hands' models are large
             save_json(sol, path)
         _MEMORY[key] = sol

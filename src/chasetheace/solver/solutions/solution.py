@@ -20,26 +20,32 @@ __all__ = ["Figures", "NASH_CONV_KINDS", "SIMILAR_LEVELS", "Solution", "caveats"
 
 def perfect_play_text(nash_conv: float, measured: str = "exact") -> str:
     """How close a strategy is to an equilibrium, in a player's words (its NashConv, in lives a
-    hand, written as a plain decimal with two significant digits), saying what game the figure is
-    about: ``measured`` as :attr:`Solution.measured` says it was measured. Every figure a player
-    is shown comes from here.
+    hand, written as a plain decimal with two significant digits), saying what kind of figure it
+    is about the true game: ``measured`` as :attr:`Solution.measured` says it was measured. Every
+    figure a player is shown comes from here. "Within X lives of perfect play" only with X exact
+    (an exact best response in the true game); a sampled estimate is "about"; the figure of a model
+    (``"abstract"``: the hand without card removal) says nothing sure of the true game and is not
+    given as a distance from perfect play at all.
 
-    >>> perfect_play_text(2.6e-05), perfect_play_text(0.0), perfect_play_text(0.0123)
-    ('within 0.000026 lives of perfect play', 'perfect play', 'within 0.012 lives of perfect play')
+    >>> perfect_play_text(2.6e-05), perfect_play_text(0.0)
+    ('within 0.000026 lives of perfect play (exact)', 'perfect play (exact)')
+    >>> perfect_play_text(0.0123)
+    'within 0.012 lives of perfect play (exact)'
     >>> perfect_play_text(9.1e-05, "abstract")  # doctest: +NORMALIZE_WHITESPACE
-    'within 0.000091 lives of perfect play in a model of the hand without card removal
-     (not measured in the true game)'
+    'distance from perfect play not measured in the true game (solved in a model of the hand
+     without card removal)'
     >>> perfect_play_text(0.15, "sampled")
     'about 0.15 lives from perfect play (a sampled estimate in the true game, biased upwards)'
     """
+    if measured == "abstract":
+        return ("distance from perfect play not measured in the true game (solved in a model of the hand "
+                "without card removal)")
     digits = max(1, 1 - math.floor(math.log10(nash_conv))) if nash_conv > 0 else 1
     if measured == "sampled":
         return (f"about {nash_conv:.{digits}f} lives from perfect play (a sampled estimate in the true "
                 "game, biased upwards)")
     close = f"within {nash_conv:.{digits}f} lives of perfect play" if nash_conv > 0 else "perfect play"
-    if measured == "abstract":
-        return f"{close} in a model of the hand without card removal (not measured in the true game)"
-    return close
+    return f"{close} (exact)"
 
 
 NASH_CONV_KINDS = {"exact": "exact", "sampled": "estimate", "abstract": "model-only"}

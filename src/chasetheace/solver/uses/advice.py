@@ -115,16 +115,25 @@ class Hint:
                        f"{abs(self.lives_if_keep - self.lives_if_swap):.3f} lives")
         if self.generalised:
             approx += "; a situation the solver never met: figures of similar ones"
-        sure = self.nash_conv_kind == "exact" and not self.generalised
+        keep, swapped = self.chance_texts()
         return (f"{position_name(self.position, self.players)} of {self.players} holding "
                 f"{card_text(self.card)} ({self.knew}). Keep: {self.person} lose this hand "
-                f"{chance_text(self.lose_if_keep, sure)}; {swap}: {chance_text(self.lose_if_swap, sure)}"
-                f"{lives}. Solver: {call}{approx}.")
+                f"{keep}; {swap}: {swapped}{lives}. Solver: {call}{approx}.")
+
+    def chance_texts(self) -> tuple[str, str]:
+        """The chances of losing if keeping and if swapping as :func:`chance_text` says them: a
+        certainty (0%, 100%) only from an exact solution's own figure, never from a sampled or
+        generalised one (which the strategy may well contradict)."""
+        sure = self.nash_conv_kind == "exact" and not self.generalised
+        return chance_text(self.lose_if_keep, sure), chance_text(self.lose_if_swap, sure)
 
     def to_dict(self) -> dict[str, Any]:
-        """The hint as JSON-ready data."""
+        """The hint as JSON-ready data (``lose_if_keep_text``, ``lose_if_swap_text``: the chances in
+        words, as :meth:`text` says them: what the web table shows)."""
+        keep, swap = self.chance_texts()
         return {**asdict(self), "position_name": position_name(self.position, self.players),
-                "best": self.best, "nash_conv_kind": self.nash_conv_kind}
+                "best": self.best, "nash_conv_kind": self.nash_conv_kind,
+                "lose_if_keep_text": keep, "lose_if_swap_text": swap}
 
 
 def hint(observation: Mapping[str, Any], solution: Solution, *, person: str = "you") -> Hint:

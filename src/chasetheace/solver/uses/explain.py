@@ -103,8 +103,8 @@ def nash_conv_text(sol: Solution) -> str:
         return (f"NashConv {sol.nash_conv:.2e} lives in the hand without card removal only (exact "
                 f"there; model-only: not measured in the true game, neither exact nor a bound there)")
     if kind == "exact":
-        return (f"{perfect_play_text(sol.nash_conv)} (NashConv {sol.nash_conv:.2e}: exact, a best "
-                f"response in the true game)")
+        return (f"{perfect_play_text(sol.nash_conv)}: NashConv {sol.nash_conv:.2e}, exact, a best "
+                f"response in the true game")
     low = "" if sol.nash_conv_low is None else f"{sol.nash_conv_low:.1e} (cross-fitted) to "
     error = "" if sol.nash_conv_error is None else f", +- {sol.nash_conv_error:.0e} lives"
     return (f"NashConv about {low}{sol.nash_conv:.1e} (plain, biased upwards{error}): estimates "

@@ -157,10 +157,12 @@ function showHint(msg) {
   box.replaceChildren();
   const h = typeof msg === "string" ? null : msg.hint;
   if (h && typeof h.lose_if_keep === "number" && typeof h.lose_if_swap === "number") {
-    const pc = (x) => (100 * x).toFixed(1) + "%";
+    // the chances as the solver words them (never 0% or 100% where its figures are not sure of it)
+    const pc = (x, text) => (typeof text === "string" ? text : (100 * x).toFixed(1) + "%");
     const swap = h.position_name === "dealer" ? "draw" : "swap";
     box.append(el("strong", "figures", "Hint: " + (h.call === "either" ? "either" : h.call === "keep" ? "keep" : swap) +
-      " · you lose this hand " + pc(h.lose_if_keep) + " if you keep, " + pc(h.lose_if_swap) + " if you " + swap));
+      " · you lose this hand " + pc(h.lose_if_keep, h.lose_if_keep_text) + " if you keep, " +
+      pc(h.lose_if_swap, h.lose_if_swap_text) + " if you " + swap));
     const why = el("span", "why", " " + msg.text);
     why.tabIndex = 0;  // it may scroll: the keyboard reaches it
     box.append(why);
