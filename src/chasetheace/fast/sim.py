@@ -118,16 +118,16 @@ FastJob = Job
 with :func:`chasetheace.fast.run.chunk_seed`, not its ``rng``)."""
 
 
-COMPILE_CPU_SECONDS = 193.0
+COMPILE_CPU_SECONDS = 170.0
 """CPU seconds a first compile of the kernel took where it was measured for this release: the
 estimate a compile notice gives until this machine has compiled the kernel once; after that it
 gives the CPU time measured here (:func:`last_compile`). Measured 2026-11-27 by ``make fast``'s
-warm-up from an empty cache: 192.7 s of CPU time (2,348 s of wall-clock time) at a load of 25 to 35
-on 2 cores, numba 0.68, Python 3.11; on a quiet machine a compile takes less CPU time (the kernel
-before the turn order was kept between hands: 109.8 s at a load of about 1). It compiles the game
-twice (:func:`chasetheace.fast.kernel.run`: the default rules with threshold bots, every option a
-constant, and any rules and bots). Measure it again when the kernel changes much:
-``NUMBA_CACHE_DIR=$(mktemp -d) make fast`` prints it."""
+warm-up from an empty cache: 169.4 s of CPU time (172 s of wall-clock time) at a load of about 2
+on 2 cores, numba 0.68, Python 3.11 (192.7 s of CPU time and 2,348 s of wall-clock time at a load
+of 25 to 35; the kernel before the turn order was kept between hands: 109.8 s at a load of about
+1). It compiles the game twice (:func:`chasetheace.fast.kernel.run`: the default rules with
+threshold bots, every option a constant, and any rules and bots). Measure it again when the kernel
+changes much: ``NUMBA_CACHE_DIR=$(mktemp -d) make fast`` prints it."""
 
 COMPILE_RECORD = "chasetheace-fast.compile.json"
 """The file, beside numba's cache of the kernel, that keeps the last compile's measured times."""
