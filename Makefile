@@ -77,7 +77,8 @@ lint: $(VENV)/.everything
 	$(PY) -m mypy src tests
 
 # add the fast engine (numba) and compile it ahead of a first `simulate` (numba keeps it on disk; the
-# time a compile takes is said when it starts: see chasetheace.fast.sim.COMPILE_CPU_SECONDS)
+# time a compile takes is said when it starts: the last compile's CPU time measured on this machine,
+# kept beside numba's cache, or the release's figure before the first: chasetheace.fast.sim.compile_estimate)
 fast: $(VENV)/.add-fast
 	$(PY) -c 'from chasetheace.fast.sim import warm_up; print(f"the fast engine is ready: {warm_up(notice=print)}")'
 

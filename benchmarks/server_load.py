@@ -35,7 +35,9 @@ and every child, other databases' work included), and how many times the process
 from the database per move they applied from a notification (``/healthz`` counters). ``--hog N``
 starts N busy processes beside the servers for the run (a machine shared with other work).
 ``--compare`` runs one process on a new SQLite file first, then ``--processes`` on ``--db``, with
-the same load, and prints them side by side with the ratio of their CPU per action:
+the same load, and prints them side by side with the ratio of their CPU per action, and whether
+the goals are met (at most 1.5 times one SQLite process's CPU per action; with ``--hog``, a p99
+no worse than one SQLite process's):
 
     python benchmarks/server_load.py --compare --processes 3 --db postgresql://... [--hog 2]
 
@@ -748,6 +750,15 @@ def compare(results: list[dict[str, Any]]) -> None:
             both = (many["server_cpu_ms_per_action"] + many["database_cpu_ms_per_action"])
             text += f", {both / one['server_cpu_ms_per_action']:.2f}x with the PostgreSQL server's own"
         print(text)
+        # the goals: at most 1.5 times the CPU per action of one SQLite process (the servers' own
+        # CPU), and beside a CPU hog a p99 no worse than that one process's
+        met = "met" if ratio <= 1.5 else "NOT met"
+        print(f"goal: CPU per action at most 1.5x one SQLite process's (servers' CPU): {met} ({ratio:.2f}x)")
+        if many["hogs"]:
+            met = "met" if many["p99_ms"] <= one["p99_ms"] else "NOT met"
+            print(f"goal: with {many['hogs']} busy processes beside them, p99 no worse than one SQLite "
+                  f"process's at {many['tables'] * (many['seats'] - many['bots_per_table']):,} players: "
+                  f"{met} ({many['p99_ms']} ms against {one['p99_ms']} ms)")
 
 
 if __name__ == "__main__":

@@ -58,13 +58,28 @@ def test_a_run_that_loads_the_kernel_from_numbas_cache_says_nothing() -> None:
     assert seen["said"] == [] and seen["compiled"] is False
 
 
-def test_the_estimate_comes_from_the_measured_cpu_time_and_the_load() -> None:
-    cpu = fast_sim.COMPILE_CPU_SECONDS
+def test_the_estimate_comes_from_the_measured_cpu_time_and_the_load(tmp_path: Path) -> None:
+    cpu = fast_sim.COMPILE_CPU_SECONDS  # nothing measured on this machine yet: the release's figure
     assert cpu > 0
-    assert fast_sim.compile_estimate(load=0.0, cores=2) == f"about {cpu:.0f} s of CPU time"
-    busy = fast_sim.compile_estimate(load=7.0, cores=2)  # a quarter of a core for the compile
-    assert busy == (f"about {cpu:.0f} s of CPU time, about {cpu * 4:.0f} s at this machine's load "
-                    "(7.0 on 2 cores)")
+    assert fast_sim.compile_estimate(load=0.0, cores=2, folder=tmp_path) == (
+        f"about {cpu:.0f} s of CPU time as measured for this release")
+    busy = fast_sim.compile_estimate(load=7.0, cores=2, folder=tmp_path)  # a quarter of a core
+    assert busy == (f"about {cpu:.0f} s of CPU time as measured for this release, about {cpu * 4:.0f} s "
+                    "at this machine's load (7.0 on 2 cores)")
+
+
+def test_the_estimate_is_the_last_compile_measured_on_this_machine(tmp_path: Path) -> None:
+    fast_sim.record_compile(fast_sim.WarmUp(True, 250.0, 98.4), tmp_path)
+    assert fast_sim.last_compile(tmp_path) == 98.4
+    assert fast_sim.compile_estimate(load=3.0, cores=2, folder=tmp_path) == (
+        "about 98 s of CPU time as the last compile here took, about 197 s at this machine's load "
+        "(3.0 on 2 cores)")
+    (tmp_path / fast_sim.COMPILE_RECORD).write_text("not a record")  # unreadable: the release's figure
+    assert fast_sim.last_compile(tmp_path) is None
+    estimate = fast_sim.compile_estimate(load=0.0, cores=2, folder=tmp_path)
+    assert estimate.endswith("as measured for this release")
+    fast_sim.record_compile(fast_sim.WarmUp(True, 1.0, 1.0), tmp_path / "new")  # the folder made
+    assert fast_sim.last_compile(tmp_path / "new") == 1.0
 
 
 def test_simulate_gives_a_rate_only_over_enough_work_and_says_the_time_in_all(

@@ -16,7 +16,7 @@ import chasetheace.acechasing.events as ace_events
 import chasetheace.events as events
 from chasetheace.cards import Card
 from chasetheace.errors import RecordError
-from chasetheace.record import FORMATS, Record, Replay
+from chasetheace.record import FORMATS, LiveChance, Record, Replay
 from chasetheace.registry import ACE_CHASING, CHASE_THE_ACE, kind_of_record
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -191,3 +191,28 @@ def test_a_web_review_build_replays_once(replays: list[int], tmp_path: Path) -> 
                 assert replays == [1, 1]  # the record sent is checked by one replay too
     finally:
         server.stop()
+
+
+# --- live chance -------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("size", [0, 1, 2, 3, 5, 32, 52])
+def test_live_chance_shuffles_as_random_shuffle_does(size: int) -> None:
+    """LiveChance's shuffle (random.Random.shuffle written out) gives the same order as the
+    generator's own shuffle from the same seed, and leaves the generator in the same state."""
+    for seed in range(200):
+        ours, theirs = random.Random(seed), random.Random(seed)
+        cards = cta.pack(52)[:size]
+        expected = list(cards)
+        theirs.shuffle(expected)
+        assert LiveChance(ours).shuffle(cards) == expected
+        assert cards == cta.pack(52)[:size]  # the input is left as it was
+        assert ours.getstate() == theirs.getstate()
+
+
+def test_live_chance_uses_a_generator_s_own_shuffle_when_it_has_one() -> None:
+    class Reversing(random.Random):
+        def shuffle(self, x: list[Any]) -> None:  # type: ignore[override]
+            x.reverse()
+
+    cards = cta.pack(52)[:3]
+    assert LiveChance(Reversing(1)).shuffle(cards) == cards[::-1]

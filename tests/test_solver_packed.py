@@ -198,6 +198,27 @@ def test_figures_of_a_situation_met_are_its_own_and_of_one_never_met_are_of_simi
     assert far.generalised and far.situations >= 1 and far.keep == twelve.played_keep(unseen)
 
 
+def test_a_solution_read_from_a_file_answers_from_its_arrays_as_the_one_in_memory(
+        twelve: Solution, tmp_path: Path) -> None:
+    import random
+
+    sol = Solution.load(_saved(twelve, tmp_path))
+    choices = random.Random(3)
+    keys = choices.sample(twelve.infosets, 200)
+    for position, history, card, given in keys[:100]:  # and situations never met, or that cannot be
+        keys += [(position, (*history, "k"), card, given), (position, history, (card + 5) % 13, given),
+                 (position, history[:-1], card, -1), (position, (*history, "s9", "b"), card, given)]
+    for key in keys:
+        assert sol.knows(key) == twelve.knows(key)
+        assert sol.played_keep(key) == twelve.played_keep(key)
+        assert sol.figures(key) == twelve.figures(key)  # generalised ones too: the same sums
+    np.testing.assert_array_equal(sol.keep_by_card(), twelve.keep_by_card())  # NaN: never met
+    # the file's arrays answered: no table was spelled out as Python objects
+    assert not {"infosets", "keep", "reach", "values"} & set(vars(sol))
+    assert sol.infosets == twelve.infosets and sol.values == twelve.values  # spelled out when read
+    assert sol.chances == twelve.chances and sol.keep == twelve.keep
+
+
 # --- a table no method solves -------------------------------------------------------------------------
 
 def test_the_sampled_limit_is_the_one_the_table_quotes() -> None:
@@ -246,6 +267,21 @@ def test_the_shipped_solutions_are_those_of_this_version() -> None:
     for n in (2, 6):
         sol = Solution.load(str(cache.prepared_path(cta.Rules(), n)))
         assert sol.rules == cta.Rules() and sol.players == n
+
+
+def test_the_shipped_tables_at_the_edge_of_iid_are_solved_by_the_method_solving_ahead_chooses() -> None:
+    """Up to AHEAD_IID_PLAYERS the shipped tables are ``iid`` where the rules allow it, above it the
+    sampled method: a file solved before the limit moved is solved again by ``prepare``."""
+    from chasetheace.solver.guide import prepare
+
+    edge = (cache.AHEAD_IID_PLAYERS, cache.AHEAD_IID_PLAYERS + 1)
+    for preset, n in prepare.tables(players=edge):
+        rules = cta.Rules.preset(preset)
+        sol = Solution.load(str(cache.prepared_path(rules, n)))
+        iid = n <= cache.AHEAD_IID_PLAYERS and not (rules.pairing or rules.kings_jerk)
+        assert sol.method == ("iid" if iid else "sampled"), (preset, n, sol.method)
+        assert prepare._ships(cache.prepared_path(rules, n), rules, n)
+    assert not prepare._ships(cache.prepared_path(cta.Rules(), edge[0]), cta.Rules(), edge[1])
 
 
 @pytest.mark.parametrize("preset", [p.name for p in cta.PRESETS])

@@ -109,6 +109,10 @@ def test_bad_bets_and_options_are_refused_precisely(server: LiveServer) -> None:
                        "joined")["code"] == "bad_options"  # a Chase the Ace bot
     assert ann.request({"type": "create", "name": "Ann", "game": "ace-chasing", "options": {"lives": 2}},
                        "joined")["code"] == "bad_options"
+    hints = ann.request({"type": "create", "name": "Ann", "game": "ace-chasing", "hints": True,
+                         "bots": "odds"}, "joined")
+    assert hints["code"] == "bad_options" and hints["message"].startswith("hints: Ace Chasing has no hints")
+    assert ann.welcome["game_hints"] == {"chase-the-ace": True, "ace-chasing": False}  # the page offers none
     table = create(ann, game="ace-chasing", seats=4, bots=None)["table"]
     join(bob, table, "Bob")
     join(cat, table, "Cat")
@@ -184,3 +188,13 @@ def test_a_finished_game_is_reviewed_from_the_table_by_the_odds(server: LiveServ
         assert page.status_code == 200 and "review.js" in page.text
     for c in (ann, bob):
         c.close()
+
+
+def test_an_ace_chasing_table_stored_with_hints_never_offers_them() -> None:
+    from chasetheace.web.tables import TableOptions
+
+    stored = {**TableOptions.build("standard", {}, 4, None, None, "keep", game="ace-chasing").to_dict(),
+              "hints": True}  # written before such tables refused hints
+    assert TableOptions.from_dict(stored).hints is False
+    cta_table = TableOptions.build("standard", {}, 4, None, None, "keep", hints=True)
+    assert TableOptions.from_dict(cta_table.to_dict()).hints is True

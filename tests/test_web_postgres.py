@@ -4,6 +4,7 @@ a throwaway PostgreSQL server from the installed binaries: skipped where it is m
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import time
@@ -25,7 +26,7 @@ import chasetheace as cta  # noqa: E402
 from chasetheace.extras import install_command  # noqa: E402
 from chasetheace.record import Record  # noqa: E402
 from chasetheace.web.pgstore import PG_SCHEMA_V1, PG_UPGRADES, PgStore, mask_url  # noqa: E402
-from chasetheace.web.store import SCHEMA_VERSION  # noqa: E402
+from chasetheace.web.store import SCHEMA_VERSION, StoreConflict  # noqa: E402
 from webtools import (  # noqa: E402
     CARD,
     ServerProcess,
@@ -168,7 +169,7 @@ def _free_port() -> int:
 
 
 def Process(url: str, *extra: str) -> ServerProcess:
-    return ServerProcess(url, *LIMITS, *extra, bot_delay=0.02, wait=30.0)
+    return ServerProcess(url, *LIMITS, *extra, bot_delay=0.02, wait=90.0)
 
 
 @pytest.fixture
@@ -353,7 +354,11 @@ def test_a_turn_timer_shows_on_every_process(pg_url: str, started: list[ServerPr
     ann.wait_for(lambda c: c.table_info["seats"][1]["name"] == "Bob")
     ann.send({"type": "start"})
     for c in (ann, bob):  # whichever process runs the timer, both clients see the time left
-        c.wait_for(lambda c: c.game is not None and c.table_info["turn_ms_left"] is not None, timeout=15)
+        try:  # a deadline against a hang, generous for a loaded machine (a lease may change hands)
+            c.wait_for(lambda c: c.game is not None and c.table_info["turn_ms_left"] is not None, timeout=30)
+        except TimeoutError:
+            raise AssertionError(f"seat {c.seat} shows no turn timer; {_holder(pg_url, table)} holds the "
+                                 f"lease; healthz: {one.health()} / {two.health()}") from None
         assert 0 < c.table_info["turn_ms_left"] <= 60_000
     with psycopg.connect(pg_url) as conn:
         assert conn.execute("SELECT count(*) FROM turns WHERE table_id = %s", (table,)).fetchone() == (1,)
@@ -398,4 +403,43 @@ def test_a_seat_resumed_on_another_process_is_taken_from_the_old_connection(
     answer = again.request({"type": "ping"}, "pong")
     assert answer["type"] == "pong", answer
     for c in (ann, again):
+        c.close()
+
+
+def test_a_start_missing_a_seat_taken_elsewhere_is_refused_by_the_database(pg_url: str) -> None:
+    # a copy that has not heard of Bob's seat (taken on another process) deals Ann and two bots:
+    # the database refuses it (a conflict: the table is read and the start made again)
+    store = PgStore(pg_url)
+    try:
+        store.create_table("T1", {"seats": 3})
+        store.add_seat("T1", 0, "Ann", "h0")
+        store.add_seat("T1", 1, "Bob", "h1")
+        with pytest.raises(StoreConflict):
+            store.start_game("T1", 1, 7, 0, ["Ann", "Bot 1", "Bot 2"],
+                             ["human", "threshold:8", "threshold:8"], [])
+        saved = store.load_table("T1")
+        assert saved is not None and saved.games == []
+        store.start_game("T1", 1, 7, 0, ["Ann", "Bob", "Bot 1"], ["human", "human", "threshold:8"], [])
+        saved = store.load_table("T1")
+        assert saved is not None and [g.names for g in saved.games] == [["Ann", "Bob", "Bot 1"]]
+    finally:
+        store.close()
+
+
+def test_a_start_right_after_a_join_on_another_process_deals_every_seat(
+        pg_url: str, started: list[ServerProcess]) -> None:
+    one, two = Process(pg_url), Process(pg_url)
+    started += [one, two]
+    ann, bob = one.client(), two.client()
+    table = create(ann, seats=3, bots="threshold:8")["table"]
+    join(bob, table, "Bob")
+    ann.send({"type": "start"})  # at once: Ann's process may not have heard of Bob's seat yet
+    for c in (ann, bob):
+        c.wait_for(lambda c: c.game is not None)
+    with psycopg.connect(pg_url) as conn:
+        row = conn.execute("SELECT names, kinds FROM games WHERE table_id = %s AND game_no = 1",
+                           (table,)).fetchone()
+    assert row is not None
+    assert json.loads(row[0])[:2] == ["Ann", "Bob"] and json.loads(row[1])[:2] == ["human", "human"]
+    for c in (ann, bob):
         c.close()

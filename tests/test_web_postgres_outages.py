@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from helpers import TEST_TOOL, missing_extra
 from pgtools import PgServer
@@ -32,7 +34,7 @@ LIMITS = ["--connections-per-client", "1000", "--tables-per-client", "100000", "
 
 
 def Process(url: str) -> ServerProcess:
-    return ServerProcess(url, *LIMITS, bot_delay=0.02, wait=30.0)
+    return ServerProcess(url, *LIMITS, bot_delay=0.02, wait=90.0)
 
 
 @pytest.fixture
@@ -89,6 +91,7 @@ def test_a_hung_database_is_told_to_every_process_pings_go_on_and_nothing_is_los
         for proc in (one, two):
             answer = httpx.get(f"http://127.0.0.1:{proc.port}/healthz", timeout=5)
             assert answer.status_code == 503 and answer.json()["database"] is False
+            assert answer.json()["writer"] is None  # a SQLite writer thread's figures: none here
         mover = _to_act(ann, bob)
         mover.send({"type": "act", "action": "swap", "act_id": "while-hung"})
         _error(mover, "database_unavailable")
@@ -157,7 +160,7 @@ def _moved_on(seen: int) -> Callable[[Client], bool]:
 
 def test_turn_timers_hold_on_processes_whose_clocks_differ(
         pg_url: str, started: list[ServerProcess], tmp_path: Path) -> None:
-    ahead = ServerProcess(pg_url, *LIMITS, bot_delay=0.02, wait=30.0, env=_clock_ahead(tmp_path, 30.0))
+    ahead = ServerProcess(pg_url, *LIMITS, bot_delay=0.02, wait=90.0, env=_clock_ahead(tmp_path, 30.0))
     right = Process(pg_url)
     started += [ahead, right]
     timer = 60
@@ -181,6 +184,30 @@ def test_turn_timers_hold_on_processes_whose_clocks_differ(
         c.close()
 
 
+@given(offset=st.floats(-1e5, 1e5), waits=st.lists(st.tuples(st.floats(0, 0.5), st.floats(0, 1)),
+                                                     min_size=1, max_size=40))
+def test_the_clock_offset_is_as_close_as_the_quickest_reading_kept_proves(
+        offset: float, waits: list[tuple[float, float]]) -> None:
+    from chasetheace.web.cluster import ClockReadings
+
+    clock, at = ClockReadings(keep=30), 1.7e9
+    for wait, share in waits:  # the database read its clock ``share`` of the way through the wait
+        before = at
+        got = clock.add(before + wait * share + offset, before, before + wait)
+        at += 1.0
+    kept = [w for w, _ in waits[-30:]]
+    assert abs(got - offset) <= min(kept) / 2 + 1e-6
+
+
+def test_a_clock_set_meanwhile_is_followed_at_once() -> None:
+    from chasetheace.web.cluster import ClockReadings
+
+    clock = ClockReadings()
+    assert clock.add(100.001, 100.0, 100.002) == pytest.approx(0.0)  # a quick reading
+    assert clock.add(101.1, 101.0, 101.3) == pytest.approx(0.0)  # slow, lopsided: the quick one holds
+    assert clock.add(132.001, 102.0, 102.002) == pytest.approx(30.0)  # the clock was set: 30 s now
+
+
 def test_idle_tables_expire_on_the_databases_clock_whatever_a_process_clock_says(
         pg_url: str, started: list[ServerProcess], tmp_path: Path) -> None:
     right = Process(pg_url)
@@ -196,7 +223,7 @@ def test_idle_tables_expire_on_the_databases_clock_whatever_a_process_clock_says
             time.sleep(0.1)
         conn.execute("INSERT INTO tables VALUES ('old', extract(epoch FROM now()) - 600, '{}')")
     # an hour ahead, with tables living a minute: by its own clock every table is past its time
-    ahead = ServerProcess(pg_url, *LIMITS, "--table-ttl", "60", bot_delay=0.02, wait=30.0,
+    ahead = ServerProcess(pg_url, *LIMITS, "--table-ttl", "60", bot_delay=0.02, wait=90.0,
                           env=_clock_ahead(tmp_path, 3600.0))
     started.append(ahead)
     with psycopg.connect(pg_url, autocommit=True) as conn:

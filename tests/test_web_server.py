@@ -213,13 +213,20 @@ def test_a_write_held_up_by_a_lock_on_the_sqlite_file_freezes_no_ping(tmp_path: 
                 assert time.monotonic() < deadline, "the move's write did not start"
                 time.sleep(0.01)
             assert lobby.request({"type": "ping"}, "pong")["type"] == "pong"  # answered meanwhile
+            time.sleep(0.2)
+            health = httpx.get(live.url + "/healthz", timeout=10)  # an operator sees the hand-off
             assert store.waiting == 1  # still waiting: the pong did not wait for the write
         finally:
             holder.rollback()
             holder.close()
+        assert health.status_code == 200, health.text
+        writer = health.json()["writer"]
+        assert writer["waiting"] == 1 and writer["handed"] >= 1 and writer["backed_up_s"] >= 0.2, writer
         for c in (ann, bob):  # the write goes through once the lock is gone
             c.wait_for(lambda c: c.events_seen > seen)
         assert store.loop_waits == 0
+        writer = httpx.get(live.url + "/healthz", timeout=10).json()["writer"]
+        assert writer["waiting"] == 0 and writer["backed_up_s"] == 0 and writer["handed"] == store.handed
     finally:
         for c in made:
             c.close()
@@ -237,6 +244,8 @@ def test_a_game_while_nothing_holds_the_sqlite_file_hands_no_write_to_the_writer
         store = live.app.state.server.store
         assert live.app.state.server.saver is not None  # its calls made from greenlets
         assert (store.handed, store.loop_waits) == (0, 0)  # each made at once on the loop
+        assert httpx.get(live.url + "/healthz", timeout=10).json()["writer"] == {
+            "handed": 0, "waiting": 0, "backed_up_s": 0.0}
     finally:
         for c in made:
             c.close()
@@ -443,6 +452,11 @@ def test_the_welcome_offers_presets_options_and_bots(server: LiveServer, clients
     for game, kind in GAMES.items():  # each game's bots, from its kind
         assert set(kind.server_bots) <= set(c.welcome["game_bots"][game])
     assert c.welcome["game_bots"]["chase-the-ace"] == c.welcome["bots"]
+    # each game's own presets: Chase the Ace's are `presets`, Ace Chasing has none to choose
+    assert set(c.welcome["game_presets"]) == set(GAMES)
+    assert c.welcome["game_presets"]["chase-the-ace"] == c.welcome["presets"]
+    assert c.welcome["game_presets"]["ace-chasing"] == []
+    assert c.welcome["game_hints"] == {game: kind.solver for game, kind in GAMES.items()}
 
 
 def test_the_store_uses_wal_and_never_holds_a_token(server: LiveServer, clients: list[Client],

@@ -286,7 +286,8 @@ def known_cards(events: list[dict[str, Any]], seat: int | None) -> set[str]:
 class ServerProcess:
     """``python -m chasetheace.web`` as a child process on loopback, on the database ``db`` (a SQLite
     path or a PostgreSQL URL). It binds port 0 itself (so no other process can take the port between
-    its choice and its use) and prints the port; ready once its health check answers."""
+    its choice and its use) and prints the port; ready once its health check answers. ``wait`` is a
+    deadline against a hang: on a loaded machine a process can take tens of seconds to start."""
 
     def __init__(self, db: str, *extra: str, bot_delay: float = 0.0, wait: float = 30.0,
                  env: dict[str, str] | None = None) -> None:

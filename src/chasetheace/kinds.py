@@ -21,7 +21,7 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from .events import Event
 from .record import Record, RecordFormat
-from .rules import Rules
+from .rules import Preset, Rules
 
 __all__ = ["BotKind", "GameKind", "GameConfig", "Carry", "NO_CARRY", "AnyGame", "Narrate", "Solutions",
            "parse_bot_spec", "bot_specs"]
@@ -203,6 +203,9 @@ class GameKind(Generic[C, S]):
     solver: bool = False
     """Whether the solver covers this game: hints, a prepared solved bot and reviews by the
     equilibrium (they need solutions of the hand, for the rules of :attr:`rules_of`)."""
+    presets: tuple[Preset, ...] = ()
+    """The named rule sets :attr:`config_from` takes (RULES.md A5; none: a game whose only
+    preset is its own rules, ``standard``)."""
 
     def __repr__(self) -> str:
         return f"GameKind({self.name!r})"

@@ -30,7 +30,7 @@ from .kinds import BotKind, Carry, GameKind, Narrate, Solutions, parse_bot_spec
 from .record import CHASE_THE_ACE as CHASE_THE_ACE_RECORDS
 from .record import Record
 from .render import Narrator
-from .rules import OPTIONS, Rules, rules_from_args
+from .rules import OPTIONS, PRESETS, Rules, rules_from_args
 from .solver import Solution, SolvedBot
 from .solver.methods.game_limits import check_game
 from .solver.solutions.cache import announce_solving, solution_for
@@ -170,6 +170,7 @@ CHASE_THE_ACE: GameKind[Rules, int] = GameKind(
     make_bot=lambda spec, rules, players: make_bot(spec, rules, players),
     terminal="chasetheace.cli.command",
     solver=True,
+    presets=PRESETS,
 )
 """Chase the Ace, RULES.md part A."""
 

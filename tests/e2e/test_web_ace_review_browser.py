@@ -44,7 +44,10 @@ def test_the_review_page_of_an_ace_chasing_game(browser: Any, server: Any, artif
     errors: list[str] = []
     ann = open_page(browser, 1100, 900, errors)
     ann.goto(server.url + "/")
+    ann.wait_for_selector("#preset option", state="attached")  # the lobby is filled from the welcome
+    assert ann.is_visible("#hints")
     ann.select_option("#game", "ace-chasing")
+    assert not ann.is_visible("#hints")  # no hints at Ace Chasing (a table would refuse them)
     ann.fill("#create-name", "Ann")
     ann.fill("#seats", "6")
     ann.select_option("#bots", "random")  # bots that keep and swap at random: mistakes to show

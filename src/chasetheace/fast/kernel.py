@@ -148,6 +148,7 @@ from .layout import (
     W_PAYMENT,
     W_SEEN,
     W_SHOWN,
+    W_SIZES,
     W_STOCK,
     W_TMP,
     W_WON,
@@ -172,6 +173,19 @@ def _left(seat: int, n: int, alive: np.ndarray) -> int:  # pragma: no cover - co
     while not alive[s]:
         s = s + 1 if s + 1 < n else 0
     return s
+
+
+@jit(inline=True)
+def _seat_order(dealer: int, n: int, alive: np.ndarray, order: np.ndarray) -> int:  # pragma: no cover
+    """Write the seats in, from ``dealer``'s left to ``dealer``, to ``order``; return how many."""
+    k = 0
+    s = dealer
+    while True:
+        s = _left(s, n, alive)
+        order[k] = s
+        k += 1
+        if s == dealer:
+            return k
 
 
 @jit(inline=True)
@@ -351,7 +365,7 @@ def _mode(rules: RuleArrays, policies: PolicyArrays, pause: bool,
     for s in range(n):
         if policies.kind[s] != P_THRESHOLD:
             thresholds = False
-    return Mode(n, use_table, use_count, follow_stock, rec, pause, thresholds)
+    return Mode(n, use_table, use_count, follow_stock, rec, pause, thresholds, False)
 
 
 @jit(inline=True)
@@ -399,28 +413,23 @@ def _new_game(rules: RuleArrays, policies: PolicyArrays, given: Given, table: Ta
     if mode.follow_stock:
         _stock_reset(ws, n, policies.kind)
     shuffle = 1 if pack[deck] == 0 else 0  # a fresh shuffle first, unless stacked
-    return HandState(dealer=dealer, head=0, length=deck, kitty=0, k=0, set_aside=-1, immune=-1, node=0,
+    k = _seat_order(dealer, n, ws[W_ALIVE], ws[W_ORDER]) if dealer >= 0 else 0  # the first hand's
+    return HandState(dealer=dealer, head=0, length=deck, kitty=0, k=k, set_aside=-1, immune=-1, node=0,
                      jmask=0, shuffle=shuffle, number=0)
 
 
 @jit(inline=True)
-def _deal(rules: RuleArrays, policies: PolicyArrays, given: Given, table: Table, mode: Mode,
+def _deal(rules: RuleArrays, policies: PolicyArrays, given: Given, counts: Counts, table: Table, mode: Mode,
           h: HandState) -> HandState:  # pragma: no cover - compiled
-    """The deal (A3.1): the seats in, from the dealer's left to the dealer, into ``W_ORDER``; a
+    """The deal (A3.1), to the ``h.k`` seats in ``W_ORDER`` (from the dealer's left to the dealer:
+    written by :func:`_new_game`, then kept by :func:`_between_hands`, not recomputed); a
     fresh shuffle when one is due (given, or drawn lazily); a card each from the top of the stock;
     what the counting seats and the record know at the start of the hand; then the kings jerk.
     The hand's ``k`` is 0 if the script has no shuffle left."""
     R, ws, st, g = rules.vector, table.ws, table.st, table.g
     n, to_bottom, dealer, head, length = mode.n, R[R_BH] == 1, h.dealer, h.head, h.length
     alive, order, stk, hands = ws[W_ALIVE], ws[W_ORDER], ws[W_STOCK], ws[W_HANDS]
-    k = 0
-    s = dealer
-    while True:
-        s = _left(s, n, alive)
-        order[k] = s
-        k += 1
-        if s == dealer:
-            break
+    k = h.k
     if h.shuffle:
         if given.chance:
             if g[G_SHUF] >= given.shuffles.shape[0]:
@@ -439,12 +448,14 @@ def _deal(rules: RuleArrays, policies: PolicyArrays, given: Given, table: Table,
                 c = stk[a]
                 stk[a] = stk[b]
                 stk[b] = c
-    dealt = ws[W_DEALT]
+    dealt, rank_hands = ws[W_DEALT], counts.rank_hands
     for i in range(k):
         s = order[i]
         c = stk[(head + i) & MASK]
         hands[s] = c
         dealt[s] = c
+        if mode.lean:  # counted here, from the card in hand (a lean game plays every hand dealt)
+            rank_hands[_rank(c)] += 1
     if mode.use_table:
         for i in range(k):
             ws[W_GIVEN, order[i]] = -1
@@ -599,7 +610,8 @@ def _dealer(rules: RuleArrays, policies: PolicyArrays, given: Given, table: Tabl
             _event(table.evs, st, E_KEEP, s, -1, -1, -1, 0, -1)
         return -1, h
     head, length = h.head, h.length
-    pos = _pick(length, given.chance, given.picks, table.g, table.rng) if not R[R_DEX_TOP] else 0
+    pos = 0 if R[R_DEX_TOP] else _pick(length, True, given.picks, table.g, table.rng) if given.chance \
+        else _below(table.rng, length)  # the generator's draw inlined: a call costs more
     drawn = stk[(head + pos) & MASK]
     if rec:
         _event(table.evs, st, E_DEALER_EXCHANGE, s, -1, card, drawn, 0, pos)
@@ -671,21 +683,24 @@ def _showdown(rules: RuleArrays, policies: PolicyArrays, table: Table, mode: Mod
 
 @jit(inline=True)
 def _lives(rules: RuleArrays, given: Given, counts: Counts, table: Table, mode: Mode, h: HandState, nl: int,
-           double: bool) -> tuple[int, HandState]:  # pragma: no cover - compiled
+           double: bool) -> tuple[int, int, HandState]:  # pragma: no cover - compiled
     """Chips (A3.5) and elimination (A3.6): each of the ``nl`` losers pays the kitty one life (two
     for an ace with ``double``), never more than it has; the counts take the hand; the players out
     leave, or, when all in the hand are out, the final tie is replayed, split or cut for. Returns
-    the sole winner, NO_SOLE, or PLAY_ON; and the hand."""
+    the sole winner, NO_SOLE, or PLAY_ON; how many players left the game; and the hand."""
     R, ws, st, g = rules.vector, table.ws, table.st, table.g
     lives, alive, hands, order, dealt = ws[W_LIVES], ws[W_ALIVE], ws[W_HANDS], ws[W_ORDER], ws[W_DEALT]
     losers, lost_at, paid = ws[W_LOSERS], ws[W_LOST_AT], ws[W_PAID]
     k, rec, kitty = h.k, mode.rec, h.kitty
     pos_hands, pos_losses = counts.position_hands[k], counts.position_losses[k]
     rank_hands, rank_losses = counts.rank_hands, counts.rank_losses
-    for i in range(k):  # every place played a hand (a loop the compiler vectorises)
-        pos_hands[i] += 1
-    for i in range(k):
-        rank_hands[_rank(dealt[order[i]])] += 1
+    if mode.lean:  # the places and ranks in bulk: W_SIZES, and at the deal
+        ws[W_SIZES, k] += 1
+    else:
+        for i in range(k):  # every place played a hand (a loop the compiler vectorises)
+            pos_hands[i] += 1
+        for i in range(k):
+            rank_hands[_rank(dealt[order[i]])] += 1
     # each loser pays, counts a loss at its place and for its rank dealt, and is out (moved to the
     # front of the losers, in turn order: never past the loser read) with no lives left, or with
     # last_chance, when it had none to pay
@@ -697,7 +712,7 @@ def _lives(rules: RuleArrays, given: Given, counts: Counts, table: Table, mode: 
         p = owed if owed < had else had
         lives[s] = had - p
         kitty += p
-        paid[s] = p
+        paid[s] = p  # (-1 for the others, but in a lean game: only the log reads them)
         if rec:
             ws[W_PAYMENT, s] = p
         pos_losses[lost_at[i]] += 1
@@ -705,7 +720,7 @@ def _lives(rules: RuleArrays, given: Given, counts: Counts, table: Table, mode: 
         if (had == 0) if R[R_LC] else (had == p):
             losers[nout] = s
             nout += 1
-    winner = PLAY_ON
+    winner, gone = PLAY_ON, 0
     if nout == k:
         if rec:
             st[S_FINAL_TIE] = 1
@@ -723,6 +738,7 @@ def _lives(rules: RuleArrays, given: Given, counts: Counts, table: Table, mode: 
                 for i in range(nout):
                     ws[W_WON, losers[i]] = 1
     elif nout > 0:
+        gone = nout
         for i in range(nout):
             alive[losers[i]] = 0
             if rec:
@@ -731,8 +747,8 @@ def _lives(rules: RuleArrays, given: Given, counts: Counts, table: Table, mode: 
             for i in range(k):
                 if alive[order[i]]:
                     winner = order[i]
-    return winner, HandState(h.dealer, h.head, h.length, kitty, k, h.set_aside, h.immune, h.node, h.jmask,
-                             h.shuffle, h.number)
+    return winner, gone, HandState(h.dealer, h.head, h.length, kitty, k, h.set_aside, h.immune, h.node,
+                                   h.jmask, h.shuffle, h.number)
 
 
 @jit(inline=True)
@@ -752,29 +768,39 @@ def _log_hand(log: np.ndarray, table: Table, n: int, h: HandState) -> None:  # p
 
 
 @jit(inline=True)
-def _between_hands(policies: PolicyArrays, table: Table, mode: Mode, h: HandState,
-                   winner: int) -> HandState:  # pragma: no cover - compiled
+def _between_hands(policies: PolicyArrays, table: Table, mode: Mode, h: HandState, winner: int,
+                   gone: int) -> HandState:  # pragma: no cover - compiled
     """Between hands (A3.7): the cards go under the stock in turn order, the dealer's set-aside
     card last; then the game is over (``winner`` is not PLAY_ON: the hand saved, in PH_OVER) or the
-    deal passes left."""
+    deal passes left, and ``W_ORDER`` becomes the next hand's: turned by one place in the same pass
+    (the eldest deals) when nobody left the game (``gone`` 0), else made anew."""
     ws, st, k = table.ws, table.st, h.k
     stk, hands, order, paid = ws[W_STOCK], ws[W_HANDS], ws[W_ORDER], ws[W_PAID]
     head, length, set_aside = h.head, h.length, h.set_aside
     if mode.follow_stock:
         _stock_collected(ws, mode.n, policies.kind, order, k, hands, set_aside, ws[W_SEEN], head + length)
+    turn = winner == PLAY_ON and gone == 0
+    eldest = order[0]
     for i in range(k):
         s = order[i]
         stk[(head + length) & MASK] = hands[s]
         length += 1
-        paid[s] = -1
+        if not mode.lean:
+            paid[s] = -1
         if mode.rec:  # no card in hand between hands, for the record's readers
             hands[s] = -1
+        if turn and i > 0:
+            order[i - 1] = s
     if set_aside >= 0:
         stk[(head + length) & MASK] = set_aside
         length += 1
     dealer = h.dealer
-    if winner == PLAY_ON:
+    if turn:
+        order[k - 1] = eldest
+        dealer = eldest
+    elif winner == PLAY_ON:
         dealer = _left(dealer, mode.n, ws[W_ALIVE])
+        k = _seat_order(dealer, mode.n, ws[W_ALIVE], order)
     after = HandState(dealer, head, length, h.kitty, k, -1, h.immune, h.node, h.jmask, h.shuffle, h.number)
     if winner != PLAY_ON:
         if winner >= 0:
@@ -848,7 +874,7 @@ def _play(rules: RuleArrays, policies: PolicyArrays, given: Given, counts: Count
     played = g[G_HANDS]  # counted here, and only written to the table's counters
     while True:
         if t < 0:
-            h = _deal(rules, policies, given, table, mode, h)
+            h = _deal(rules, policies, given, counts, table, mode, h)
             if h.k == 0:
                 return STOPPED
             t = 0
@@ -860,13 +886,14 @@ def _play(rules: RuleArrays, policies: PolicyArrays, given: Given, counts: Count
         double = rules.vector[R_APD] != 0 and nl < 0  # not when the dealer's exchange decided it
         if nl < 0:
             nl = _showdown(rules, policies, table, mode, h)
-        winner, h = _lives(rules, given, counts, table, mode, h, nl, double)
+        winner, gone, h = _lives(rules, given, counts, table, mode, h, nl, double)
         played += 1
         g[G_HANDS] = played
-        _log_hand(counts.log, table, mode.n, h)
+        if not mode.lean:
+            _log_hand(counts.log, table, mode.n, h)
         if played >= hand_limit or (scripted and g[G_SHORT]):  # the limit, or a cut out of script
             return STOPPED
-        h = _between_hands(policies, table, mode, h, winner)
+        h = _between_hands(policies, table, mode, h, winner, gone)
         if winner != PLAY_ON:
             return winner
         t = -1
@@ -876,7 +903,9 @@ def _play(rules: RuleArrays, policies: PolicyArrays, given: Given, counts: Count
 def _games(rules: RuleArrays, policies: PolicyArrays, given: Given, counts: Counts, table: Table,
            wins: np.ndarray, games: int, hand_limit: int, mode: Mode) -> None:  # pragma: no cover
     """:func:`run`'s loop over games, in ``mode``."""
-    g, st = table.g, table.st
+    g, st, sizes = table.g, table.st, table.ws[W_SIZES]
+    for k in range(mode.n + 1):
+        sizes[k] = 0
     played = 0
     while (played < games) if games > 0 else (g[G_HANDS] < hand_limit):
         st[S_PHASE] = PH_NEW
@@ -889,13 +918,17 @@ def _games(rules: RuleArrays, policies: PolicyArrays, given: Given, counts: Coun
             wins[w] += 1
         else:
             g[G_NO_SOLE] += 1
+    for k in range(2, mode.n + 1):  # each hand of k players, at each of its places
+        for i in range(k):
+            counts.position_hands[k, i] += sizes[k]
 
 
 @jit()
 def run(rules: RuleArrays, policies: PolicyArrays, given: Given, counts: Counts, table: Table,
         wins: np.ndarray, games: int, hand_limit: int) -> None:  # pragma: no cover - compiled
     """Play ``games`` whole games, or up to ``hand_limit`` hands (``games`` 0), at ``table``,
-    adding to the counts, ``wins`` (by seat) and the table's counters; each game starts from
+    adding to the counts (but the log: ``counts.log`` is left alone), ``wins`` (by seat) and the
+    table's counters; each game starts from
     ``rules.pack``. Nothing is to be ``given`` (:func:`chasetheace.fast.tables.nothing_given`; an
     argument so that nothing is allocated here: numba's reference counts would cost more than the
     game).
@@ -908,7 +941,9 @@ def run(rules: RuleArrays, policies: PolicyArrays, given: Given, counts: Counts,
     mode = _mode(rules, policies, False, False)
     nothing = Given(-1, False, given.picks, given.shuffles, False, given.decisions, given.probe)
     if mode.thresholds and _is_standard(rules.vector):
-        plain = Mode(mode.n, False, False, False, False, False, True)
+        plain = Mode(mode.n, False, False, False, False, False, True, True)
         _games(_standard(rules), policies, nothing, counts, table, wins, games, hand_limit, plain)
     else:
-        _games(_fixed(rules), policies, nothing, counts, table, wins, games, hand_limit, mode)
+        lean = Mode(mode.n, mode.use_table, mode.use_count, mode.follow_stock, mode.rec, mode.pause,
+                    mode.thresholds, True)
+        _games(_fixed(rules), policies, nothing, counts, table, wins, games, hand_limit, lean)

@@ -48,12 +48,16 @@ _checked: set[Path] = set()
 
 
 def sources_stamp() -> str:
-    """A digest of every source of the kernel (this folder's modules) and of numba's version."""
+    """A digest of every source of the kernel's compiled code (this folder's modules that compile
+    with :func:`jit`; the others, such as the drivers, do not touch numba's cache) and of numba's
+    version."""
     import numba
 
     digest = hashlib.sha256(numba.__version__.encode())
     for path in sorted(Path(__file__).parent.glob("*.py")):
-        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+        source = path.read_bytes()
+        if b"@jit(" in source:
+            digest.update(path.name.encode() + b"\0" + source)
     return digest.hexdigest()
 
 
@@ -118,8 +122,10 @@ PUBLIC = -1       # a card every seat knows
 
 # --- a table: rows of ``ws`` and scalars of ``st`` --------------------------------------------
 (W_LIVES, W_ALIVE, W_HANDS, W_DEALT, W_DONE, W_ORDER, W_STOCK, W_TMP, W_LOSERS, W_PAID, W_LOST_AT,
- W_GIVEN, W_COUNT, W_SEEN, W_SHOWN, W_LOST, W_PAYMENT, W_OUT, W_WON) = range(19)
-WS_ROWS = 19
+ W_GIVEN, W_COUNT, W_SEEN, W_SHOWN, W_LOST, W_PAYMENT, W_OUT, W_WON, W_SIZES) = range(20)
+WS_ROWS = 20
+# W_SIZES: in a lean game (Mode.lean), the hands played by players in the hand (index 2..n), added
+# to the counts' places at the end of the call (a hand adds 1 at every place: one count, not k)
 # W_LOSERS: a hand's losers (seats, in turn order), and beside them in W_LOST_AT their places in it
 # with counting policies, 3 n more rows: what counting seat c knows of each seat's card
 # (row WS_ROWS + c: the card, or -1; its last cell: the dealer's set-aside card), of its rank from
@@ -229,6 +235,8 @@ class Mode(NamedTuple):
     rec: bool           # write down what each seat may see (W_SEEN, events, outcome rows)
     pause: bool         # stop at every decision (PAUSED) for the caller to decide
     thresholds: bool    # every seat plays a threshold policy: a decision is one comparison
+    lean: bool          # kernel.run's game: the hands counted in bulk (W_SIZES; the ranks dealt at the
+    #                     deal), no log, W_PAID written for the hand's losers only
 
 
 @jit(inline=True)

@@ -9,12 +9,14 @@ give different (equally distributed) numbers.
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from .. import sim as engine_sim
 from ..errors import NotCompilableError
@@ -26,7 +28,8 @@ if TYPE_CHECKING:
     from .policy import Policies
 
 __all__ = ["CHUNK_HANDS", "CHUNK_GAMES", "ENGINES", "choose_engine", "simulate", "simulate_fast", "warm_up",
-           "WarmUp", "CompileWatch", "watching_compiles", "compile_estimate", "check_fast_specs"]
+           "WarmUp", "CompileWatch", "watching_compiles", "compile_estimate", "check_fast_specs",
+           "last_compile", "record_compile"]
 
 CHUNK_HANDS = 1_000_000
 """Hands per chunk of a run counted in hands (fixed: results do not depend on the workers)."""
@@ -115,12 +118,50 @@ FastJob = Job
 with :func:`chasetheace.fast.run.chunk_seed`, not its ``rng``)."""
 
 
-COMPILE_CPU_SECONDS = 127.0
-"""CPU seconds a first compile of the kernel took when measured: 127.0 s (296 s of wall-clock time
-at a load of 5 to 9 on 2 cores; numba 0.68, Python 3.11, an empty cache). It compiles the game
-twice (:func:`chasetheace.fast.kernel.run`: the default rules with threshold bots, every option a
-constant, and any rules and bots); with one copy it took 45.3 s. Measure again when the kernel changes
-much: ``NUMBA_CACHE_DIR=$(mktemp -d) make fast`` prints both."""
+COMPILE_CPU_SECONDS = 170.0
+"""CPU seconds a first compile of the kernel took where it was measured for this release: the
+estimate a compile notice gives until this machine has compiled the kernel once; after that it
+gives the CPU time measured here (:func:`last_compile`). Measured 2026-11-27 by ``make fast``'s
+warm-up from an empty cache: 169.4 s of CPU time (172 s of wall-clock time) at a load of about 2
+on 2 cores, numba 0.68, Python 3.11 (192.7 s of CPU time and 2,348 s of wall-clock time at a load
+of 25 to 35; the kernel before the turn order was kept between hands: 109.8 s at a load of about
+1). It compiles the game twice (:func:`chasetheace.fast.kernel.run`: the default rules with
+threshold bots, every option a constant, and any rules and bots). Measure it again when the kernel
+changes much: ``NUMBA_CACHE_DIR=$(mktemp -d) make fast`` prints it."""
+
+COMPILE_RECORD = "chasetheace-fast.compile.json"
+"""The file, beside numba's cache of the kernel, that keeps the last compile's measured times."""
+
+
+def _record_folder() -> Path:
+    """Where numba caches the kernel: ``NUMBA_CACHE_DIR`` when set, else the kernel's
+    ``__pycache__`` (the record goes there; if that folder cannot be written, nowhere)."""
+    from numba.core import config
+
+    folder = getattr(config, "CACHE_DIR", "")  # set by numba from the environment
+    return Path(folder) if folder else Path(__file__).parent / "__pycache__"
+
+
+def record_compile(done: WarmUp, folder: Path | None = None) -> None:
+    """Keep the measured times of a compile of the kernel (``done``) for the next compile's notice;
+    a folder that cannot be written is left alone (the notice then gives the release's figure)."""
+    path = (folder or _record_folder()) / COMPILE_RECORD
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps({"cpu_seconds": round(done.cpu_seconds, 1),
+                                    "seconds": round(done.seconds, 1)}))
+    except OSError:
+        pass
+
+
+def last_compile(folder: Path | None = None) -> float | None:
+    """The CPU seconds the last compile of the kernel took on this machine (kept by
+    :func:`warm_up`), or None if it has not been measured here (or the record is unreadable)."""
+    try:
+        cpu = json.loads(((folder or _record_folder()) / COMPILE_RECORD).read_text())["cpu_seconds"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return float(cpu) if isinstance(cpu, int | float) and cpu > 0 else None
 
 
 @dataclass(frozen=True)
@@ -137,12 +178,16 @@ class WarmUp:
         return f"{how} in {self.seconds:.1f} s ({self.cpu_seconds:.1f} s of CPU time)"
 
 
-def compile_estimate(load: float | None = None, cores: int | None = None) -> str:
-    """How long a first compile takes, in words: the CPU time measured (:data:`COMPILE_CPU_SECONDS`),
-    and the wall time it comes to at the machine's ``load`` (one-minute load average) on its
-    ``cores``, when the load is known: the compile gets about ``cores / (load + 1)`` of a core."""
-    cpu = COMPILE_CPU_SECONDS
-    text = f"about {cpu:.0f} s of CPU time"
+def compile_estimate(load: float | None = None, cores: int | None = None, folder: Path | None = None) -> str:
+    """How long a compile takes, in words: the CPU time measured, by the last compile on this
+    machine (:func:`last_compile`, kept in ``folder``: by default beside numba's cache) or else for
+    the release (:data:`COMPILE_CPU_SECONDS`), and the wall time it comes to at the machine's
+    ``load`` (one-minute load average) on its ``cores``, when the load is known: the compile gets
+    about ``cores / (load + 1)`` of a core."""
+    measured = last_compile(folder)
+    cpu = COMPILE_CPU_SECONDS if measured is None else measured
+    source = "as measured for this release" if measured is None else "as the last compile here took"
+    text = f"about {cpu:.0f} s of CPU time {source}"
     if load is None:
         try:
             load = os.getloadavg()[0]
@@ -194,18 +239,25 @@ def warm_up(rules: Rules | None = None, policies: Policies | None = None,
             notice: Callable[[str], None] | None = None) -> WarmUp:
     """Load the kernel, compiling it first if numba has not cached it on this machine yet (a hand
     of ``rules`` with ``policies``: the defaults, then a threshold bot at 5 seats). A compile (and
-    only a compile: numba tells) is told to ``notice`` when it starts and when it ends. ``make
-    fast`` runs it ahead of a first run."""
+    only a compile: numba tells) is told to ``notice`` when it starts and when it ends, and the time
+    a compile of the kernel's game took is kept for the next notice (:func:`record_compile`).
+    ``make fast`` runs it ahead of a first run."""
     from ..rules import Rules
     from .policy import compile_bots
     from .run import play_chunk
 
     rules = Rules() if rules is None else rules
     policies = compile_bots(("threshold:8",) * 5, rules) if policies is None else policies
+    from . import kernel as K
+
+    game: Any = K.run  # numba's dispatcher: its stats count the compiles (cache misses)
     start, cpu = time.perf_counter(), time.process_time()
+    compiled_before = sum(game.stats.cache_misses.values())
     with watching_compiles(notice) as watch:
         play_chunk(rules, policies, seed=0, hands=1)
     done = WarmUp(watch.compiled, time.perf_counter() - start, time.process_time() - cpu)
+    if sum(game.stats.cache_misses.values()) > compiled_before:  # numba compiled the kernel's game:
+        record_compile(done)  # its time measured, for the next compile's notice
     if notice is not None and done.compiled:
         notice(f"compiled the fast engine in {done.seconds:.1f} s ({done.cpu_seconds:.1f} s of CPU time); "
                "the rate below leaves it out")

@@ -257,6 +257,18 @@ class _SecurityHeaders:
         await self.app(scope, receive, send_with_headers)
 
 
+def writer(store: object) -> dict[str, Any] | None:
+    """What ``/healthz`` shows of a SQLite store's writer thread (None: PostgreSQL, or writes made
+    on the loop): ``handed``, its calls so far (each made there because the file's lock was held
+    elsewhere, or calls before it were still there); ``waiting``, those not answered yet; and
+    ``backed_up_s``, the seconds since when it has had calls waiting without a break (0: none)."""
+    if not isinstance(store, Store) or store.writer is None:
+        return None
+    since = store.backed_up_since
+    return {"handed": store.handed, "waiting": store.waiting,
+            "backed_up_s": 0.0 if since is None else round(time.monotonic() - since, 3)}
+
+
 def create_app(db: str = "chase-the-ace.sqlite3", *, bot_delay: float = 0.8,
                timer_scale: float = 1.0, manage_gc: bool = False, limits: Limits | None = None,
                bots: WebBots | None = None, lock: bool = True,
@@ -329,7 +341,8 @@ def create_app(db: str = "chase-the-ace.sqlite3", *, bot_delay: float = 0.8,
                              "database": up, "loop_waits": server.store.loop_waits,
                              "newer_schema": None if server.cluster is None else server.cluster.newer,
                              "tables_watched": len(server.watchers),
-                             "connections": server.connections}, status_code=200 if up else 503)
+                             "connections": server.connections, "writer": writer(server.store)},
+                            status_code=200 if up else 503)
 
     async def socket(ws: WebSocket) -> None:
         await holder["server"].serve(ws)

@@ -41,6 +41,7 @@ memory is read again (off the loop) and play resumes (a ``notice``, ``database_b
 from __future__ import annotations
 
 import asyncio
+import collections
 import concurrent.futures
 import contextlib
 import functools
@@ -97,6 +98,30 @@ def _marks(table: Table) -> tuple[Any, ...]:
 log = logging.getLogger("chasetheace.web.cluster")
 
 
+class ClockReadings:
+    """The database's clock less this process's, from the last readings (one a heartbeat).
+
+    A reading of the database's time ``now`` asked at ``before`` and answered at ``after`` (this
+    process's clock) proves the offset lies between ``now - after`` and ``now - before``; its
+    middle is off by up to half the wait. On a busy machine a wait is tens of milliseconds, enough
+    to misorder two processes' seat takings made that close together (which of two connections
+    keeps a seat), so the offset is the middle of the quickest of the last ``keep`` readings. A
+    reading that contradicts an earlier one (their bounds more than a millisecond apart) means a
+    clock was set meanwhile: the earlier ones are dropped."""
+
+    def __init__(self, keep: int = 30) -> None:
+        self.readings: collections.deque[tuple[float, float]] = collections.deque(maxlen=keep)
+
+    def add(self, now: float, before: float, after: float) -> float:
+        """Take a reading; the offset (seconds) from the readings kept."""
+        low, high = now - after, now - before
+        if any(low > h + 0.001 or high < lo - 0.001 for lo, h in self.readings):
+            self.readings.clear()
+        self.readings.append((low, high))
+        low, high = min(self.readings, key=lambda r: r[1] - r[0])
+        return (low + high) / 2
+
+
 class Cluster(Saver):
     """This process's part in a server of several processes on one PostgreSQL database."""
 
@@ -115,6 +140,7 @@ class Cluster(Saver):
         # database's clock, so a process whose clock is off still shows and keeps the right time
         self.offset = 0.0
         self.clock_read = False  # the offset was measured (idle tables expire only then)
+        self.clock_readings = ClockReadings()
         self.newer: int | None = None  # the newer schema version found in the database, if any
         self.started = False  # the database was available once
         self.moving: set[asyncio.Task[None]] = set()  # people's moves being played and saved
@@ -230,7 +256,7 @@ class Cluster(Saver):
         now, schema = await asyncio.to_thread(self.store.clock)
         after = time.time()
         if after - before < 0.5:  # an answer that took long says little about the time
-            self.offset = now - (before + after) / 2
+            self.offset = self.clock_readings.add(now, before, after)
             self.clock_read = True
         if schema is not None and schema > SCHEMA_VERSION and self.newer != schema:
             log.error("the database %s has schema version %s, newer than this server's %s: this "

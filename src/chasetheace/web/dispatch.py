@@ -146,7 +146,10 @@ class Dispatch(Seating):
                 if not self.player_act(conn, table, seat, msg):
                     return
             elif isinstance(msg, P.Start):
-                self.sync(table)
+                # with several processes the copy is not read first: a seat taken on another
+                # process that it does not know of yet makes the start a conflict (the database
+                # checks), and then it is read (:meth:`retried`)
+                self.just_loaded.pop(table.id, None)
                 self.retried(table, lambda: table.start(seat, self.creator(table)))
             elif isinstance(msg, P.Replace):
                 table.replace(msg.seat, seat, self.creator(table), self.present(table))

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..rules import OPTIONS, PRESETS
+from ..registry import GAMES
+from ..rules import OPTIONS, PRESETS, Preset
 from . import protocol as P
 from .advice import Advisor
 from .botkinds import WebBots
@@ -111,6 +113,12 @@ class TableHub:
             self.turn_ends.pop(table.id, None)
 
 
+def presets(chosen: Sequence[Preset]) -> list[dict[str, Any]]:
+    """Presets as the welcome lists them."""
+    return [{"name": p.name, "aliases": list(p.aliases), "description": p.description,
+             "options": dict(p.options), "players": p.players} for p in chosen]
+
+
 def welcome(bots: WebBots, limits: Limits) -> dict[str, Any]:
     """The first message to every client: the protocol version and what the lobby offers."""
     from ..solver.uses.advice import MAX_HINT_PLAYERS
@@ -118,13 +126,15 @@ def welcome(bots: WebBots, limits: Limits) -> dict[str, Any]:
 
     return {
         "type": "welcome", "v": P.VERSION,
-        "presets": [{"name": p.name, "aliases": list(p.aliases), "description": p.description,
-                     "options": dict(p.options), "players": p.players} for p in PRESETS],
+        "presets": presets(PRESETS),  # Chase the Ace's (as before there were other games)
         "options": [{"key": o.key, "values": list(o.values), "default": o.default, "meaning": o.meaning,
                      "minimum": o.minimum} for o in OPTIONS.values()],
         "bots": bots.kinds(),
         "games": list(P.GAMES),
         "game_bots": {game: bots.kinds(game) for game in P.GAMES},
+        # each game's own presets, and whether its tables may allow hints (the solver's games)
+        "game_presets": {game: presets(GAMES[game].presets) for game in P.GAMES},
+        "game_hints": {game: GAMES[game].solver for game in P.GAMES},
         "limits": {"max_seats": P.MAX_SEATS, "max_name": P.MAX_NAME, "min_timer": P.MIN_TIMER,
                    "max_timer": P.MAX_TIMER, "max_message_bytes": P.MAX_MESSAGE_BYTES,
                    "rate_per_second": limits.rate, **limits.to_dict(),

@@ -15,13 +15,16 @@ game collide on the primary key: the second gets :class:`~.store.StoreConflict` 
 written. A database that cannot be reached is :class:`~.store.StoreUnavailable` (fast: after a
 failure, calls fail at once for a second instead of each waiting on the connection pool).
 
-Connections come from a psycopg-pool pool (checked before use, so a restarted PostgreSQL costs
-no failed move); the driver is the ``postgres`` extra, imported only here.
+Connections come from a psycopg-pool pool for the worker threads, and for the moves, written
+from the event loop, from a few asynchronous connections of their own, each holding the move's
+statement prepared (a connection that broke, as after a PostgreSQL restart, is dropped and the
+move tried on another); the driver is the ``postgres`` extra, imported only here.
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
 import concurrent.futures
 import contextlib
 import json
@@ -49,6 +52,7 @@ from .store import (
     StoreUnavailable,
     _dump,
 )
+from .tables import HUMAN
 
 __all__ = ["PgStore", "mask_url", "PG_UPGRADES", "PG_SCHEMA_V1", "CHANNEL"]
 
@@ -102,6 +106,106 @@ _ALIVE = "INSERT INTO processes VALUES (%s, now()) ON CONFLICT (id) DO UPDATE SE
 _SAVE_MOVE = ("WITH saved AS (INSERT INTO actions (table_id, game_no, seq, seat, action, actor, events, at, "
               "act_id) VALUES (%s, %s, %s, %s, %s, %s, %s, extract(epoch FROM now())::float8, %s) "
               "RETURNING 1) SELECT pg_notify(%s, %s) FROM saved")
+
+
+_SAVE_MOVE_NAME = b"cta_save_move"
+_PREPARE_SAVE_MOVE = ("PREPARE cta_save_move (text, integer, integer, integer, text, text, text, text, text, "
+                      "text) AS " + _SAVE_MOVE.replace("%s", "${}").format(*range(1, 11)))
+
+
+class _MoveConnections:
+    """The moves' own connections (psycopg's asynchronous ones), each with :data:`_SAVE_MOVE`
+    prepared, lent on the event loop one move at a time: up to ``size`` of them, opened when
+    needed; one that broke (or whose move was given up mid-way) is closed, not lent again."""
+
+    def __init__(self, store: PgStore, size: int) -> None:
+        self.store, self.size = store, size
+        self.idle: list[Any] = []
+        self.count = 0  # open or opening
+        self.waiting: collections.deque[asyncio.Future[Any]] = collections.deque()
+        self.closed = False
+        self.closing: set[asyncio.Future[None]] = set()  # connections being closed
+
+    async def take(self) -> Any:
+        """A free connection; :class:`~.store.StoreUnavailable` if none is free within the store's
+        :attr:`~PgStore.pool_timeout` or one cannot be opened within it."""
+        store = self.store
+        while True:
+            if self.closed:
+                raise StoreUnavailable(f"database {store.path} is unavailable: the server is stopping")
+            if self.idle:
+                return self.idle.pop()
+            if self.count < self.size:
+                self.count += 1
+                try:
+                    return await asyncio.wait_for(self._open(), store.pool_timeout)
+                except BaseException as exc:
+                    self.count -= 1
+                    self._next()
+                    if isinstance(exc, asyncio.CancelledError) or not isinstance(exc, Exception):
+                        raise
+                    why = store._mask(exc) if str(exc) else f"no connection within {store.pool_timeout:g} s"
+                    raise StoreUnavailable(f"database {store.path} is unavailable: {why}") from None
+            waiter: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+            self.waiting.append(waiter)
+            try:
+                return await asyncio.wait_for(waiter, store.pool_timeout)
+            except _Reopen:
+                continue
+            except TimeoutError:
+                raise StoreUnavailable(f"database {store.path} is unavailable: every connection busy for "
+                                       f"{store.pool_timeout:g} s") from None
+
+    async def _open(self) -> Any:
+        psycopg = self.store._psycopg
+        options = self.store._pool_options["kwargs"]
+        # UTF-8 whatever the database's encoding: :meth:`PgStore._save` sends its text so encoded
+        conn = await psycopg.AsyncConnection.connect(self.store.url, client_encoding="UTF8", **options)
+        try:
+            await conn.execute(_PREPARE_SAVE_MOVE)
+        except BaseException:
+            await conn.close()
+            raise
+        return conn
+
+    def give(self, conn: Any, ok: bool) -> None:
+        """Take back a connection lent; ``ok``: it is idle and may be lent again."""
+        if ok and not self.closed and not conn.closed:
+            while self.waiting:
+                waiter = self.waiting.popleft()
+                if not waiter.done():
+                    waiter.set_result(conn)
+                    return
+            self.idle.append(conn)
+            return
+        self.count -= 1
+        closing = asyncio.ensure_future(self._close(conn))
+        self.closing.add(closing)
+        closing.add_done_callback(self.closing.discard)
+        self._next()
+
+    def _next(self) -> None:
+        """A connection fewer: the first caller waiting opens one of its own."""
+        while self.waiting:
+            waiter = self.waiting.popleft()
+            if not waiter.done():
+                waiter.set_exception(_Reopen())
+                return
+
+    @staticmethod
+    async def _close(conn: Any) -> None:
+        with contextlib.suppress(Exception):
+            await conn.close()
+
+    async def close(self) -> None:
+        self.closed = True
+        idle, self.idle = self.idle, []
+        for conn in idle:
+            await self._close(conn)
+
+
+class _Reopen(Exception):
+    """To a caller waiting for a moves' connection: one was closed, open another."""
 
 
 class _GivenUp(Exception):
@@ -212,9 +316,11 @@ class PgStore:
                                                 name="chase-the-ace", **self._pool_options)
         self.pool.open(wait=False)
         # the moves' own connections, used from the event loop (:meth:`save_move`), opened there
-        self._move_pool_size = move_pool_size
-        self._move_pool: Any = None
-        self._move_pool_open: asyncio.Future[None] | None = None
+        self._moves = _MoveConnections(self, move_pool_size)
+        from psycopg import generators, pq
+
+        self._generators = generators
+        self._idle, self._fatal = pq.TransactionStatus.IDLE, pq.ExecStatus.FATAL_ERROR
 
     # --- set-up ---------------------------------------------------------------------------------
 
@@ -523,9 +629,18 @@ class PgStore:
         note = f'{table_id}|g|{game[:-1]},"e":{deal}}}'
         if len(f"{self.process}|{note}".encode()) > _MAX_PAYLOAD:
             note = table_id
-        self._tx(lambda cur: cur.execute(
-            "INSERT INTO games VALUES (%s, %s, %s, %s, %s, %s, %s)",
-            (table_id, game_no, seed, carry, _dump(list(names)), _dump(list(seat_kinds)), deal)), note)
+        people = sum(1 for kind in seat_kinds if kind == HUMAN)  # every person plays a new game
+
+        def work(cur: Any) -> None:
+            # only if the database holds no seat this copy does not know of (one taken on another
+            # process, its notification not heard yet): else a conflict, and the table is read
+            cur.execute("INSERT INTO games SELECT %s, %s, %s, %s, %s, %s, %s "
+                        "WHERE (SELECT count(*) FROM seats WHERE table_id = %s) = %s",
+                        (table_id, game_no, seed, carry, _dump(list(names)), _dump(list(seat_kinds)), deal,
+                         table_id, people))
+            if cur.rowcount != 1:
+                raise StoreConflict(f"table {table_id} has more seats taken than this copy knows of")
+        self._tx(work, note)
 
     def append_action(self, table_id: str, game_no: int, seat: int, action: str, actor: str,
                       events: Sequence[Event], seq: int | None = None, act_id: str | None = None) -> None:
@@ -540,46 +655,43 @@ class PgStore:
 
     async def save_move(self, table_id: str, game_no: int, seq: int, seat: int, action: str, actor: str,
                         events: Sequence[Event], act_id: str | None = None) -> None:
-        """:meth:`append_action` of move number ``seq``, from the event loop, on a connection of
-        the moves' own pool awaited there (no thread: a move is the busiest call); the same
-        errors, and :class:`~.store.StoreUnavailable` if no answer comes within :attr:`wait`
-        seconds (the statement goes on: it may still commit, as a move written by a thread)."""
+        """:meth:`append_action` of move number ``seq``, from the event loop, on one of the moves'
+        own connections awaited there (no thread: a move is the busiest call); the same errors,
+        and :class:`~.store.StoreUnavailable` if no answer comes within :attr:`wait` seconds (the
+        statement goes on: it may still commit, as a move written by a thread)."""
         if time.monotonic() < self._down_until:
             raise StoreUnavailable(f"database {self.path} is unavailable")
         params = self._move(table_id, game_no, seq, seat, action, actor, events, act_id)
-        pool = await self._moves_pool()
-        await self._within(asyncio.ensure_future(self._execute(pool, _SAVE_MOVE, params)))
+        await self._within(asyncio.ensure_future(self._save(params)))
 
-    async def _execute(self, pool: Any, query: str, params: Sequence[Any]) -> None:
+    async def _save(self, params: Sequence[Any]) -> None:
+        """Run the prepared :data:`_SAVE_MOVE` with ``params`` on a moves' connection: libpq's own
+        calls awaited on the loop (one round trip, no cursor, no query conversion); a connection
+        found broken is dropped and the move tried on another (a write that did commit before the
+        break is then a conflict, no double)."""
+        values = [None if v is None else str(v).encode() for v in params]
         for attempt in range(self._tries):
+            conn = await self._moves.take()
+            ok = False
             try:
-                async with pool.connection(timeout=self.pool_timeout) as conn:
-                    await conn.execute(query, params)
-                    return
+                pgconn = conn.pgconn
+                pgconn.send_query_prepared(_SAVE_MOVE_NAME, values)
+                results = await conn.wait(self._generators.execute(pgconn))
+                ok = pgconn.transaction_status == self._idle
+                for result in results:
+                    if result.status == self._fatal:
+                        raise self._psycopg.errors.error_from_result(result, encoding="utf-8")
+                return
             except Exception as exc:
                 if self._failed(exc, attempt):
                     continue
                 raise
-
-    async def _moves_pool(self) -> Any:
-        """The moves' pool of connections, opened on the first move (on the event loop)."""
-        if self._move_pool_open is None:
-            import psycopg_pool
-
-            self._move_pool = psycopg_pool.AsyncConnectionPool(
-                self.url, min_size=1, max_size=self._move_pool_size, open=False, name="chase-the-ace-moves",
-                **self._pool_options)
-            self._move_pool_open = asyncio.ensure_future(self._move_pool.open(wait=False))
-        await asyncio.shield(self._move_pool_open)
-        return self._move_pool
+            finally:
+                self._moves.give(conn, ok)
 
     async def close_moves(self) -> None:
-        """Close the moves' pool (on the event loop, before :meth:`close`)."""
-        if self._move_pool_open is not None:
-            with contextlib.suppress(Exception):
-                await self._move_pool_open
-                await asyncio.wait_for(self._move_pool.close(), 5.0)
-            self._move_pool_open = None
+        """Close the moves' connections (on the event loop, before :meth:`close`)."""
+        await self._moves.close()
 
     def _move(self, table_id: str, game_no: int, seq: int, seat: int, action: str, actor: str,
               events: Sequence[Event], act_id: str | None) -> tuple[Any, ...]:

@@ -200,6 +200,7 @@ class Store:
     loop_waits = 0  # calls the event loop's thread made itself while a bridge was there
     waiting = 0  # calls of greenlets sent to the writer thread and not answered yet
     handed = 0  # calls of greenlets sent to the writer thread (not made at once on the loop)
+    backed_up_since: float | None = None  # time.monotonic() since when ``waiting`` has not been 0
     _busy_ms = 5000  # the connection's busy timeout now (0 for the calls made at once on the loop)
 
     def __init__(self, path: str, *, read_only: bool = False) -> None:
@@ -286,12 +287,16 @@ class Store:
                     finally:
                         self._lock.release()
                 # paused until the writer thread answers
+                if not self.waiting:
+                    self.backed_up_since = time.monotonic()
                 self.waiting += 1
                 self.handed += 1
                 try:
                     return bridge.call(self.writer.submit(self._locked, call))  # type: ignore[no-any-return]
                 finally:
                     self.waiting -= 1
+                    if not self.waiting:
+                        self.backed_up_since = None
             try:
                 asyncio.get_running_loop()
             except RuntimeError:

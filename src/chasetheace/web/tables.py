@@ -77,6 +77,9 @@ class TableOptions:
                 raise ValueError(f"bad number of seats {seats}: allowed {least}..{most}")
             if bots is not None:
                 (offered or WebBots()).check(bots, config, seats, game)
+            if hints and not kind.solver:
+                raise ValueError(f"hints: {kind.title} has no hints (the solver covers Chase the Ace "
+                                 "only): leave hints out")
         except (ValueError, TypeError) as exc:
             raise ProtocolError(str(exc), "bad_options") from None
         return cls(preset_info(preset).name, config, seats, bots, timer, on_timeout, public, game, hints)
@@ -110,7 +113,8 @@ class TableOptions:
         game = str(data.get("game", "chase-the-ace"))
         return cls(data["preset"], game_kind(game).config_from_dict(data["rules"]), data["seats"],
                    data["bots"], data["timer"], data["on_timeout"], bool(data.get("public", False)), game,
-                   bool(data.get("hints", False)))
+                   # an Ace Chasing table stored before such tables refused hints never offers them
+                   bool(data.get("hints", False)) and GAMES[game].solver)
 
 
 @dataclass(frozen=True)

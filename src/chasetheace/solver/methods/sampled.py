@@ -21,7 +21,6 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from itertools import repeat
 from typing import Any
 
 import numpy as np
@@ -81,6 +80,34 @@ class HandBatch:
 MAX_PLAYERS = 21  # 20 earlier turns of 3 bits fit an int64 history code
 
 
+class _Table:
+    """One position's information sets by number, as sorted arrays (a lookup is a search in C):
+    ``pairs`` the (history << ``rest_bits`` | rest) met, with ``pair_ids`` the information sets,
+    where that fits an int64 (``single``: position ``t`` has a history of at most ``t`` tokens of 3
+    bits); else ``hists`` the history codes met, with ``hist_ids`` their numbers here (``count`` of
+    them), and ``pairs`` the (history number << 34 | rest)."""
+
+    def __init__(self, history_bits: int = 64, rest_bits: int = 34) -> None:
+        self.rest_bits = rest_bits
+        self.single = history_bits + rest_bits <= 63
+        self.hists = np.zeros(0, dtype=np.int64)
+        self.hist_ids = np.zeros(0, dtype=np.int64)
+        self.count = 0
+        self.pairs = np.zeros(0, dtype=np.int64)
+        self.pair_ids = np.zeros(0, dtype=np.int64)
+
+
+def _find(table: Array, values: Array, keys: Array) -> Array:
+    """Per key, its value in the sorted ``table`` (``values`` beside it), or -1 where it is absent."""
+    if not len(table):
+        return np.full(len(keys), -1, dtype=np.int64)
+    order = np.argsort(keys)  # sorted keys are searched in half the time (each search starts at the last)
+    at = np.empty_like(order)
+    at[order] = np.searchsorted(table, keys[order])
+    np.minimum(at, len(table) - 1, out=at)
+    return np.where(table[at] == keys, values[at], -1)
+
+
 class SampledSolver:
     """Sampled equilibrium search for a hand of up to :data:`MAX_PLAYERS` seats."""
 
@@ -93,7 +120,9 @@ class SampledSolver:
         self.pack = np.repeat(np.arange(self.k), hand.deck.copies)
         self.index: dict[tuple[int, int, int, int, int], int] = {}
         self.keys: list[tuple[int, int, int, int, int]] = []
-        self._code_ids: dict[int, int] = {}  # the same ids by one int per key (infoset_ids)
+        self._histories: dict[tuple[int, int], tuple[str, ...]] = {}  # info_key's, by (history, jerk)
+        rest_bits = 12 + (self.n if hand.jerk else 0)  # the jerk pattern (a bit per seat), card, given
+        self._tables = [_Table(3 * t, rest_bits) for t in range(self.n)]  # per position (infoset_ids)
         self.met: dict[int, tuple[float, float, float]] = {}  # share of hands, keep and swap values
         self.regret = np.zeros((1024, 2))
         self.avg = np.zeros((1024, 2))
@@ -112,32 +141,56 @@ class SampledSolver:
 
     def infoset_ids(self, t: int, state: HandBatch, rows: Array, grow: bool) -> Array:
         """The information sets of position ``t`` in the hands ``rows`` of ``state`` (``grow``: number
-        the ones not met before; else they are -1)."""
-        hist, x, p = self.history_code(state.hist[rows]), state.cards[rows, t], state.given[rows]
-        rest = (state.jerk[rows] * 64 + x) * 64 + p + 1
+        the ones not met before, in the order of their (history, rest) pairs; else they are -1)."""
         if not len(rows):
             return np.zeros(0, dtype=np.int64)
-        # one number per (history, rest), ordered as the pairs are: the rank of the history first
-        # (a 1-D unique is far quicker than np.unique(axis=0) on the pairs, which sorted as bytes)
-        _, rank = np.unique(hist, return_inverse=True)
-        code = rank.reshape(-1).astype(np.int64) * (int(rest.max()) + 1) + rest
-        _, first, inverse = np.unique(code, return_index=True, return_inverse=True)
-        # each pair as one Python int, looked up in C (map): a tuple per pair cost most of the training
-        tail = (rest[first] | (t << 40)).tolist()  # rest < 2**33: the jerk pattern, card and given
-        histories = hist[first].tolist()
-        codes = [h << 45 | r for h, r in zip(histories, tail)]
-        found = list(map(self._code_ids.get, codes, repeat(-1)))
-        if grow and -1 in found:
-            for i, code in enumerate(codes):  # the new ones numbered in the pairs' order, as ever
-                if found[i] < 0:
-                    jxp = tail[i] & ((1 << 40) - 1)
-                    key = (t, histories[i], jxp // 4096, jxp // 64 % 64, jxp % 64 - 1)
-                    found[i] = self._code_ids[code] = self.index[key] = len(self.keys)
-                    self.keys.append(key)
-            while len(self.keys) > len(self.regret):
-                self.regret = np.vstack([self.regret, np.zeros_like(self.regret)])
-                self.avg = np.vstack([self.avg, np.zeros_like(self.avg)])
-        return np.array(found, dtype=np.int64)[inverse.reshape(-1)]
+        hist, x, p = self.history_code(state.hist[rows]), state.cards[rows, t], state.given[rows]
+        rest = (state.jerk[rows] * 64 + x) * 64 + p + 1  # < 2**33: the jerk pattern, card and given
+        table = self._tables[t]
+        if table.single:
+            hid = hist
+            ids = _find(table.pairs, table.pair_ids, hist << table.rest_bits | rest)
+        else:
+            hid = _find(table.hists, table.hist_ids, hist)
+            ids = _find(table.pairs, table.pair_ids, hid << 34 | rest)
+            ids[hid < 0] = -1
+        if not grow:
+            return ids
+        new = np.flatnonzero(ids < 0)
+        if not len(new):
+            return ids
+        # the pairs met for the first time, numbered in their order: by history, then rest
+        h_new, r_new = hist[new], rest[new]
+        order = np.lexsort((r_new, h_new))
+        h_new, r_new = h_new[order], r_new[order]
+        first = np.ones(len(order), dtype=bool)
+        first[1:] = (h_new[1:] != h_new[:-1]) | (r_new[1:] != r_new[:-1])
+        h_new, r_new = h_new[first], r_new[first]
+        if table.single:
+            codes = h_new << table.rest_bits | r_new
+        else:
+            fresh = np.unique(h_new[hid[new[order[first]]] < 0])  # histories first met now
+            if len(fresh):
+                at = np.searchsorted(table.hists, fresh)
+                table.hists = np.insert(table.hists, at, fresh)
+                table.hist_ids = np.insert(table.hist_ids, at, np.arange(len(fresh)) + table.count)
+                table.count += len(fresh)
+            codes = _find(table.hists, table.hist_ids, h_new) << 34 | r_new
+        numbers = np.arange(len(codes), dtype=np.int64) + len(self.keys)
+        order = np.argsort(codes, kind="stable")
+        at = np.searchsorted(table.pairs, codes[order])
+        table.pairs = np.insert(table.pairs, at, codes[order])
+        table.pair_ids = np.insert(table.pair_ids, at, numbers[order])
+        for h, r in zip(h_new.tolist(), r_new.tolist()):
+            key = (t, h, r // 4096, r // 64 % 64, r % 64 - 1)
+            self.index[key] = len(self.keys)
+            self.keys.append(key)
+        while len(self.keys) >= len(self.regret):  # the last row stays free: sigma's -1
+            self.regret = np.vstack([self.regret, np.zeros_like(self.regret)])
+            self.avg = np.vstack([self.avg, np.zeros_like(self.avg)])
+        if table.single:
+            return _find(table.pairs, table.pair_ids, hist << table.rest_bits | rest)
+        return _find(table.pairs, table.pair_ids, _find(table.hists, table.hist_ids, hist) << 34 | rest)
 
     def history_code(self, hist: Array) -> Array:
         """The part of the public history (3-bit token codes) that the information sets tell apart:
@@ -147,17 +200,12 @@ class SampledSolver:
     def sigma(self, ids: Array, average: bool) -> Array:
         """Keep probabilities at information set ids (-1: unknown, 1/2)."""
         table = self.avg if average else self.regret
-        known = ids >= 0
+        v = table[ids]  # -1: the tables' last row, never a set's (infoset_ids keeps it free): zeros
+        if not average:
+            v = np.maximum(v, 0)
+        tot = v[:, 0] + v[:, 1]
         out = np.full(len(ids), 0.5)
-        v = table[ids[known]]
-        if average:
-            tot = v.sum(axis=1)
-            out[known] = np.where(tot > 0, v[:, 0] / np.where(tot > 0, tot, 1), 0.5)
-        else:
-            pos = np.maximum(v, 0)
-            tot = pos.sum(axis=1)
-            out[known] = np.where(tot > 0, pos[:, 0] / np.where(tot > 0, tot, 1), 0.5)
-        return out
+        return np.divide(v[:, 0], tot, out=out, where=tot > 0)
 
     # --- playing --------------------------------------------------------------------------------
 
@@ -188,22 +236,23 @@ class SampledSolver:
         hand, n = self.hand, self.n
         state.done[rows, t] = True
         state.given[rows] = -1
-        k_rows, s_rows = rows[keep], rows[~keep]
         if t == n - 1:
+            s_rows = rows[~keep]
             x, s = state.cards[s_rows, t], state.stock[s_rows]
             state.special[s_rows] = self.draw_kind[x, s]
             state.cards[s_rows, t] = self.draw_card[x, s]
             return
-        state.hist[k_rows] = state.hist[k_rows] * 8 + TOKENS["k"]
-        nb = state.cards[s_rows, t + 1]
-        blocked = nb == hand.blocker
-        b_rows, x_rows = s_rows[blocked], s_rows[~blocked]
-        state.hist[b_rows] = state.hist[b_rows] * 8 + TOKENS["b"]
+        nb = state.cards[rows, t + 1]
+        blocked = ~keep & (nb == hand.blocker)
+        # every row's token at once: keep, blocked, or the card taken from the next seat
+        token = np.where(keep, TOKENS["k"], np.where(blocked, TOKENS["b"], self.token_of[nb]))
+        state.hist[rows] = state.hist[rows] * 8 + token
+        b_rows = rows[blocked]
         state.done[b_rows, t + 1] = True
         if hand.stops:
             state.stopped[b_rows] = True
-        theirs = state.cards[x_rows, t + 1]
-        state.hist[x_rows] = state.hist[x_rows] * 8 + self.token_of[theirs]
+        swap = ~keep & ~blocked
+        x_rows, theirs = rows[swap], nb[swap]
         state.cards[x_rows, t + 1] = state.cards[x_rows, t]
         state.cards[x_rows, t] = theirs
         state.given[x_rows] = theirs
@@ -272,12 +321,16 @@ class SampledSolver:
                 p = self.sigma(ids, average=False)
                 v_keep, v_swap = self._both(t, state, rows, average=False)
                 value = p * v_keep + (1 - p) * v_swap
-                inst = np.stack([value - v_keep, value - v_swap], axis=1)
-                m = len(self.keys)
-                add = np.stack([np.bincount(ids, inst[:, a], minlength=m) for a in (0, 1)], axis=1)
-                self.regret[:m] = np.maximum(self.regret[:m] + add, 0.0)
-                weight = np.stack([np.bincount(ids, p, minlength=m), np.bincount(ids, 1 - p, minlength=m)], 1)
-                self.avg[:m] += it * weight
+                # the sums per information set met (the others unchanged: their regrets are >= 0),
+                # each summed in the rows' order, as a bincount over every set summed it
+                met, at = np.unique(ids, return_inverse=True)
+                at = at.reshape(-1)
+                add = np.stack([np.bincount(at, value - v_keep, minlength=len(met)),
+                                np.bincount(at, value - v_swap, minlength=len(met))], axis=1)
+                self.regret[met] = np.maximum(self.regret[met] + add, 0.0)
+                weight = np.stack([np.bincount(at, p, minlength=len(met)),
+                                   np.bincount(at, 1 - p, minlength=len(met))], axis=1)
+                self.avg[met] += it * weight
                 self.act(t, state, rows, self.rng.random(len(rows)) < p)
             done = it
             if callback is not None:
@@ -353,13 +406,17 @@ class SampledSolver:
     def info_key(self, i: int) -> InfoKey:
         """The information set numbered ``i`` as a solver key (position, tokens, card, given)."""
         t, h, jerk, x, p = self.keys[i]
-        tokens = []
-        while h:
-            tokens.append(_NAMES[h % 8])
-            h //= 8
-        if self.hand.jerk:
-            tokens.append("J" + "".join("1" if jerk >> j & 1 else "0" for j in range(self.n)))
-        return t, tuple(reversed(tokens)), x, p
+        history = self._histories.get((h, jerk))
+        if history is None:  # many sets share a history: each spelled out once
+            tokens = []
+            code = h
+            while code:
+                tokens.append(_NAMES[code % 8])
+                code //= 8
+            if self.hand.jerk:
+                tokens.append("J" + "".join("1" if jerk >> j & 1 else "0" for j in range(self.n)))
+            history = self._histories[h, jerk] = tuple(reversed(tokens))
+        return t, history, x, p
 
 
 def _deviation_gain(pick: float, value: float, keep: float) -> float:
@@ -387,6 +444,8 @@ class SummarySolver(SampledSolver):
     def __init__(self, hand: Hand, seed: int = 0, pairs: bool = False, common: bool = False) -> None:
         super().__init__(hand, seed)
         self.pairs, self.common = pairs, common
+        rest_bits = self._tables[0].rest_bits
+        self._tables = [_Table(40, rest_bits) for _ in range(self.n)]  # 8 kinds of 5 bits
 
     def history_code(self, hist: Array) -> Array:
         return summary_code(hist, self.pairs)
@@ -424,7 +483,7 @@ class SummarySolver(SampledSolver):
             else:
                 code += 1 << 5 * (kind - 1)
             before = kind
-        i = self._code_ids.get(code << 45 | t << 40 | (jerk * 64 + x) * 64 + p + 1)
+        i = self.index.get((t, code, jerk, x, p))
         if i is None:
             return 0.5
         a, b = (self.avg if average else np.maximum(self.regret, 0.0))[i].tolist()

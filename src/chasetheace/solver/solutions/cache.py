@@ -6,14 +6,14 @@ the user's cache directory (``platformdirs``), or :data:`CACHE_ENV` when that va
 (tests point it at a temporary folder), or the ``folder`` argument.
 
 Up to :data:`~chasetheace.solver.solutions.choice.QUICK_EXACT_PLAYERS` players (5) the solution is
-exact (DCFR on the exact tree, NashConv at most ``tolerance``); beyond that it is a strategy to play,
-not measured exactly (``solve(method="auto", exact_check=False)``: ``iid`` up to
-:data:`TABLE_IID_PLAYERS` players (7; 8 when solving ahead) without pairing or kings_jerk, else the
-sampled method trained for :func:`~.choice.sampled_batches` mini-batches, seed 0: the same solution
-on any machine at any load), and its NashConv says how far from an equilibrium it may be. The
-named presets' tables ship with the package (:data:`PREPARED`), one file for all the presets whose
-hands are alike (:func:`hand_rules`). Where the
-sampled method never met a situation, its figures are generalised from similar ones
+exact (DCFR on the exact tree, NashConv at most ``tolerance``); beyond that it is a strategy to
+play, not measured exactly (``solve(method="auto", exact_check=False)``: ``iid`` up to
+:data:`TABLE_IID_PLAYERS` players (7; 9 when solving ahead, :data:`AHEAD_IID_PLAYERS`) without
+pairing or kings_jerk, else the sampled method trained for :func:`~.choice.sampled_batches`
+mini-batches, seed 0: the same solution on any machine at any load), and its NashConv says how far
+from an equilibrium it may be. The named presets' tables ship with the package (:data:`PREPARED`),
+one file for all the presets whose hands are alike (:func:`hand_rules`). Where the sampled method
+never met a situation, its figures are generalised from similar ones
 (:meth:`~.solution.Solution.figures`). The files are compact binary (:mod:`.packed`).
 """
 
@@ -46,20 +46,32 @@ from the solution without card removal at 3 players and more; 4: the compact bin
 sampled method from :data:`TABLE_IID_PLAYERS` + 1 players for 15 s; 5: the sampled method for a
 fixed number of mini-batches, :func:`~.choice.sampled_batches`, not for 15 s of wall clock; 6: one
 file per :func:`hand_rules`, and at the table the sampled method from 8 players, ``iid`` up to 8
-only ahead, :data:`AHEAD_IID_PLAYERS`); older files are not read."""
+only ahead, :data:`AHEAD_IID_PLAYERS`, later 9: only the shipped 9-player files changed, the version
+stayed); older files are not read."""
 CACHE_ENV = "CHASE_THE_ACE_CACHE"
 """An environment variable naming the folder of cached solutions (instead of the user's cache)."""
 TABLE_IID_PLAYERS = 7
 """The most players the cache solves without card removal at the table (``iid``, when the rules
 allow it); above, the sampled method (:func:`~.choice.sampled_batches`). Measured on the busy 2-core
 machine under rules that do not ship (blocker=king, ties=eldest-loses): ``iid`` took 15 CPU seconds
-at 7 players, 68 and 1.65 GB at 8 (at 9 its tree is four times larger again): too long for a first
-hint within a minute, where the sampled method takes about 20 at any size."""
-AHEAD_IID_PLAYERS = 8
+at 7 players, 68 and 1.65 GB at 8 (at 9, standard rules, 342 and 4.9 GB: :data:`AHEAD_IID_PLAYERS`):
+too long for a first hint within a minute, where the sampled method takes about 20 at any size."""
+AHEAD_IID_PLAYERS = 9
 """The most players solved without card removal when solving ahead (``solution_for(...,
 iid_players=AHEAD_IID_PLAYERS)``: the shipped solutions, :mod:`~chasetheace.solver.guide.prepare`):
 at 8 players ``iid`` is far nearer an equilibrium than the sampled method (standard rules: 8.2e-4
-lives a hand by an exact best response in the true game)."""
+lives a hand by an exact best response in the true game), and at 9 too, by the bracket of
+:func:`~chasetheace.solver.methods.bound.bound_nash_conv` (200,000 hands, seed 0; the sampled
+strategies shipped before measured in the same runs, 27 November 2026): standard rules -0.0011 ±
+0.0003 to <= 0.021 lives a hand against 0.043 to <= 0.095, cuckoo -0.0004 ± 0.0004 to <= 0.021
+against 0.042 to <= 0.093, chase-the-ace 0.0001 ± 0.0002 to <= 0.012 against 0.021 to <= 0.037,
+cassell-1882 0.0005 ± 0.0004 to <= 0.014 against 0.025 to <= 0.042. Its cost at 9 (standard rules,
+551,052 situations, 110 iterations): 342 CPU seconds and 4.9 GB at its peak, 36 and 0.6 GB without a
+blocker (chase-the-ace, 46,423 situations), 316 and 4.9 GB under cuckoo, on 2 cores shared at a load
+average of 2 to 39. A table of 10 is not solved ahead: ``iid`` stops at
+:data:`~.choice.MAX_IID_PLAYERS` (9), and from 8 to 9 players the standard rules' situations grew
+3.0 times (from 183,636), so 10 would take about 1.7 million situations and, if the rest grew alike,
+about 15 GB at its peak and a quarter of an hour of CPU or more (an estimate: not run)."""
 
 Progress = Callable[[str, float], None]
 """``progress(text, fraction)``: what the solver is doing, and about how much of it is done (0..1)."""
@@ -141,8 +153,8 @@ def cache_path(rules: Rules, players: int, method: str = "auto", tolerance: floa
 
 
 PREPARED = Path(__file__).parent / "prepared"
-"""Solutions shipped with the package (package data), named as in the cache: the standard rules'
-tables of 6 to 12 players, solved ahead exactly as the cache would solve them (``python -m
+"""Solutions shipped with the package (package data), named as in the cache: every named preset's
+tables of 2 to 20 players, solved ahead exactly as the cache would solve them (``python -m
 chasetheace.solver.guide.prepare`` writes them). A file named for another solver version is
 never looked at."""
 

@@ -36,7 +36,7 @@ from typing import IO, Any
 from ...rules import Rules
 from ..model.hand import InfoKey
 
-__all__ = ["BINARY_FORMAT", "BINARY_VERSION", "figures_of", "is_binary", "read_npz", "write_npz"]
+__all__ = ["BINARY_FORMAT", "BINARY_VERSION", "Tables", "figures_of", "is_binary", "read_npz", "write_npz"]
 
 BINARY_FORMAT = "chase-the-ace solution npz"
 BINARY_VERSION = 2
@@ -119,9 +119,109 @@ def write_npz(sol: Any, target: str | IO[bytes], *, compact: bool = False) -> No
                 npy.write_array(f, np.asanyarray(array), allow_pickle=False)
 
 
+class Tables:
+    """A solution's per-situation tables as read from a file, kept as the file's numpy arrays: a
+    situation is looked up by a binary search over the history tree (its rows run in the sorted
+    order of the histories) and a search among the situations of that history, so reading a file
+    builds no Python object per situation (500,493 situations at 20 players); :meth:`column`
+    spells a whole table out as the lists of :class:`~.solution.Solution` when asked."""
+
+    def __init__(self, names: list[str], back: Any, token: Any, position: Any, rows: Any, card: Any,
+                 given: Any, keep: Any, reach: Any, values: Any, chances: Any) -> None:
+        import numpy as np
+
+        self.names, self.back, self.token = names, back, token
+        self.position, self.rows, self.card, self.given = position, rows, card, given
+        self.keep, self.reach, self.values, self.chances = keep, reach, values, chances
+        self._by_history: Any = None if bool(np.all(np.diff(rows) >= 0)) else np.argsort(rows, kind="stable")
+        self._histories: list[tuple[str, ...]] | None = None
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def history(self, row: int) -> tuple[str, ...]:
+        """The public history of the tree's row ``row``."""
+        tokens = []
+        while row:
+            tokens.append(self.names[int(self.token[row])])
+            row -= int(self.back[row])
+        return tuple(reversed(tokens))
+
+    def _history_row(self, history: tuple[str, ...]) -> int | None:
+        lo, hi = 0, len(self.back)
+        while lo < hi:  # the rows run in the histories' sorted order (write_npz)
+            mid = (lo + hi) // 2
+            if self.history(mid) < history:
+                lo = mid + 1
+            else:
+                hi = mid
+        return lo if lo < len(self.back) and self.history(lo) == history else None
+
+    def find(self, key: InfoKey) -> int | None:
+        """The index of the situation ``key`` in the tables, or None if they have none for it."""
+        import numpy as np
+
+        position, history, card, given = key
+        row = self._history_row(tuple(history))
+        if row is None:
+            return None
+        rows = self.rows if self._by_history is None else self.rows[self._by_history]
+        lo, hi = int(np.searchsorted(rows, row, "left")), int(np.searchsorted(rows, row, "right"))
+        at = np.arange(lo, hi) if self._by_history is None else self._by_history[lo:hi]
+        hit = at[(self.position[at] == position) & (self.card[at] == card) & (self.given[at] == given)]
+        return int(hit[0]) if len(hit) else None
+
+    def infosets(self) -> list[InfoKey]:
+        """Every situation's key, in the tables' order."""
+        histories = self._all_histories()
+        return list(zip(self.position.tolist(), [histories[h] for h in self.rows.tolist()],
+                        self.card.tolist(), self.given.tolist()))
+
+    def _all_histories(self) -> list[tuple[str, ...]]:
+        if self._histories is None:
+            histories: list[tuple[str, ...]] = [()]
+            pairs = zip(self.back.tolist()[1:], self.token.tolist()[1:])
+            for row, (back, token) in enumerate(pairs, start=1):
+                histories.append((*histories[row - back], self.names[token]))
+            self._histories = histories
+        return self._histories
+
+    def column(self, name: str) -> Any:
+        """A table as :class:`~.solution.Solution` holds it: ``infosets``, ``keep``, ``reach``
+        (lists), ``values`` or ``chances`` (lists of pairs; ``chances`` None if the file has none)."""
+        import numpy as np
+
+        if name == "infosets":
+            return self.infosets()
+        if name in ("keep", "reach"):
+            return getattr(self, name).astype(np.float64).tolist()
+        table = getattr(self, name)
+        return None if table is None else list(map(tuple, table.astype(np.float64).tolist()))
+
+    def features(self) -> tuple[Any, Any, list[str]]:
+        """Per situation, the index in the returned names of its history's last token (-1: none)
+        and how many swaps its history holds (:func:`~.solution.similar_features`)."""
+        import numpy as np
+
+        swap = np.array([name.startswith("s") for name in self.names] + [False], dtype=np.int64)
+        parent = np.arange(len(self.back)) - self.back
+        parent[0] = 0
+        own = swap[self.token.astype(np.int64)]  # the root's token -1: the False at the end
+        own[0] = 0
+        swaps = own.copy()
+        while True:  # each round adds one more generation of ancestors: as many rounds as the depth
+            longer = own + swaps[parent]
+            longer[0] = 0
+            if np.array_equal(longer, swaps):
+                break
+            swaps = longer
+        return self.token.astype(np.int64)[self.rows], swaps[self.rows], list(self.names)
+
+
 def read_npz(cls: Any, path: str) -> Any:
     """The solution (of class ``cls``) in the ``.npz`` at ``path``; ValueError if it is not one
-    of :data:`BINARY_FORMAT` version :data:`BINARY_VERSION`."""
+    of :data:`BINARY_FORMAT` version :data:`BINARY_VERSION`. Its per-situation tables stay numpy
+    arrays (:class:`Tables`: ``cls.from_tables``), spelled out as lists only when asked."""
     import numpy as np
 
     try:
@@ -132,33 +232,30 @@ def read_npz(cls: Any, path: str) -> Any:
             if meta.get("version") != BINARY_VERSION:
                 raise ValueError(f"a solution of format version {meta.get('version')!r}, this version reads "
                                  f"{BINARY_VERSION} only: solve again")
-            names = [str(t) for t in z["tokens"].tolist()]
-            histories: list[tuple[str, ...]] = [()]
-            for row, (back, token) in enumerate(zip(z["history_back"].tolist()[1:],
-                                                    z["history_token"].tolist()[1:]), start=1):
-                histories.append((*histories[row - back], names[token]))
-            rows = np.cumsum(z["history_step"], dtype=np.int64)
-            infosets: list[InfoKey] = list(zip(z["position"].tolist(), [histories[h] for h in rows.tolist()],
-                                               z["card"].tolist(), z["given"].tolist()))
-            values = z["values"].astype(np.float64)
+            values = z["values"]
             chances = None
             if meta.get("chances") == "values":
                 chances = values
             elif meta.get("chances") == "array":
-                chances = z["chances"].astype(np.float64)
-            keep, reach = z["keep"].astype(np.float64).tolist(), z["reach"].astype(np.float64).tolist()
+                chances = z["chances"]
+            tables = Tables([str(t) for t in z["tokens"].tolist()], z["history_back"], z["history_token"],
+                            z["position"], np.cumsum(z["history_step"], dtype=np.int64), z["card"],
+                            z["given"], z["keep"], z["reach"], values, chances)
+            back = tables.back
+            if (len(back) < 1 or np.any(back[1:] < 1) or np.any(back > np.arange(len(back)))
+                    or np.any(tables.rows < 0) or np.any(tables.rows >= len(back))
+                    or np.any(tables.token[1:] < 0) or np.any(tables.token >= len(tables.names))):
+                raise ValueError("bad solution file: its history tree is broken")
     except (KeyError, IndexError, TypeError, json.JSONDecodeError, zipfile.BadZipFile, EOFError) as exc:
         raise ValueError(f"bad solution file: {exc}") from None
-    if not (len(keep) == len(reach) == len(values) == len(infosets)):
+    n = len(tables)
+    if not (len(tables.keep) == len(tables.reach) == len(tables.values) == len(tables.position)
+            == len(tables.card) == len(tables.given) == n) or (chances is not None and len(chances) != n):
         raise ValueError("bad solution file: its tables differ in length")
-    pairs = list(map(tuple, values.tolist()))
     try:
-        return cls(
-            rules=Rules.from_dict(meta["rules"]), players=int(meta["players"]), method=str(meta["method"]),
-            infosets=infosets, keep=keep, reach=reach, values=pairs,
-            chances=None if chances is None else (pairs if chances is values
-                                                  else list(map(tuple, chances.tolist()))),
-            **figures_of(meta))
+        return cls.from_tables(
+            tables, rules=Rules.from_dict(meta["rules"]), players=int(meta["players"]),
+            method=str(meta["method"]), **figures_of(meta))
     except (KeyError, TypeError) as exc:
         raise ValueError(f"bad solution file: {exc}") from None
 

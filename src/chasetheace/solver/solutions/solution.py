@@ -5,14 +5,14 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import MISSING, dataclass, field, fields
 from fractions import Fraction
 from typing import Any
 
 from ...rules import Rules
 from ..model.hand import Deck, InfoKey, deck_of, infoset_of
 from ..model.words import describe_key
-from .packed import figures_of, is_binary, read_npz, write_npz
+from .packed import Tables, figures_of, is_binary, read_npz, write_npz
 
 __all__ = ["Figures", "NASH_CONV_KINDS", "SIMILAR_LEVELS", "Solution", "caveats", "perfect_play_text",
            "similar_features"]
@@ -84,13 +84,72 @@ class Solution:
     # how nash_conv was measured: "exact" (an exact best response in the true game), "sampled"
     # (estimates in the true game), "abstract" (exact in the hand without card removal only)
     measured: str = "exact"
-    _index: dict[InfoKey, int] = field(default_factory=dict, repr=False)
-    _by_card: list[list[float]] | None = field(default=None, repr=False)
-    _similar: list[dict[tuple[Any, ...], tuple[float, ...]]] | None = field(default=None, repr=False)
+    _index: dict[InfoKey, int] | None = field(default=None, repr=False, compare=False)
+    _by_card: list[list[float]] | None = field(default=None, repr=False, compare=False)
+    _similar: list[Any] | None = field(default=None, repr=False, compare=False)
+    # read from a file: the per-situation tables as numpy arrays (infosets, keep, reach, values
+    # and chances are spelled out as lists on first use only: Solution.from_tables)
+    _tables: Tables | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        self._index = {key: i for i, key in enumerate(self.infosets)}
         self.deck: Deck = deck_of(self.rules)
+
+    @classmethod
+    def from_tables(cls, tables: Tables, **given: Any) -> Solution:
+        """A solution whose per-situation tables are ``tables`` (read from a file): ``infosets``,
+        ``keep``, ``reach``, ``values`` and ``chances`` become lists when first read, and a
+        situation is looked up in the arrays, so that a first hint reads a file and nothing more.
+        ``given``: every other field."""
+        sol = cls.__new__(cls)
+        for f in fields(cls):
+            if f.name in _PER_SITUATION:
+                continue
+            if f.name in given:
+                value = given.pop(f.name)
+            elif f.default is not MISSING:
+                value = f.default
+            elif f.default_factory is not MISSING:
+                value = f.default_factory()
+            else:
+                raise TypeError(f"from_tables needs {f.name}")
+            setattr(sol, f.name, value)
+        if given:
+            raise TypeError(f"from_tables: no field {', '.join(given)}")
+        sol._tables = tables
+        if tables.chances is None:
+            sol.chances = None
+        sol.__post_init__()
+        return sol
+
+    def __getattr__(self, name: str) -> Any:
+        # only for a field not set yet: a table of a solution read from a file, spelled out now
+        tables = self.__dict__.get("_tables")
+        if name not in _PER_SITUATION or tables is None:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        value = tables.column(name)
+        setattr(self, name, value)
+        return value
+
+    def _find(self, key: InfoKey) -> int | None:
+        if self._tables is not None:
+            return self._tables.find(key)
+        if self._index is None:
+            self._index = {k: i for i, k in enumerate(self.infosets)}
+        return self._index.get(key)
+
+    def _keep_at(self, i: int) -> float:
+        return float(self._tables.keep[i]) if self._tables is not None else self.keep[i]
+
+    def _reach_at(self, i: int) -> float:
+        return float(self._tables.reach[i]) if self._tables is not None else self.reach[i]
+
+    def _pairs_at(self, i: int) -> tuple[tuple[float, float], tuple[float, float] | None]:
+        """The values and chances (None if the solution has none) at index ``i``."""
+        t = self._tables
+        if t is None:
+            return self.values[i], None if self.chances is None else self.chances[i]
+        values = (float(t.values[i, 0]), float(t.values[i, 1]))
+        return values, None if t.chances is None else (float(t.chances[i, 0]), float(t.chances[i, 1]))
 
     @property
     def nash_conv_kind(self) -> str:
@@ -117,23 +176,26 @@ class Solution:
     def index_of(self, key: InfoKey) -> int | None:
         """The position of an information set in the tables (``keep``, ``values``...), or None if
         the solution has none for it."""
-        return self._index.get(key)
+        return self._find(key)
 
     def keep_probability(self, key: InfoKey) -> float:
         """The probability of keeping at an information set (KeyError if it cannot arise)."""
-        return self.keep[self._index[key]]
+        i = self._find(key)
+        if i is None:
+            raise KeyError(key)
+        return self._keep_at(i)
 
     def knows(self, key: InfoKey) -> bool:
         """Whether the strategy has an entry for the information set ``key``."""
-        return key in self._index
+        return self._find(key) is not None
 
     def played_keep(self, key: InfoKey) -> float:
         """The probability that the solution's bot keeps at ``key``: the strategy's, or where the
         solution has no entry (the sampled method never met the situation), 1 if the position keeps
         that card more often than not on average, else 0."""
-        i = self._index.get(key)
+        i = self._find(key)
         if i is not None:
-            return self.keep[i]
+            return self._keep_at(i)
         if self._by_card is None:
             self._by_card = self.keep_by_card()
         average = self._by_card[key[0]][key[2]]
@@ -158,7 +220,7 @@ class Solution:
         """Whether the situation at index ``i`` has figures of its own: always, except in a solution
         of the sampled method measured by sampling, where a situation its estimate never met (reach
         0) has a strategy but no values."""
-        return self.measured != "sampled" or self.reach[i] > 0
+        return self.measured != "sampled" or self._reach_at(i) > 0
 
     def figures(self, key: InfoKey) -> Figures:
         """The values (expected lives lost, keep then swap) and chances of losing at ``key``, given
@@ -168,52 +230,110 @@ class Solution:
         just before it and how many seats swapped before it (dropping those from the last). The
         sampled method at large tables meets most situations, but not every one; this is the model
         that answers the rest, so no situation is left without figures."""
-        i = self._index.get(key)
+        i = self._find(key)
         if i is not None and self.has_figures(i):
-            chances = None if self.chances is None else self.chances[i]
-            return Figures(self.keep[i], self.values[i], chances, False, 1)
-        if self._similar is None:
-            self._similar = self._similar_tables()
+            values, chances = self._pairs_at(i)
+            return Figures(self._keep_at(i), values, chances, False, 1)
         for level, features in enumerate(similar_features(key)):
-            got = self._similar[level].get(features)
+            got = self._similar_sums(level, features)
             if got is not None:
                 w, vk, vs, ck, cs, n = got
-                chances = None if self.chances is None else (ck / w, cs / w)
+                chances = None if not self._has_chances() else (ck / w, cs / w)
                 return Figures(self.played_keep(key), (vk / w, vs / w), chances, True, int(n))
         raise ValueError(f"no figures in this solution: {describe_key(key, self.deck, self.players)}")
 
-    def _similar_tables(self) -> list[dict[tuple[Any, ...], tuple[float, ...]]]:
-        """Per level of :func:`similar_features`: the sums (weight, weighted values and chances,
-        count) of the situations with figures, by their features."""
-        tables: list[dict[tuple[Any, ...], list[float]]] = [{} for _ in range(SIMILAR_LEVELS)]
-        weights = [r if self.has_figures(i) else 0.0 for i, r in enumerate(self.reach)]
-        if not any(w > 0 for w in weights):  # no reach known: every situation with figures counts alike
-            weights = [1.0 if self.has_figures(i) else 0.0 for i in range(len(self.infosets))]
-        chances = self.chances if self.chances is not None else self.values
-        for key, w, (vk, vs), (ck, cs) in zip(self.infosets, weights, self.values, chances):
-            if w <= 0:
-                continue
-            for level, features in enumerate(similar_features(key)):
-                row = tables[level].get(features)
-                if row is None:
-                    row = tables[level][features] = [0.0] * 6
-                row[0] += w
-                row[1] += w * vk
-                row[2] += w * vs
-                row[3] += w * ck
-                row[4] += w * cs
-                row[5] += 1
-        return [{f: tuple(row) for f, row in t.items()} for t in tables]
+    def _has_chances(self) -> bool:
+        return (self._tables.chances is not None) if self._tables is not None else self.chances is not None
+
+    def _columns(self) -> dict[str, Any]:
+        """The per-situation tables as numpy arrays (float64 figures), for the sums over them."""
+        import numpy as np
+
+        t = self._tables
+        if t is not None:
+            chances = t.values if t.chances is None else t.chances
+            last, swaps, names = t.features()
+            return dict(position=t.position.astype(np.int64), card=t.card.astype(np.int64),
+                        given=t.given.astype(np.int64), keep=t.keep.astype(np.float64),
+                        reach=t.reach.astype(np.float64), values=t.values.astype(np.float64),
+                        chances=chances.astype(np.float64), last=last, swaps=swaps, names=names)
+        seen: dict[str, int] = {}
+        keys = self.infosets
+        return dict(position=np.array([k[0] for k in keys], dtype=np.int64),
+                    card=np.array([k[2] for k in keys], dtype=np.int64),
+                    given=np.array([k[3] for k in keys], dtype=np.int64),
+                    keep=np.array(self.keep, dtype=np.float64), reach=np.array(self.reach, dtype=np.float64),
+                    values=np.array(self.values, dtype=np.float64).reshape(-1, 2),
+                    chances=np.array(self.values if self.chances is None else self.chances,
+                                     dtype=np.float64).reshape(-1, 2),
+                    last=np.array([seen.setdefault(k[1][-1], len(seen)) if k[1] else -1 for k in keys],
+                                  dtype=np.int64),
+                    swaps=np.array([sum(1 for x in k[1] if x.startswith("s")) for k in keys], dtype=np.int64),
+                    names=list(seen))
+
+    def _similar_sums(self, level: int, features: tuple[Any, ...]) -> tuple[float, ...] | None:
+        """The sums (weight, weighted values and chances, count) over the situations with figures
+        that share ``features`` at ``level`` of :func:`similar_features` (None: no such situation).
+        Each level's sums are computed once, for every group at once (in the situations' order, as
+        a loop over them would add them)."""
+        import numpy as np
+
+        if self._similar is None:
+            c = self._columns()
+            with_figures = (c["reach"] > 0) if self.measured == "sampled" else np.ones(len(c["reach"]), bool)
+            weights = np.where(with_figures, c["reach"], 0.0)
+            if not np.any(weights > 0):  # no reach known: every situation with figures counts alike
+                weights = with_figures.astype(np.float64)
+            on = np.flatnonzero(weights > 0)
+            c = {k: (v if k == "names" else v[on]) for k, v in c.items()}
+            w = weights[on]
+            sums = np.stack([w, w * c["values"][:, 0], w * c["values"][:, 1], w * c["chances"][:, 0],
+                             w * c["chances"][:, 1]], axis=1)
+            self._similar = [c, sums, [None] * SIMILAR_LEVELS]
+        c, sums, levels = self._similar
+        names: list[str] = c["names"]
+        if levels[level] is None:
+            codes = self._feature_codes(level, c)
+            groups, at = np.unique(codes, return_inverse=True)
+            at = at.reshape(-1)
+            totals = np.stack([np.bincount(at, sums[:, j], minlength=len(groups)) for j in range(5)]
+                              + [np.bincount(at, minlength=len(groups)).astype(np.float64)], axis=1)
+            levels[level] = (groups, totals)
+        groups, totals = levels[level]
+        position, card, given, last, swaps = _feature_parts(level, features)
+        if last is not None:
+            last = names.index(last) if last in names else (-1 if last == "" else None)
+            if last is None:
+                return None
+        code = self._feature_codes(level, dict(position=position, card=card, given=given, last=last,
+                                               swaps=swaps))
+        i = int(np.searchsorted(groups, code))
+        if i < len(groups) and groups[i] == code:
+            return tuple(float(x) for x in totals[i])
+        return None
+
+    @staticmethod
+    def _feature_codes(level: int, c: dict[str, Any]) -> Any:
+        """The features of :func:`similar_features` at ``level`` as one integer (per situation)."""
+        used = _LEVEL_FEATURES[level]
+        code: Any = 0
+        for name, bits in (("position", 6), ("card", 7), ("given", 7), ("last", 17), ("swaps", 6)):
+            part = (c[name] + 1) if name in used else 0  # given and last may be -1
+            code = code * (1 << bits) + part
+        return code
 
     def keep_by_card(self) -> list[list[float]]:
         """Per position and card, how often the seat keeps, averaged over the situations it meets."""
+        import numpy as np
+
         k = self.deck.rank_count
-        num = [[0.0] * k for _ in range(self.players)]
-        den = [[0.0] * k for _ in range(self.players)]
-        for key, p, r in zip(self.infosets, self.keep, self.reach):
-            num[key[0]][key[2]] += r * p
-            den[key[0]][key[2]] += r
-        return [[n / d if d > 0 else float("nan") for n, d in zip(nr, dr)] for nr, dr in zip(num, den)]
+        c = self._columns()
+        cell = c["position"] * k + c["card"]
+        num = np.bincount(cell, c["reach"] * c["keep"], minlength=self.players * k)
+        den = np.bincount(cell, c["reach"], minlength=self.players * k)
+        num_rows, den_rows = num.reshape(self.players, k).tolist(), den.reshape(self.players, k).tolist()
+        return [[n / d if d > 0 else float("nan") for n, d in zip(nr, dr)]
+                for nr, dr in zip(num_rows, den_rows)]
 
     # --- storing ------------------------------------------------------------------------------
 
@@ -286,6 +406,11 @@ class Solution:
                 f"losses {[round(p, 4) for p in self.loss_probabilities]}>")
 
 
+# a table of a solution read from a file is spelled out by Solution.__getattr__, which Python asks
+# only for an attribute found nowhere: chances has a default, which dataclass also sets on the class
+del Solution.chances
+
+
 @dataclass(frozen=True)
 class Figures:
     """What a solution says of one situation: see :meth:`Solution.figures`."""
@@ -298,6 +423,18 @@ class Figures:
 
 
 SIMILAR_LEVELS = 7
+_LEVEL_FEATURES = [("position", "card", "given", "last", "swaps"), ("position", "card", "given", "last"),
+                   ("position", "card", "given"), ("position", "card"), ("card",), ("position",), ()]
+"""The features of each level of :func:`similar_features`, by name."""
+_PER_SITUATION = ("infosets", "keep", "reach", "values", "chances")
+"""The fields of :class:`Solution` a solution read from a file spells out only when first read."""
+
+
+def _feature_parts(level: int, features: tuple[Any, ...]) -> tuple[Any, ...]:
+    """``similar_features(key)[level]`` as (position, card, given, last token, swaps), None where
+    the level does not use one."""
+    named = dict(zip(_LEVEL_FEATURES[level], features))
+    return tuple(named.get(name) for name in ("position", "card", "given", "last", "swaps"))
 
 
 def similar_features(key: InfoKey) -> list[tuple[Any, ...]]:

@@ -419,12 +419,14 @@ function fillLobby(w) {
   $("game").onchange = applyGame;
 }
 
-// Ace Chasing (RULES.md part B) has no presets or house rules here, its own bots, 4 seats or more.
+// Ace Chasing (RULES.md part B) has no presets, house rules or hints here, its own bots, 4 seats
+// or more.
 function applyGame() {
   const ace = $("game").value === "ace-chasing";
   $("preset-label").hidden = ace;
   $("preset-about").hidden = ace;
   $("house-rules").hidden = ace;
+  $("hints-label").hidden = !ui.welcome.game_hints[$("game").value];
   const bots = $("bots");
   bots.replaceChildren(new Option("no bots: only people", ""));
   const kinds = ui.welcome.game_bots[$("game").value];
