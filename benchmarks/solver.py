@@ -10,8 +10,9 @@ to NashConv 1e-4; and OpenSpiel's DCFR.
 
 Table sizes (``--players``, a list or a range ``a..b``; rules ``--rule name=value`` or ``--preset``):
 each table size in a process of its own is solved as the solution cache solves it for a player
-(``chasetheace.solver.solutions.cache``: the exact tree up to 5 players, ``iid`` 6 to 8, the
-sampled method from 9, for a fixed number of mini-batches), and the table prints the method, the
+(``chasetheace.solver.solutions.cache``: the exact tree up to 5 players; ``iid`` from 6 to 9 where
+the table ships with the package, solved ahead, and to 7 under other rules, solved at the table;
+the sampled method beyond, for a fixed number of mini-batches), and the table prints the method, the
 seconds and peak memory of
 the solve, the size of its compact file, and its NashConv: exact (an exact best response in the
 true game) where that is within reach (to 6 players: at 6 measured after the solve, which the time
@@ -166,7 +167,11 @@ def table_child(n: int, preset: str, rule: list[str], hands: int) -> None:
 
     rules = rules_from_args(preset, rule)
     start = time.perf_counter()
-    sol = cache._solve(rules, n, "auto", 1e-4, None)  # what solution_for runs on a cache miss
+    # as shipped where the table ships (solved ahead: iid to AHEAD_IID_PLAYERS), else as solution_for
+    # solves it at the table on a cache miss (iid to TABLE_IID_PLAYERS)
+    ships = cache.prepared_path(rules, n).exists()
+    sol = cache._solve(rules, n, "auto", 1e-4, None,
+                       iid_players=cache.AHEAD_IID_PLAYERS if ships else cache.TABLE_IID_PLAYERS)
     seconds = time.perf_counter() - start
     out: dict[str, object] = dict(method=sol.method, measured=sol.measured, seconds=seconds,
                                   peak_gb=_peak_gb(), situations=len(sol.infosets))
