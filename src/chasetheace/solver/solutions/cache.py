@@ -213,7 +213,12 @@ def solution_for(rules: Rules, players: int, *, method: str = "auto", tolerance:
             return sol
         sol = _solve(rules, players, method, tolerance, progress, iid_players)
         _remember((rules_key(rules), players, method, tolerance), sol)
+        if progress is not None:  # half a minute at 20 players: the bar says what it waits for
+            progress(f"{players} players: saving the solution ({len(sol.infosets):,} situations)", SAVING)
         save_solution(sol, cache_path(rules, players, method, tolerance, folder))
+        if progress is not None:
+            progress(f"solved {players} players in {sol.seconds:.1f} s: "
+                     f"{perfect_play_text(sol.nash_conv, sol.measured)}", 1.0)
         return sol
 
 
@@ -306,12 +311,15 @@ def _solve(rules: Rules, players: int, method: str, tolerance: float, progress: 
     # beyond the exact tree's default a bot needs the strategy, not its exact measurement
     # the sampled method trains its default budget of mini-batches, never for a time: the same
     # solution on any machine at any load
-    sol = solve(rules, players, method=method, tolerance=tolerance,
-                exact_check=None if exact else False, on_check=callback, progress=steps)
-    if progress is not None:
-        progress(f"solved {players} players in {sol.seconds:.1f} s: "
-                 f"{perfect_play_text(sol.nash_conv, sol.measured)}", 1.0)
-    return sol
+    return solve(rules, players, method=method, tolerance=tolerance,
+                 exact_check=None if exact else False, on_check=callback, progress=steps)
+
+
+SOLVED = 0.95
+"""How far a solve's progress bar goes while it solves (CFR's checks, the sampled method's hands);
+what follows (building the solution's tables, then :data:`SAVING` it) takes the rest."""
+SAVING = 0.98
+"""Where the progress bar stands while the solution is saved."""
 
 
 def _cfr_progress(progress: Progress, tolerance: float, measured: str) -> Callable[[Any], None]:
@@ -328,14 +336,14 @@ def _cfr_progress(progress: Progress, tolerance: float, measured: str) -> Callab
 
     def report(p: Any) -> None:
         if isinstance(p, Batches):
-            progress(p.what, 0.95 * p.done / p.total)
+            progress(p.what, SOLVED * p.done / p.total)
             return
         nc = max(float(p.nash_conv), tolerance)
         if not first:
             first.append(max(nc, tolerance * 10))
         done = math.log(first[0] / nc) / math.log(first[0] / tolerance) if first[0] > tolerance else 1.0
         progress(f"iteration {p.iterations}, {perfect_play_text(p.nash_conv, measured)}",
-                 min(0.95, max(0.0, done)))
+                 min(SOLVED, max(0.0, done)))
 
     return report
 

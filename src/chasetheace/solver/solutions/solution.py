@@ -14,8 +14,8 @@ from ..model.hand import Deck, InfoKey, deck_of, infoset_of
 from ..model.words import describe_key
 from .packed import Tables, figures_of, is_binary, read_npz, write_npz
 
-__all__ = ["Figures", "NASH_CONV_KINDS", "SIMILAR_LEVELS", "Solution", "caveats", "perfect_play_text",
-           "similar_features"]
+__all__ = ["Figures", "NASH_CONV_KINDS", "SIMILAR_LEVELS", "Solution", "StoredSolution", "caveats",
+           "perfect_play_text", "similar_features"]
 
 
 def perfect_play_text(nash_conv: float, measured: str = "exact") -> str:
@@ -96,11 +96,12 @@ class Solution:
 
     @classmethod
     def from_tables(cls, tables: Tables, **given: Any) -> Solution:
-        """A solution whose per-situation tables are ``tables`` (read from a file): ``infosets``,
-        ``keep``, ``reach``, ``values`` and ``chances`` become lists when first read, and a
-        situation is looked up in the arrays, so that a first hint reads a file and nothing more.
-        ``given``: every other field."""
-        sol = cls.__new__(cls)
+        """A solution whose per-situation tables are ``tables`` (read from a file): a
+        :class:`StoredSolution`, whose ``infosets``, ``keep``, ``reach``, ``values`` and ``chances``
+        become lists when first read, and where a situation is looked up in the arrays, so that a
+        first hint reads a file and nothing more. ``given``: every other field."""
+        stored = cls if issubclass(cls, StoredSolution) else StoredSolution
+        sol = stored.__new__(stored)
         for f in fields(cls):
             if f.name in _PER_SITUATION:
                 continue
@@ -116,19 +117,8 @@ class Solution:
         if given:
             raise TypeError(f"from_tables: no field {', '.join(given)}")
         sol._tables = tables
-        if tables.chances is None:
-            sol.chances = None
         sol.__post_init__()
         return sol
-
-    def __getattr__(self, name: str) -> Any:
-        # only for a field not set yet: a table of a solution read from a file, spelled out now
-        tables = self.__dict__.get("_tables")
-        if name not in _PER_SITUATION or tables is None:
-            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-        value = tables.column(name)
-        setattr(self, name, value)
-        return value
 
     def _find(self, key: InfoKey) -> int | None:
         if self._tables is not None:
@@ -406,9 +396,65 @@ class Solution:
                 f"losses {[round(p, 4) for p in self.loss_probabilities]}>")
 
 
-# a table of a solution read from a file is spelled out by Solution.__getattr__, which Python asks
-# only for an attribute found nowhere: chances has a default, which dataclass also sets on the class
-del Solution.chances
+class StoredSolution(Solution):
+    """A :class:`Solution` read from a file (:meth:`Solution.from_tables`): its per-situation tables
+    (``infosets``, ``keep``, ``reach``, ``values``, ``chances``) are the file's numpy arrays
+    (``_tables``), each spelled out as the list a :class:`Solution` holds when first read, and kept
+    (setting one replaces it, as on any solution)."""
+
+    def _table(self, name: str) -> Any:
+        held = self.__dict__
+        if name not in held:
+            tables = held.get("_tables")
+            if tables is None:
+                raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+            held[name] = tables.column(name)
+        return held[name]
+
+    @property
+    def infosets(self) -> list[InfoKey]:
+        got: list[InfoKey] = self._table("infosets")
+        return got
+
+    @infosets.setter
+    def infosets(self, value: list[InfoKey]) -> None:
+        self.__dict__["infosets"] = value
+
+    @property
+    def keep(self) -> list[float]:
+        got: list[float] = self._table("keep")
+        return got
+
+    @keep.setter
+    def keep(self, value: list[float]) -> None:
+        self.__dict__["keep"] = value
+
+    @property
+    def reach(self) -> list[float]:
+        got: list[float] = self._table("reach")
+        return got
+
+    @reach.setter
+    def reach(self, value: list[float]) -> None:
+        self.__dict__["reach"] = value
+
+    @property
+    def values(self) -> list[tuple[float, float]]:
+        got: list[tuple[float, float]] = self._table("values")
+        return got
+
+    @values.setter
+    def values(self, value: list[tuple[float, float]]) -> None:
+        self.__dict__["values"] = value
+
+    @property
+    def chances(self) -> list[tuple[float, float]] | None:
+        got: list[tuple[float, float]] | None = self._table("chances")
+        return got
+
+    @chances.setter
+    def chances(self, value: list[tuple[float, float]] | None) -> None:
+        self.__dict__["chances"] = value
 
 
 @dataclass(frozen=True)
@@ -427,7 +473,8 @@ _LEVEL_FEATURES = [("position", "card", "given", "last", "swaps"), ("position", 
                    ("position", "card", "given"), ("position", "card"), ("card",), ("position",), ()]
 """The features of each level of :func:`similar_features`, by name."""
 _PER_SITUATION = ("infosets", "keep", "reach", "values", "chances")
-"""The fields of :class:`Solution` a solution read from a file spells out only when first read."""
+"""The fields of :class:`Solution` a solution read from a file spells out only when first read
+(:class:`StoredSolution`)."""
 
 
 def _feature_parts(level: int, features: tuple[Any, ...]) -> tuple[Any, ...]:
