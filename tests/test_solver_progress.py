@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import itertools
 
 import pytest
 
@@ -42,3 +43,15 @@ def test_status_line_waits_then_throttles() -> None:
     quiet = io.StringIO()
     StatusLine(quiet, quiet_seconds=3600.0)("too early")
     assert quiet.getvalue() == ""
+
+
+def test_the_bar_says_it_saves_then_that_it_solved(tmp_path: object) -> None:
+    from chasetheace.solver.solutions.cache import SAVING, solution_for
+
+    seen: list[tuple[str, float]] = []
+    solution_for(cta.Rules(), 3, folder=str(tmp_path), progress=lambda text, done: seen.append((text, done)))
+    saving = [i for i, (text, _) in enumerate(seen) if "saving the solution" in text]
+    assert len(saving) == 1 and seen[saving[0]][1] == SAVING
+    assert seen[-1][0].startswith("solved 3 players") and seen[-1][1] == 1.0
+    assert saving[0] == len(seen) - 2
+    assert all(a[1] <= b[1] for a, b in itertools.pairwise(seen))  # the bar never moves back

@@ -31,6 +31,7 @@ from ..model.hand import infoset_of
 from ..model.words import situation
 from ..solutions.choice import QUICK_EXACT_PLAYERS
 from ..solutions.solution import NASH_CONV_KINDS, Solution, perfect_play_text
+from ..solutions.solving import AGREE_GAP
 
 if TYPE_CHECKING:
     from ..solutions.cache import Progress
@@ -45,9 +46,12 @@ __all__ = ["MISTAKE", "REVIEW_FORMAT", "REVIEW_VERSION", "Decision", "Hint", "Pl
 MAX_HINT_PLAYERS = QUICK_EXACT_PLAYERS
 """The most players a table solves for hints and reviews when it opens: where ``method="auto"``
 takes seconds (the exact tree), not the minute of 6 players or the sampled method's."""
-MISTAKE = 1e-3
-"""A choice that costs more than this many expected lives against the best one is a mistake.
-(The solutions are equilibria to a NashConv of 1e-4 lives: smaller gaps are the solver's noise.)"""
+MISTAKE = AGREE_GAP
+"""A choice that costs more than this many expected lives against the best one is a mistake
+(1e-3: the solutions are equilibria to a NashConv of 1e-4 lives, smaller gaps are the solver's
+noise). A solve ends by playing the better action wherever its strategy mostly played one worse by
+more than this and the change does not raise its NashConv (:func:`~..solutions.solving.agree`), so
+that a hint and the solved bot disagree (``Hint.disagrees``) only where that change would."""
 MIXED = 0.01  # a keep probability within this of 0 or 1 is said as "always"
 REVIEW_FORMAT = "chase-the-ace/review"
 REVIEW_VERSION = 1
