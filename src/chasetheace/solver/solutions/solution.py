@@ -131,6 +131,16 @@ class Solution:
         return value
 
     def _find(self, key: InfoKey) -> int | None:
+        found = self._find_key(key)
+        if found is None and self.method == "summary":
+            # the summary learner's situations are keyed by the summary of the history (trained, not
+            # measured on the exact tree: there the full keys are found first)
+            from ..methods.sampled import summary_key
+
+            found = self._find_key(summary_key(key))
+        return found
+
+    def _find_key(self, key: InfoKey) -> int | None:
         if self._tables is not None:
             return self._tables.find(key)
         if self._index is None:
