@@ -16,8 +16,9 @@ never by the clock, its state kept every few mini-batches in a checkpoint folder
 writes the same strategy and figures (only the seconds differ). It is written compact
 (:func:`~chasetheace.solver.solutions.packed.write_npz`, ``compact``) to
 :data:`~chasetheace.solver.solutions.cache.PREPARED` under the cache's own file names. Presets
-whose hands are alike (they differ only in lives or other options one hand does not see: :func:`~chasetheace.solver.solutions.cache.hand_rules`) share one file. The names carry the
-solver version: after a version bump the old files are never read, and this tool (run again)
+whose hands are alike (they differ only in lives or other options one hand does not see:
+:func:`~chasetheace.solver.solutions.cache.hand_rules`) share one file. The names carry the solver
+version: after a version bump the old files are never read, and this tool (run again)
 removes them. ``tests/test_solver_packed.py`` checks that the shipped files are those of the
 current version, for every preset and size.
 
