@@ -282,12 +282,18 @@ def test_the_shipped_tables_at_the_edge_of_iid_are_solved_by_the_method_solving_
         sol = Solution.load(str(cache.prepared_path(rules, n)))
         iid = n <= cache.AHEAD_IID_PLAYERS and not (rules.pairing or rules.kings_jerk)
         method = "summary" if n >= SUMMARY_PLAYERS else "iid" if iid else "sampled"
+        if (preset, n) in prepare.SAMPLED_LEFT:  # not retrained yet: the sampled method's, and prepare knows
+            assert sol.method == "sampled" and not prepare._ships(cache.prepared_path(rules, n), rules, n)
+            continue
         assert sol.method == method, (preset, n, sol.method)
         assert sol.iterations == summary_batches(n) or method != "summary"
         assert prepare._ships(cache.prepared_path(rules, n), rules, n)
     assert not prepare._ships(cache.prepared_path(cta.Rules(), edge[0]), cta.Rules(), edge[1])
     ten = cache.prepared_path(cta.Rules(), SUMMARY_PLAYERS)
     assert not prepare._ships(ten, cta.Rules(), SUMMARY_PLAYERS - 1)
+    for preset, n in prepare.tables(players=range(SUMMARY_PLAYERS, 21)):  # every big table, as said
+        sol = Solution.load(str(cache.prepared_path(cta.Rules.preset(preset), n)))
+        assert sol.method == ("sampled" if (preset, n) in prepare.SAMPLED_LEFT else "summary"), (preset, n)
 
 
 def test_the_summary_tables_look_a_situation_up_by_its_summary(tmp_path: Path) -> None:
