@@ -170,7 +170,7 @@ def _solve(hand: Hand, run: str, iterations: int, tolerance: float, check_every:
     players = hand.players
     if run in ("sampled", "summary"):
         return _from_sampled(hand, iterations, time_limit, seed, start, progress, check, runner, on_check,
-                             summary=run == "summary", store=store)
+                             run == "summary", store)
     if run == "iid":
         return _from_iid(hand, iterations, tolerance, check_every, start, workers, progress, check, store,
                          runner, on_check)
