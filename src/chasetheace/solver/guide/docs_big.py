@@ -148,7 +148,8 @@ METHOD_TEXT = [
     "standard rules (551,052 situations, 110 iterations), 316 s and 4.9 GB under `cuckoo`, 36 s and 0.6",
     "GB without a blocker (`python -m chasetheace.solver.guide.prepare --players 9`; the 9-player rows below",
     "are of the shipped files, their bracket by `bound_nash_conv(Hand(rules, 9), solution.played_keep,",
-    "200000, seed=0)`). From 10 players the tables are the sampled method's.",
+    "200000, seed=0)`). From 10 players the tables are the summary learner's (method `summary`),",
+    "where `prepare.SAMPLED_LEFT` does not name them as the sampled method's still.",
 ]
 
 
