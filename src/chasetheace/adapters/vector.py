@@ -34,7 +34,7 @@ from gymnasium.vector.utils import batch_space
 
 from ..cards import pack
 from ..fast import kernel as K
-from ..fast.layout import R_LIVES, STANDARD, Counts, Given, Mode, PolicyArrays, RuleArrays, Table, jit
+from ..fast.layout import Counts, Given, Mode, PolicyArrays, RuleArrays, Table, jit
 from ..fast.policy import Policies, compile_bots
 from ..fast.tables import rule_arrays
 from ..rules import Rules
@@ -213,41 +213,17 @@ BAD_ACTION = -2
 HANDED = 4  # with copy: how many of the arrays last handed out the env looks at for reuse
 
 
-@jit(inline=True)
-def _standard(rules: RuleArrays) -> RuleArrays:  # pragma: no cover - compiled
-    """``rules``, which are the default rules but for the lives, with every option but the lives a
-    constant (:data:`chasetheace.fast.layout.STANDARD`): the game compiles without their checks."""
-    lives = (rules.vector[R_LIVES],)
-    return RuleArrays(lives + STANDARD[1:], rules.strength, rules.solver_strength,  # type: ignore[arg-type]
-                      rules.pack)
-
-
 @jit()
 def _batch(out: Cells, steps: _Steps, agent: _Agent, rules: RuleArrays, policies: PolicyArrays,
-           given: Given, counts: Counts, tables: Table, plain: bool) -> int:  # pragma: no cover - compiled
+           given: Given, counts: Counts, tables: Table) -> int:  # pragma: no cover - compiled
     """One step of every table (``tables``: each array with the table first): a table marked
     ``finished`` starts a new game (reward 0), any other plays ``actions[b]`` (0 keep, 1 swap);
     each table's observation is written to its row of ``out``. Returns -1; BAD_ACTION, with
-    nothing played, if an action is not 0 or 1; or a table whose script ran out.
-
-    The game is inlined twice, chosen once for the call as the kernel's ``run`` does: ``plain``
-    (the default rules, any lives, and threshold bots at every other seat; the agent's seat has no
-    policy the kernel consults), where every option and the mode are constants; and any rules and
-    bots."""
+    nothing played, if an action is not 0 or 1; or a table whose script ran out."""
     for b in range(steps.actions.shape[0]):
         if steps.actions[b] != 0 and steps.actions[b] != 1:
             return BAD_ACTION
     mode = K.pause_mode(rules, policies)
-    if plain:
-        fixed = Mode(mode.n, False, False, False, True, True, True, False)
-        return _tables(out, steps, agent, _standard(rules), policies, given, counts, tables, fixed)
-    return _tables(out, steps, agent, rules, policies, given, counts, tables, mode)
-
-
-@jit(inline=True)
-def _tables(out: Cells, steps: _Steps, agent: _Agent, rules: RuleArrays, policies: PolicyArrays,
-            given: Given, counts: Counts, tables: Table, mode: Mode) -> int:  # pragma: no cover - compiled
-    """:func:`_batch`'s loop over the tables, in ``mode``."""
     seat, n, d = agent.seat, policies.kind.shape[0], rules.vector[K.R_DECK]
     for b in range(steps.actions.shape[0]):
         table = Table(tables.ws[b], tables.st[b], tables.evs[b], tables.g[b], tables.rng[b])
@@ -340,13 +316,8 @@ class VectorCore:
         self.winners = np.zeros((tables, players + 1), np.int64)
         steps = _Steps(self.actions, self.finished, self.rewards, self.terminated, self.hand, self.lives,
                        self.winners)
-        # the default rules (any lives) and threshold bots at the other seats: the compiled game of
-        # constants (the agent's seat's policy is never consulted: it is paused for, or out)
-        others = np.delete(policies.kind, seat)
-        self.plain = bool((others == K.P_THRESHOLD).all()
-                          and tuple(int(x) for x in self.rules_arrays.vector[1:]) == STANDARD[1:])
         self._args = (steps, self.agent, self.rules_arrays, policies.arrays(), self.given, self.counts,
-                      self.state, self.plain)
+                      self.state)
         self._batch: Any = _batch
         self._every = np.ones(tables, np.bool_)  # the mask of entries every table has, shared
         self._every.flags.writeable = False
