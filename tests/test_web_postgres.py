@@ -255,6 +255,31 @@ def test_a_game_started_on_another_process_is_dealt_from_its_notification(
         c.close()
 
 
+def test_a_process_hears_only_the_tables_it_has_in_memory(pg_url: str, started: list[ServerProcess]) -> None:
+    one, two = Process(pg_url), Process(pg_url)
+    started += [one, two]
+    ann, cid = one.client(), one.client()
+    table = create(ann, seats=2, bots=None)["table"]
+    join(cid, table, "Cid")
+    ann.wait_for(lambda c: c.table_info["seats"][1]["name"] == "Cid")
+    ann.send({"type": "start"})
+    cid.until(lambda m: m["type"] == "state" and m["game"] is not None)
+    play_to_end([ann, cid])
+    for c in (ann, cid):
+        c.wait_for(lambda c: c.game is not None and c.game["over"])
+    # the other process never had the table: not one of its writes woke it
+    assert _counts(two)["notified"] == 0
+    # once it has the table (Bob opens it there), it hears the next writes: a new game dealt
+    bob = two.client()
+    bob.send({"type": "watch", "table": table})
+    bob.wait_for(lambda c: c.game is not None and c.game["over"])
+    ann.send({"type": "rematch"})
+    bob.wait_for(lambda c: c.game is not None and not c.game["over"])
+    assert _counts(two)["notified"] >= 1
+    for c in (ann, cid, bob):
+        c.close()
+
+
 def test_a_retried_act_is_applied_once_on_any_process(pg_url: str, started: list[ServerProcess]) -> None:
     one, two = Process(pg_url), Process(pg_url)
     started += [one, two]
