@@ -684,6 +684,9 @@ class Cluster(Saver):
                     self.channels, self.listener = tables, conn.pgconn
                     for table_id in self._in_memory() - tables:  # loaded meanwhile: read once more
                         self.follow_soon(table_id)
+                    if first and tables:  # loaded before the first LISTEN: read once more
+                        self.dirty.update(tables)
+                        self.wake.set()
                     if not first:  # the pool's connections broke with the old server: renew them first
                         await asyncio.to_thread(self.store.renew)
                     first = False
