@@ -279,17 +279,29 @@ class Cluster(Saver):
     def present_elsewhere(self, table_id: str) -> set[int]:
         return self.elsewhere.get(table_id, set())
 
-    def seated(self, table_id: str, seat: int, here: bool) -> float:
+    def seated(self, table_id: str, seat: int, here: bool, conn: Any = None) -> float:
         """A person of this process sat down at (or left) a seat: tell the others now (written in
         a thread of its own, in order, off the event loop), with the time on the database's clock
-        when it happened, which this returns."""
+        when it happened, which this returns. ``conn``, the connection that sat down, is sent
+        nothing until the announcement is in the database: the person cannot reach another process
+        (a page moving its socket to the table's process) before every process can hear it, so the
+        announcements of a seat come in the order its connections took it (:meth:`heard`)."""
         at = self.now()
+        loop = asyncio.get_running_loop() if conn is not None else None
+        if conn is not None:
+            conn.announcing, conn.announced = f"{seat}@{at:.6f}", False
+            conn.hold()
 
         def write() -> None:
             try:
                 self.store.set_presence(table_id, seat, here, at if here else None)
             except (StoreUnavailable, StoreConflict):
                 self.restate = True  # the next heartbeat says it
+                if loop is not None:  # never heard back: the next announcement heard takes the seat
+                    loop.call_soon_threadsafe(setattr, conn, "announced", True)
+            finally:
+                if loop is not None:
+                    loop.call_soon_threadsafe(conn.release)
         self.writer.submit(write)
         return at
 
@@ -545,6 +557,10 @@ class Cluster(Saver):
         table_id, _, rest = rest.partition("|")
         kind, _, data = rest.partition("|")
         if sender == self.process:
+            if kind == "r":  # this process's own announcement, heard back in its place in the order
+                for conn in self.server.watchers.get(table_id, ()):
+                    if conn.announcing == data:
+                        conn.announced = True
             return
         self.counts["notified"] += 1
         table = self.server.lobby.tables.get(table_id)
