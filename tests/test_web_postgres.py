@@ -5,10 +5,12 @@ a throwaway PostgreSQL server from the installed binaries: skipped where it is m
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -404,6 +406,54 @@ def test_a_seat_resumed_on_another_process_is_taken_from_the_old_connection(
     assert answer["type"] == "pong", answer
     for c in (ann, again):
         c.close()
+
+
+def test_a_creator_resuming_at_once_on_another_process_keeps_its_seat(
+        pg_url: str, started: list[ServerProcess], tmp_path: Path) -> None:
+    # what the page does once it has created a table: it opens a socket on the table's process and
+    # resumes there at once, the first socket still open. The first process's announcement of the
+    # seat is in the database before the creator is told ``joined`` (so before the resume): the
+    # second process, hearing it after the resume, keeps the resumed seat; the first socket loses it.
+    # The first process reads the database's clock 0.3 s fast (a starved process's readings can be
+    # that far off): its announcement then says the seat was taken after the resume, which the
+    # database's order of the announcements overrules.
+    from chasetheace.web.pgstore import CHANNEL
+
+    fast = tmp_path / "fast"
+    fast.mkdir()
+    (fast / "sitecustomize.py").write_text(
+        "import time\nfrom chasetheace.web import cluster\n"
+        "cluster.Cluster.now = lambda self: time.time() + self.offset + 0.3\n")
+    path = os.pathsep.join([str(fast), *filter(None, [os.environ.get("PYTHONPATH")])])
+    one = ServerProcess(pg_url, *LIMITS, bot_delay=0.02, wait=90.0, env={"PYTHONPATH": path})
+    started.append(one)
+    two = Process(pg_url)
+    started.append(two)
+    pairs = []
+    for _ in range(10):
+        first = one.client()
+        first.send({"type": "create", "name": "Ann", "seats": 2, "bots": "counting", "public": False})
+        joined = first.until(lambda m: m["type"] == "joined")
+        moved = two.client()
+        moved.send({"type": "resume", "table": joined["table"], "token": joined["token"]})
+        pairs.append((first, moved, joined["table"]))
+    for first, moved, table in pairs:
+        answer = moved.until(lambda m: m["type"] in ("joined", "error"), timeout=30)
+        assert answer["type"] == "joined" and answer["role"] == "player" and answer["seat"] == 0, answer
+        told = first.until(lambda m: m["type"] == "error", timeout=30)
+        assert told["code"] == "replaced", told
+    # the second process has handled every notification sent before this one (its count shows it)
+    heard = _counts(two)["notified"]
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute("SELECT pg_notify(%s, 'test|no-such-table|p')", (CHANNEL,))
+    wait_until(lambda: _counts(two)["notified"] > heard, "the second process heard the test's notice")
+    for first, moved, table in pairs:
+        moved.send({"type": "start"})
+        moved.until(lambda m: m["type"] == "state" and m["game"] is not None, timeout=30)
+        moved.pump(0.05)
+        assert not [m for _, m in moved.log if m.get("type") == "error"], table
+        first.close()
+        moved.close()
 
 
 def test_a_start_missing_a_seat_taken_elsewhere_is_refused_by_the_database(pg_url: str) -> None:
