@@ -437,7 +437,7 @@ def test_a_creator_resuming_at_once_on_another_process_keeps_its_seat(
         moved = two.client()
         moved.send({"type": "resume", "table": joined["table"], "token": joined["token"]})
         pairs.append((first, moved, joined["table"]))
-    for first, moved, table in pairs:
+    for first, moved, _ in pairs:
         answer = moved.until(lambda m: m["type"] in ("joined", "error"), timeout=30)
         assert answer["type"] == "joined" and answer["role"] == "player" and answer["seat"] == 0, answer
         told = first.until(lambda m: m["type"] == "error", timeout=30)

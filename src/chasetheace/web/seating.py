@@ -80,6 +80,7 @@ class Seating(Timers):
                                        or at > other.seated_at + LATE_ANNOUNCEMENT):
                 other.send(P.encode(P.error("replaced", "this seat was resumed by another connection")))
                 self.unbind(other)
+        self.release(table)  # nobody left at it here: its moves are not applied here any more
 
     def unbind(self, conn: Connection) -> Table | None:
         """Detach a connection from its table; returns the table it left."""
