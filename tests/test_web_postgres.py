@@ -368,6 +368,36 @@ def test_a_turn_timer_shows_on_every_process(pg_url: str, started: list[ServerPr
         c.close()
 
 
+def test_a_turn_timer_whose_write_failed_is_written_again(pg_url: str, started: list[ServerProcess]) -> None:
+    # the turns table locked while the game starts: the timer's write waits for the lock, gives up
+    # (the lock timeout), and is written again at a later heartbeat: the other process shows it
+    one, two = Process(pg_url), Process(pg_url)
+    started += [one, two]
+    ann, bob = one.client(), two.client()
+    table = create(ann, seats=2, bots=None, timer=60)["table"]
+    join(bob, table, "Bob")
+    ann.wait_for(lambda c: c.table_info["seats"][1]["name"] == "Bob")
+    waiting = ("SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation "
+               "WHERE c.relname = 'turns' AND NOT l.granted")
+    with psycopg.connect(pg_url) as locker, psycopg.connect(pg_url, autocommit=True) as watch:
+        locker.execute("LOCK TABLE turns IN EXCLUSIVE MODE")  # its reads go on
+        ann.send({"type": "start"})
+        wait_until(lambda: watch.execute(waiting).fetchone()[0] > 0, "the timer's write waits", 30)
+        wait_until(lambda: watch.execute(waiting).fetchone()[0] == 0, "the timer's write gave up", 30)
+        locker.rollback()
+    for c in (ann, bob):
+        try:
+            c.wait_for(lambda c: c.game is not None and c.table_info["turn_ms_left"] is not None, timeout=30)
+        except TimeoutError:
+            raise AssertionError(f"seat {c.seat} shows no turn timer; {_holder(pg_url, table)} holds the "
+                                 f"lease; healthz: {one.health()} / {two.health()}") from None
+        assert 0 < c.table_info["turn_ms_left"] <= 60_000
+    with psycopg.connect(pg_url) as conn:
+        assert conn.execute("SELECT count(*) FROM turns WHERE table_id = %s", (table,)).fetchone() == (1,)
+    for c in (ann, bob):
+        c.close()
+
+
 def test_the_public_list_shows_tables_of_every_process(pg_url: str, started: list[ServerProcess]) -> None:
     one, two = Process(pg_url), Process(pg_url)
     started += [one, two]

@@ -154,6 +154,7 @@ class Cluster(Saver):
         self.seats_dirty: set[str] = set()  # tables whose people connected elsewhere changed
         # table -> the position (game, events) whose turn timer runs out when (seconds since the epoch)
         self.turns: dict[str, tuple[tuple[int, int], float]] = {}
+        self.unshared: dict[str, tuple[tuple[int, int], float]] = {}  # of those, writes that failed
         self.wake = asyncio.Event()
         self.up = False  # the listener is connected
         self.tasks: list[asyncio.Task[None]] = []
@@ -228,6 +229,7 @@ class Cluster(Saver):
             return  # the leases run out by themselves: bots and timers stop here
         if present is not None:
             self.restate = False
+        self._turns_again()  # the database answered: turn timers it missed go again
         until = asked + self.lease - 0.5  # a margin: stop before the database's expiry passes
         # only the tables whose holding or people changed are looked at again (a steady beat
         # renews its leases and touches no table): held again after this process's margin ran
@@ -338,11 +340,24 @@ class Cluster(Saver):
         clock."""
         epoch = self.now() + (ends - time.monotonic())
         self.turns[table_id] = (marker, epoch)
+        self._write_turn(table_id, marker, epoch)
 
+    def _write_turn(self, table_id: str, marker: tuple[int, int], epoch: float) -> None:
+        """Write a turn timer in the presence thread (in order, off the event loop); one that
+        fails is written again at the next heartbeat while its turn lasts (:meth:`_turns_again`)."""
         def write() -> None:
-            with contextlib.suppress(StoreUnavailable, StoreConflict):
+            try:
                 self.store.set_turn(table_id, marker[0], marker[1], epoch)
-        self.writer.submit(write)  # in order, off the event loop
+            except (StoreUnavailable, StoreConflict):
+                self.unshared[table_id] = (marker, epoch)
+        self.writer.submit(write)
+
+    def _turns_again(self) -> None:
+        """Write again the turn timers whose write failed, those whose turn still lasts."""
+        for table_id in list(self.unshared):
+            saved = self.unshared.pop(table_id, None)
+            if saved is not None and self.turns.get(table_id) == saved:
+                self._write_turn(table_id, *saved)
 
     # --- moves saved off the event loop ---------------------------------------------------------
 
