@@ -75,12 +75,15 @@ class Seating(Timers):
         connection is told ``replaced`` by this one's); but for a notice more than
         :data:`LATE_ANNOUNCEMENT` seconds younger than it (its own announcement lost with a
         dropped listening connection)."""
+        replaced = False
         for other in list(self.watchers.get(table.id, ())):
             if other.seat == seat and (other.announced or at is None
                                        or at > other.seated_at + LATE_ANNOUNCEMENT):
                 other.send(P.encode(P.error("replaced", "this seat was resumed by another connection")))
                 self.unbind(other)
-        self.release(table)  # nobody left at it here: its moves are not applied here any more
+                replaced = True
+        if replaced:  # as when a connection closes: nobody left here, its moves are not applied here
+            self.release(table)
 
     def unbind(self, conn: Connection) -> Table | None:
         """Detach a connection from its table; returns the table it left."""
