@@ -157,6 +157,7 @@ class Cluster(Saver):
         self.seats_dirty: set[str] = set()  # tables whose people connected elsewhere changed
         # table -> the position (game, events) whose turn timer runs out when (seconds since the epoch)
         self.turns: dict[str, tuple[tuple[int, int], float]] = {}
+        self.unshared: dict[str, tuple[tuple[int, int], float]] = {}  # of those, writes that failed
         self.wake = asyncio.Event()
         self.up = False  # the listener is connected
         # the tables whose channels the listening connection LISTENs on (or is about to: the
@@ -240,6 +241,7 @@ class Cluster(Saver):
             return  # the leases run out by themselves: bots and timers stop here
         if present is not None:
             self.restate = False
+        self._turns_again()  # the database answered: turn timers it missed go again
         until = asked + self.lease - 0.5  # a margin: stop before the database's expiry passes
         # only the tables whose holding or people changed are looked at again (a steady beat
         # renews its leases and touches no table): held again after this process's margin ran
@@ -291,17 +293,29 @@ class Cluster(Saver):
     def present_elsewhere(self, table_id: str) -> set[int]:
         return self.elsewhere.get(table_id, set())
 
-    def seated(self, table_id: str, seat: int, here: bool) -> float:
+    def seated(self, table_id: str, seat: int, here: bool, conn: Any = None) -> float:
         """A person of this process sat down at (or left) a seat: tell the others now (written in
         a thread of its own, in order, off the event loop), with the time on the database's clock
-        when it happened, which this returns."""
+        when it happened, which this returns. ``conn``, the connection that sat down, is sent
+        nothing until the announcement is in the database: the person cannot reach another process
+        (a page moving its socket to the table's process) before every process can hear it, so the
+        announcements of a seat come in the order its connections took it (:meth:`heard`)."""
         at = self.now()
+        loop = asyncio.get_running_loop() if conn is not None else None
+        if conn is not None:
+            conn.announcing, conn.announced = f"{seat}@{at:.6f}", False
+            conn.hold()
 
         def write() -> None:
             try:
                 self.store.set_presence(table_id, seat, here, at if here else None)
             except (StoreUnavailable, StoreConflict):
                 self.restate = True  # the next heartbeat says it
+                if loop is not None:  # never heard back: the next announcement heard takes the seat
+                    loop.call_soon_threadsafe(setattr, conn, "announced", True)
+            finally:
+                if loop is not None:
+                    loop.call_soon_threadsafe(conn.release)
         self.writer.submit(write)
         return at
 
@@ -338,11 +352,24 @@ class Cluster(Saver):
         clock."""
         epoch = self.now() + (ends - time.monotonic())
         self.turns[table_id] = (marker, epoch)
+        self._write_turn(table_id, marker, epoch)
 
+    def _write_turn(self, table_id: str, marker: tuple[int, int], epoch: float) -> None:
+        """Write a turn timer in the presence thread (in order, off the event loop); one that
+        fails is written again at the next heartbeat while its turn lasts (:meth:`_turns_again`)."""
         def write() -> None:
-            with contextlib.suppress(StoreUnavailable, StoreConflict):
+            try:
                 self.store.set_turn(table_id, marker[0], marker[1], epoch)
-        self.writer.submit(write)  # in order, off the event loop
+            except (StoreUnavailable, StoreConflict):
+                self.unshared[table_id] = (marker, epoch)
+        self.writer.submit(write)
+
+    def _turns_again(self) -> None:
+        """Write again the turn timers whose write failed, those whose turn still lasts."""
+        for table_id in list(self.unshared):
+            saved = self.unshared.pop(table_id, None)
+            if saved is not None and self.turns.get(table_id) == saved:
+                self._write_turn(table_id, *saved)
 
     # --- moves saved off the event loop ---------------------------------------------------------
 
@@ -557,6 +584,10 @@ class Cluster(Saver):
         table_id, _, rest = rest.partition("|")
         kind, _, data = rest.partition("|")
         if sender == self.process:
+            if kind == "r":  # this process's own announcement, heard back in its place in the order
+                for conn in self.server.watchers.get(table_id, ()):
+                    if conn.announcing == data:
+                        conn.announced = True
             return
         self.counts["notified"] += 1
         table = self.server.lobby.tables.get(table_id)
