@@ -168,6 +168,10 @@ class Cluster(Saver):
         self.commands: collections.deque[tuple[bytes, asyncio.Future[None]]] = collections.deque()
         self.sent: asyncio.Future[None] | None = None
         self.flushing: int | None = None  # the listener's socket, while libpq has a command to send
+        # the last LISTEN on the channel of a table created here, while it is on its way, and the
+        # presence writes kept back until it is in (so this process hears its own announcements)
+        self.gate: asyncio.Future[None] | None = None
+        self.gated: collections.deque[Callable[[], None]] = collections.deque()
         self.tasks: list[asyncio.Task[None]] = []
         self.writer = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="cta-presence")
         self.restate = True  # the next heartbeat states this process's presence afresh
@@ -316,8 +320,23 @@ class Cluster(Saver):
             finally:
                 if loop is not None:
                     loop.call_soon_threadsafe(conn.release)
-        self.writer.submit(write)
+        self._write(write)
         return at
+
+    def _write(self, write: Callable[[], None]) -> None:
+        """Run a presence write in the presence thread, in order; kept back while a LISTEN on the
+        channel of a table created here is on its way (its announcement must be heard back here)."""
+        if self.gated or (self.gate is not None and not self.gate.done()):
+            self.gated.append(write)
+            return
+        self.writer.submit(write)
+
+    def _open_gate(self, _: Any = None) -> None:
+        if self.gate is not None and not self.gate.done():
+            return  # a later LISTEN is still on its way
+        self.gate = None
+        while self.gated:
+            self.writer.submit(self.gated.popleft())
 
     def open_tables(self, limit: int, known: set[str]) -> list[dict[str, Any]]:
         """Public tables not started, with a free seat and a person connected to another process."""
@@ -362,7 +381,7 @@ class Cluster(Saver):
                 self.store.set_turn(table_id, marker[0], marker[1], epoch)
             except (StoreUnavailable, StoreConflict):
                 self.unshared[table_id] = (marker, epoch)
-        self.writer.submit(write)
+        self._write(write)
 
     def _turns_again(self) -> None:
         """Write again the turn timers whose write failed, those whose turn still lasts."""
@@ -759,7 +778,9 @@ class Cluster(Saver):
         def listening(_: Any) -> None:
             self.dirty.add(table_id)
             self.wake.set()
-        self._command(listen_text([table_id])).add_done_callback(listening)
+        done = self.gate = self._command(listen_text([table_id]))
+        done.add_done_callback(listening)
+        done.add_done_callback(self._open_gate)
 
     def tidy_channels(self) -> None:
         """UNLISTEN on the channels of the tables this process let go (and LISTEN on any table in
