@@ -472,7 +472,7 @@ def test_a_creator_resuming_at_once_on_another_process_keeps_its_seat(
     # The first process reads the database's clock 0.3 s fast (a starved process's readings can be
     # that far off): its announcement then says the seat was taken after the resume, which the
     # database's order of the announcements overrules.
-    from chasetheace.web.pgstore import CHANNEL
+    from chasetheace.web.pgstore import channel
 
     fast = tmp_path / "fast"
     fast.mkdir()
@@ -497,10 +497,12 @@ def test_a_creator_resuming_at_once_on_another_process_keeps_its_seat(
         assert answer["type"] == "joined" and answer["role"] == "player" and answer["seat"] == 0, answer
         told = first.until(lambda m: m["type"] == "error", timeout=30)
         assert told["code"] == "replaced", told
-    # the second process has handled every notification sent before this one (its count shows it)
+    # the second process has handled every notification sent before this one (its count shows it;
+    # sent on the channel of a table it has: it listens on no other)
     heard = _counts(two)["notified"]
+    last = pairs[-1][2]
     with psycopg.connect(pg_url, autocommit=True) as conn:
-        conn.execute("SELECT pg_notify(%s, 'test|no-such-table|p')", (CHANNEL,))
+        conn.execute("SELECT pg_notify(%s, %s)", (channel(last), f"test|{last}|p"))
     wait_until(lambda: _counts(two)["notified"] > heard, "the second process heard the test's notice")
     for first, moved, table in pairs:
         moved.send({"type": "start"})
