@@ -3,6 +3,7 @@ to NashConv 1e-4; and OpenSpiel's DCFR.
 
     python benchmarks/solver.py --players 2..20     # every table size as a player gets it (the default)
     python benchmarks/solver.py --players 9 12 15 20 --hands 200000
+    python benchmarks/solver.py --players 10..20 --hands 50000 --shipped   # the shipped files, measured
     python benchmarks/solver.py --methods 3..9      # each method to NashConv 1e-4 (part 1 below)
     python benchmarks/solver.py --methods 7 8 --parts   # 7 and 8 players on the exact tree in parts (long)
     python benchmarks/solver.py --openspiel --openspiel-seconds 300
@@ -12,7 +13,9 @@ Table sizes (``--players``, a list or a range ``a..b``; rules ``--rule name=valu
 each table size in a process of its own is solved as the solution cache solves it for a player
 (``chasetheace.solver.solutions.cache``: the exact tree up to 5 players; ``iid`` from 6 to 9 where
 the table ships with the package, solved ahead, and to 7 under other rules, solved at the table;
-the sampled method beyond, for a fixed number of mini-batches), and the table prints the method, the
+the sampled method beyond, for a fixed number of mini-batches; from 10 players where the table
+ships, the summary learner as ``chasetheace.solver.guide.prepare`` trains it, or with ``--shipped``
+the shipped file itself, read, not solved), and the table prints the method, the
 seconds and peak memory of
 the solve, the size of its compact file, and its NashConv: exact (an exact best response in the
 true game) where that is within reach (to 6 players: at 6 measured after the solve, which the time
@@ -154,7 +157,7 @@ def _peak_gb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6  # kilobytes on Linux
 
 
-def table_child(n: int, preset: str, rule: list[str], hands: int) -> None:
+def table_child(n: int, preset: str, rule: list[str], hands: int, shipped: bool = False) -> None:
     """One table size, in its own process: solved as the solution cache solves it, then measured;
     print one JSON line of figures."""
     import tempfile
@@ -170,9 +173,20 @@ def table_child(n: int, preset: str, rule: list[str], hands: int) -> None:
     # as shipped where the table ships (solved ahead: iid to AHEAD_IID_PLAYERS), else as solution_for
     # solves it at the table on a cache miss (iid to TABLE_IID_PLAYERS)
     ships = cache.prepared_path(rules, n).exists()
-    sol = cache._solve(rules, n, "auto", 1e-4, None,
-                       iid_players=cache.AHEAD_IID_PLAYERS if ships else cache.TABLE_IID_PLAYERS)
-    seconds = time.perf_counter() - start
+    if shipped and ships:  # the shipped file (its solve's seconds: those of prepare, as it ran)
+        from chasetheace.solver.solutions.solution import Solution
+
+        sol = Solution.load(str(cache.prepared_path(rules, n)))
+        sol.rules = rules
+    elif ships and n >= choice.SUMMARY_PLAYERS:  # as prepare trains it: the summary learner
+        from chasetheace.solver.solutions.solving import solve
+
+        sol = solve(rules, n, method="summary", iterations=choice.summary_batches(n), seed=0,
+                    exact_check=False)
+    else:
+        sol = cache._solve(rules, n, "auto", 1e-4, None,
+                           iid_players=cache.AHEAD_IID_PLAYERS if ships else cache.TABLE_IID_PLAYERS)
+    seconds = sol.seconds if shipped and ships else time.perf_counter() - start
     out: dict[str, object] = dict(method=sol.method, measured=sol.measured, seconds=seconds,
                                   peak_gb=_peak_gb(), situations=len(sol.infosets))
     with tempfile.TemporaryDirectory() as folder:
@@ -196,7 +210,7 @@ def table_child(n: int, preset: str, rule: list[str], hands: int) -> None:
     print(json.dumps(out))
 
 
-def tables(counts: list[int], preset: str, rule: list[str], hands: int) -> None:
+def tables(counts: list[int], preset: str, rule: list[str], hands: int, shipped: bool = False) -> None:
     """Every table size of ``counts``, each in its own process: the table described in the docstring."""
     rules = " ".join([f"preset {preset}", *rule])
     print(f"Table sizes: {rules}, solved as the solution cache solves them for a player; the bracket from "
@@ -208,7 +222,7 @@ def tables(counts: list[int], preset: str, rule: list[str], hands: int) -> None:
     for n in counts:
         load = os.getloadavg()[0]
         cmd = [sys.executable, __file__, "--table-child", str(n), str(hands), preset,
-               *(f"--rule={r}" for r in rule)]
+               *(f"--rule={r}" for r in rule), *(["--shipped"] if shipped else [])]
         run = subprocess.run(cmd, capture_output=True, text=True, check=False)
         if run.returncode:
             print(f"{n:>7} failed: {run.stderr.strip().splitlines()[-1:]}", flush=True)
@@ -275,8 +289,9 @@ def main() -> None:
         child(int(sys.argv[2]), sys.argv[3], int(sys.argv[4]), "--parts" in sys.argv)
         return
     if len(sys.argv) > 1 and sys.argv[1] == "--table-child":
-        table_child(int(sys.argv[2]), sys.argv[4], [a.removeprefix("--rule=") for a in sys.argv[5:]],
-                    int(sys.argv[3]))
+        table_child(int(sys.argv[2]), sys.argv[4],
+                    [a.removeprefix("--rule=") for a in sys.argv[5:] if a != "--shipped"],
+                    int(sys.argv[3]), "--shipped" in sys.argv)
         return
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--players", nargs="*", default=None,
@@ -295,6 +310,8 @@ def main() -> None:
     parser.add_argument("--parts", "--measure-7", action="store_true",
                         help="at 7 and 8 players: measure the iid strategy by an exact best response, and "
                              "run DCFR on the exact tree, both in parts (long: use --workers 2)")
+    parser.add_argument("--shipped", action="store_true",
+                        help="table sizes: measure the shipped file where one ships, instead of solving")
     parser.add_argument("--openspiel", action="store_true", help="part 2: OpenSpiel's DCFR on a small pack")
     parser.add_argument("--openspiel-players", type=int, default=3)
     parser.add_argument("--openspiel-seconds", type=float, default=600.0)
@@ -314,7 +331,7 @@ def main() -> None:
     if args.numpy:
         os.environ["CHASETHEACE_NUMBA"] = "0"  # read by the child processes
     if players:
-        tables(players, args.preset, args.rule, args.hands)
+        tables(players, args.preset, args.rule, args.hands, args.shipped)
     if methods:
         part1(methods, args.workers, args.parts)
     if args.openspiel:

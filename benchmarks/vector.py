@@ -110,10 +110,12 @@ def main() -> None:
     print(f"{n} players, standard rules, threshold:8 opponents; best of {args.rounds} rounds; load "
           f"average {' '.join(f'{x:.2f}' for x in load)} before, {' '.join(f'{x:.2f}' for x in after)} "
           f"after, on {os.cpu_count()} cores")
-    print(f"{'':46} {'per CPU s':>12} {'per wall s':>12}")
+    print(f"{'':46} {'per CPU s':>12} {'per wall s':>12} {'x kernel':>9}")
+    kernel = next(iter(best.values()))[0]
     for name, (cpu, wall) in best.items():
-        print(f"{name:46} {cpu:12,.0f} {wall:12,.0f}")
-    print("(agent steps per second; one agent step plays the other seats on to its next decision)")
+        print(f"{name:46} {cpu:12,.0f} {wall:12,.0f} {cpu / kernel:9.4f}")
+    print("(agent steps per second; one agent step plays the other seats on to its next decision;\n"
+          " x kernel: per CPU second, against the kernel's hands per CPU second in this run)")
 
 
 if __name__ == "__main__":

@@ -209,3 +209,51 @@ def test_without_copies_the_env_hands_out_its_own_array_with_the_same_numbers() 
             seen.pop(-2)
     assert all(np.array_equal(x, y) for x, y in zip(kept, seen))
     assert all(kept[i] is not kept[j] for i in range(len(kept)) for j in range(i))
+
+
+def test_observations_a_caller_holds_are_never_written_again() -> None:
+    # with copy (the default), an array handed out is the caller's while anything refers to it: the
+    # array itself, a view of it, a memoryview; the others are written again by later steps
+    envs = ChaseTheAceVectorEnv(num_envs=5, players=5, opponents="threshold:8")
+    obs, _ = envs.reset(seed=4)
+    choices = np.random.default_rng(4)
+    held: list[tuple[Any, np.ndarray]] = [(obs, obs.copy())]
+    view: list[tuple[Any, np.ndarray]] = []
+    for step in range(200):
+        obs, *_ = envs.step(choices.integers(0, 2, 5))
+        if step % 37 == 0:
+            held.append((obs, obs.copy()))
+        elif step % 41 == 0:
+            view.append((obs[1:3], obs[1:3].copy()))
+        elif step % 43 == 0:
+            view.append((memoryview(obs), obs.copy()))
+        for kept, seen in held + view:
+            assert np.array_equal(np.asarray(kept), seen)
+    assert len(held) > 3 and len(view) > 3
+
+
+def test_reused_arrays_give_the_numbers_of_fresh_ones() -> None:
+    # a caller that lets each array go (even after writing over it) gets arrays written again; one
+    # that keeps every array gets new ones; and the env's own array: the same numbers in all three
+    def run(copy: bool, keep: bool) -> tuple[list[np.ndarray], set[int]]:
+        envs = ChaseTheAceVectorEnv(num_envs=7, players=5, opponents="threshold:8", copy=copy)
+        obs, _ = envs.reset(seed=9)
+        seen, kept, places = [obs.copy()], [obs], {obs.__array_interface__["data"][0]}
+        choices = np.random.default_rng(9)
+        for _ in range(150):
+            if copy:  # the caller writes over its array before letting it go
+                obs[:, ::3] = 0.25
+            obs, rewards, terminated, _, _ = envs.step(choices.integers(0, 2, 7))
+            seen += [obs.copy(), rewards, terminated]
+            places.add(obs.__array_interface__["data"][0])
+            if keep:
+                kept.append(obs)
+        return seen, places
+
+    reused, few = run(True, False)
+    fresh, many = run(True, True)
+    own, _ = run(False, False)
+    assert len(few) <= 4 < len(many)  # arrays were written again, or new ones made
+    for a, b, c in zip(reused, fresh, own):
+        np.testing.assert_array_equal(a, b)
+        np.testing.assert_array_equal(a, c)

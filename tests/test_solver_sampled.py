@@ -253,3 +253,94 @@ def test_the_summary_solver_is_close_to_an_equilibrium_where_its_summary_loses_l
     sigma = np.c_[keep, 1 - keep]
     passes = engine.evaluate(sigma, table=True)
     assert float(engine.gains(sigma, passes.cfv).sum()) < 0.02
+
+
+def test_a_summary_key_is_one_for_every_order_of_the_same_turns() -> None:
+    from chasetheace.solver.methods.sampled import SummarySolver, summary_key
+
+    hand = Hand(cta.Rules(kings_jerk=True), 6)
+    solver = SummarySolver(hand, seed=4)
+    solver.train(3, batch=300)
+    for i in range(len(solver.keys)):
+        key = solver.info_key(i)
+        assert summary_key(key) == key  # the learner's own keys are canonical
+        t, history, card, given = key
+        turned = (t, tuple(reversed(history[1:])) + history[:1], card, given)  # any order of them
+        assert summary_key(turned) == key
+        assert solver.keep_at(turned) == solver.keep_at(key)
+
+
+def test_the_summary_method_solves_a_solution_looked_up_by_summaries(tmp_path: Path) -> None:
+    """``solve(method="summary")``: its situations are the summaries, and the solution (in memory,
+    and read back from the compact file that ships) plays each situation of the full game by its
+    summary, as the learner does."""
+    from chasetheace.solver.methods.sampled import SampledSolver, SummarySolver
+    from chasetheace.solver.solutions.packed import write_npz
+    from chasetheace.solver.solutions.solution import Solution
+
+    rules = cta.Rules(announce_low=True)
+    sol = cta.solve(rules, 8, method="summary", iterations=4, exact_check=False)
+    solver = SummarySolver(Hand(rules, 8), seed=0)
+    solver.train(4)
+    assert sol.method == "summary" and sol.iterations == 4 and len(sol.infosets) == len(solver.keys)
+    write_npz(sol, str(tmp_path / "s.npz"), compact=True)
+    read = Solution.load(str(tmp_path / "s.npz"))
+    full = SampledSolver(Hand(rules, 8), seed=5)
+    state = full.deal(200)
+    for t in range(8):
+        rows = full.deciding(t, state)
+        for i in full.infoset_ids(t, state, rows, grow=True).tolist():
+            key = full.info_key(i)
+            want = solver.keep_at(key)
+            assert sol.played_keep(key) == pytest.approx(want, abs=1e-12) or not sol.knows(key)
+            assert read.played_keep(key) == pytest.approx(sol.played_keep(key), abs=1e-6)
+            assert read.knows(key) == sol.knows(key)
+            if sol.knows(key):
+                assert read.figures(key).values == pytest.approx(sol.figures(key).values, abs=1e-5)
+        full.act(t, state, rows, full.rng.random(len(rows)) < 0.5)
+    game = cta.Game(rules, players=8, seed=3)  # the solved bot plays it at the table
+    bot = SolvedBot.of(read)
+    rng = __import__("random").Random(4)
+    while game.hand == 1 and game.to_act is not None:
+        game.act(bot.choose(game.observation(game.to_act), game.legal_actions(), rng))
+    assert (game.hand > 1 or game.over) and bot.fallbacks == 0
+
+
+def test_a_learner_stopped_and_resumed_from_its_checkpoint_learns_the_same(tmp_path: Path) -> None:
+    from chasetheace.solver.methods.sampled import SummarySolver
+    from chasetheace.solver.solutions import solving
+
+    hand = Hand(cta.Rules(), 9)
+    whole = SummarySolver(hand, seed=2)
+    whole.train(7, batch=400)
+    half = SummarySolver(hand, seed=2)
+    half.train(3, batch=400)
+    resumed = SummarySolver(hand, seed=2)
+    resumed.restore(half.state())
+    assert resumed.train(7, batch=400) == 7
+    assert resumed.keys == whole.keys
+    assert np.array_equal(resumed.avg, whole.avg) and np.array_equal(resumed.regret, whole.regret)
+    with pytest.raises(ValueError, match="another table size"):
+        SummarySolver(Hand(cta.Rules(), 10)).restore(half.state())
+    # through solve: killed after the state of batch 10 was written (the 11th and 12th lost)
+    kept = tmp_path / "kept"
+
+    class Stop(Exception):
+        pass
+
+    def stop(progress: object) -> None:
+        if getattr(progress, "done", 0) == 12 * solving.BATCH:
+            raise Stop
+
+    with pytest.raises(Stop):
+        cta.solve(cta.Rules(), 10, method="summary", iterations=15, exact_check=False, checkpoint=kept,
+                  on_check=stop)
+    assert (kept / solving.LEARNER).is_file()
+    again = cta.solve(cta.Rules(), 10, method="summary", iterations=15, exact_check=False, checkpoint=kept)
+    once = cta.solve(cta.Rules(), 10, method="summary", iterations=15, exact_check=False)
+    assert again.keep == once.keep and again.infosets == once.infosets and again.nash_conv == once.nash_conv
+    with pytest.raises(ValueError, match="another solve"):
+        cta.solve(cta.Rules(), 10, method="summary", iterations=15, seed=1, exact_check=False,
+                  checkpoint=kept)
+    with pytest.raises(ValueError, match="clock"):
+        cta.solve(cta.Rules(), 10, method="summary", time_limit=5, checkpoint=tmp_path / "t")

@@ -22,6 +22,7 @@ True
 from __future__ import annotations
 
 from collections.abc import Sequence
+from sys import getrefcount
 from typing import Any, NamedTuple
 
 import gymnasium as gym
@@ -51,10 +52,11 @@ def _advance(agent: int, rules: RuleArrays, policies: PolicyArrays, given: Given
              table: Table, mode: Mode) -> int:  # pragma: no cover - compiled
     """Play a table on to the agent's decision (READY), the game's end (OVER) or the agent's
     elimination (OUT, at the first decision after it); the other seats play their policies in
-    the kernel (``S_PAUSE_FOR``). -1 if the script ran out. Inlined with the game, in ``mode``
-    (recorded: what a seat may see; paused at the agent's decisions), without a call per table."""
+    the kernel (``S_PAUSE_FOR``). -1 if the script ran out. Inlined with the game
+    (:func:`chasetheace.fast.kernel.play_on`), in ``mode`` (recorded: what a seat may see; paused
+    at the agent's decisions), without a call per table."""
     table.st[K.S_PAUSE_FOR] = agent + 1
-    code = K._play(rules, policies, given, counts, table, 1 << 62, mode, False)
+    code = K.play_on(rules, policies, given, counts, table, mode)
     if code == K.STOPPED:
         return -1
     if code != K.PAUSED:
@@ -208,6 +210,7 @@ class Cells(NamedTuple):
 
 
 BAD_ACTION = -2
+HANDED = 4  # with copy: how many of the arrays last handed out the env looks at for reuse
 
 
 @jit()
@@ -217,11 +220,11 @@ def _batch(out: Cells, steps: _Steps, agent: _Agent, rules: RuleArrays, policies
     ``finished`` starts a new game (reward 0), any other plays ``actions[b]`` (0 keep, 1 swap);
     each table's observation is written to its row of ``out``. Returns -1; BAD_ACTION, with
     nothing played, if an action is not 0 or 1; or a table whose script ran out."""
-    seat, n, d = agent.seat, policies.kind.shape[0], rules.vector[K.R_DECK]
     for b in range(steps.actions.shape[0]):
         if steps.actions[b] != 0 and steps.actions[b] != 1:
             return BAD_ACTION
-    mode = K._mode(rules, policies, True, True)
+    mode = K.pause_mode(rules, policies)
+    seat, n, d = agent.seat, policies.kind.shape[0], rules.vector[K.R_DECK]
     for b in range(steps.actions.shape[0]):
         table = Table(tables.ws[b], tables.st[b], tables.evs[b], tables.g[b], tables.rng[b])
         ws, st = table.ws, table.st
@@ -371,6 +374,16 @@ def _compiled(dispatcher: Any, args: tuple[Any, ...]) -> Any:
     return dispatcher if found is None else found.entry_point
 
 
+def _refs(cells: Cells) -> int:
+    """How many references the observations of ``cells`` have (counted the same way each time)."""
+    return getrefcount(cells.obs)
+
+
+# the count of an array referred to by its Cells alone (measured, not assumed: what getrefcount
+# counts of a call's own references differs between Python versions)
+_ALONE = _refs([Cells(np.empty(1, np.float32), np.empty(1, np.int64))][0])
+
+
 class ChaseTheAceVectorEnv(gym.vector.VectorEnv[npt.NDArray[np.float32], npt.NDArray[np.int64],
                                                 npt.NDArray[Any]]):
     """``num_envs`` tables of Chase the Ace in the kernel; options as ``ChaseTheAce-v0`` (``players``,
@@ -378,10 +391,13 @@ class ChaseTheAceVectorEnv(gym.vector.VectorEnv[npt.NDArray[np.float32], npt.NDA
     rendering. Opponents must be bots the kernel can play (NotCompilableError otherwise).
 
     ``copy``, as in Gymnasium's own vector envs: True (the default), the observations ``reset`` and
-    ``step`` return are the caller's, never written again by the env: a new array at each call,
-    which the kernel writes whole (no copy of the env's own array is made); False, the env's own
-    array, which the next step overwrites (each row clearing only the cells it set: the fastest,
-    for a learner that stores what it needs before the next step)."""
+    ``step`` return are the caller's, never written again by the env while the caller holds them
+    (the array, or anything made from it: a view, a memoryview, a tensor sharing its memory); an
+    array the caller has let go of is written again (checked by its reference count: no other object
+    refers to it), else a new one is made, which saves making and faulting in fresh memory at every
+    step. Each is written whole (every row cleared first: the caller may have written to it). False,
+    the env's own array, which the next step overwrites (each row clearing only the cells it set: the
+    fastest, for a learner that stores what it needs before the next step)."""
 
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP}  # noqa: RUF012 (declared so by gymnasium)
 
@@ -407,13 +423,27 @@ class ChaseTheAceVectorEnv(gym.vector.VectorEnv[npt.NDArray[np.float32], npt.NDA
         self.observation_space = batch_space(self.single_observation_space, num_envs)
         self.action_space = batch_space(self.single_action_space, num_envs)
         self._unknown = np.full((num_envs, 1), -1, np.int64)  # no cell known: a row is written whole
+        self._handed: list[Cells] = []  # with copy: the last arrays handed out, to reuse when let go
+        self._next = 0  # the oldest of them, replaced when none is free
+        self._shape = (num_envs,)
 
     def _out(self) -> Cells:
-        """Where the next observations are written: with ``copy``, a new array whose rows the
-        kernel writes whole (every row's cells unknown); without, the env's own."""
+        """Where the next observations are written: with ``copy``, one of the last arrays handed out
+        that nothing refers to any more but this env (its rows are written whole: every row's cells
+        unknown), else a new one; without, the env's own."""
         if not self.copy:
             return self.core.cells
-        return Cells(np.empty(self.core.obs.shape, np.float32), self._unknown)
+        handed = self._handed
+        for cells in handed:
+            if _refs(cells) == _ALONE:  # a view, memoryview or tensor of it held anywhere adds one
+                return cells
+        cells = Cells(np.empty(self.core.obs.shape, np.float32), self._unknown)
+        if len(handed) < HANDED:
+            handed.append(cells)
+        else:  # all still held: the oldest is the caller's alone from now on
+            handed[self._next] = cells
+            self._next = (self._next + 1) % HANDED
+        return cells
 
     def reset(self, *, seed: int | list[int] | None = None,
               options: dict[str, Any] | None = None) -> tuple[npt.NDArray[np.float32], dict[str, Any]]:

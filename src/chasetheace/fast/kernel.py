@@ -947,3 +947,24 @@ def run(rules: RuleArrays, policies: PolicyArrays, given: Given, counts: Counts,
         lean = Mode(mode.n, mode.use_table, mode.use_count, mode.follow_stock, mode.rec, mode.pause,
                     mode.thresholds, True)
         _games(_fixed(rules), policies, nothing, counts, table, wins, games, hand_limit, lean)
+
+
+# --- the public entry of a game played on from pause to pause (the vector env's) ----------------
+
+@jit(inline=True)
+def pause_mode(rules: RuleArrays, policies: PolicyArrays) -> Mode:  # pragma: no cover - compiled
+    """The mode of :func:`play_on`: paused at decisions, with what each seat may see recorded (as
+    :func:`play_game` with ``pause`` and ``rec``); made once for many calls."""
+    return _mode(rules, policies, True, True)
+
+
+@jit(inline=True)
+def play_on(rules: RuleArrays, policies: PolicyArrays, given: Given, counts: Counts, table: Table,
+            mode: Mode) -> int:  # pragma: no cover - compiled
+    """Play the game at ``table`` on to its next pause: PAUSED (``st[S_TO_ACT]`` to decide, as in
+    :func:`play_game`; with ``st[S_PAUSE_FOR]`` 1 + a seat, that seat's decisions only), or its end
+    (the sole winner, or NO_SOLE), or STOPPED (the script ran out); a new game first if
+    ``st[S_PHASE]`` is PH_NEW. ``mode`` from :func:`pause_mode`. Inlined where it is called (the
+    vector env's loop over its tables), with the rule vector read once (:func:`_fixed`): a rule
+    vector given as a tuple of constants compiles to a game without the checks of those options."""
+    return _play(_fixed(rules), policies, given, counts, table, 1 << 62, mode, False)

@@ -7,11 +7,18 @@ count only), the hand is solved here, ahead, exactly as the solution cache would
 without pairing or kings_jerk, :data:`~chasetheace.solver.solutions.cache.AHEAD_IID_PLAYERS`, where
 the table solves up to 7; the sampled method above for
 :func:`~chasetheace.solver.solutions.choice.sampled_batches` mini-batches, seed 0: the same files on
-any machine, at any load), and written compact (:func:`~chasetheace.solver.solutions.packed.write_npz`,
-``compact``) to :data:`~chasetheace.solver.solutions.cache.PREPARED` under the cache's own file
-names. Presets whose hands are alike (they differ only in lives or other options one hand does not
-see: :func:`~chasetheace.solver.solutions.cache.hand_rules`) share one file. The names carry the
-solver version: after a version bump the old files are never read, and this tool (run again)
+any machine, at any load), except from
+:data:`~chasetheace.solver.solutions.choice.SUMMARY_PLAYERS` (10) players, where the summary
+learner (method ``summary``, :class:`~chasetheace.solver.methods.sampled.SummarySolver`) trains
+:func:`~chasetheace.solver.solutions.choice.summary_batches` mini-batches, seed 0, by hands played,
+never by the clock, its state kept every few mini-batches in a checkpoint folder under the cache
+(``prepare-<file name>``): a run stopped (even by ``kill -9``) and started again resumes there and
+writes the same strategy and figures (only the seconds differ). It is written compact
+(:func:`~chasetheace.solver.solutions.packed.write_npz`, ``compact``) to
+:data:`~chasetheace.solver.solutions.cache.PREPARED` under the cache's own file names. Presets
+whose hands are alike (they differ only in lives or other options one hand does not see:
+:func:`~chasetheace.solver.solutions.cache.hand_rules`) share one file. The names carry the solver
+version: after a version bump the old files are never read, and this tool (run again)
 removes them. ``tests/test_solver_packed.py`` checks that the shipped files are those of the
 current version, for every preset and size.
 
@@ -23,6 +30,7 @@ about 6 CPU minutes and 4.9 GB at its peak).
 
     python -m chasetheace.solver.guide.prepare                     # every preset, 2 to 20 players
     python -m chasetheace.solver.guide.prepare --preset cuckoo --players 9 12
+    nice python -m chasetheace.solver.guide.prepare --players 10 11 12 13 14 15 16 17 18 19 20
 """
 
 from __future__ import annotations
@@ -36,9 +44,10 @@ from pathlib import Path
 from ...rules import PRESETS as NAMED
 from ...rules import Rules
 from ..solutions import cache
-from ..solutions.choice import QUICK_EXACT_PLAYERS
+from ..solutions.choice import QUICK_EXACT_PLAYERS, SUMMARY_PLAYERS, summary_batches
+from ..solutions.solution import Solution
 
-__all__ = ["PENDING", "PLAYERS", "PRESETS", "expected_files", "main", "prepare", "tables"]
+__all__ = ["PENDING", "PLAYERS", "PRESETS", "SAMPLED_LEFT", "expected_files", "main", "prepare", "tables"]
 
 PRESETS = tuple(p.name for p in NAMED)
 """The presets whose tables ship: every named one."""
@@ -47,6 +56,11 @@ PLAYERS = range(2, 21)
 PENDING: frozenset[tuple[str, int]] = frozenset()
 """The (preset, players) of :func:`tables` not shipped yet (solved at the table on first use):
 :func:`prepare` solves them too; once shipped, remove them here. None in this version."""
+SAMPLED_LEFT: frozenset[tuple[str, int]] = frozenset(
+    [("cuckoo", n) for n in range(14, 21)] + [("cassell-1882", n) for n in range(16, 21)])
+"""The (preset, players) from :data:`~chasetheace.solver.solutions.choice.SUMMARY_PLAYERS` whose
+shipped file is still the sampled method's, trained before the summary learner shipped (not retrained
+yet for lack of time): they are played as they are, and :func:`prepare` trains them again."""
 
 
 def tables(presets: Sequence[str] = PRESETS, players: Sequence[int] = PLAYERS) -> list[tuple[str, int]]:
@@ -90,8 +104,11 @@ def prepare(presets: Sequence[str] = PRESETS, players: Sequence[int] = PLAYERS,
         path = cache.cache_path(rules, n, folder=folder)
         start = time.perf_counter()
         if not _ships(path, rules, n):
-            sol = cache.solution_for(rules, n, folder=solved, progress=_say,
-                                     iid_players=cache.AHEAD_IID_PLAYERS)
+            if n >= SUMMARY_PLAYERS:
+                sol = _summary(rules, n, path, solved)
+            else:
+                sol = cache.solution_for(rules, n, folder=solved, progress=_say,
+                                         iid_players=cache.AHEAD_IID_PLAYERS)
             cache.save_solution(sol, path, compact=True)
             path.chmod(0o644)  # package data: readable by all (the cache writes private files)
         print(f"{preset}, {n} players: {path.name}, {path.stat().st_size / 1e6:.2f} MB, "
@@ -100,19 +117,34 @@ def prepare(presets: Sequence[str] = PRESETS, players: Sequence[int] = PLAYERS,
     return out
 
 
+def _summary(rules: Rules, players: int, path: Path, solved: str | None) -> Solution:
+    """The summary learner's solution for ``rules`` and ``players`` (shipped as ``path``), trained
+    with a checkpoint in the cache folder ``solved``, resumed from it if a run stopped there."""
+    from ..solutions.solving import solve
+
+    folder = cache.cache_folder(solved) / f"prepare-{path.stem}"
+
+    def say(text: str) -> None:
+        if not text.startswith("sampled batch") or text.split()[2].rstrip("0") != text.split()[2]:
+            print(f"{players} players: {text}", flush=True)  # every 10th batch
+
+    return solve(rules, players, method="summary", iterations=summary_batches(players), seed=0,
+                 exact_check=False, checkpoint=folder, progress=say)
+
+
 def _ships(path: Path, rules: Rules, players: int) -> bool:
     """Whether ``path`` holds a solution of this version for the hands of ``rules`` and ``players``,
     solved by the method solving ahead now chooses (a table solved by the sampled method before
     :data:`~chasetheace.solver.solutions.cache.AHEAD_IID_PLAYERS` reached it is solved again)."""
-    from ..solutions.solution import Solution
-
     try:
         sol = Solution.load(str(path))
     except (OSError, ValueError):
         return False
     iid = players <= cache.AHEAD_IID_PLAYERS and not (rules.pairing or rules.kings_jerk)
+    method = "summary" if players >= SUMMARY_PLAYERS else "iid" if iid else "sampled"
     return (cache.hand_rules(sol.rules) == cache.hand_rules(rules) and sol.players == players
-            and (players <= QUICK_EXACT_PLAYERS or sol.method == ("iid" if iid else "sampled")))
+            and (players <= QUICK_EXACT_PLAYERS or sol.method == method)
+            and (method != "summary" or sol.iterations == summary_batches(players)))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

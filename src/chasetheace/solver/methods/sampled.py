@@ -27,7 +27,7 @@ import numpy as np
 
 from ..model.hand import Hand, InfoKey
 
-__all__ = ["Estimate", "HandBatch", "SampledSolver", "SummarySolver", "summary_code"]
+__all__ = ["Estimate", "HandBatch", "SampledSolver", "SummarySolver", "summary_code", "summary_key"]
 
 TOKENS = {"k": 1, "s": 2, "b": 3, "K": 4, "sA": 5, "s2": 6}  # 3 bits each in a history code
 _NAMES = {v: k for k, v in TOKENS.items()}
@@ -126,6 +126,7 @@ class SampledSolver:
         self.met: dict[int, tuple[float, float, float]] = {}  # share of hands, keep and swap values
         self.regret = np.zeros((1024, 2))
         self.avg = np.zeros((1024, 2))
+        self.trained = 0  # mini-batches of training so far (the next one's weight in the average is one more)
         kind = np.zeros((self.k, self.k), dtype=np.int64)
         card = np.zeros((self.k, self.k), dtype=np.int64)
         codes = {"card": 0, "dl": 1, "dw": 2, "immune": 3}
@@ -307,11 +308,12 @@ class SampledSolver:
 
     def train(self, batches: int, batch: int = 2000, seconds: float | None = None,
               callback: Callable[[int, float], None] | None = None) -> int:
-        """Run up to ``batches`` mini-batches (or until ``seconds``); returns how many ran.
-        ``callback(batches done, seconds)`` is called after each batch."""
+        """Train until ``batches`` mini-batches in all have run (counting those run before, by an
+        earlier call or in the state :meth:`restore` set; or until ``seconds``); returns how many
+        have run in all. ``callback(batches done in all, seconds)`` is called after each batch."""
         start = time.perf_counter()
-        done = 0
-        for it in range(1, batches + 1):
+        done = self.trained
+        for it in range(self.trained + 1, batches + 1):
             state = self.deal(batch)
             for t in range(self.n):
                 rows = self.deciding(t, state)
@@ -332,7 +334,7 @@ class SampledSolver:
                                    np.bincount(at, 1 - p, minlength=len(met))], axis=1)
                 self.avg[met] += it * weight
                 self.act(t, state, rows, self.rng.random(len(rows)) < p)
-            done = it
+            done = self.trained = it
             if callback is not None:
                 callback(it, time.perf_counter() - start)
             if seconds is not None and time.perf_counter() - start > seconds:
@@ -396,6 +398,43 @@ class SampledSolver:
         return Estimate(hands, gain, var ** 0.5, low,
                         lost_m.mean(axis=0).tolist(), (lost_m.std(axis=0) / root).tolist(),
                         lives_m.mean(axis=0).tolist(), (lives_m.std(axis=0) / root).tolist())
+
+    # --- checkpoints ----------------------------------------------------------------------------
+
+    def state(self) -> dict[str, Array]:
+        """Everything training has learned and where its random numbers stand, as arrays (for a
+        checkpoint, :mod:`.checkpoint`): :meth:`restore` on a solver made with the same hand and
+        arguments continues from here, and trains on bit for bit as this one would."""
+        import json
+
+        out: dict[str, Array] = {
+            "trained": np.array(self.trained, dtype=np.int64),
+            "rng": np.array(json.dumps(self.rng.bit_generator.state)),
+            "keys": np.array(self.keys, dtype=np.int64).reshape(-1, 5),
+            "regret": self.regret, "avg": self.avg,
+        }
+        for t, table in enumerate(self._tables):
+            out[f"count_{t}"] = np.array(table.count, dtype=np.int64)
+            for name in ("hists", "hist_ids", "pairs", "pair_ids"):
+                out[f"{name}_{t}"] = getattr(table, name)
+        return out
+
+    def restore(self, state: dict[str, Array]) -> None:
+        """Continue from a :meth:`state` of a solver of the same hand and arguments (ValueError if it
+        is not one: another table size)."""
+        import json
+
+        if f"count_{self.n - 1}" not in state or f"count_{self.n}" in state:
+            raise ValueError(f"a learner's state of another table size, not {self.n} players")
+        self.trained = int(state["trained"])
+        self.rng.bit_generator.state = json.loads(str(state["rng"][()]))
+        self.keys = [(a, b, c, d, e) for a, b, c, d, e in state["keys"].tolist()]
+        self.index = {key: i for i, key in enumerate(self.keys)}
+        self.regret, self.avg = state["regret"].copy(), state["avg"].copy()
+        for t, table in enumerate(self._tables):
+            table.count = int(state[f"count_{t}"])
+            for name in ("hists", "hist_ids", "pairs", "pair_ids"):
+                setattr(table, name, state[f"{name}_{t}"].astype(np.int64))
 
     # --- results ------------------------------------------------------------------------------------
 
@@ -468,6 +507,18 @@ class SummarySolver(SampledSolver):
             out.append(self.showdown(fork)[0][:, t])
         return out[0], out[1]
 
+    def info_key(self, i: int) -> InfoKey:
+        """The summary numbered ``i`` as a solver key whose history is the summary's canonical one
+        (:func:`summary_key`; without ``pairs`` only): the tokens sorted, the jerk pattern first."""
+        if self.pairs:
+            raise ValueError("summaries with pairs have no solver key: train with pairs=False")
+        t, code, jerk, x, p = self.keys[i]
+        shown = "".join("1" if jerk >> j & 1 else "0" for j in range(self.n))
+        tokens = [f"J{shown}"] if self.hand.jerk else []
+        for kind in range(1, 7):
+            tokens += [_NAMES[kind]] * (code >> 5 * (kind - 1) & 31)
+        return t, tuple(tokens), x, p
+
     def keep_at(self, key: InfoKey, average: bool = True) -> float:
         """The keep probability at the solver key ``key`` (position, tokens, card, given) of the full
         game: the strategy of its summary (1/2 where training never met it)."""
@@ -511,3 +562,21 @@ def summary_code(hist: Array, pairs: bool = True) -> Array:
         shift = np.where(kind > 0, 5 * (kind - 1), 0)
         out += (kind > 0).astype(np.int64) << shift
     return out
+
+
+_ORDER = {name: code for name, code in TOKENS.items()}
+
+
+def summary_key(key: InfoKey) -> InfoKey:
+    """The situation ``key`` (position, public history, card, card given) as :class:`SummarySolver`
+    (without ``pairs``) tells it apart: its history's tokens in one canonical order (the jerk pattern
+    first, then keeps, swaps, blocked swaps, blockers shown, swaps for an ace, for a 2), so that
+    histories that differ only in the order of the earlier turns have one key.
+
+    >>> summary_key((3, ("s", "k", "b"), 4, -1)) == summary_key((3, ("b", "s", "k"), 4, -1))
+    True
+    >>> summary_key((3, ("s", "k", "b"), 4, -1))
+    (3, ('k', 's', 'b'), 4, -1)
+    """
+    t, history, x, p = key
+    return t, tuple(sorted(history, key=lambda token: _ORDER.get(token, 0))), x, p

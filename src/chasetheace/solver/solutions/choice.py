@@ -14,9 +14,12 @@ from ..model.hand import Hand
 __all__ = ["AUTO", "AUTO_EXACT_PLAYERS", "AUTO_IID_PLAYERS", "CFR_METHODS", "EXACT_CHECK_PLAYERS", "Choice",
            "MAX_EXACT_PLAYERS", "MAX_IID_PLAYERS", "MAX_PARTS_PLAYERS", "MAX_SAMPLED_PLAYERS",
            "MAX_TABLE_PLAYERS", "check_players", "METHODS", "QUICK_EXACT_PLAYERS", "SAMPLED_WORK",
-           "WARM_PLAYERS", "auto_choice", "sampled_batches"]
+           "SUMMARY_PLAYERS", "SUMMARY_WORK", "WARM_PLAYERS", "auto_choice", "sampled_batches",
+           "summary_batches"]
 
-METHODS = ("auto", "lp", "dcfr", "cfr+", "pcfr+", "iid", "sampled")
+METHODS = ("auto", "lp", "dcfr", "cfr+", "pcfr+", "iid", "sampled", "summary")
+"""``summary``: the sampled method on a summary of the history (:class:`~..methods.sampled.SummarySolver`):
+never chosen by ``"auto"``; the shipped tables from :data:`SUMMARY_PLAYERS` players."""
 CFR_METHODS = ("dcfr", "cfr+", "pcfr+")
 """The methods that run CFR on the exact tree (in one piece, or in parts)."""
 
@@ -46,6 +49,24 @@ same strategy for the same rules, players and seed on any machine at any load. T
 of training bought when it was set); measured 2026-11-27 (standard rules, seed 0, CPU seconds on
 the 2-core machine at a load average of 17, ``SampledSolver.train``): 84 batches at 12 players in
 9.6 s, 30 at 20 in 8.7 s (0.11 and 0.29 s a batch)."""
+
+
+SUMMARY_PLAYERS = 10
+"""From this many players the shipped tables (:mod:`~chasetheace.solver.guide.prepare`) are the
+summary learner's (method ``summary``), trained :func:`summary_batches` mini-batches."""
+SUMMARY_WORK = 24_000
+"""The summary learner's budget when solving ahead: :func:`summary_batches` trains
+``SUMMARY_WORK / players**2`` mini-batches of 2,000 hands (twice :data:`SAMPLED_WORK`)."""
+
+
+def summary_batches(players: int) -> int:
+    """The mini-batches the summary learner trains when solving ahead at ``players`` seats
+    (:data:`SUMMARY_WORK`), at most 6,000.
+
+    >>> [summary_batches(n) for n in (10, 12, 16, 20)]
+    [240, 167, 94, 60]
+    """
+    return max(1, min(6000, -(-SUMMARY_WORK // (players * players))))
 
 
 def sampled_batches(players: int) -> int:

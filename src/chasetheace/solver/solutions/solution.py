@@ -121,6 +121,16 @@ class Solution:
         return sol
 
     def _find(self, key: InfoKey) -> int | None:
+        if self.method == "summary":
+            # the summary learner's situations are keyed by the summary of the history (trained, not
+            # measured on the exact tree: there the full keys are found first); they are few (20,737
+            # at 10 players), so they are looked up in a dict even when read from a file
+            from ..methods.sampled import summary_key
+
+            if self._index is None:
+                self._index = {k: i for i, k in enumerate(self.infosets)}
+            found = self._index.get(key)
+            return self._index.get(summary_key(key)) if found is None else found
         if self._tables is not None:
             return self._tables.find(key)
         if self._index is None:

@@ -24,6 +24,7 @@ from .choice import (
     WARM_PLAYERS,
     auto_choice,
     sampled_batches,
+    summary_batches,
 )
 from .solution import Solution
 
@@ -52,7 +53,11 @@ def solve(rules: Rules | None = None, players: int = 5, *, method: str = "auto",
     ``"sampled"`` (mini-batch external-sampling MCCFR, ``iterations`` batches of 2000 hands, by default
     :func:`~.choice.sampled_batches`, seeded by ``seed``: the same call gives the same strategy on any
     machine at any load; its NashConv is estimated from 20,000 fresh hands, with
-    ``nash_conv_error``). ``"auto"`` follows the table :data:`~.choice.AUTO`: the
+    ``nash_conv_error``); ``"summary"`` (the same on a summary of the public history,
+    :class:`~chasetheace.solver.methods.sampled.SummarySolver`, by default
+    :func:`~.choice.summary_batches`: its situations are keyed by
+    :func:`~chasetheace.solver.methods.sampled.summary_key`, and the solution looks a situation up
+    by its summary). ``"auto"`` follows the table :data:`~.choice.AUTO`: the
     LP where it applies, the exact tree up to 5 players, and at 6 without pairing or kings_jerk
     unless ``exact_check=False``; else ``iid`` up to 9 players without pairing or kings_jerk, else
     the sampled method. ``exact_check``: whether a strategy not solved on the exact tree is
@@ -66,7 +71,8 @@ def solve(rules: Rules | None = None, players: int = 5, *, method: str = "auto",
     progress bar from them).
 
     ``checkpoint`` (a folder; the CFR methods and ``iid``): keep there each CFR iterate and each
-    finished part of a pass over the exact tree in parts, so that the same call after a crash or a
+    finished part of a pass over the exact tree in parts (the sampled and summary methods: the
+    learner's state every :data:`LEARNER_EVERY` mini-batches), so that the same call after a crash or a
     kill resumes where it stopped and returns the same solution, bit for bit, as an uninterrupted
     run (only the times differ): see :mod:`~chasetheace.solver.methods.checkpoint`. A folder of
     another solve (rules, players, method, iterations, tolerance, check_every, exact_check,
@@ -101,7 +107,8 @@ def solve(rules: Rules | None = None, players: int = 5, *, method: str = "auto",
     check = players <= EXACT_CHECK_PLAYERS if exact_check is None else exact_check
     run = auto_choice(hand, exact_check).method if method == "auto" else method
     if iterations is None:
-        iterations = sampled_batches(players) if run == "sampled" else 2000
+        iterations = (sampled_batches(players) if run == "sampled" else summary_batches(players)
+                      if run == "summary" else 2000)
     if run == "iid":
         if hand.pairing or hand.jerk:
             raise ValueError("method 'iid' does not model pairing or kings_jerk: use 'dcfr' or 'sampled'")
@@ -114,15 +121,17 @@ def solve(rules: Rules | None = None, players: int = 5, *, method: str = "auto",
                          f"{MAX_PARTS_PLAYERS} in parts (methods dcfr, cfr+, pcfr+), not {players}: "
                          f"use method 'iid' or 'sampled'")
     # the checkpoint and the cluster are checked, and the cluster reached, before any work
-    if checkpoint is not None and run not in (*CFR_METHODS, "iid"):
-        raise ValueError(f"checkpoint keeps CFR's iterates: methods {', '.join(CFR_METHODS)} and iid, "
-                         f"not {run!r}")
+    if checkpoint is not None and run not in (*CFR_METHODS, "iid", "sampled", "summary"):
+        raise ValueError(f"checkpoint keeps CFR's iterates or a learner's state: methods "
+                         f"{', '.join(CFR_METHODS)}, iid, sampled and summary, not {run!r}")
+    if checkpoint is not None and time_limit is not None and run in ("sampled", "summary"):
+        raise ValueError("checkpoint with time_limit: a resumed training must not depend on the clock")
     runner = None
     if cluster is not None:
         from ..methods.cluster import RayRunner, check_address
 
         check_address(cluster)
-        measured_in_parts = run in ("iid", "sampled") and check and players >= SPLIT_PLAYERS
+        measured_in_parts = run in ("iid", "sampled", "summary") and check and players >= SPLIT_PLAYERS
         if not (in_parts or measured_in_parts):
             raise ValueError(f"cluster runs the parts of the exact tree ({SPLIT_PLAYERS} to "
                              f"{MAX_PARTS_PLAYERS} players: methods {', '.join(CFR_METHODS)}, or an exact "
@@ -132,8 +141,12 @@ def solve(rules: Rules | None = None, players: int = 5, *, method: str = "auto",
     try:
         store = None
         if checkpoint is not None:
-            store = open_checkpoint(checkpoint, hand, run, iterations=iterations, tolerance=tolerance,
-                                    check_every=check_every, exact_check=check if run == "iid" else None)
+            if run in ("sampled", "summary"):  # what changes a learner's result: its budget and seed
+                store = open_checkpoint(checkpoint, hand, run, iterations=iterations, exact_check=check,
+                                        seed=seed)
+            else:
+                store = open_checkpoint(checkpoint, hand, run, iterations=iterations, tolerance=tolerance,
+                                        check_every=check_every, exact_check=check if run == "iid" else None)
             finished = _finished(store)
             if finished is not None:  # this very solve, finished before: at once
                 finished.seconds = time.perf_counter() - start
@@ -155,8 +168,9 @@ def _solve(hand: Hand, run: str, iterations: int, tolerance: float, check_every:
            check: bool, time_limit: float | None, seed: int, store: Checkpoint | None,
            runner: Runner | None) -> Solution:
     players = hand.players
-    if run == "sampled":
-        return _from_sampled(hand, iterations, time_limit, seed, start, progress, check, runner, on_check)
+    if run in ("sampled", "summary"):
+        return _from_sampled(hand, iterations, time_limit, seed, start, progress, check, runner, on_check,
+                             run == "summary", store)
     if run == "iid":
         return _from_iid(hand, iterations, tolerance, check_every, start, workers, progress, check, store,
                          runner, on_check)
@@ -185,7 +199,7 @@ def open_checkpoint(folder: str | os.PathLike[str], hand: Hand, method: str, **p
     manifest = {"solver": SOLVER, "rules": json.loads(json.dumps(hand.rules.to_dict(), sort_keys=True)),
                 "players": hand.players, "method": method, **parameters}
     store = Checkpoint(folder, manifest)
-    store.check("warm.npz", "iterate.npz")  # a damaged file is one error now, before any work
+    store.check("warm.npz", "iterate.npz", LEARNER)  # a damaged file is one error now, before any work
     return store
 
 
@@ -521,6 +535,11 @@ class Batches:
     what: str       # what is being done, in words
 
 
+LEARNER = "learner.npz"
+"""The file of a checkpoint of the sampled or summary method: the learner's state
+(:meth:`~chasetheace.solver.methods.sampled.SampledSolver.state`)."""
+LEARNER_EVERY = 10
+"""The sampled and summary methods write their state to a checkpoint every this many mini-batches."""
 BATCH = 2000
 """The sampled method's mini-batch: hands dealt per training step (``SampledSolver.train``'s default)."""
 ESTIMATE_HANDS = 20_000
@@ -529,14 +548,22 @@ ESTIMATE_HANDS = 20_000
 
 def _from_sampled(hand: Hand, batches: int, time_limit: float | None, seed: int, start: float,
                   progress: Callable[[str], None] | None = None, check: bool = True,
-                  runner: Runner | None = None, on_check: Callable[[Any], None] | None = None) -> Solution:
-    """Train the sampled method; measure its strategy exactly on the exact tree where that fits
-    (up to :data:`~.choice.EXACT_CHECK_PLAYERS` players), else by the sampled estimates."""
+                  runner: Runner | None = None, on_check: Callable[[Any], None] | None = None,
+                  summary: bool = False, store: Checkpoint | None = None) -> Solution:
+    """Train the sampled method (``summary``: on a summary of the history); measure its strategy
+    exactly on the exact tree where that fits (up to :data:`~.choice.EXACT_CHECK_PLAYERS` players),
+    else by the sampled estimates. ``store``: a checkpoint that the learner's state is written to
+    every :data:`LEARNER_EVERY` mini-batches and at the end of training, and resumed from."""
     import numpy as np
 
-    from ..methods.sampled import SampledSolver
+    from ..methods.sampled import SampledSolver, SummarySolver
 
-    solver = SampledSolver(hand, seed=seed)
+    method = "summary" if summary else "sampled"
+    solver = SummarySolver(hand, seed=seed) if summary else SampledSolver(hand, seed=seed)
+    if store is not None:
+        state = store.load(LEARNER)
+        if state is not None:
+            solver.restore(state)
     total = batches * BATCH + (0 if check else ESTIMATE_HANDS)
 
     def report(done: int, seconds: float) -> None:
@@ -545,6 +572,8 @@ def _from_sampled(hand: Hand, batches: int, time_limit: float | None, seed: int,
             progress(f"sampled batch {done} of {batches}: {seconds:.0f} s{limit}")
         if on_check is not None:
             on_check(Batches(done * BATCH, total, seconds, f"training, batch {done} of {batches}"))
+        if store is not None and (done % LEARNER_EVERY == 0 or done == batches):
+            store.save(LEARNER, **solver.state())
 
     done = solver.train(batches, seconds=time_limit, callback=report)
     if progress is not None:
@@ -555,11 +584,11 @@ def _from_sampled(hand: Hand, batches: int, time_limit: float | None, seed: int,
         from ..methods.measure import measure
 
         # the strategy alone, to play it (``played_keep``) where the training never met a situation
-        sampled = Solution(rules=hand.rules, players=hand.players, method="sampled", infosets=keys, keep=keep,
+        sampled = Solution(rules=hand.rules, players=hand.players, method=method, infosets=keys, keep=keep,
                            reach=[0.0] * len(keys), values=[(0.0, 0.0)] * len(keys), loss_probabilities=[],
                            expected_lives_lost=[], nash_conv=float("nan"), gains=[])
         result = measure(hand, sampled.played_keep, progress=progress, runner=runner)
-        return _measured(hand, "sampled", result, iterations=done, seconds=time.perf_counter() - start)
+        return _measured(hand, method, result, iterations=done, seconds=time.perf_counter() - start)
     trained = done * BATCH
 
     def estimated(hands: int) -> None:
@@ -572,7 +601,7 @@ def _from_sampled(hand: Hand, batches: int, time_limit: float | None, seed: int,
         on_check(Batches(trained + ESTIMATE_HANDS, trained + ESTIMATE_HANDS, time.perf_counter() - start,
                          f"building the tables of {len(keys):,} situations"))
     met = [solver.met.get(i, (0.0, 0.0, 0.0)) for i in range(len(keys))]
-    return Solution(rules=hand.rules, players=hand.players, method="sampled", infosets=keys, keep=keep,
+    return Solution(rules=hand.rules, players=hand.players, method=method, infosets=keys, keep=keep,
                     reach=[m[0] for m in met], values=[(m[1], m[2]) for m in met],
                     loss_probabilities=est.losses, expected_lives_lost=est.lives, nash_conv=est.nash_conv,
                     gains=[], iterations=done,

@@ -36,9 +36,10 @@ from ..solutions.solving import AGREE_GAP
 if TYPE_CHECKING:
     from ..solutions.cache import Progress
 
-APPROXIMATE = ("sampled", "iid")
+APPROXIMATE = ("sampled", "summary", "iid")
 """Methods whose strategy is not an equilibrium of the true game to the solver's tolerance (the
-sampled method; ``iid``, solved without card removal): hints from them say how good they are."""
+sampled method and its summary learner; ``iid``, solved without card removal): hints from them say
+how good they are."""
 
 __all__ = ["MISTAKE", "REVIEW_FORMAT", "REVIEW_VERSION", "Decision", "Hint", "PlayerSummary", "Review",
            "MAX_HINT_PLAYERS", "chance_text", "hint", "hint_for", "review"]
