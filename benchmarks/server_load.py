@@ -20,8 +20,11 @@ of those deliveries (an action sent to one process, the update received from ano
 apart. With ``--route table`` all of a table's players are on one process instead, chosen by a
 hash of the table id, as a proxy hashing on the socket's ``?table=`` sends them (the creator,
 whose socket had no table yet, opens it again on the table's route and resumes its seat); with
-``--route page`` the creator stays on the process its first socket reached (as the page does until
-its socket is opened again) and only the others (come by the invite link) are on the table's.
+``--route page`` as the page does: the creator's first socket reaches any process, and as soon as
+the table is created the creator opens another on the table's route, resumes its seat there and
+then closes the first (before the others join, without waiting for anything); ``--route stay``
+as the page did before it moved its socket: the creator stays on the process its first socket
+reached and only the others (come by the invite link) are on the table's.
 ``--rolling-restart`` stops the processes one by one during the run (SIGTERM, as a deploy does)
 and starts each again; their players reconnect to another process and resume their
 seats, sending an unanswered act again with its ``act_id``. At the end every table is checked
@@ -378,12 +381,29 @@ async def rehome(bench: Bench, run: TableRun, ws: ClientConnection, joined: dict
     await asyncio.wait_for(creator.joined.wait(), 30)
 
 
+async def move_at_once(bench: Bench, run: TableRun, ws: ClientConnection, joined: dict[str, Any],
+                       process: int, number: int) -> None:
+    """The creator as the page moves it: at once, a second socket on the table's route resumes the
+    seat, and the first is closed once the second has it (its first socket kept if it reached the
+    table's process already)."""
+    target = home(run.table_id, len(bench.ports))
+    if target == process:
+        adopt(bench, run, ws, number, process).handle(joined)
+        return
+    creator = await open_player(bench, run, target, number)
+    await creator.ws.send(json.dumps({"type": "resume", "table": run.table_id, "token": joined["token"]}))
+    await asyncio.wait_for(creator.joined.wait(), 30)
+    await ws.close()
+
+
 async def seat_table(bench: Bench, run: TableRun, humans: int, seats: int, route: str) -> None:
     n = len(bench.ports)
     bots = "threshold:8" if humans < seats else None
     create = json.dumps({"type": "create", "name": "P0", "seats": seats, "bots": bots})
-    if route == "table":  # the creator's socket has no table: a proxy sends it anywhere
+    if route in ("table", "page"):  # the creator's socket has no table: a proxy sends it anywhere
         ws, joined = await create_table(bench, run, run.index % n, run.index * seats, create)
+        if route == "page":
+            await move_at_once(bench, run, ws, joined, run.index % n, run.index * seats)
     else:
         creator = await open_player(bench, run, run.index % n, run.index * seats)
         await creator.ws.send(create)
@@ -631,11 +651,13 @@ def main() -> int:
                         help="with --rolling-restart: stop each with SIGKILL (a crash), not SIGTERM")
     parser.add_argument("--hog", type=int, default=0, metavar="N",
                         help="start N busy processes beside the servers for the run (0..8)")
-    parser.add_argument("--route", choices=("spread", "table", "page"), default="spread",
+    parser.add_argument("--route", choices=("spread", "table", "page", "stay"), default="spread",
                         help="spread: each table's players on every process in turn; table: all of a "
                              "table's players on one process (its id hashed, as a proxy hashing on the "
-                             "socket's ?table= would; the creator moves there once the table exists); "
-                             "page: as table, but the creator stays where its first socket went")
+                             "socket's ?table= would; the creator moves there once the others joined); "
+                             "page: as the page does, the creator moves there at once after creating "
+                             "the table; stay: as the page did before, the creator stays where its "
+                             "first socket went")
     parser.add_argument("--compare", action="store_true",
                         help="with --db postgresql://...: first one process on a new SQLite file, then "
                              "--processes on the database, the same load; prints both and their ratio")

@@ -5,10 +5,12 @@ a throwaway PostgreSQL server from the installed binaries: skipped where it is m
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -255,6 +257,31 @@ def test_a_game_started_on_another_process_is_dealt_from_its_notification(
         c.close()
 
 
+def test_a_process_hears_only_the_tables_it_has_in_memory(pg_url: str, started: list[ServerProcess]) -> None:
+    one, two = Process(pg_url), Process(pg_url)
+    started += [one, two]
+    ann, cid = one.client(), one.client()
+    table = create(ann, seats=2, bots=None)["table"]
+    join(cid, table, "Cid")
+    ann.wait_for(lambda c: c.table_info["seats"][1]["name"] == "Cid")
+    ann.send({"type": "start"})
+    cid.until(lambda m: m["type"] == "state" and m["game"] is not None)
+    play_to_end([ann, cid])
+    for c in (ann, cid):
+        c.wait_for(lambda c: c.game is not None and c.game["over"])
+    # the other process never had the table: not one of its writes woke it
+    assert _counts(two)["notified"] == 0
+    # once it has the table (Bob opens it there), it hears the next writes: a new game dealt
+    bob = two.client()
+    bob.send({"type": "watch", "table": table})
+    bob.wait_for(lambda c: c.game is not None and c.game["over"])
+    ann.send({"type": "rematch"})
+    bob.wait_for(lambda c: c.game is not None and not c.game["over"])
+    assert _counts(two)["notified"] >= 1
+    for c in (ann, cid, bob):
+        c.close()
+
+
 def test_a_retried_act_is_applied_once_on_any_process(pg_url: str, started: list[ServerProcess]) -> None:
     one, two = Process(pg_url), Process(pg_url)
     started += [one, two]
@@ -366,6 +393,36 @@ def test_a_turn_timer_shows_on_every_process(pg_url: str, started: list[ServerPr
         c.close()
 
 
+def test_a_turn_timer_whose_write_failed_is_written_again(pg_url: str, started: list[ServerProcess]) -> None:
+    # the turns table locked while the game starts: the timer's write waits for the lock, gives up
+    # (the lock timeout), and is written again at a later heartbeat: the other process shows it
+    one, two = Process(pg_url), Process(pg_url)
+    started += [one, two]
+    ann, bob = one.client(), two.client()
+    table = create(ann, seats=2, bots=None, timer=60)["table"]
+    join(bob, table, "Bob")
+    ann.wait_for(lambda c: c.table_info["seats"][1]["name"] == "Bob")
+    waiting = ("SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation "
+               "WHERE c.relname = 'turns' AND NOT l.granted")
+    with psycopg.connect(pg_url) as locker, psycopg.connect(pg_url, autocommit=True) as watch:
+        locker.execute("LOCK TABLE turns IN EXCLUSIVE MODE")  # its reads go on
+        ann.send({"type": "start"})
+        wait_until(lambda: watch.execute(waiting).fetchone()[0] > 0, "the timer's write waits", 30)
+        wait_until(lambda: watch.execute(waiting).fetchone()[0] == 0, "the timer's write gave up", 30)
+        locker.rollback()
+    for c in (ann, bob):
+        try:
+            c.wait_for(lambda c: c.game is not None and c.table_info["turn_ms_left"] is not None, timeout=30)
+        except TimeoutError:
+            raise AssertionError(f"seat {c.seat} shows no turn timer; {_holder(pg_url, table)} holds the "
+                                 f"lease; healthz: {one.health()} / {two.health()}") from None
+        assert 0 < c.table_info["turn_ms_left"] <= 60_000
+    with psycopg.connect(pg_url) as conn:
+        assert conn.execute("SELECT count(*) FROM turns WHERE table_id = %s", (table,)).fetchone() == (1,)
+    for c in (ann, bob):
+        c.close()
+
+
 def test_the_public_list_shows_tables_of_every_process(pg_url: str, started: list[ServerProcess]) -> None:
     one, two = Process(pg_url), Process(pg_url)
     started += [one, two]
@@ -404,6 +461,56 @@ def test_a_seat_resumed_on_another_process_is_taken_from_the_old_connection(
     assert answer["type"] == "pong", answer
     for c in (ann, again):
         c.close()
+
+
+def test_a_creator_resuming_at_once_on_another_process_keeps_its_seat(
+        pg_url: str, started: list[ServerProcess], tmp_path: Path) -> None:
+    # what the page does once it has created a table: it opens a socket on the table's process and
+    # resumes there at once, the first socket still open. The first process's announcement of the
+    # seat is in the database before the creator is told ``joined`` (so before the resume): the
+    # second process, hearing it after the resume, keeps the resumed seat; the first socket loses it.
+    # The first process reads the database's clock 0.3 s fast (a starved process's readings can be
+    # that far off): its announcement then says the seat was taken after the resume, which the
+    # database's order of the announcements overrules.
+    from chasetheace.web.pgstore import channel
+
+    fast = tmp_path / "fast"
+    fast.mkdir()
+    (fast / "sitecustomize.py").write_text(
+        "import time\nfrom chasetheace.web import cluster\n"
+        "cluster.Cluster.now = lambda self: time.time() + self.offset + 0.3\n")
+    path = os.pathsep.join([str(fast), *filter(None, [os.environ.get("PYTHONPATH")])])
+    one = ServerProcess(pg_url, *LIMITS, bot_delay=0.02, wait=90.0, env={"PYTHONPATH": path})
+    started.append(one)
+    two = Process(pg_url)
+    started.append(two)
+    pairs = []
+    for _ in range(10):
+        first = one.client()
+        first.send({"type": "create", "name": "Ann", "seats": 2, "bots": "counting", "public": False})
+        joined = first.until(lambda m: m["type"] == "joined")
+        moved = two.client()
+        moved.send({"type": "resume", "table": joined["table"], "token": joined["token"]})
+        pairs.append((first, moved, joined["table"]))
+    for first, moved, _ in pairs:
+        answer = moved.until(lambda m: m["type"] in ("joined", "error"), timeout=30)
+        assert answer["type"] == "joined" and answer["role"] == "player" and answer["seat"] == 0, answer
+        told = first.until(lambda m: m["type"] == "error", timeout=30)
+        assert told["code"] == "replaced", told
+    # the second process has handled every notification sent before this one (its count shows it;
+    # sent on the channel of a table it has: it listens on no other)
+    heard = _counts(two)["notified"]
+    last = pairs[-1][2]
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute("SELECT pg_notify(%s, %s)", (channel(last), f"test|{last}|p"))
+    wait_until(lambda: _counts(two)["notified"] > heard, "the second process heard the test's notice")
+    for first, moved, table in pairs:
+        moved.send({"type": "start"})
+        moved.until(lambda m: m["type"] == "state" and m["game"] is not None, timeout=30)
+        moved.pump(0.05)
+        assert not [m for _, m in moved.log if m.get("type") == "error"], table
+        first.close()
+        moved.close()
 
 
 def test_a_start_missing_a_seat_taken_elsewhere_is_refused_by_the_database(pg_url: str) -> None:

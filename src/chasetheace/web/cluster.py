@@ -4,9 +4,12 @@ Any process may apply a person's move at any table: it saves the move under the 
 the game, and the primary key ``(table, game, number)`` lets exactly one process save each
 number (a loser reads the table again; :class:`~.store.StoreConflict`). So moves are applied
 one at a time, in one order, whatever process their player is connected to, and no hop to
-another process stands between a click and its answer. Each write also sends a NOTIFY
-(:mod:`.pgstore`); this process LISTENs on its own connection and, for each table it has in
-memory, reads the moves it is missing, replays them on its copy of the game (deterministic
+another process stands between a click and its answer. Each write also sends a NOTIFY on
+the table's own channel (:mod:`.pgstore`); this process LISTENs, on a connection of its own, on
+the channels of the tables it has in memory or is loading (LISTEN before a table is read, so no
+write after the read goes unheard; UNLISTEN at a heartbeat once it let the table go: a process is
+not woken by the moves of tables it does not hold) and, for each of them, reads the moves it is
+missing, replays them on its copy of the game (deterministic
 from the seed, checked against the stored events) and sends each of its clients its own view.
 
 Bots, absent players' moves and turn timers run in one process per table: the holder of the
@@ -52,7 +55,7 @@ from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from typing import Any, Protocol
 
 from . import protocol as P
-from .pgstore import CHANNEL, PgStore
+from .pgstore import PgStore, listen_text
 from .saving import Saver
 from .store import SCHEMA_VERSION, StoreConflict, StoredAction, StoredGame, StoredTable, StoreUnavailable
 from .tables import HUMAN, AlreadyApplied, Lobby, Table
@@ -154,8 +157,21 @@ class Cluster(Saver):
         self.seats_dirty: set[str] = set()  # tables whose people connected elsewhere changed
         # table -> the position (game, events) whose turn timer runs out when (seconds since the epoch)
         self.turns: dict[str, tuple[tuple[int, int], float]] = {}
+        self.unshared: dict[str, tuple[tuple[int, int], float]] = {}  # of those, writes that failed
         self.wake = asyncio.Event()
         self.up = False  # the listener is connected
+        # the tables whose channels the listening connection LISTENs on (or is about to: the
+        # commands go in order), those it has in memory or is loading; its connection (libpq's),
+        # the commands waiting for it, and the one sent whose answer is awaited
+        self.channels: set[str] = set()
+        self.listener: Any = None
+        self.commands: collections.deque[tuple[bytes, asyncio.Future[None]]] = collections.deque()
+        self.sent: asyncio.Future[None] | None = None
+        self.flushing: int | None = None  # the listener's socket, while libpq has a command to send
+        # the last LISTEN on the channel of a table created here, while it is on its way, and the
+        # presence writes kept back until it is in (so this process hears its own announcements)
+        self.gate: asyncio.Future[None] | None = None
+        self.gated: collections.deque[Callable[[], None]] = collections.deque()
         self.tasks: list[asyncio.Task[None]] = []
         self.writer = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="cta-presence")
         self.restate = True  # the next heartbeat states this process's presence afresh
@@ -200,6 +216,7 @@ class Cluster(Saver):
 
     async def _beats(self) -> None:
         while True:
+            self.tidy_channels()
             try:
                 await self.heartbeat()
             except Exception:
@@ -228,6 +245,7 @@ class Cluster(Saver):
             return  # the leases run out by themselves: bots and timers stop here
         if present is not None:
             self.restate = False
+        self._turns_again()  # the database answered: turn timers it missed go again
         until = asked + self.lease - 0.5  # a margin: stop before the database's expiry passes
         # only the tables whose holding or people changed are looked at again (a steady beat
         # renews its leases and touches no table): held again after this process's margin ran
@@ -279,19 +297,46 @@ class Cluster(Saver):
     def present_elsewhere(self, table_id: str) -> set[int]:
         return self.elsewhere.get(table_id, set())
 
-    def seated(self, table_id: str, seat: int, here: bool) -> float:
+    def seated(self, table_id: str, seat: int, here: bool, conn: Any = None) -> float:
         """A person of this process sat down at (or left) a seat: tell the others now (written in
         a thread of its own, in order, off the event loop), with the time on the database's clock
-        when it happened, which this returns."""
+        when it happened, which this returns. ``conn``, the connection that sat down, is sent
+        nothing until the announcement is in the database: the person cannot reach another process
+        (a page moving its socket to the table's process) before every process can hear it, so the
+        announcements of a seat come in the order its connections took it (:meth:`heard`)."""
         at = self.now()
+        loop = asyncio.get_running_loop() if conn is not None else None
+        if conn is not None:
+            conn.announcing, conn.announced = f"{seat}@{at:.6f}", False
+            conn.hold()
 
         def write() -> None:
             try:
                 self.store.set_presence(table_id, seat, here, at if here else None)
             except (StoreUnavailable, StoreConflict):
                 self.restate = True  # the next heartbeat says it
-        self.writer.submit(write)
+                if loop is not None:  # never heard back: the next announcement heard takes the seat
+                    loop.call_soon_threadsafe(setattr, conn, "announced", True)
+            finally:
+                if loop is not None:
+                    loop.call_soon_threadsafe(conn.release)
+        self._write(write)
         return at
+
+    def _write(self, write: Callable[[], None]) -> None:
+        """Run a presence write in the presence thread, in order; kept back while a LISTEN on the
+        channel of a table created here is on its way (its announcement must be heard back here)."""
+        if self.gated or (self.gate is not None and not self.gate.done()):
+            self.gated.append(write)
+            return
+        self.writer.submit(write)
+
+    def _open_gate(self, _: Any = None) -> None:
+        if self.gate is not None and not self.gate.done():
+            return  # a later LISTEN is still on its way
+        self.gate = None
+        while self.gated:
+            self.writer.submit(self.gated.popleft())
 
     def open_tables(self, limit: int, known: set[str]) -> list[dict[str, Any]]:
         """Public tables not started, with a free seat and a person connected to another process."""
@@ -326,11 +371,24 @@ class Cluster(Saver):
         clock."""
         epoch = self.now() + (ends - time.monotonic())
         self.turns[table_id] = (marker, epoch)
+        self._write_turn(table_id, marker, epoch)
 
+    def _write_turn(self, table_id: str, marker: tuple[int, int], epoch: float) -> None:
+        """Write a turn timer in the presence thread (in order, off the event loop); one that
+        fails is written again at the next heartbeat while its turn lasts (:meth:`_turns_again`)."""
         def write() -> None:
-            with contextlib.suppress(StoreUnavailable, StoreConflict):
+            try:
                 self.store.set_turn(table_id, marker[0], marker[1], epoch)
-        self.writer.submit(write)  # in order, off the event loop
+            except (StoreUnavailable, StoreConflict):
+                self.unshared[table_id] = (marker, epoch)
+        self._write(write)
+
+    def _turns_again(self) -> None:
+        """Write again the turn timers whose write failed, those whose turn still lasts."""
+        for table_id in list(self.unshared):
+            saved = self.unshared.pop(table_id, None)
+            if saved is not None and self.turns.get(table_id) == saved:
+                self._write_turn(table_id, *saved)
 
     # --- moves saved off the event loop ---------------------------------------------------------
 
@@ -545,6 +603,10 @@ class Cluster(Saver):
         table_id, _, rest = rest.partition("|")
         kind, _, data = rest.partition("|")
         if sender == self.process:
+            if kind == "r":  # this process's own announcement, heard back in its place in the order
+                for conn in self.server.watchers.get(table_id, ()):
+                    if conn.announcing == data:
+                        conn.announced = True
             return
         self.counts["notified"] += 1
         table = self.server.lobby.tables.get(table_id)
@@ -666,7 +728,15 @@ class Cluster(Saver):
                 async with conn:
                     # a notification psycopg reads while it runs a command is handed over here
                     conn.add_notify_handler(lambda note: self.heard(note.payload))
-                    await conn.execute(f"LISTEN {CHANNEL}")
+                    tables = self._in_memory()
+                    if tables:
+                        await conn.execute(listen_text(sorted(tables)))
+                    self.channels, self.listener = tables, conn.pgconn
+                    for table_id in self._in_memory() - tables:  # loaded meanwhile: read once more
+                        self.follow_soon(table_id)
+                    if first and tables:  # loaded before the first LISTEN: read once more
+                        self.dirty.update(tables)
+                        self.wake.set()
                     if not first:  # the pool's connections broke with the old server: renew them first
                         await asyncio.to_thread(self.store.renew)
                     first = False
@@ -678,9 +748,123 @@ class Cluster(Saver):
                 self.up = False
                 raise
             finally:
+                self._unheard()
                 if self.up:
                     await self._became(up=False)
             await asyncio.sleep(0.25)
+
+    def _in_memory(self) -> set[str]:
+        """The tables this process has in memory or is loading: those whose channels it LISTENs on."""
+        return set(self.server.lobby.tables) | set(self.server.loading)
+
+    async def follow(self, table_id: str) -> None:
+        """LISTEN on a table's channel before the table is read (its load), so that every write
+        committed after the read is heard; at once if it is listened on already, or while the
+        listener is down (when it connects again it LISTENs on every table in memory or loading,
+        and they are all read again)."""
+        if table_id in self.channels or self.listener is None:
+            return
+        self.channels.add(table_id)
+        with contextlib.suppress(Exception):  # the connection dropped: see above
+            await asyncio.shield(self._command(listen_text([table_id])))
+
+    def follow_soon(self, table_id: str) -> None:
+        """LISTEN on the channel of a table already in memory (created here), then read it once:
+        a write made before the LISTEN took effect is not missed."""
+        if table_id in self.channels or self.listener is None:
+            return
+        self.channels.add(table_id)
+
+        def listening(_: Any) -> None:
+            self.dirty.add(table_id)
+            self.wake.set()
+        done = self.gate = self._command(listen_text([table_id]))
+        done.add_done_callback(listening)
+        done.add_done_callback(self._open_gate)
+
+    def tidy_channels(self) -> None:
+        """UNLISTEN on the channels of the tables this process let go (and LISTEN on any table in
+        memory not listened on yet); at each heartbeat."""
+        if self.listener is None:
+            return
+        tables = self._in_memory()
+        gone = self.channels - tables
+        if gone:
+            self.channels -= gone  # at once: a table loaded again before the UNLISTEN is in LISTENs after it
+            self._command(listen_text(sorted(gone), stop=True))
+        for table_id in sorted(tables - self.channels):
+            self.follow_soon(table_id)
+
+    def _command(self, text: str) -> asyncio.Future[None]:
+        """Send a LISTEN/UNLISTEN text on the listening connection, after those sent before it;
+        done when its answer came (failed if the connection dropped)."""
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        done.add_done_callback(lambda f: f.cancelled() or f.exception())
+        self.commands.append((text.encode(), done))
+        if self.sent is None:
+            self._send_next()
+        return done
+
+    def _send_next(self) -> None:
+        while self.sent is None and self.commands and self.listener is not None:
+            text, done = self.commands.popleft()
+            try:
+                self.listener.send_query(text)
+                self._flush()
+            except Exception as exc:
+                if not done.done():
+                    done.set_exception(exc)
+                continue
+            self.sent = done
+
+    def _flush(self) -> None:
+        """Send what libpq holds of the commands (the connection does not block: the rest when
+        the socket can take it)."""
+        pgconn = self.listener
+        if pgconn is None or pgconn.flush() == 0:
+            return
+        loop = asyncio.get_running_loop()
+        fd = self.flushing = pgconn.socket
+
+        def writable() -> None:
+            try:
+                left = pgconn.flush()
+            except Exception:
+                left = 0  # the reader finds the connection broken
+            if left == 0:
+                loop.remove_writer(fd)
+                self.flushing = None
+        loop.add_writer(fd, writable)
+
+    def _answers(self, pgconn: Any) -> None:
+        """Take the answers of the commands sent that came (in the reader, before notifications)."""
+        failed: Exception | None = None
+        while self.sent is not None and not pgconn.is_busy():
+            result = pgconn.get_result()
+            if result is None:
+                done, self.sent = self.sent, None
+                if not done.done():
+                    if failed is None:
+                        done.set_result(None)
+                    else:
+                        done.set_exception(failed)
+                failed = None
+                self._send_next()
+            elif result.status == self.store._fatal:
+                failed = RuntimeError(result.error_message.decode(errors="replace"))
+
+    def _unheard(self) -> None:
+        """The listening connection is gone: no channel is listened on, the commands fail."""
+        self.listener, self.channels = None, set()
+        if self.flushing is not None:
+            asyncio.get_running_loop().remove_writer(self.flushing)
+            self.flushing = None
+        sent, self.sent = self.sent, None
+        waiting = [done for _, done in self.commands]
+        self.commands.clear()
+        for done in [sent, *waiting]:
+            if done is not None and not done.done():
+                done.set_exception(ConnectionError("the listening connection dropped"))
 
     async def _hear(self, conn: Any) -> None:
         """Hand each notification that comes on the listening connection to :meth:`heard`, in the
@@ -694,6 +878,7 @@ class Cluster(Saver):
         def readable() -> None:
             try:
                 pgconn.consume_input()
+                self._answers(pgconn)
             except Exception as exc:  # the connection broke: listen again afresh
                 loop.remove_reader(fd)
                 if not ended.done():
@@ -761,5 +946,5 @@ class Cluster(Saver):
                     "message": "the game's database is back: play on"})
         with contextlib.suppress(Exception):
             await self.heartbeat()  # leases and presence: bots and timers go on where they were
-        self.dirty.update(self.server.lobby.tables)  # every table read again, off the loop
+        self.dirty.update(self._in_memory())  # every table read again, off the loop (loading: after it)
         self.wake.set()

@@ -29,6 +29,11 @@ class Connection:
         self.table: Table | None = None
         self.seat: int | None = None
         self.seated_at = 0.0  # when it took its seat, on the database's clock (several processes)
+        # several processes: the announcement of its seat (``SEAT@WHEN``) and whether this process
+        # has heard it back from the database (only a seat announced after that one takes it away)
+        self.announcing: str | None = None
+        self.announced = True
+        self.held: list[str] | None = None  # messages kept back until its seat is announced
         self.game_no = 0  # the game whose events this client has, up to ``sent``
         self.sent = 0
         self.tokens, self.stamp, self.strikes = limits.burst, time.monotonic(), 0
@@ -43,6 +48,9 @@ class Connection:
         """Queue a message; a client too slow to take its messages is disconnected."""
         if self.closed:
             return
+        if self.held is not None:
+            self.held.append(text)
+            return
         try:
             self.queue.put_nowait(text)
         except asyncio.QueueFull:
@@ -51,9 +59,21 @@ class Connection:
             if self.on_overflow is not None:
                 self.on_overflow(self)
 
+    def hold(self) -> None:
+        """Keep the messages back (in order) until :meth:`release`."""
+        if self.held is None:
+            self.held = []
+
+    def release(self) -> None:
+        """Send the messages kept back, and go on sending at once."""
+        held, self.held = self.held, None
+        for text in held or ():
+            self.send(text)
+
     def close(self, code: int = 1008, reason: str = "") -> None:
         """Stop taking messages: what is queued is sent, then a close frame with ``code``."""
         if not self.closed:
+            self.release()  # what was kept back goes first
             self.closed = True
             self.close_code, self.close_reason = code, reason
             try:

@@ -82,6 +82,8 @@ class Dispatch(Seating):
             if held.stale:
                 await self.rebuild(held)
             return
+        if self.cluster is not None:  # hear every write after the read
+            await self.cluster.follow(table_id)
         table = await loop.run_in_executor(self.loader.executor, self.loader.restore, table_id,
                                            self.store, self.bots)
         if table is not None and table_id not in self.lobby.tables:
@@ -102,6 +104,8 @@ class Dispatch(Seating):
             if self.cluster is not None:
                 self.cluster.check_create()  # not while a newer server's schema is in the database
             table, seat, token = self.lobby.create(msg)
+            if self.cluster is not None:  # hear the other processes' writes there (it is read once then)
+                self.cluster.follow_soon(table.id)
             self.created.setdefault(conn.client, deque()).append(time.monotonic())
             rules = table.options.rules
             if table.options.hints and rules is not None:

@@ -8,9 +8,10 @@ refused). Version 3 adds what several processes need: ``processes`` (each live p
 heartbeat), ``presence`` (which seats have a person connected to which process) and ``leases``
 (which process runs a table's bots and timers, until when).
 
-Every write is one short transaction that also sends ``NOTIFY cta_tables, 'PROCESS|TABLE'``:
-PostgreSQL delivers it at commit to every process listening (:mod:`.cluster`), which reads what
-it is missing and tells its own clients. Two processes saving the same move number, seat or
+Every write is one short transaction that also sends ``NOTIFY "cta_tables:TABLE", 'PROCESS|TABLE'``
+(a channel per table): PostgreSQL delivers it at commit to every process listening there, the
+processes with the table in memory (:mod:`.cluster`), each of which reads what it is missing and
+tells its own clients. Two processes saving the same move number, seat or
 game collide on the primary key: the second gets :class:`~.store.StoreConflict` and nothing is
 written. A database that cannot be reached is :class:`~.store.StoreUnavailable` (fast: after a
 failure, calls fail at once for a second instead of each waiting on the connection pool).
@@ -54,10 +55,24 @@ from .store import (
 )
 from .tables import HUMAN
 
-__all__ = ["PgStore", "mask_url", "PG_UPGRADES", "PG_SCHEMA_V1", "CHANNEL"]
+__all__ = ["PgStore", "mask_url", "PG_UPGRADES", "PG_SCHEMA_V1", "CHANNEL", "channel", "listen_text"]
 
 CHANNEL = "cta_tables"
-"""The NOTIFY channel: payload ``PROCESS|TABLE_ID``, sent with every write about a table."""
+"""The prefix of the NOTIFY channels: each table has its own (:func:`channel`), so a process is
+woken only by writes about the tables it has in memory."""
+
+
+def channel(table_id: str) -> str:
+    """The NOTIFY channel of a table: payload ``PROCESS|TABLE_ID...``, sent with every write about
+    it (a channel name is at most 63 bytes: a table id longer than any this server makes shares
+    the channel of its first 40 characters, whose readers ignore the others' payloads)."""
+    return f"{CHANNEL}:{table_id[:40]}"
+
+
+def listen_text(table_ids: Sequence[str], *, stop: bool = False) -> str:
+    """The ``LISTEN`` (``stop``: ``UNLISTEN``) statements of these tables' channels, as one text."""
+    word = "UNLISTEN" if stop else "LISTEN"
+    return "".join(f'{word} "{channel(t).replace(chr(34), chr(34) * 2)}";' for t in table_ids)
 
 _LOCK_KEY = 0x43544131  # the advisory lock taken while a process creates or upgrades the schema
 
@@ -540,7 +555,8 @@ class PgStore:
                     with conn.transaction(), conn.cursor() as cur:
                         result = work(cur)
                         if notify is not None:
-                            cur.execute("SELECT pg_notify(%s, %s)", (CHANNEL, f"{self.process}|{notify}"))
+                            cur.execute("SELECT pg_notify(%s, %s)",
+                                        (channel(notify.partition("|")[0]), f"{self.process}|{notify}"))
                         if call is not None and not call.commit():
                             raise _GivenUp  # rolled back: its client was told it failed
                         return result
@@ -702,7 +718,7 @@ class PgStore:
         payload = f'{self.process}|{table_id}|m|{move[:-1]},"e":{dumped}}}'
         if len(payload.encode()) > _MAX_PAYLOAD:
             payload = f"{self.process}|{table_id}"
-        return (table_id, game_no, seq, seat, action, actor, dumped, act_id, CHANNEL, payload)
+        return (table_id, game_no, seq, seat, action, actor, dumped, act_id, channel(table_id), payload)
 
     def applied(self, table_id: str, act_id: str) -> bool:
         """Whether a move with this act id was saved at the table."""
@@ -907,7 +923,8 @@ class PgStore:
         self._tx(lambda cur: cur.execute(
             "WITH saved AS (INSERT INTO turns VALUES (%s, %s, %s, %s) ON CONFLICT (table_id) DO UPDATE SET "
             "game_no = EXCLUDED.game_no, events = EXCLUDED.events, ends = EXCLUDED.ends RETURNING 1) "
-            "SELECT pg_notify(%s, %s) FROM saved", (table_id, game_no, events, ends, CHANNEL, payload)),
+            "SELECT pg_notify(%s, %s) FROM saved",
+            (table_id, game_no, events, ends, channel(table_id), payload)),
             atomic=False)
 
     def open_tables(self, limit: int, alive: float) -> list[tuple[str, dict[str, Any], int, str]]:

@@ -10,7 +10,11 @@ from .connection import Connection
 from .tables import Table
 from .timers import Timers
 
-__all__ = ["Seating"]
+__all__ = ["Seating", "LATE_ANNOUNCEMENT"]
+
+LATE_ANNOUNCEMENT = 2.0
+"""Seconds: a seat announced by another process this much later (on the database's clock) than a
+connection here took it replaces that connection even before its own announcement was heard back."""
 
 
 class Seating(Timers):
@@ -45,7 +49,7 @@ class Seating(Timers):
         if seat is not None:
             table.reclaim(seat)  # back at a seat a bot played for them: it is theirs again
             if self.cluster is not None:
-                conn.seated_at = self.cluster.seated(table.id, seat, True)
+                conn.seated_at = self.cluster.seated(table.id, seat, True, conn)
         conn.table, conn.seat, conn.game_no, conn.sent = table, seat, 0, 0
         self.watchers.setdefault(table.id, set()).add(conn)
         joined: dict[str, Any] = {"type": "joined", "v": P.VERSION, "table": table.id, "seat": seat,
@@ -65,12 +69,21 @@ class Seating(Timers):
 
     def replace_seat(self, table: Table, seat: int, at: float | None = None) -> None:
         """A person took their seat on another server process (at ``at`` on the database's clock,
-        if said): a connection of theirs here loses it, unless it took the seat after that (the
-        notice came late: the other process's connection is told ``replaced`` by this one's)."""
+        if said): a connection of theirs here loses it if its own announcement of the seat was
+        heard back before that one (the database orders them: the other took the seat after).
+        One whose announcement was not heard yet took the seat after (the other process's
+        connection is told ``replaced`` by this one's); but for a notice more than
+        :data:`LATE_ANNOUNCEMENT` seconds younger than it (its own announcement lost with a
+        dropped listening connection)."""
+        replaced = False
         for other in list(self.watchers.get(table.id, ())):
-            if other.seat == seat and (at is None or other.seated_at <= at):
+            if other.seat == seat and (other.announced or at is None
+                                       or at > other.seated_at + LATE_ANNOUNCEMENT):
                 other.send(P.encode(P.error("replaced", "this seat was resumed by another connection")))
                 self.unbind(other)
+                replaced = True
+        if replaced:  # as when a connection closes: nobody left here, its moves are not applied here
+            self.release(table)
 
     def unbind(self, conn: Connection) -> Table | None:
         """Detach a connection from its table; returns the table it left."""

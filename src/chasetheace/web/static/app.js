@@ -10,7 +10,7 @@ const $ = (id) => document.getElementById(id);
 const ui = {
   ws: null, welcome: null, table: null, seat: null, role: null, state: null,
   history: [], base: 0, fresh: true, gameNo: 0, retry: 0, wanted: null, ticking: null, previewing: false,
-  unanswered: null, rejoined: false, sent: null,
+  unanswered: null, rejoined: false, sent: null, wsTable: null, next: null, swallowed: null,
   online: false, myTurn: false, sound: false, token: null,
   linkToken: null, badLink: false, trying: null, tried: null, pendingLink: null, full: false,
 };
@@ -105,20 +105,74 @@ function tableFromPath() {
 
 // The table, once known, rides on the socket's address (?table=): the server ignores it (the seat
 // token is the authority), a proxy can hash on it to send all of a table's players to one process.
-function connect() {
+function socketUrl(table) {
   const scheme = location.protocol === "https:" ? "wss://" : "ws://";
+  return scheme + location.host + "/ws" + (table ? "?table=" + encodeURIComponent(table) : "");
+}
+
+function connect() {
   const table = ui.table || tableFromPath();
-  const ws = new WebSocket(scheme + location.host + "/ws" + (table ? "?table=" + encodeURIComponent(table) : ""));
+  const ws = new WebSocket(socketUrl(table));
   ui.ws = ws;
+  ui.wsTable = table;
   $("conn").textContent = "connecting…";
   ws.onopen = () => { ui.retry = 0; setOnline(true); };
-  ws.onmessage = (e) => receive(JSON.parse(e.data));
+  attach(ws);
+}
+
+function attach(ws) {
+  ws.onmessage = (e) => fromOld(JSON.parse(e.data));
   ws.onclose = () => {
+    if (ui.next) { ui.next.onclose = null; ui.next.close(); ui.next = null; }  // a move given up
     setOnline(false);
     ui.retry = Math.min(ui.retry + 1, 6);
     // refused for too many pages: try again now and then, not at once (the notice says why)
     setTimeout(connect, ui.full ? 5000 : 250 * 2 ** ui.retry);
   };
+}
+
+// A page that created a table, or joined one from the lobby, did it on a socket opened without the
+// table (the proxy sent it anywhere): it opens another one on the table's address and resumes its
+// seat there (or watches), and only once that socket has its seat does it let the first one go.
+// Meanwhile the first one serves as before (a click is sent on it; one it could not deliver is sent
+// again with its act_id on the new socket), so the person sees nothing of the move.
+function moveSocket(table) {
+  const token = ui.role === "player" ? localStorage.getItem(tokenKey(table)) : null;
+  const ws = new WebSocket(socketUrl(table));
+  ui.next = ws;
+  ui.swallowed = null;
+  const giveUp = () => {  // stays on the first socket; what it was told meanwhile counts again
+    if (ui.next !== ws) return;
+    ui.next = null;
+    ws.onclose = null; ws.onmessage = null; ws.close();
+    if (ui.swallowed) { const m = ui.swallowed; ui.swallowed = null; receive(m); }
+  };
+  ws.onmessage = (e) => {
+    if (ui.next !== ws) return;
+    const msg = JSON.parse(e.data);
+    if (msg.type === "welcome") {
+      ws.send(JSON.stringify({ v: VERSION, ...(token ? { type: "resume", table, token } : { type: "watch", table }) }));
+    } else if (msg.type === "joined" && msg.table === table && msg.role === (token ? "player" : "spectator")) {
+      const old = ui.ws;
+      ui.next = null; ui.swallowed = null;
+      old.onmessage = null; old.onclose = null; old.close();
+      ui.ws = ws; ui.wsTable = table; ui.retry = 0;
+      ui.fresh = true;  // the new socket's first state starts the log afresh, as after a reconnection
+      ui.rejoined = ui.unanswered !== null;  // a click the first socket did not deliver goes again
+      attach(ws);
+    } else if (msg.type === "error") giveUp();
+  };
+  ws.onclose = giveUp;
+}
+
+// What the page's socket says; while it moves, the first socket losing the seat to the new one is
+// the move itself, not news (kept, and told only if the move fails).
+function fromOld(msg) {
+  if (ui.next && msg.type === "error" && (msg.code === "replaced" || msg.code === "not_seated")) {
+    if (msg.code === "replaced") ui.swallowed = msg;
+    return;
+  }
+  receive(msg);
 }
 
 // While offline every action button is disabled: a click could not reach the table. So are the
@@ -321,6 +375,7 @@ function onJoined(msg) {
   if (location.pathname !== "/t/" + msg.table) history.replaceState(null, "", "/t/" + msg.table);
   $("invite").value = location.origin + "/t/" + msg.table;
   show("table");
+  if (ui.wsTable !== msg.table && !ui.next) moveSocket(msg.table);  // to the table's process
 }
 
 function onError(msg) {
