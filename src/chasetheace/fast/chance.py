@@ -35,6 +35,29 @@ def _below(rng: np.ndarray, bound: int) -> Any:  # pragma: no cover - compiled
 
 
 @jit(inline=True)
+def _below_at(state: Any, bound: int) -> tuple[Any, Any]:  # pragma: no cover - compiled
+    """:func:`_below` on a generator state held in a register: returns (the next state, the draw),
+    the same draws as :func:`_below`. For a loop of draws (the deal's shuffle): the state in the
+    array is read again after every write to another array (the compiler cannot tell them apart),
+    a load and a store on the chain from one draw to the next."""
+    b = np.uint64(bound)
+    state = state + np.uint64(0x9E3779B97F4A7C15)
+    z = (state ^ (state >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    m = ((z ^ (z >> np.uint64(31))) >> np.uint64(32)) * b
+    low = m & U32
+    if low < b:
+        t = (np.uint64(0x100000000) - b) % b
+        while low < t:
+            state = state + np.uint64(0x9E3779B97F4A7C15)
+            z = (state ^ (state >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+            z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+            m = ((z ^ (z >> np.uint64(31))) >> np.uint64(32)) * b
+            low = m & U32
+    return state, np.int64(m >> np.uint64(32))
+
+
+@jit(inline=True)
 def _uniform(rng: np.ndarray) -> float:  # pragma: no cover - compiled
     return np.float64(_next(rng) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
 

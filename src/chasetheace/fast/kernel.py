@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .chance import _below, _choose_dealer, _cut_highest, _next, _pick, _uniform
+from .chance import _below, _below_at, _choose_dealer, _cut_highest, _next, _pick, _uniform
 from .counting import (
     _counting_keeps,
     _learn,
@@ -441,13 +441,17 @@ def _deal(rules: RuleArrays, policies: PolicyArrays, given: Given, counts: Count
         else:
             # to-bottom keeps the stock's order from hand to hand: shuffle it all once
             need = length if to_bottom else k + 1 if R[R_DEX_TOP] else k
+            # the generator's state in a register through the loop (_below_at): in the array, each
+            # draw would wait for the last one's store to it, a store the swaps' writes come between
+            state = table.rng[0]
             for i in range(need):
-                j = i + _below(table.rng, length - i)
+                state, j = _below_at(state, length - i)
                 a = (head + i) & MASK
-                b = (head + j) & MASK
+                b = (head + i + j) & MASK
                 c = stk[a]
                 stk[a] = stk[b]
                 stk[b] = c
+            table.rng[0] = state
     dealt, rank_hands = ws[W_DEALT], counts.rank_hands
     for i in range(k):
         s = order[i]
