@@ -173,23 +173,46 @@ def test_the_table_on_the_sockets_address_is_for_proxies_only(server: LiveServer
     assert refused["code"] == "not_seated"
 
 
-def test_a_late_notice_that_a_seat_was_taken_elsewhere_keeps_a_connection_that_took_it_after(
+def test_a_notice_that_a_seat_was_taken_elsewhere_replaces_by_the_databases_order(
         server: LiveServer, clients: list[Client]) -> None:
-    """Several processes: ``r|SEAT@WHEN`` says a person took a seat on another process at WHEN (the
-    database's clock); heard late, it must not take the seat from a connection here that took it
-    after (that process's connection is the one replaced, by this one's notice). A notice
-    without a time (an older process) replaces as before."""
+    """Several processes: ``r|SEAT@WHEN`` says a person took a seat on another process. The
+    database orders the announcements: a connection here whose own announcement was not heard back
+    yet took the seat after the other (the other process's connection is the one replaced, by this
+    one's notice): kept; but not against a notice more than ``LATE_ANNOUNCEMENT`` seconds younger
+    than it (its own announcement lost). One whose announcement was heard back, or any connection
+    against a notice without a time (an older process), is replaced."""
+    from chasetheace.web.seating import LATE_ANNOUNCEMENT
+
     table_id, (ann, _) = seated_table(server, clients, humans=2, seats=3)
     core = server.core
 
-    def ann_after(at: float | None, taken: float) -> bool:
+    def ann_kept(at: float | None, taken: float, announced: bool) -> bool:
         conn = next(c for c in core.watchers[table_id] if c.seat == 0)
-        conn.seated_at = taken
+        conn.seated_at, conn.announced = taken, announced
+        core.replace_seat(core.lobby.tables[table_id], 0, at)
+        kept = conn.seat == 0
+        conn.announced = True
+        return kept
+
+    assert server.call(ann_kept, 50.0, 100.0, False)  # its own not heard back yet: kept
+    assert server.call(ann_kept, 100.0 + LATE_ANNOUNCEMENT / 2, 100.0, False)  # still kept
+    assert server.call(ann_kept, 100.0 + 2 * LATE_ANNOUNCEMENT, 100.0, False) is False  # lost: replaced
+    told = ann.until(lambda m: m["type"] == "error")
+    assert told["code"] == "replaced", told
+
+
+def test_a_notice_replaces_a_connection_whose_announcement_was_heard_back(
+        server: LiveServer, clients: list[Client]) -> None:
+    table_id, (ann, _) = seated_table(server, clients, humans=2, seats=3)
+    core = server.core
+
+    def ann_kept(at: float | None) -> bool:
+        conn = next(c for c in core.watchers[table_id] if c.seat == 0)
+        conn.seated_at, conn.announced = 100.0, True
         core.replace_seat(core.lobby.tables[table_id], 0, at)
         return conn.seat == 0
 
-    assert server.call(ann_after, 50.0, 100.0)  # taken elsewhere at 50, here at 100: kept
-    assert server.call(ann_after, 100.0, 100.0) is False  # at the same time or later: replaced
+    assert server.call(ann_kept, 50.0) is False  # heard back, then another took it: replaced
     told = ann.until(lambda m: m["type"] == "error")
     assert told["code"] == "replaced", told
 
