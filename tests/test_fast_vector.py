@@ -226,7 +226,7 @@ def test_observations_a_caller_holds_are_never_written_again() -> None:
         elif step % 41 == 0:
             view.append((obs[1:3], obs[1:3].copy()))
         elif step % 43 == 0:
-            view.append((memoryview(obs), obs.copy()))
+            view.append((obs.data, obs.copy()))  # a memoryview of it
         for kept, seen in held + view:
             assert np.array_equal(np.asarray(kept), seen)
     assert len(held) > 3 and len(view) > 3
@@ -238,7 +238,8 @@ def test_reused_arrays_give_the_numbers_of_fresh_ones() -> None:
     def run(copy: bool, keep: bool) -> tuple[list[np.ndarray], set[int]]:
         envs = ChaseTheAceVectorEnv(num_envs=7, players=5, opponents="threshold:8", copy=copy)
         obs, _ = envs.reset(seed=9)
-        seen, kept, places = [obs.copy()], [obs], {obs.__array_interface__["data"][0]}
+        seen: list[np.ndarray[Any, Any]] = [obs.copy()]
+        kept, places = [obs], {obs.__array_interface__["data"][0]}
         choices = np.random.default_rng(9)
         for _ in range(150):
             if copy:  # the caller writes over its array before letting it go
