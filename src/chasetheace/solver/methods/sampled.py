@@ -111,8 +111,13 @@ def _find(table: Array, values: Array, keys: Array) -> Array:
 class SampledSolver:
     """Sampled equilibrium search for a hand of up to :data:`MAX_PLAYERS` seats."""
 
-    def __init__(self, hand: Hand, seed: int = 0) -> None:
+    def __init__(self, hand: Hand, seed: int = 0, weighting: float = 1.0) -> None:
+        if isinstance(weighting, bool) or not isinstance(weighting, (int, float)) or not 0 <= weighting <= 4:
+            raise ValueError(f"bad weighting {weighting!r}: a number from 0 to 4")
         self.hand = hand
+        # the average strategy weighs mini-batch ``it`` by ``it ** weighting`` (1: linear, CFR+'s; 2
+        # forgets the early batches faster: at 10 players the lower estimate 12 % lower, measured)
+        self.weighting = float(weighting)
         self.n, self.k = hand.players, hand.rank_count
         if self.n > MAX_PLAYERS:
             raise ValueError(f"the sampled method handles up to {MAX_PLAYERS} players, not {self.n}")
@@ -332,7 +337,7 @@ class SampledSolver:
                 self.regret[met] = np.maximum(self.regret[met] + add, 0.0)
                 weight = np.stack([np.bincount(at, p, minlength=len(met)),
                                    np.bincount(at, 1 - p, minlength=len(met))], axis=1)
-                self.avg[met] += it * weight
+                self.avg[met] += (it if self.weighting == 1.0 else float(it) ** self.weighting) * weight
                 self.act(t, state, rows, self.rng.random(len(rows)) < p)
             done = self.trained = it
             if callback is not None:
@@ -409,6 +414,7 @@ class SampledSolver:
 
         out: dict[str, Array] = {
             "trained": np.array(self.trained, dtype=np.int64),
+            "weighting": np.array(self.weighting),
             "rng": np.array(json.dumps(self.rng.bit_generator.state)),
             "keys": np.array(self.keys, dtype=np.int64).reshape(-1, 5),
             "regret": self.regret, "avg": self.avg,
@@ -421,11 +427,15 @@ class SampledSolver:
 
     def restore(self, state: dict[str, Array]) -> None:
         """Continue from a :meth:`state` of a solver of the same hand and arguments (ValueError if it
-        is not one: another table size)."""
+        is not one: another table size or weighting)."""
         import json
 
         if f"count_{self.n - 1}" not in state or f"count_{self.n}" in state:
             raise ValueError(f"a learner's state of another table size, not {self.n} players")
+        weighting = float(state["weighting"]) if "weighting" in state else 1.0  # older states: linear
+        if weighting != self.weighting:
+            raise ValueError(f"a learner's state of another weighting of the average, {weighting:g}, "
+                             f"not {self.weighting:g}")
         self.trained = int(state["trained"])
         self.rng.bit_generator.state = json.loads(str(state["rng"][()]))
         self.keys = [(a, b, c, d, e) for a, b, c, d, e in state["keys"].tolist()]
@@ -480,8 +490,9 @@ class SummarySolver(SampledSolver):
     often in training (with the full history, most situations from the 10th position on are met once
     or never)."""
 
-    def __init__(self, hand: Hand, seed: int = 0, pairs: bool = False, common: bool = False) -> None:
-        super().__init__(hand, seed)
+    def __init__(self, hand: Hand, seed: int = 0, pairs: bool = False, common: bool = False,
+                 weighting: float = 1.0) -> None:
+        super().__init__(hand, seed, weighting)
         self.pairs, self.common = pairs, common
         rest_bits = self._tables[0].rest_bits
         self._tables = [_Table(40, rest_bits) for _ in range(self.n)]  # 8 kinds of 5 bits
