@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browsertools import ARGS, CHROMIUM
+
+from e2e.browsertools import ARGS, CHROMIUM
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,7 @@ from helpers import TEST_TOOL
 pytest.importorskip("uvicorn")
 pytest.importorskip("playwright.sync_api", reason=TEST_TOOL.format("Playwright"))
 
-from browsertools import (
+from e2e.browsertools import (
     CHROMIUM,
     NO_SIDEWAYS_SCROLL,
     open_page,

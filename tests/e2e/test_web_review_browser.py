@@ -16,7 +16,7 @@ pytest.importorskip("numpy")
 pytest.importorskip("scipy")
 pytest.importorskip("playwright.sync_api", reason=TEST_TOOL.format("Playwright"))
 
-from browsertools import (
+from e2e.browsertools import (
     CHROMIUM,
     NO_SIDEWAYS_SCROLL,
     open_page,

@@ -15,7 +15,7 @@ from helpers import TEST_TOOL
 pytest.importorskip("uvicorn")
 pytest.importorskip("playwright.sync_api", reason=TEST_TOOL.format("Playwright"))
 
-from browsertools import CHROMIUM, NO_CHROMIUM, READY, open_page, press, wait_until
+from e2e.browsertools import CHROMIUM, NO_CHROMIUM, READY, open_page, press, wait_until
 
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason=NO_CHROMIUM)
 
