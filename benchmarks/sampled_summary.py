@@ -5,6 +5,7 @@ learning curve; and where a strategy's distance from an equilibrium lies.
     python benchmarks/sampled_summary.py --players 10 12 --hands 200000 --times 16 --weighting 2
     python benchmarks/sampled_summary.py --players 10 --curve 60 240 960 3840 --skip-shipped
     python benchmarks/sampled_summary.py --players 10 --breakdown --skip-shipped
+    python benchmarks/sampled_summary.py --players 10 12 --hands 200000 --refine 3
 
 For each table size (standard rules, or ``--preset``): the shipped strategy (the solution cache's
 file) and the summary learner trained ``--batches`` mini-batches of 2,000 hands (by default
@@ -16,6 +17,10 @@ estimate with its standard error, in lives per hand. ``--curve B1 B2 ...``: the 
 to each of these batch counts in turn, bracketed at each. The CPU seconds of the training and of
 the bound, and the load average (1 min) before each line, are printed beside them: compare CPU
 seconds on a busy machine.
+
+``--refine K``: then ``K`` passes of ``SummarySolver.refine`` (each ``--refine-hands`` fresh hands,
+moving each summary half way to the action they call better where it is sure to 2 standard
+errors), bracketed after each; the CPU column adds the passes to the training.
 
 ``--breakdown``: for the shipped strategy and the learner's last, the cross-fitted lower estimate (the
 deviation valued on each tenth of the hands chosen on the other nine tenths, as the bound does)
@@ -150,6 +155,8 @@ def main() -> None:
     parser.add_argument("--times", type=int, default=1, help="... else this many times the shipped budget")
     parser.add_argument("--curve", type=int, nargs="+", default=None, help="batch counts: a learning curve")
     parser.add_argument("--weighting", type=float, default=1.0, help="the average weighs batch i by i**this")
+    parser.add_argument("--refine", type=int, default=0, help="then this many refinement passes")
+    parser.add_argument("--refine-hands", type=int, default=200_000, help="hands a refinement pass")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--preset", default="standard")
     parser.add_argument("--skip-shipped", action="store_true")
@@ -176,7 +183,14 @@ def main() -> None:
             solver.train(batches)
             cpu += time.process_time() - start
             line(n, "summary", batches, args.weighting, cpu, hand, solver.keep_at, args.hands,
-                 len(solver.keys), load, args.breakdown and i == len(points) - 1)
+                 len(solver.keys), load, args.breakdown and i == len(points) - 1 and not args.refine)
+        for k in range(args.refine):
+            load = os.getloadavg()[0]
+            start = time.process_time()
+            solver.refine(args.refine_hands)
+            cpu += time.process_time() - start
+            line(n, f"refine {k + 1}", points[-1], args.weighting, cpu, hand, solver.keep_at, args.hands,
+                 len(solver.keys), load, args.breakdown and k == args.refine - 1)
 
 
 if __name__ == "__main__":
