@@ -530,7 +530,15 @@ class SummarySolver(SampledSolver):
         fraction ``step`` of the way to the better action (its weight in the average unchanged).
         Seeded by the learner's generator: the same passes after the same training give the same
         strategy, and :meth:`state` / :meth:`restore` between passes continue bit for bit. Returns
-        how many summaries moved (``benchmarks/sampled_summary.py --refine`` measures the passes)."""
+        how many summaries moved.
+
+        Measured 2026-11-27 (``benchmarks/sampled_summary.py --players 10 12 --hands 200000 --refine
+        3 --skip-shipped``, standard rules, after the shipped budget, 200,000 hands a pass, the
+        bound's lower estimate from 200,000 other hands, CPU seconds of training and passes, load
+        average 9-18): at 10 players 0.0169 after training (15.7 CPU s), then 0.0097, 0.0054, 0.0028
+        (31.2 CPU s in all), where training alone took 231 CPU s (3,840 mini-batches) to 0.0030; at
+        12 players 0.0248 (19.5 CPU s), then 0.0137, 0.0072, 0.0035 (42.6 CPU s). At 3 players the
+        exact NashConv (``tests/test_solver_sampled.py``'s learner) fell 0.0474, 0.0263, 0.0151, 0.0095."""
         if not isinstance(hands, int) or hands < 1:
             raise ValueError(f"bad hands {hands!r}: an integer >= 1")
         if not 0 < step <= 1:
