@@ -211,7 +211,8 @@ def table_child(n: int, preset: str, rule: list[str], hands: int, shipped: bool 
                    sampled_best=got.sampled_best, margin=got.margin, hands=got.hands,
                    bound_seconds=got.seconds, bound_situations=got.situations)
         if compare:  # the method before pooling and the tighter margin, on the same samples
-            old = bracket(samples, seed=0, resamples=resamples, pool=False, tight=False, select=1.0)
+            old = bracket(samples, seed=0, resamples=resamples, pool=False, tight=False, select=1.0,
+                          sign_share=0.5)
             out.update(old_upper=old.upper, old_estimate=old.estimate, old_estimate_error=old.estimate_error)
     out["peak_all_gb"] = _peak_gb()
     print(json.dumps(out))
