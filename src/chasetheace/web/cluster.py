@@ -177,9 +177,10 @@ class Cluster(Saver):
         self.restate = True  # the next heartbeat states this process's presence afresh
         self.dead: set[str] = set()  # the processes known to be dead (their presence is ignored)
         # shown by /healthz: notifications heard, moves applied from them, tables read, moves saved,
-        # games started from them
+        # games started from them; the microseconds the moves saved waited for their commit (from
+        # sending the write to its answer: the database's part of a move's latency)
         self.counts = {"notified": 0, "moves_applied": 0, "moves_known": 0, "tables_read": 0,
-                       "moves_saved": 0, "games_applied": 0}
+                       "moves_saved": 0, "games_applied": 0, "save_wait_us": 0}
 
     @property
     def process(self) -> str:
@@ -484,10 +485,12 @@ class Cluster(Saver):
         done = self.saves[table.id] = asyncio.get_running_loop().create_future()
         saved = False
         try:
+            sent = time.perf_counter()
             await self.store.save_move(table.id, table.game_no, table.moves, seat, action, actor, events,
                                        act_id)
             saved = True
             self.counts["moves_saved"] += 1
+            self.counts["save_wait_us"] += round(1e6 * (time.perf_counter() - sent))
         finally:
             table.end_act(act_id, saved=saved)
             if self.saves.get(table.id) is done:
