@@ -9,7 +9,8 @@ heartbeat), ``presence`` (which seats have a person connected to which process) 
 (which process runs a table's bots and timers, until when).
 
 Every write is one short transaction that also sends ``NOTIFY "cta_tables:TABLE", 'PROCESS|TABLE'``
-(a channel per table): PostgreSQL delivers it at commit to every process listening there, the
+(a channel per table; a move's NOTIFY goes in a transaction of its own right after the move's, as
+:func:`_move_text` says why): PostgreSQL delivers it at commit to every process listening there, the
 processes with the table in memory (:mod:`.cluster`), each of which reads what it is missing and
 tells its own clients. Two processes saving the same move number, seat or
 game collide on the primary key: the second gets :class:`~.store.StoreConflict` and nothing is
@@ -116,22 +117,44 @@ _MAX_PAYLOAD = 7900  # PostgreSQL's NOTIFY takes up to 8000 bytes
 _ELSEWHERE = ("SELECT p.seat FROM presence p JOIN processes q ON q.id = p.process WHERE p.table_id = %s "
               "AND p.process <> %s AND q.seen > now() - make_interval(secs => %s)")
 _ALIVE = "INSERT INTO processes VALUES (%s, now()) ON CONFLICT (id) DO UPDATE SET seen = now()"
-# one statement: the move's insert and its NOTIFY commit together (no NOTIFY if the insert fails);
-# dated on the database's clock, as tables are (the expiry of idle tables reads that clock)
-_SAVE_MOVE = ("WITH saved AS (INSERT INTO actions (table_id, game_no, seq, seat, action, actor, events, at, "
-              "act_id) VALUES (%s, %s, %s, %s, %s, %s, %s, extract(epoch FROM now())::float8, %s) "
-              "RETURNING 1) SELECT pg_notify(%s, %s) FROM saved")
+# a move: its insert committed first, on its own (dated on the database's clock, as tables are:
+# the expiry of idle tables reads that clock), then its NOTIFY in a transaction of its own, sent
+# only if the insert committed: one text, so one round trip (:func:`_move_text`)
+_INSERT_MOVE = ("INSERT INTO actions (table_id, game_no, seq, seat, action, actor, events, at, act_id) "
+                "VALUES ({}, {:d}, {:d}, {:d}, {}, {}, {}, extract(epoch FROM now())::float8, {})")
+_TELL_MOVE = "SELECT set_config('synchronous_commit', 'off', true), pg_notify({}, {})"
 
 
-_SAVE_MOVE_NAME = b"cta_save_move"
-_PREPARE_SAVE_MOVE = ("PREPARE cta_save_move (text, integer, integer, integer, text, text, text, text, text, "
-                      "text) AS " + _SAVE_MOVE.replace("%s", "${}").format(*range(1, 11)))
+def _move_text(escape: Callable[[bytes], bytes], params: Sequence[Any]) -> str:
+    """The statements that save a move (the parameters of :meth:`PgStore._move`), as one simple
+    query, ``escape`` quoting each text (libpq's ``PQescapeLiteral`` on the connection): the insert, ``COMMIT``, and
+    the notification. PostgreSQL runs them in order and stops at the first error, so a move that
+    was not saved (a conflict) is not announced; the insert's commit waits, as any commit, until
+    the move is on disk (``synchronous_commit``), and nobody hears of the move before: the
+    notification's own transaction commits only after it.
+
+    Why two transactions: PostgreSQL serialises every transaction that sends a NOTIFY with a lock
+    held from before its commit until after it (so notifications come in commit order), the WAL
+    flush included; with the NOTIFY in the move's transaction, the moves of every process were
+    written one flush after another (about 4 ms each on a disk of this kind: 190 moves a second
+    kept the lock busy three quarters of the time, and any holder a busy CPU paused held up every
+    other). Without it, moves committing together share one flush (PostgreSQL's group commit),
+    and the notification's transaction, which saves nothing, does not wait for a flush of its own
+    (``synchronous_commit`` off for it alone: what it writes to the WAL is only its commit)."""
+    table_id, game_no, seq, seat, action, actor, events, act_id, chan, payload = params
+
+    def lit(value: str | None) -> str:
+        return "NULL" if value is None else escape(value.encode()).decode()
+
+    insert = _INSERT_MOVE.format(lit(table_id), game_no, seq, seat, lit(action), lit(actor), lit(events),
+                                 lit(act_id))
+    return f"{insert}; COMMIT; {_TELL_MOVE.format(lit(chan), lit(payload))}"
 
 
 class _MoveConnections:
-    """The moves' own connections (psycopg's asynchronous ones), each with :data:`_SAVE_MOVE`
-    prepared, lent on the event loop one move at a time: up to ``size`` of them, opened when
-    needed; one that broke (or whose move was given up mid-way) is closed, not lent again."""
+    """The moves' own connections (psycopg's asynchronous ones), lent on the event loop one move
+    at a time: up to ``size`` of them, opened when needed; one that broke (or whose move was given
+    up mid-way) is closed, not lent again."""
 
     def __init__(self, store: PgStore, size: int) -> None:
         self.store, self.size = store, size
@@ -175,13 +198,7 @@ class _MoveConnections:
         psycopg = self.store._psycopg
         options = self.store._pool_options["kwargs"]
         # UTF-8 whatever the database's encoding: :meth:`PgStore._save` sends its text so encoded
-        conn = await psycopg.AsyncConnection.connect(self.store.url, client_encoding="UTF8", **options)
-        try:
-            await conn.execute(_PREPARE_SAVE_MOVE)
-        except BaseException:
-            await conn.close()
-            raise
-        return conn
+        return await psycopg.AsyncConnection.connect(self.store.url, client_encoding="UTF8", **options)
 
     def give(self, conn: Any, ok: bool) -> None:
         """Take back a connection lent; ``ok``: it is idle and may be lent again."""
@@ -335,6 +352,7 @@ class PgStore:
         from psycopg import generators, pq
 
         self._generators = generators
+        self._escaping = pq.Escaping  # libpq's quoting of a text, on a connection
         self._idle, self._fatal = pq.TransactionStatus.IDLE, pq.ExecStatus.FATAL_ERROR
 
     # --- set-up ---------------------------------------------------------------------------------
@@ -667,7 +685,8 @@ class PgStore:
                 "SELECT COUNT(*) FROM actions WHERE table_id=%s AND game_no=%s",
                 (table_id, game_no)).fetchone()[0]))
         params = self._move(table_id, game_no, seq, seat, action, actor, events, act_id)
-        self._tx(lambda cur: cur.execute(_SAVE_MOVE, params), atomic=False)
+        self._tx(lambda cur: cur.execute(_move_text(self._escaping(cur.connection.pgconn).escape_literal,
+                                                    params)), atomic=False)
 
     async def save_move(self, table_id: str, game_no: int, seq: int, seat: int, action: str, actor: str,
                         events: Sequence[Event], act_id: str | None = None) -> None:
@@ -681,17 +700,16 @@ class PgStore:
         await self._within(asyncio.ensure_future(self._save(params)))
 
     async def _save(self, params: Sequence[Any]) -> None:
-        """Run the prepared :data:`_SAVE_MOVE` with ``params`` on a moves' connection: libpq's own
-        calls awaited on the loop (one round trip, no cursor, no query conversion); a connection
-        found broken is dropped and the move tried on another (a write that did commit before the
-        break is then a conflict, no double)."""
-        values = [None if v is None else str(v).encode() for v in params]
+        """Run :func:`_move_text` of ``params`` on a moves' connection: libpq's own calls awaited
+        on the loop (one round trip, no cursor, no query conversion); a connection found broken is
+        dropped and the move tried on another (a write that did commit before the break is then a
+        conflict, no double)."""
         for attempt in range(self._tries):
             conn = await self._moves.take()
             ok = False
             try:
                 pgconn = conn.pgconn
-                pgconn.send_query_prepared(_SAVE_MOVE_NAME, values)
+                pgconn.send_query(_move_text(self._escaping(pgconn).escape_literal, params).encode())
                 results = await conn.wait(self._generators.execute(pgconn))
                 ok = pgconn.transaction_status == self._idle
                 for result in results:
@@ -711,7 +729,7 @@ class PgStore:
 
     def _move(self, table_id: str, game_no: int, seq: int, seat: int, action: str, actor: str,
               events: Sequence[Event], act_id: str | None) -> tuple[Any, ...]:
-        """The parameters of :data:`_SAVE_MOVE`: the move's row, and the notification that carries
+        """The parameters of :func:`_move_text`: the move's row, and the notification that carries
         the move itself (when it fits), so the other processes apply it without reading it back."""
         dumped = _dump([e.to_dict() for e in events])
         move = _dump({"g": game_no, "s": seq, "seat": seat, "a": action, "w": actor, "i": act_id})
