@@ -116,6 +116,15 @@ T = TypeVar("T")
 _MAX_PAYLOAD = 7900  # PostgreSQL's NOTIFY takes up to 8000 bytes
 _ELSEWHERE = ("SELECT p.seat FROM presence p JOIN processes q ON q.id = p.process WHERE p.table_id = %s "
               "AND p.process <> %s AND q.seen > now() - make_interval(secs => %s)")
+_CLOCK = "SELECT extract(epoch FROM clock_timestamp())::float8, (SELECT value FROM meta WHERE key='schema')"
+
+
+def _clock_row(row: Any) -> tuple[float, int | None]:
+    """The database's clock and schema version from a row of :data:`_CLOCK`."""
+    schema = str(row[1]) if row[1] is not None else ""
+    return float(row[0]), int(schema) if schema.isdecimal() else None
+
+
 _ALIVE = "INSERT INTO processes VALUES (%s, now()) ON CONFLICT (id) DO UPDATE SET seen = now()"
 # a move: its insert committed first, on its own (dated on the database's clock, as tables are:
 # the expiry of idle tables reads that clock), then its NOTIFY in a transaction of its own, sent
@@ -127,11 +136,11 @@ _TELL_MOVE = "SELECT set_config('synchronous_commit', 'off', true), pg_notify({}
 
 def _move_text(escape: Callable[[bytes], bytes], params: Sequence[Any]) -> str:
     """The statements that save a move (the parameters of :meth:`PgStore._move`), as one simple
-    query, ``escape`` quoting each text (libpq's ``PQescapeLiteral`` on the connection): the insert, ``COMMIT``, and
-    the notification. PostgreSQL runs them in order and stops at the first error, so a move that
-    was not saved (a conflict) is not announced; the insert's commit waits, as any commit, until
-    the move is on disk (``synchronous_commit``), and nobody hears of the move before: the
-    notification's own transaction commits only after it.
+    query, ``escape`` quoting each text (libpq's ``PQescapeLiteral`` on the connection): the
+    insert, ``COMMIT``, and the notification. PostgreSQL runs them in order and stops at the
+    first error, so a move that was not saved (a conflict) is not announced; the insert's commit
+    waits, as any commit, until the move is on disk (``synchronous_commit``), and nobody hears of
+    the move before: the notification's own transaction commits only after it.
 
     Why two transactions: PostgreSQL serialises every transaction that sends a NOTIFY with a lock
     held from before its commit until after it (so notifications come in commit order), the WAL
@@ -323,6 +332,7 @@ class PgStore:
         self.bridge = Bridge(f"--db {self.path}", "postgres")  # for :meth:`bridged`
         self.loop_waits = 0  # database calls the event loop's thread waited for (see :meth:`_tx`)
         self._tries = pool_size + 1  # a connection found broken is dropped and the next one tried
+        self._beats = 0  # heartbeats made (:meth:`beat`)
         self._timeout = connect_timeout
         self._check_url(url)
         self._down_until = 0.0
@@ -847,17 +857,16 @@ class PgStore:
 
     def clock(self) -> tuple[float, int | None]:
         """The database's clock (seconds since the epoch) and the schema version it holds now."""
-        def work(cur: Any) -> tuple[float, int | None]:
-            row = cur.execute("SELECT extract(epoch FROM clock_timestamp())::float8, "
-                              "(SELECT value FROM meta WHERE key='schema')").fetchone()
-            schema = str(row[1]) if row[1] is not None else ""
-            return float(row[0]), int(schema) if schema.isdecimal() else None
-        return self._tx(work, atomic=False)
+        return self._tx(lambda cur: _clock_row(cur.execute(_CLOCK).fetchone()), atomic=False)
 
     def beat(self, present: Sequence[tuple[str, int]] | None, wanted: Sequence[str], held: Sequence[str],
-             lease: float, alive: float,
-             dead: set[str]) -> tuple[set[str], set[str], dict[str, set[int]], set[str], float | None]:
-        """One heartbeat of this process, in one transaction: say it is alive; if ``present`` is
+             lease: float, alive: float, dead: set[str],
+             clock: list[tuple[float, int | None, float, float]] | None = None,
+             ) -> tuple[set[str], set[str], dict[str, set[int]], set[str], float | None]:
+        """One heartbeat of this process, in one transaction: with ``clock`` (a list), first read
+        the database's clock as :meth:`clock` does and append the reading to it, with this
+        process's time (``time.time()``) just before and after the reading; say it is alive; if
+        ``present`` is
         given, state afresh the seats it has people connected at (table, seat; otherwise they
         are kept up to date by :meth:`set_presence`); renew the leases it ``held`` that it still
         wants, give up the others, and take the lease of each ``wanted`` table that has no live
@@ -867,9 +876,21 @@ class PgStore:
         to other live processes (alive: a heartbeat within ``alive`` seconds); the processes
         dead now; and in how many seconds the first lease another process holds on a ``wanted``
         table runs out (None if none: the next beat may take it then, not a beat later). Each
-        step touches only what changed: a steady beat is a few small statements."""
+        step touches only what changed: a steady beat is a few small statements, and its commit
+        does not wait for the disk (``synchronous_commit`` off for it alone: a beat lost with a
+        crash of PostgreSQL is written again by the next one a second later, and a lease taken in
+        it and lost can at worst have two processes play a bot's move, which the moves' primary
+        key settles as always)."""
+        self._beats += 1
+        tidy = self._beats % 60 == 1  # now and then: leases left from a beat whose answer was lost
+
         def work(cur: Any) -> tuple[set[str], set[str], dict[str, set[int]], set[str], float | None]:
             me = self.process
+            before = time.time()
+            row = cur.execute(_CLOCK + ", set_config('synchronous_commit', 'off', true)").fetchone()
+            after = time.time()
+            if clock is not None:
+                clock.append((*_clock_row(row), before, after))
             cur.execute(_ALIVE, (me,))
             if present is not None:
                 cur.execute("DELETE FROM presence WHERE process=%s", (me,))
@@ -878,8 +899,9 @@ class PgStore:
                                 "AS x(t, s) ON CONFLICT DO NOTHING",
                                 (me, [t for t, _ in present], [s for _, s in present]))
             want = set(wanted)
-            cur.execute("DELETE FROM leases WHERE holder=%s AND NOT (table_id = ANY(%s::text[]))",
-                        (me, sorted(want)))
+            if tidy or set(held) - want:
+                cur.execute("DELETE FROM leases WHERE holder=%s AND NOT (table_id = ANY(%s::text[]))",
+                            (me, sorted(want)))
             kept = {r[0] for r in cur.execute(
                 "UPDATE leases SET expires = now() + make_interval(secs => %s) WHERE holder=%s "
                 "AND table_id = ANY(%s::text[]) RETURNING table_id",
@@ -913,7 +935,8 @@ class PgStore:
                         "WHERE p.table_id = ANY(%s::text[]) AND p.process <> %s "
                         "AND q.seen > now() - make_interval(secs => %s)", (ask, me, alive)).fetchall():
                     seats[t].add(s)
-            cur.execute("DELETE FROM processes WHERE seen < now() - interval '1 day'")
+            if tidy:
+                cur.execute("DELETE FROM processes WHERE seen < now() - interval '1 day'")
             return holding, gained, seats, now_dead, soonest
         return self._tx(work)
 
