@@ -140,7 +140,10 @@ def _move_text(escape: Callable[[bytes], bytes], params: Sequence[Any]) -> str:
     insert, ``COMMIT``, and the notification. PostgreSQL runs them in order and stops at the
     first error, so a move that was not saved (a conflict) is not announced; the insert's commit
     waits, as any commit, until the move is on disk (``synchronous_commit``), and nobody hears of
-    the move before: the notification's own transaction commits only after it.
+    the move before: the notification's own transaction commits only after it. (A connection
+    that breaks between the two leaves the move saved and not announced: the other processes
+    holding the table find it at its next notification, a gap, or at their next write there, a
+    conflict, and read the table, as after any notification missed.)
 
     Why two transactions: PostgreSQL serialises every transaction that sends a NOTIFY with a lock
     held from before its commit until after it (so notifications come in commit order), the WAL
