@@ -149,3 +149,20 @@ def test_any_text_of_a_move_is_saved_and_announced_as_sent(
                         (action, actor, None, json.dumps(said, separators=(",", ":")))]
     finally:
         store.close()
+
+
+def test_a_turn_deadline_is_saved_and_announced_each_time_it_changes(pg_url: str) -> None:
+    store = PgStore(pg_url)
+    try:
+        store.create_table("t3", {"preset": "standard"})
+        with psycopg.connect(pg_url, autocommit=True) as listener:
+            listener.execute(f'LISTEN "{channel("t3")}"')
+            for events, ends in ((4, 1000.25), (5, 1010.5), (5, 1011.0)):
+                store.set_turn("t3", 1, events, ends)
+            notes = [n.payload.split("|", 2)[2] for n in listener.notifies(timeout=10, stop_after=3)]
+        assert notes == ["t|1:4:1000.25", "t|1:5:1010.5", "t|1:5:1011.0"]
+        with psycopg.connect(pg_url) as conn:
+            rows = conn.execute("SELECT game_no, events, ends FROM turns WHERE table_id = 't3'").fetchall()
+        assert rows == [(1, 5, 1011.0)]
+    finally:
+        store.close()
