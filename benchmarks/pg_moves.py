@@ -34,7 +34,7 @@ TABLE = "bench_moves"
 
 def together_text(escape: Any, params: tuple[Any, ...]) -> str:
     """The insert and its NOTIFY in one statement, one transaction (the earlier write)."""
-    text = _move_text(escape, params)
+    text = _move_text(escape, params).removeprefix("BEGIN; ")
     insert, _, tell = text.partition("; COMMIT; ")
     notify = tell.replace("set_config('synchronous_commit', 'off', true), ", "")
     return f"WITH saved AS ({insert} RETURNING 1) {notify} FROM saved"

@@ -166,3 +166,29 @@ def test_a_turn_deadline_is_saved_and_announced_each_time_it_changes(pg_url: str
         assert rows == [(1, 5, 1011.0)]
     finally:
         store.close()
+
+
+def test_a_moves_statements_leave_no_warning_and_a_refused_one_no_open_block(pg_url: str) -> None:
+    from chasetheace.web.pgstore import _move_text
+
+    store = PgStore(pg_url)
+    try:
+        store.create_table("t4", {"preset": "standard"})
+        notices: list[str] = []
+        with psycopg.connect(pg_url, autocommit=True) as conn:
+            conn.add_notice_handler(lambda d: notices.append(f"{d.severity}: {d.message_primary}"))
+            escape = psycopg.pq.Escaping(conn.pgconn).escape_literal
+            params = store._move("t4", 1, 0, 0, "keep", "human", [], "x1")
+            conn.execute(_move_text(escape, params))
+            assert conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
+            with pytest.raises(psycopg.errors.UniqueViolation):
+                conn.execute(_move_text(escape, params))
+            assert conn.info.transaction_status == psycopg.pq.TransactionStatus.INERROR
+        assert notices == []  # (a COMMIT outside a block would warn at every move, in the server's log too)
+        store.append_action("t4", 1, 1, "swap", "bot", [], 1)
+        with pytest.raises(StoreConflict):
+            store.append_action("t4", 1, 1, "swap", "bot", [], 1)
+        store.append_action("t4", 1, 0, "keep", "bot", [], 2)  # the pool's connection is fine after it
+        assert [row[0] for row in stored(pg_url, "t4")] == [0, 1, 2]
+    finally:
+        store.close()

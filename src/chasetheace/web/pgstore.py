@@ -137,8 +137,9 @@ _TELL_MOVE = "SELECT set_config('synchronous_commit', 'off', true), pg_notify({}
 def _move_text(escape: Callable[[bytes], bytes], params: Sequence[Any]) -> str:
     """The statements that save a move (the parameters of :meth:`PgStore._move`), as one simple
     query, ``escape`` quoting each text (libpq's ``PQescapeLiteral`` on the connection): the
-    insert, ``COMMIT``, and the notification. PostgreSQL runs them in order and stops at the
-    first error, so a move that was not saved (a conflict) is not announced; the insert's commit
+    insert between ``BEGIN`` and ``COMMIT``, then the notification. PostgreSQL runs them in order
+    and stops at the first error (leaving the block failed: the caller rolls it back), so a move
+    that was not saved (a conflict) is not announced; the insert's commit
     waits, as any commit, until the move is on disk (``synchronous_commit``), and nobody hears of
     the move before: the notification's own transaction commits only after it. (A connection
     that breaks between the two leaves the move saved and not announced: the other processes
@@ -162,7 +163,7 @@ def _move_text(escape: Callable[[bytes], bytes], params: Sequence[Any]) -> str:
 
     insert = _INSERT_MOVE.format(lit(table_id), game_no, seq, seat, lit(action), lit(actor), lit(events),
                                  lit(act_id))
-    return f"{insert}; COMMIT; {_TELL_MOVE.format(lit(chan), lit(payload))}"
+    return f"BEGIN; {insert}; COMMIT; {_TELL_MOVE.format(lit(chan), lit(payload))}"
 
 
 class _MoveConnections:
@@ -371,6 +372,7 @@ class PgStore:
         self._generators = generators
         self._escaping = pq.Escaping  # libpq's quoting of a text, on a connection
         self._idle, self._fatal = pq.TransactionStatus.IDLE, pq.ExecStatus.FATAL_ERROR
+        self._in_error = pq.TransactionStatus.INERROR
 
     # --- set-up ---------------------------------------------------------------------------------
 
@@ -714,8 +716,14 @@ class PgStore:
                 "SELECT COUNT(*) FROM actions WHERE table_id=%s AND game_no=%s",
                 (table_id, game_no)).fetchone()[0]))
         params = self._move(table_id, game_no, seq, seat, action, actor, events, act_id)
-        self._tx(lambda cur: cur.execute(_move_text(self._escaping(cur.connection.pgconn).escape_literal,
-                                                    params)), atomic=False)
+        def work(cur: Any) -> None:
+            try:
+                cur.execute(_move_text(self._escaping(cur.connection.pgconn).escape_literal, params))
+            except self._psycopg.Error:
+                with contextlib.suppress(self._psycopg.Error):
+                    cur.connection.rollback()  # the insert refused: its transaction block ended
+                raise
+        self._tx(work, atomic=False)
 
     async def save_move(self, table_id: str, game_no: int, seq: int, seat: int, action: str, actor: str,
                         events: Sequence[Event], act_id: str | None = None) -> None:
@@ -740,10 +748,13 @@ class PgStore:
                 pgconn = conn.pgconn
                 pgconn.send_query(_move_text(self._escaping(pgconn).escape_literal, params).encode())
                 results = await conn.wait(self._generators.execute(pgconn))
+                failed = [result for result in results if result.status == self._fatal]
+                if failed and pgconn.transaction_status == self._in_error:  # the insert refused
+                    pgconn.send_query(b"ROLLBACK")
+                    await conn.wait(self._generators.execute(pgconn))
                 ok = pgconn.transaction_status == self._idle
-                for result in results:
-                    if result.status == self._fatal:
-                        raise self._psycopg.errors.error_from_result(result, encoding="utf-8")
+                if failed:
+                    raise self._psycopg.errors.error_from_result(failed[0], encoding="utf-8")
                 return
             except Exception as exc:
                 if self._failed(exc, attempt):
