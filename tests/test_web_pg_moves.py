@@ -25,7 +25,7 @@ from chasetheace.web.store import StoreConflict  # noqa: E402
 AWKWARD = ["plain", "it's", "back\\slash", "quote ' and '' twice", "ünï ♠ 🂡", "$1 %s {} \"", "E'\\x00'"]
 
 
-def heard(listener: psycopg.Connection[tuple[object, ...]], count: int) -> list[dict[str, object]]:
+def heard(listener: Any, count: int) -> list[dict[str, object]]:
     """The next ``count`` moves announced on the listener (``PROCESS|TABLE|m|MOVE``), in order."""
     moves = []
     for note in listener.notifies(timeout=10, stop_after=count):
@@ -39,8 +39,10 @@ def heard(listener: psycopg.Connection[tuple[object, ...]], count: int) -> list[
 
 def stored(url: str, table_id: str) -> list[tuple[object, ...]]:
     with psycopg.connect(url) as conn:
-        return conn.execute("SELECT seq, seat, action, actor, act_id FROM actions WHERE table_id = %s "
-                            "ORDER BY seq", (table_id,)).fetchall()
+        rows: list[tuple[object, ...]] = conn.execute(
+            "SELECT seq, seat, action, actor, act_id FROM actions WHERE table_id = %s ORDER BY seq",
+            (table_id,)).fetchall()
+        return rows
 
 
 def test_a_move_is_announced_once_saved_and_a_conflict_never(pg_url: str) -> None:
@@ -83,7 +85,7 @@ def test_every_move_announced_is_in_the_database_when_heard(pg_url: str) -> None
         with psycopg.connect(pg_url, autocommit=True) as listener, \
                 psycopg.connect(pg_url, autocommit=True) as reader:
             listener.execute(f'LISTEN "{channel("t2")}"')
-            found = []
+            found: list[tuple[int, bool]] = []
 
             async def play() -> None:
                 for seq in range(20):
