@@ -281,10 +281,11 @@ def test_the_summary_method_solves_a_solution_looked_up_by_summaries(tmp_path: P
     from chasetheace.solver.solutions.solution import Solution
 
     rules = cta.Rules(announce_low=True)
-    sol = cta.solve(rules, 8, method="summary", iterations=4, exact_check=False)
+    sol = cta.solve(rules, 8, method="summary", iterations=4, exact_check=False, refine=0)
     solver = SummarySolver(Hand(rules, 8), seed=0)
     solver.train(4)
     assert sol.method == "summary" and sol.iterations == 4 and len(sol.infosets) == len(solver.keys)
+    assert sol.refined is None and sol.method_text == "summary (4 mini-batches of 2,000 hands)"
     write_npz(sol, str(tmp_path / "s.npz"), compact=True)
     read = Solution.load(str(tmp_path / "s.npz"))
     full = SampledSolver(Hand(rules, 8), seed=5)
@@ -336,16 +337,81 @@ def test_a_learner_stopped_and_resumed_from_its_checkpoint_learns_the_same(tmp_p
 
     with pytest.raises(Stop):
         cta.solve(cta.Rules(), 10, method="summary", iterations=15, exact_check=False, checkpoint=kept,
-                  on_check=stop)
+                  on_check=stop, refine=0)
     assert (kept / solving.LEARNER).is_file()
-    again = cta.solve(cta.Rules(), 10, method="summary", iterations=15, exact_check=False, checkpoint=kept)
-    once = cta.solve(cta.Rules(), 10, method="summary", iterations=15, exact_check=False)
+    again = cta.solve(cta.Rules(), 10, method="summary", iterations=15, exact_check=False, checkpoint=kept,
+                      refine=0)
+    once = cta.solve(cta.Rules(), 10, method="summary", iterations=15, exact_check=False, refine=0)
     assert again.keep == once.keep and again.infosets == once.infosets and again.nash_conv == once.nash_conv
     with pytest.raises(ValueError, match="another solve"):
         cta.solve(cta.Rules(), 10, method="summary", iterations=15, seed=1, exact_check=False,
-                  checkpoint=kept)
+                  checkpoint=kept, refine=0)
     with pytest.raises(ValueError, match="clock"):
         cta.solve(cta.Rules(), 10, method="summary", time_limit=5, checkpoint=tmp_path / "t")
+
+
+def test_the_summary_method_refines_after_training_and_resumes_bit_for_bit_across_passes(
+        tmp_path: Path) -> None:
+    """``solve(method="summary", refine=..., refine_hands=...)``: after training, that many passes of
+    ``SummarySolver.refine``, the same as the learner refined by hand; the solution says how it was
+    made (in memory and read back); the progress bar moves through the passes; and a solve killed in
+    a pass, with a checkpoint, resumes to the same solution bit for bit."""
+    from chasetheace.solver.methods.sampled import SummarySolver
+    from chasetheace.solver.solutions import solving
+    from chasetheace.solver.solutions.solution import Solution
+
+    rules, n = cta.Rules(), 8
+    how = dict(method="summary", iterations=5, exact_check=False, refine=3, refine_hands=6000)
+    heard: list[solving.Batches] = []
+    said: list[str] = []
+    once = cta.solve(rules, n, **how, on_check=heard.append, progress=said.append)  # type: ignore[arg-type]
+    solver = SummarySolver(Hand(rules, n), seed=0)
+    solver.train(5)
+    for _ in range(3):
+        solver.refine(6000, batch=solving.REFINE_BATCH)
+    assert once.keep == solver.sigma(np.arange(len(solver.keys)), average=True).tolist()
+    assert once.infosets == solver.infosets()
+    trained_only = cta.solve(rules, n, method="summary", iterations=5, exact_check=False, refine=0)
+    assert trained_only.infosets != once.infosets or trained_only.keep != once.keep
+    assert once.refined == (3, 6000) and once.iterations == 5
+    assert once.method_text == ("summary (5 mini-batches of 2,000 hands, then 3 refinement passes of "
+                                "6,000 hands)")
+    for path in (tmp_path / "s.npz", tmp_path / "s.json"):
+        once.save(str(path))
+        assert Solution.load(str(path)).method_text == once.method_text
+    # the bar: training, then the passes (two steps of 5,000 and 1,000 hands each), then the estimate
+    done = [b.done for b in heard]
+    assert done == sorted(done) and heard[-1].done == heard[-1].total == 5 * solving.BATCH + 3 * 6000 + 20_000
+    passes = [b for b in heard if b.what.startswith("refining")]
+    assert [b.done - 5 * solving.BATCH for b in passes] == [5000, 6000, 11000, 12000, 17000, 18000]
+    assert passes[2].what == "refining, pass 2 of 3, 5,000 of 6,000 hands"
+    assert sum(text.startswith("refinement pass") for text in said) == 3
+    # killed in pass 2 (pass 1 kept), then again in pass 3: each run goes on from the last pass kept
+    kept = tmp_path / "kept"
+
+    class Stop(Exception):
+        pass
+
+    for where in ("pass 2 of 3, 5,000", "pass 3 of 3, 6,000"):
+        def stop(progress: object, where: str = where) -> None:
+            if where in getattr(progress, "what", ""):
+                raise Stop
+
+        with pytest.raises(Stop):
+            cta.solve(rules, n, **how, checkpoint=kept, on_check=stop)  # type: ignore[arg-type]
+    learner = np.load(kept / solving.LEARNER)
+    assert int(learner["refined"]) == 2 and int(learner["trained"]) == 5
+    again = cta.solve(rules, n, **how, checkpoint=kept)  # type: ignore[arg-type]
+    assert again.keep == once.keep and again.infosets == once.infosets and again.nash_conv == once.nash_conv
+    assert again.values == once.values and again.refined == (3, 6000)
+    with pytest.raises(ValueError, match="another solve"):  # another refinement is another solve
+        cta.solve(rules, n, **{**how, "refine": 4}, checkpoint=kept)  # type: ignore[arg-type]
+    for bad, match in (({"refine": -1}, "bad refine"), ({"refine": True}, "bad refine"),
+                       ({"refine_hands": 0}, "bad refine_hands")):
+        with pytest.raises(ValueError, match=match):
+            cta.solve(rules, n, method="summary", exact_check=False, **bad)
+    with pytest.raises(ValueError, match="summary method's"):
+        cta.solve(rules, n, method="sampled", exact_check=False, refine=2)
 
 
 def test_the_average_weighting_changes_the_average_only_and_resumes_bit_for_bit() -> None:

@@ -521,7 +521,8 @@ class SummarySolver(SampledSolver):
             out.append(self.showdown(fork)[0][:, t])
         return out[0], out[1]
 
-    def refine(self, hands: int, step: float = 0.5, sure: float = 2.0, batch: int = 5000) -> int:
+    def refine(self, hands: int, step: float = 0.5, sure: float = 2.0, batch: int = 5000,
+               callback: Callable[[int], None] | None = None) -> int:
         """One pass of best-response-guided refinement of the average strategy (after training):
         play ``hands`` fresh hands with it, forking each decision keep / swap with common random
         numbers for the later seats; per summary, where the mean keep-minus-swap difference of lives
@@ -530,7 +531,7 @@ class SummarySolver(SampledSolver):
         fraction ``step`` of the way to the better action (its weight in the average unchanged).
         Seeded by the learner's generator: the same passes after the same training give the same
         strategy, and :meth:`state` / :meth:`restore` between passes continue bit for bit. Returns
-        how many summaries moved.
+        how many summaries moved; ``callback(hands played so far)`` is called after each ``batch``.
 
         Measured 2026-11-27 (``benchmarks/sampled_summary.py --players 10 12 --hands 200000 --refine
         3 --skip-shipped``, standard rules, after the shipped budget, 200,000 hands a pass, the
@@ -568,6 +569,8 @@ class SummarySolver(SampledSolver):
                 sums[:, 2] += np.bincount(ids, d * d, minlength=m)
                 self.act(t, state, rows, self.rng.random(len(rows)) < p)
             played += b
+            if callback is not None:
+                callback(played)
         count, total, squares = sums[:, 0], sums[:, 1], sums[:, 2]
         mean = total / np.maximum(count, 1)
         var = np.maximum((squares + 1.0) / (count + 1.0) - mean ** 2, 0.0)

@@ -277,4 +277,5 @@ def figures_of(data: dict[str, Any]) -> dict[str, Any]:
         loss_errors=None if data.get("loss_errors") is None else [float(x) for x in data["loss_errors"]],
         nash_conv_low=opt("nash_conv_low"),
         measured=str(data.get("measured", "exact" if data.get("nash_conv_error") is None else "sampled")),
+        refined=None if data.get("refined") is None else (int(data["refined"][0]), int(data["refined"][1])),
     )

@@ -86,6 +86,9 @@ class Solution:
     # how nash_conv was measured: "exact" (an exact best response in the true game), "sampled"
     # (estimates in the true game), "abstract" (exact in the hand without card removal only)
     measured: str = "exact"
+    # the summary learner: the (passes, hands per pass) of best-response-guided refinement after its
+    # ``iterations`` mini-batches of training (SummarySolver.refine); None where there was none
+    refined: tuple[int, int] | None = None
     _index: dict[InfoKey, int] | None = field(default=None, repr=False, compare=False)
     _by_card: list[list[float]] | None = field(default=None, repr=False, compare=False)
     _similar: list[Any] | None = field(default=None, repr=False, compare=False)
@@ -167,6 +170,23 @@ class Solution:
         'model-only'
         """
         return NASH_CONV_KINDS[self.measured]
+
+    @property
+    def method_text(self) -> str:
+        """How the strategy was made, in words: the method, and for the sampled learners their
+        training and refinement.
+
+        >>> from chasetheace import Rules
+        >>> Solution(Rules(), 10, "summary", [], [], [], [], [], [], 0.0, [], iterations=240,
+        ...          refined=(6, 200_000), measured="sampled").method_text
+        'summary (240 mini-batches of 2,000 hands, then 6 refinement passes of 200,000 hands)'
+        """
+        if self.method not in ("sampled", "summary"):
+            return self.method
+        passes = "" if not self.refined or not self.refined[0] else (
+            f", then {self.refined[0]} refinement pass{'es' if self.refined[0] > 1 else ''} of "
+            f"{self.refined[1]:,} hands")
+        return f"{self.method} ({self.iterations:,} mini-batches of 2,000 hands{passes})"
 
     @property
     def caveats(self) -> list[str]:
@@ -357,6 +377,8 @@ class Solution:
             "trace": [list(t) for t in self.trace],
             "nash_conv_error": self.nash_conv_error, "loss_errors": self.loss_errors,
             "nash_conv_low": self.nash_conv_low, "measured": self.measured,
+            "refined": None if self.refined is None else list(self.refined),
+            "method_text": self.method_text,
             "nash_conv_kind": self.nash_conv_kind, "caveats": self.caveats,
         }
 

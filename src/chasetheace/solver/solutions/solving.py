@@ -21,8 +21,10 @@ from .choice import (
     MAX_IID_PLAYERS,
     MAX_PARTS_PLAYERS,
     METHODS,
+    REFINE_HANDS,
     WARM_PLAYERS,
     auto_choice,
+    refine_passes,
     sampled_batches,
     summary_batches,
 )
@@ -42,7 +44,8 @@ def solve(rules: Rules | None = None, players: int = 5, *, method: str = "auto",
           time_limit: float | None = None, seed: int = 0, exact_check: bool | None = None,
           progress: Callable[[str], None] | None = None,
           on_check: Callable[[Any], None] | None = None,
-          checkpoint: str | os.PathLike[str] | None = None, cluster: str | None = None) -> Solution:
+          checkpoint: str | os.PathLike[str] | None = None, cluster: str | None = None,
+          refine: int | None = None, refine_hands: int | None = None) -> Solution:
     """An equilibrium of one hand with ``players`` seats under ``rules``.
 
     ``method``: ``"lp"`` (two players, exactly one loser: the exact sequence-form LP), ``"dcfr"``
@@ -57,7 +60,11 @@ def solve(rules: Rules | None = None, players: int = 5, *, method: str = "auto",
     :class:`~chasetheace.solver.methods.sampled.SummarySolver`, by default
     :func:`~.choice.summary_batches`: its situations are keyed by
     :func:`~chasetheace.solver.methods.sampled.summary_key`, and the solution looks a situation up
-    by its summary). ``"auto"`` follows the table :data:`~.choice.AUTO`: the
+    by its summary; after training, ``refine`` passes, by default :func:`~.choice.refine_passes`, of
+    best-response-guided refinement, :meth:`~chasetheace.solver.methods.sampled.SummarySolver.refine`,
+    of ``refine_hands`` fresh hands each, by default :data:`~.choice.REFINE_HANDS`: seeded and counted
+    in hands too, recorded in the solution's ``refined`` and :attr:`~.solution.Solution.method_text`;
+    ``refine=0`` trains only). ``"auto"`` follows the table :data:`~.choice.AUTO`: the
     LP where it applies, the exact tree up to 5 players, and at 6 without pairing or kings_jerk
     unless ``exact_check=False``; else ``iid`` up to 9 players without pairing or kings_jerk, else
     the sampled method. ``exact_check``: whether a strategy not solved on the exact tree is
@@ -67,12 +74,14 @@ def solve(rules: Rules | None = None, players: int = 5, *, method: str = "auto",
     depends on the machine's speed and load. ``progress``, if given, is called with a one-line status
     text as the work goes on (the command prints it on stderr); ``on_check`` with the CFR methods'
     (and ``iid``'s) :class:`~chasetheace.solver.methods.cfr.Progress` at each NashConv check, and
-    with the sampled method's :class:`Batches` after each mini-batch (the solution cache draws its
-    progress bar from them).
+    with the sampled method's :class:`Batches` after each mini-batch and each
+    :data:`REFINE_BATCH` hands of a refinement pass (the solution cache draws its progress bar from
+    them).
 
     ``checkpoint`` (a folder; the CFR methods and ``iid``): keep there each CFR iterate and each
     finished part of a pass over the exact tree in parts (the sampled and summary methods: the
-    learner's state every :data:`LEARNER_EVERY` mini-batches), so that the same call after a crash or a
+    learner's state every :data:`LEARNER_EVERY` mini-batches and after each refinement pass), so that the
+    same call after a crash or a
     kill resumes where it stopped and returns the same solution, bit for bit, as an uninterrupted
     run (only the times differ): see :mod:`~chasetheace.solver.methods.checkpoint`. A folder of
     another solve (rules, players, method, iterations, tolerance, check_every, exact_check,
@@ -99,6 +108,11 @@ def solve(rules: Rules | None = None, players: int = 5, *, method: str = "auto",
         raise ValueError(f"bad check_every {check_every!r}: an integer >= 1")
     if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
         raise ValueError(f"bad workers {workers!r}: an integer >= 1")
+    if refine is not None and (not isinstance(refine, int) or isinstance(refine, bool) or refine < 0):
+        raise ValueError(f"bad refine {refine!r}: an integer >= 0 (passes of refinement)")
+    if refine_hands is not None and (not isinstance(refine_hands, int) or isinstance(refine_hands, bool)
+                                     or refine_hands < 1):
+        raise ValueError(f"bad refine_hands {refine_hands!r}: an integer >= 1 (hands a pass)")
     hand = Hand(rules, players)
     start = time.perf_counter()
     if exact_check and players > MAX_MEASURE_PLAYERS:
@@ -109,6 +123,11 @@ def solve(rules: Rules | None = None, players: int = 5, *, method: str = "auto",
     if iterations is None:
         iterations = (sampled_batches(players) if run == "sampled" else summary_batches(players)
                       if run == "summary" else 2000)
+    if run != "summary" and (refine or refine_hands is not None):
+        raise ValueError(f"refine and refine_hands are the summary method's (refinement after training), "
+                         f"not {run!r}'s")
+    passes = (refine_passes(players) if refine is None else refine) if run == "summary" else 0
+    hands = REFINE_HANDS if refine_hands is None else refine_hands
     if run == "iid":
         if hand.pairing or hand.jerk:
             raise ValueError("method 'iid' does not model pairing or kings_jerk: use 'dcfr' or 'sampled'")
@@ -142,8 +161,10 @@ def solve(rules: Rules | None = None, players: int = 5, *, method: str = "auto",
         store = None
         if checkpoint is not None:
             if run in ("sampled", "summary"):  # what changes a learner's result: its budget and seed
+                # and its refinement (named only when there is some: a training-only folder stays valid)
+                more = {"refine": [passes, hands]} if passes else {}
                 store = open_checkpoint(checkpoint, hand, run, iterations=iterations, exact_check=check,
-                                        seed=seed)
+                                        seed=seed, **more)
             else:
                 store = open_checkpoint(checkpoint, hand, run, iterations=iterations, tolerance=tolerance,
                                         check_every=check_every, exact_check=check if run == "iid" else None)
@@ -152,7 +173,7 @@ def solve(rules: Rules | None = None, players: int = 5, *, method: str = "auto",
                 finished.seconds = time.perf_counter() - start
                 return finished
         sol = _solve(hand, run, iterations, tolerance, check_every, start, workers, progress, on_check,
-                     check, time_limit, seed, store, runner)
+                     check, time_limit, seed, store, runner, (passes, hands))
         if store is not None:
             from .packed import write_npz
 
@@ -166,11 +187,11 @@ def solve(rules: Rules | None = None, players: int = 5, *, method: str = "auto",
 def _solve(hand: Hand, run: str, iterations: int, tolerance: float, check_every: int, start: float,
            workers: int, progress: Callable[[str], None] | None, on_check: Callable[[Any], None] | None,
            check: bool, time_limit: float | None, seed: int, store: Checkpoint | None,
-           runner: Runner | None) -> Solution:
+           runner: Runner | None, refine: tuple[int, int] = (0, 0)) -> Solution:
     players = hand.players
     if run in ("sampled", "summary"):
         return _from_sampled(hand, iterations, time_limit, seed, start, progress, check, runner, on_check,
-                             run == "summary", store)
+                             run == "summary", store, refine)
     if run == "iid":
         return _from_iid(hand, iterations, tolerance, check_every, start, workers, progress, check, store,
                          runner, on_check)
@@ -544,16 +565,23 @@ BATCH = 2000
 """The sampled method's mini-batch: hands dealt per training step (``SampledSolver.train``'s default)."""
 ESTIMATE_HANDS = 20_000
 """The fresh hands the sampled method's figures are estimated from."""
+REFINE_BATCH = 5000
+"""The hands a refinement pass plays at once (``SummarySolver.refine``'s ``batch``): the progress
+bar moves after each."""
 
 
 def _from_sampled(hand: Hand, batches: int, time_limit: float | None, seed: int, start: float,
                   progress: Callable[[str], None] | None = None, check: bool = True,
                   runner: Runner | None = None, on_check: Callable[[Any], None] | None = None,
-                  summary: bool = False, store: Checkpoint | None = None) -> Solution:
-    """Train the sampled method (``summary``: on a summary of the history); measure its strategy
-    exactly on the exact tree where that fits (up to :data:`~.choice.EXACT_CHECK_PLAYERS` players),
-    else by the sampled estimates. ``store``: a checkpoint that the learner's state is written to
-    every :data:`LEARNER_EVERY` mini-batches and at the end of training, and resumed from."""
+                  summary: bool = False, store: Checkpoint | None = None,
+                  refine: tuple[int, int] = (0, 0)) -> Solution:
+    """Train the sampled method (``summary``: on a summary of the history), then (``summary``) run
+    ``refine[0]`` passes of :meth:`~..methods.sampled.SummarySolver.refine` of ``refine[1]`` hands
+    each; measure its strategy exactly on the exact tree where that fits (up to
+    :data:`~.choice.EXACT_CHECK_PLAYERS` players), else by the sampled estimates. ``store``: a
+    checkpoint that the learner's state is written to every :data:`LEARNER_EVERY` mini-batches, at
+    the end of training and after each refinement pass, and resumed from (a pass cut short is run
+    again from the state before it: the same random numbers, the same result)."""
     import numpy as np
 
     from ..methods.sampled import SampledSolver, SummarySolver
@@ -564,7 +592,8 @@ def _from_sampled(hand: Hand, batches: int, time_limit: float | None, seed: int,
         state = store.load(LEARNER)
         if state is not None:
             solver.restore(state)
-    total = batches * BATCH + (0 if check else ESTIMATE_HANDS)
+    passes, per_pass = refine
+    total = batches * BATCH + passes * per_pass + (0 if check else ESTIMATE_HANDS)
 
     def report(done: int, seconds: float) -> None:
         if progress is not None:
@@ -576,6 +605,23 @@ def _from_sampled(hand: Hand, batches: int, time_limit: float | None, seed: int,
             store.save(LEARNER, **solver.state())
 
     done = solver.train(batches, seconds=time_limit, callback=report)
+    if passes:
+        assert isinstance(solver, SummarySolver)
+        while solver.refined < passes:
+            before = done * BATCH + solver.refined * per_pass
+            now = solver.refined + 1
+
+            def refining(hands: int, before: int = before, now: int = now) -> None:
+                seconds = time.perf_counter() - start
+                if progress is not None and hands == per_pass:
+                    progress(f"refinement pass {now} of {passes} ({per_pass:,} hands): {seconds:.0f} s")
+                if on_check is not None:
+                    on_check(Batches(before + hands, total, seconds,
+                                     f"refining, pass {now} of {passes}, {hands:,} of {per_pass:,} hands"))
+
+            solver.refine(per_pass, batch=REFINE_BATCH, callback=refining)
+            if store is not None:
+                store.save(LEARNER, **solver.state())
     if progress is not None:
         progress("measuring the strategy")
     keys = solver.infosets()
@@ -588,8 +634,9 @@ def _from_sampled(hand: Hand, batches: int, time_limit: float | None, seed: int,
                            reach=[0.0] * len(keys), values=[(0.0, 0.0)] * len(keys), loss_probabilities=[],
                            expected_lives_lost=[], nash_conv=float("nan"), gains=[])
         result = measure(hand, sampled.played_keep, progress=progress, runner=runner)
-        return _measured(hand, method, result, iterations=done, seconds=time.perf_counter() - start)
-    trained = done * BATCH
+        return _measured(hand, method, result, iterations=done, seconds=time.perf_counter() - start,
+                         refined=(passes, per_pass) if passes else None)
+    trained = done * BATCH + passes * per_pass
 
     def estimated(hands: int) -> None:
         if on_check is not None:
@@ -606,7 +653,8 @@ def _from_sampled(hand: Hand, batches: int, time_limit: float | None, seed: int,
                     loss_probabilities=est.losses, expected_lives_lost=est.lives, nash_conv=est.nash_conv,
                     gains=[], iterations=done,
                     seconds=time.perf_counter() - start, nash_conv_error=est.nash_conv_error,
-                    loss_errors=est.losses_error, nash_conv_low=est.nash_conv_low, measured="sampled")
+                    loss_errors=est.losses_error, nash_conv_low=est.nash_conv_low, measured="sampled",
+                    refined=(passes, per_pass) if passes else None)
 
 
 def _measured(hand: Hand, method: str, result: Measure, **extra: Any) -> Solution:
