@@ -410,7 +410,7 @@ def test_the_summary_method_refines_after_training_and_resumes_bit_for_bit_acros
                        ({"refine_hands": 0}, "bad refine_hands")):
         with pytest.raises(ValueError, match=match):
             cta.solve(rules, n, method="summary", exact_check=False, **bad)
-    with pytest.raises(ValueError, match="summary method's"):
+    with pytest.raises(ValueError, match="method 'summary' only"):
         cta.solve(rules, n, method="sampled", exact_check=False, refine=2)
 
 

@@ -22,6 +22,8 @@ from ..solver.solutions.choice import (
     MAX_EXACT_PLAYERS,
     MAX_PARTS_PLAYERS,
     METHODS,
+    REFINE_HANDS,
+    REFINE_PASSES,
 )
 
 __all__ = ["StatusLine", "register", "run", "main"]
@@ -42,6 +44,11 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--iterations", type=int, default=None,
                    help="most CFR iterations (default 2000); the sampled method's mini-batches of 2,000 "
                         "hands (default 12,000 / players squared: 84 at 12 players)")
+    p.add_argument("--refine", type=int, default=None, metavar="PASSES",
+                   help="the summary method: passes of best-response-guided refinement after training "
+                        f"(default {REFINE_PASSES}; 0: none)")
+    p.add_argument("--refine-hands", type=int, default=None, metavar="HANDS",
+                   help=f"the summary method: hands of one refinement pass (default {REFINE_HANDS:,})")
     p.add_argument("--tolerance", type=float, default=1e-4, help="stop at this NashConv (lives)")
     p.add_argument("--check-every", type=int, default=10, metavar="N",
                    help="measure CFR's average strategy every N iterations, and stop once it is within "
@@ -128,7 +135,8 @@ def run(args: argparse.Namespace) -> int:
                         exact_check=check, tolerance=args.tolerance, check_every=args.check_every,
                         time_limit=args.time_limit,
                         seed=args.seed, workers=args.workers, progress=None if args.quiet else status,
-                        checkpoint=args.checkpoint, cluster=args.cluster)
+                        checkpoint=args.checkpoint, cluster=args.cluster, refine=args.refine,
+                        refine_hands=args.refine_hands)
         finally:
             status.close()
         if args.plot:

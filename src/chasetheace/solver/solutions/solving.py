@@ -124,8 +124,8 @@ def solve(rules: Rules | None = None, players: int = 5, *, method: str = "auto",
         iterations = (sampled_batches(players) if run == "sampled" else summary_batches(players)
                       if run == "summary" else 2000)
     if run != "summary" and (refine or refine_hands is not None):
-        raise ValueError(f"refine and refine_hands are the summary method's (refinement after training), "
-                         f"not {run!r}'s")
+        raise ValueError(f"refine and refine_hands apply to method 'summary' only (refinement after "
+                         f"training), not to {run!r}")
     passes = (refine_passes(players) if refine is None else refine) if run == "summary" else 0
     hands = REFINE_HANDS if refine_hands is None else refine_hands
     if run == "iid":

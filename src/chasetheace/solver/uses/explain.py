@@ -117,7 +117,7 @@ def render_text(sol: Solution, situations: int = 6) -> str:
     deck, n = sol.deck, sol.players
     title = next((p.title for p in PRESETS if p.rules == sol.rules), "Chase the Ace")
     lines = [f"{title}, one hand, {n} players, rules: {rules_text(sol.rules)}",
-             f"method {sol.method}, {nash_conv_text(sol)}, {sol.seconds:.1f} s"]
+             f"method {sol.method_text}, {nash_conv_text(sol)}, {sol.seconds:.1f} s"]
     lines += [f"note: {c}" for c in sol.caveats]
     if sol.value is not None:
         lines.append(f"exact value: the eldest loses with probability {sol.value} (= {float(sol.value):.6f})")
