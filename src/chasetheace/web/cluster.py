@@ -130,6 +130,9 @@ class Cluster(Saver):
 
     probe_every = 0.25
     """Seconds between two probes of the database."""
+    listen_batch = 200
+    """The most channels one LISTEN or UNLISTEN text names: a heartbeat that finds many tables
+    loaded or let go at once sends a few texts, each answered in one go (benchmarks/listen_channels.py)."""
     probe_timeout = 1.0
     """A probe not answered within this many seconds fails; no answer for twice as long: the
     database counts as unavailable (one slow answer on a busy machine does not)."""
@@ -177,9 +180,10 @@ class Cluster(Saver):
         self.restate = True  # the next heartbeat states this process's presence afresh
         self.dead: set[str] = set()  # the processes known to be dead (their presence is ignored)
         # shown by /healthz: notifications heard, moves applied from them, tables read, moves saved,
-        # games started from them
+        # games started from them; the microseconds the moves saved waited for their commit (from
+        # sending the write to its answer: the database's part of a move's latency)
         self.counts = {"notified": 0, "moves_applied": 0, "moves_known": 0, "tables_read": 0,
-                       "moves_saved": 0, "games_applied": 0}
+                       "moves_saved": 0, "games_applied": 0, "save_wait_us": 0}
 
     @property
     def process(self) -> str:
@@ -234,15 +238,17 @@ class Cluster(Saver):
             present = sorted({(c.table.id, c.seat) for conns in server.watchers.values() for c in conns
                               if c.table is not None and c.seat is not None})
         wanted = self.wanted()
-        with contextlib.suppress(StoreUnavailable):
-            await self._read_clock()
         asked = time.monotonic()
         self.lease_ends = None
+        clock: list[tuple[float, int | None, float, float]] = []  # the database's clock, read first
         try:
             held, gained, seats, self.dead, self.lease_ends = await asyncio.to_thread(
-                self.store.beat, present, wanted, sorted(self.held), self.lease, self.lease, self.dead)
+                self.store.beat, present, wanted, sorted(self.held), self.lease, self.lease, self.dead, clock)
         except StoreUnavailable:
             return  # the leases run out by themselves: bots and timers stop here
+        finally:
+            if clock:
+                self._clock_read(*clock[0])
         if present is not None:
             self.restate = False
         self._turns_again()  # the database answered: turn timers it missed go again
@@ -267,12 +273,11 @@ class Cluster(Saver):
             else:
                 server.reschedule(table)
 
-    async def _read_clock(self) -> None:
-        """Read the database's clock (its offset from this process's) and its schema version: a
-        newer one (a newer server upgraded the database) stops this process taking new tables."""
-        before = time.time()
-        now, schema = await asyncio.to_thread(self.store.clock)
-        after = time.time()
+    def _clock_read(self, now: float, schema: int | None, before: float, after: float) -> None:
+        """A reading of the database's clock (``now``, asked at ``before`` and answered at
+        ``after`` on this process's clock; made with each heartbeat, in its transaction) and of its
+        schema version: the clock's offset from this process's; a newer schema (a newer server
+        upgraded the database) stops this process taking new tables."""
         if after - before < 0.5:  # an answer that took long says little about the time
             self.offset = self.clock_readings.add(now, before, after)
             self.clock_read = True
@@ -484,10 +489,12 @@ class Cluster(Saver):
         done = self.saves[table.id] = asyncio.get_running_loop().create_future()
         saved = False
         try:
+            sent = time.perf_counter()
             await self.store.save_move(table.id, table.game_no, table.moves, seat, action, actor, events,
                                        act_id)
             saved = True
             self.counts["moves_saved"] += 1
+            self.counts["save_wait_us"] += round(1e6 * (time.perf_counter() - sent))
         finally:
             table.end_act(act_id, saved=saved)
             if self.saves.get(table.id) is done:
@@ -732,8 +739,7 @@ class Cluster(Saver):
                     if tables:
                         await conn.execute(listen_text(sorted(tables)))
                     self.channels, self.listener = tables, conn.pgconn
-                    for table_id in self._in_memory() - tables:  # loaded meanwhile: read once more
-                        self.follow_soon(table_id)
+                    self._follow_all(sorted(self._in_memory() - tables))  # loaded meanwhile: read once more
                     if first and tables:  # loaded before the first LISTEN: read once more
                         self.dirty.update(tables)
                         self.wake.set()
@@ -771,29 +777,36 @@ class Cluster(Saver):
     def follow_soon(self, table_id: str) -> None:
         """LISTEN on the channel of a table already in memory (created here), then read it once:
         a write made before the LISTEN took effect is not missed."""
-        if table_id in self.channels or self.listener is None:
-            return
-        self.channels.add(table_id)
+        if table_id not in self.channels and self.listener is not None:
+            self._follow_all([table_id])
 
-        def listening(_: Any) -> None:
-            self.dirty.add(table_id)
-            self.wake.set()
-        done = self.gate = self._command(listen_text([table_id]))
-        done.add_done_callback(listening)
-        done.add_done_callback(self._open_gate)
+    def _follow_all(self, table_ids: list[str]) -> None:
+        """:meth:`follow_soon` for tables not listened on yet, :attr:`listen_batch` channels to a
+        LISTEN text (many tables found at once cost a few commands, not one each)."""
+        for start in range(0, len(table_ids), self.listen_batch):
+            batch = table_ids[start:start + self.listen_batch]
+            self.channels.update(batch)
+
+            def listening(_: Any, batch: list[str] = batch) -> None:
+                self.dirty.update(batch)
+                self.wake.set()
+            done = self.gate = self._command(listen_text(batch))
+            done.add_done_callback(listening)
+            done.add_done_callback(self._open_gate)
 
     def tidy_channels(self) -> None:
         """UNLISTEN on the channels of the tables this process let go (and LISTEN on any table in
-        memory not listened on yet); at each heartbeat."""
+        memory not listened on yet), :attr:`listen_batch` channels to a text; at each heartbeat."""
         if self.listener is None:
             return
         tables = self._in_memory()
-        gone = self.channels - tables
-        if gone:
-            self.channels -= gone  # at once: a table loaded again before the UNLISTEN is in LISTENs after it
-            self._command(listen_text(sorted(gone), stop=True))
-        for table_id in sorted(tables - self.channels):
-            self.follow_soon(table_id)
+        gone = sorted(self.channels - tables)
+        # at once: a table loaded again before the UNLISTEN is in LISTENs after it
+        self.channels.difference_update(gone)
+        for start in range(0, len(gone), self.listen_batch):
+            self._command(listen_text(gone[start:start + self.listen_batch], stop=True))
+        if len(tables) > len(self.channels):
+            self._follow_all(sorted(tables - self.channels))
 
     def _command(self, text: str) -> asyncio.Future[None]:
         """Send a LISTEN/UNLISTEN text on the listening connection, after those sent before it;
@@ -899,13 +912,17 @@ class Cluster(Saver):
 
     async def _watch(self) -> None:
         """Probe the database on a connection of its own: one that stops answering (stopped,
-        overloaded, its network cut) is noticed within :attr:`probe_timeout` seconds."""
+        overloaded, its network cut) is noticed within :attr:`probe_timeout` seconds. While it
+        answers, the loop looks again only when the probe's silence could first reach the limit
+        (about every 2 s, not at each probe); once it does not, at each probe."""
         self.store.start_probing(self.probe_every, self.probe_timeout)
+        limit = 2 * self.probe_timeout
         while True:
-            await asyncio.sleep(self.probe_every)
-            answering = self.store.silent() < 2 * self.probe_timeout
+            silent = self.store.silent()
+            answering = silent < limit
             if answering != self.answering:
                 await self._became(answering=answering)
+            await asyncio.sleep(max(self.probe_every, limit - silent) if answering else self.probe_every)
 
     async def _became(self, *, up: bool | None = None, answering: bool | None = None) -> None:
         """The listener connected or dropped, or the probe was answered or not: tell the clients
