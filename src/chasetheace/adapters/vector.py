@@ -34,13 +34,13 @@ from gymnasium.vector.utils import batch_space
 
 from ..cards import pack
 from ..fast import kernel as K
-from ..fast.layout import Counts, Given, Table
+from ..fast.layout import STANDARD, Counts, Given, Table
 from ..fast.policy import Policies, compile_bots
 from ..fast.tables import rule_arrays
 from ..rules import Rules
 from .encoding import Encoder
 from .episode import table_options
-from .vector_step import BAD_ACTION, Cells, _Agent, _batch, _Steps
+from .vector_step import BAD_ACTION, Cells, _Agent, _batch, _batch_standard, _Steps
 
 __all__ = ["ChaseTheAceVectorEnv", "ID", "VectorCore"]
 
@@ -95,7 +95,12 @@ class VectorCore:
                        self.winners)
         self._args = (steps, self.agent, self.rules_arrays, policies.arrays(), self.given, self.counts,
                       self.state)
-        self._batch: Any = _batch
+        # the default rules with threshold bots get the step compiled for them (constants: faster)
+        kinds = policies.kind.tolist()
+        standard = (script is None and tuple(self.rules_arrays.vector[1:].tolist()) == STANDARD[1:]
+                    and all(kind == K.P_THRESHOLD for s, kind in enumerate(kinds) if s != seat))
+        self._entry: Any = _batch_standard if standard else _batch
+        self._batch: Any = self._entry
         self._every = np.ones(tables, np.bool_)  # the mask of entries every table has, shared
         self._every.flags.writeable = False
 
@@ -113,8 +118,8 @@ class VectorCore:
             np.copyto(self.actions, actions, casting="same_kind")
         cells = self.cells if out is None else out
         bad = self._batch(cells, *self._args)
-        if self._batch is _batch:
-            self._batch = _compiled(_batch, (cells, *self._args))
+        if self._batch is self._entry:
+            self._batch = _compiled(self._entry, (cells, *self._args))
         if bad == BAD_ACTION:
             raise ValueError(f"bad actions {self.actions.tolist()!r}: {self.tables} of 0 (keep) or 1 (swap)")
         if bad >= 0:

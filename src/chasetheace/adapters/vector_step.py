@@ -10,7 +10,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..fast import kernel as K
-from ..fast.layout import Counts, Given, Mode, PolicyArrays, RuleArrays, Table, jit
+from ..fast.layout import STANDARD, Counts, Given, Mode, PolicyArrays, RuleArrays, Table, jit
 
 __all__ = ["BAD_ACTION", "Cells"]
 
@@ -190,10 +190,32 @@ def _batch(out: Cells, steps: _Steps, agent: _Agent, rules: RuleArrays, policies
     ``finished`` starts a new game (reward 0), any other plays ``actions[b]`` (0 keep, 1 swap);
     each table's observation is written to its row of ``out``. Returns -1; BAD_ACTION, with
     nothing played, if an action is not 0 or 1; or a table whose script ran out."""
+    return _tables(out, steps, agent, rules, policies, given, counts, tables, K.pause_mode(rules, policies))
+
+
+@jit()
+def _batch_standard(out: Cells, steps: _Steps, agent: _Agent, rules: RuleArrays, policies: PolicyArrays,
+                    given: Given, counts: Counts, tables: Table) -> int:  # pragma: no cover - compiled
+    """:func:`_batch` for the default rules (any lives; :data:`STANDARD`), threshold bots at every
+    seat but the agent's (whose policy is never consulted) and chance from the tables' generators
+    (no script): every rule option, the mode and what is given are constants here, so the game
+    compiles without their checks, as the kernel's own run of the default rules
+    (:func:`chasetheace.fast.kernel.run`)."""
+    mode = Mode(policies.kind.shape[0], False, False, False, True, True, True, False)
+    nothing = Given(-1, False, given.picks, given.shuffles, False, given.decisions, given.probe)
+    lives = (rules.vector[K.R_LIVES],)
+    standard = RuleArrays(lives + STANDARD[1:], rules.strength, rules.solver_strength,  # type: ignore[arg-type]
+                          rules.pack)
+    return _tables(out, steps, agent, standard, policies, nothing, counts, tables, mode)
+
+
+@jit(inline=True)
+def _tables(out: Cells, steps: _Steps, agent: _Agent, rules: RuleArrays, policies: PolicyArrays,
+            given: Given, counts: Counts, tables: Table, mode: Mode) -> int:  # pragma: no cover - compiled
+    """:func:`_batch` in ``mode``, inlined in each caller (with its rules, mode and given)."""
     for b in range(steps.actions.shape[0]):
         if steps.actions[b] != 0 and steps.actions[b] != 1:
             return BAD_ACTION
-    mode = K.pause_mode(rules, policies)
     seat, n, d = agent.seat, policies.kind.shape[0], rules.vector[K.R_DECK]
     for b in range(steps.actions.shape[0]):
         table = Table(tables.ws[b], tables.st[b], tables.evs[b], tables.g[b], tables.rng[b])
