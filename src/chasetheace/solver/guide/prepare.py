@@ -25,12 +25,17 @@ current version, for every preset and size.
 The full solutions are first saved in the solution cache (``--cache``, by default the user's, or
 ``$CHASE_THE_ACE_CACHE``): a run that is stopped resumes from there, and files already shipped in
 this version are kept (unless solved by another method than the one solving ahead now chooses).
+``--again`` solves the tables named afresh all the same, reading neither the shipped file nor the
+cache's: for a change to the solve that keeps the version (the final ``agree`` step of a CFR or
+``iid`` solve, :func:`~chasetheace.solver.solutions.solving.agree`, reached the 6-9 player tables
+of every preset so).
 One solve at a time, CPU-bound: run it with ``nice`` (at 9 players, standard rules, ``iid`` takes
 about 6 CPU minutes and 4.9 GB at its peak).
 
     python -m chasetheace.solver.guide.prepare                     # every preset, 2 to 20 players
     python -m chasetheace.solver.guide.prepare --preset cuckoo --players 9 12
     nice python -m chasetheace.solver.guide.prepare --players 10 11 12 13 14 15 16 17 18 19 20
+    nice python -m chasetheace.solver.guide.prepare --again --preset cuckoo --players 6 7 8 9
 """
 
 from __future__ import annotations
