@@ -394,7 +394,8 @@ def test_prepare_again_solves_a_table_afresh_where_a_file_of_this_version_ships(
     assert path.read_bytes() == written  # kept: this version's file ships
     prepare.prepare(["standard"], [3], folder=folder, solved=str(solved), again=True)
     fresh = cta.solve(cta.Rules(), 3)
-    for sol in (Solution.load(str(path)), Solution.load(str(cache.cache_path(cta.Rules(), 3, folder=solved)))):
+    in_cache = cache.cache_path(cta.Rules(), 3, folder=solved)
+    for sol in (Solution.load(str(path)), Solution.load(str(in_cache))):
         assert sol.keep == pytest.approx([fresh.keep[fresh.index_of(k)] for k in sol.infosets], abs=1e-6)
     asked: list[dict[str, object]] = []
     monkeypatch.setattr(prepare, "prepare", lambda *a, **k: asked.append(k) or [])
