@@ -259,14 +259,10 @@ def main() -> int:
     args = parser.parse_args()
     if not 2 <= args.processes <= 8 or not 1 <= args.tables <= 500:
         parser.error("--processes 2..8, --tables 1..500")
-    try:
-        from pgtools import PgServer  # type: ignore[import-not-found]  # tests/ is put on sys.path above
+    from pgtools import benchmark_server  # type: ignore[import-not-found]  # tests/ is put on sys.path above
 
-        pg = PgServer()
-    except BaseException as exc:  # pytest's skip when the binaries are missing
-        if type(exc).__name__ != "Skipped":
-            raise
-        print(f"cannot start PostgreSQL: {exc}", file=sys.stderr)
+    pg = benchmark_server()
+    if pg is None:
         return 2
     procs: list[subprocess.Popen[str]] = []
     try:

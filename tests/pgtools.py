@@ -15,6 +15,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Iterator
@@ -133,6 +134,18 @@ class PgServer:
             self.resume()  # if a test left it paused
             self.stop("immediate")
         shutil.rmtree(self.root, ignore_errors=True)
+
+
+def benchmark_server() -> PgServer | None:
+    """A throwaway server for a benchmark (not a test): None, the reason said on stderr, where
+    PostgreSQL's binaries (or the user to run them as) are missing."""
+    try:
+        return PgServer()
+    except BaseException as exc:  # pytest's skip
+        if type(exc).__name__ != "Skipped":
+            raise
+        print(f"cannot start PostgreSQL: {exc}", file=sys.stderr)
+        return None
 
 
 @contextlib.contextmanager

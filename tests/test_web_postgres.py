@@ -31,10 +31,12 @@ from chasetheace.web.pgstore import PG_SCHEMA_V1, PG_UPGRADES, PgStore, mask_url
 from chasetheace.web.store import SCHEMA_VERSION, StoreConflict  # noqa: E402
 from webtools import (  # noqa: E402
     CARD,
+    Client,
     ServerProcess,
     create,
     join,
     play_to_end,
+    play_with_moved_sockets,
     resume,
     server_processes,
     swap_until,
@@ -229,6 +231,15 @@ def test_two_people_on_two_processes_play_a_game_to_the_end(
         c.close()
 
 
+def test_pages_moving_their_sockets_to_another_process_are_sent_no_card_they_may_not_know(
+        pg_url: str, started: list[ServerProcess]) -> None:
+    # the page's socket move (/ws?table=ID) to the process the proxy sends the table to: the seat
+    # resumed there takes it from the first process's connection; no hidden card on either socket
+    one, two = Process(pg_url), Process(pg_url)
+    started += [one, two]
+    play_with_moved_sockets(one.client, f"ws://127.0.0.1:{two.port}/ws", f"http://127.0.0.1:{one.port}")
+
+
 def _counts(proc: ServerProcess) -> dict[str, int]:
     counts: dict[str, int] = httpx.get(f"http://127.0.0.1:{proc.port}/healthz", timeout=10).json()["cluster"]
     return counts
@@ -372,36 +383,46 @@ def test_postgresql_stopped_and_started_under_a_running_server() -> None:
             proc.stop()
 
 
-def test_a_turn_timer_shows_on_every_process(pg_url: str, started: list[ServerProcess]) -> None:
-    one, two = Process(pg_url), Process(pg_url)
+def _timed_table_of_two(url: str, started: list[ServerProcess]) -> tuple[ServerProcess, ServerProcess, str,
+                                                                         Client, Client]:
+    """Two processes, a 2-seat table with a 60 s turn timer, Ann on process one and Bob (joined) on
+    two, not started yet: the processes, the table and both clients."""
+    one, two = Process(url), Process(url)
     started += [one, two]
     ann, bob = one.client(), two.client()
     table = create(ann, seats=2, bots=None, timer=60)["table"]
     join(bob, table, "Bob")
     ann.wait_for(lambda c: c.table_info["seats"][1]["name"] == "Bob")
-    ann.send({"type": "start"})
-    for c in (ann, bob):  # whichever process runs the timer, both clients see the time left
+    return one, two, table, ann, bob
+
+
+def _both_see_the_timer(url: str, table: str, procs: tuple[ServerProcess, ...],
+                        clients: tuple[Client, ...]) -> None:
+    """Each client (whichever process runs the timer) sees the started game's turn timer, which is
+    written once in the database; the clients are closed."""
+    for c in clients:
         try:  # a deadline against a hang, generous for a loaded machine (a lease may change hands)
             c.wait_for(lambda c: c.game is not None and c.table_info["turn_ms_left"] is not None, timeout=30)
         except TimeoutError:
-            raise AssertionError(f"seat {c.seat} shows no turn timer; {_holder(pg_url, table)} holds the "
-                                 f"lease; healthz: {one.health()} / {two.health()}") from None
+            raise AssertionError(f"seat {c.seat} shows no turn timer; {_holder(url, table)} holds the "
+                                 f"lease; healthz: {[p.health() for p in procs]}") from None
         assert 0 < c.table_info["turn_ms_left"] <= 60_000
-    with psycopg.connect(pg_url) as conn:
+    with psycopg.connect(url) as conn:
         assert conn.execute("SELECT count(*) FROM turns WHERE table_id = %s", (table,)).fetchone() == (1,)
-    for c in (ann, bob):
+    for c in clients:
         c.close()
+
+
+def test_a_turn_timer_shows_on_every_process(pg_url: str, started: list[ServerProcess]) -> None:
+    one, two, table, ann, bob = _timed_table_of_two(pg_url, started)
+    ann.send({"type": "start"})
+    _both_see_the_timer(pg_url, table, (one, two), (ann, bob))
 
 
 def test_a_turn_timer_whose_write_failed_is_written_again(pg_url: str, started: list[ServerProcess]) -> None:
     # the turns table locked while the game starts: the timer's write waits for the lock, gives up
     # (the lock timeout), and is written again at a later heartbeat: the other process shows it
-    one, two = Process(pg_url), Process(pg_url)
-    started += [one, two]
-    ann, bob = one.client(), two.client()
-    table = create(ann, seats=2, bots=None, timer=60)["table"]
-    join(bob, table, "Bob")
-    ann.wait_for(lambda c: c.table_info["seats"][1]["name"] == "Bob")
+    one, two, table, ann, bob = _timed_table_of_two(pg_url, started)
     waiting = ("SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation "
                "WHERE c.relname = 'turns' AND NOT l.granted")
     with psycopg.connect(pg_url) as locker, psycopg.connect(pg_url, autocommit=True) as watch:
@@ -410,17 +431,7 @@ def test_a_turn_timer_whose_write_failed_is_written_again(pg_url: str, started: 
         wait_until(lambda: watch.execute(waiting).fetchone()[0] > 0, "the timer's write waits", 30)
         wait_until(lambda: watch.execute(waiting).fetchone()[0] == 0, "the timer's write gave up", 30)
         locker.rollback()
-    for c in (ann, bob):
-        try:
-            c.wait_for(lambda c: c.game is not None and c.table_info["turn_ms_left"] is not None, timeout=30)
-        except TimeoutError:
-            raise AssertionError(f"seat {c.seat} shows no turn timer; {_holder(pg_url, table)} holds the "
-                                 f"lease; healthz: {one.health()} / {two.health()}") from None
-        assert 0 < c.table_info["turn_ms_left"] <= 60_000
-    with psycopg.connect(pg_url) as conn:
-        assert conn.execute("SELECT count(*) FROM turns WHERE table_id = %s", (table,)).fetchone() == (1,)
-    for c in (ann, bob):
-        c.close()
+    _both_see_the_timer(pg_url, table, (one, two), (ann, bob))
 
 
 def test_the_public_list_shows_tables_of_every_process(pg_url: str, started: list[ServerProcess]) -> None:

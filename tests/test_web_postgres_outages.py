@@ -141,6 +141,54 @@ def test_a_lock_held_on_the_moves_refuses_a_move_and_stalls_nothing(
         c.close()
 
 
+def _probe_backends(url: str) -> list[int]:
+    """The server backends running (or last having run) the processes' probe on ``url``'s database."""
+    with psycopg.connect(url, autocommit=True) as conn:
+        return [r[0] for r in conn.execute(
+            "SELECT pid FROM pg_stat_activity WHERE datname = current_database() "
+            "AND query = 'SELECT 1 FROM meta LIMIT 1' AND pid <> pg_backend_pid() ORDER BY pid")]
+
+
+def _until_health(proc: ServerProcess, pred: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
+    deadline = time.monotonic() + 30  # against a hang only
+    while not pred(health := proc.health()):
+        assert time.monotonic() < deadline, health
+        time.sleep(0.05)
+    return health
+
+
+def test_a_probe_past_its_statement_timeout_keeps_its_connection_and_an_outage_is_still_seen(
+        pg_url: str, started: list[ServerProcess]) -> None:
+    one = Process(pg_url)
+    started.append(one)
+    ann = one.client()
+    create(ann, seats=2, bots=None)
+    _until_health(one, lambda h: h["ok"] and h["cluster"]["probe_connects"] == 1)
+    deadline = time.monotonic() + 30
+    while len(probe := _probe_backends(pg_url)) != 1:
+        assert time.monotonic() < deadline, probe
+        time.sleep(0.05)
+    with psycopg.connect(pg_url) as holder:  # the probe's read waits for the lock: too slow
+        holder.execute("LOCK TABLE meta IN ACCESS EXCLUSIVE MODE")
+        _error(ann, "database_unavailable")  # slow answers only, for 2 s: told, as for no answer
+        health = _until_health(one, lambda h: h["cluster"]["probe_timeouts"] >= 2)
+        assert health["ok"] is False and health["database"] is False
+        holder.rollback()
+    ann.until(lambda m: m["type"] == "notice" and m["code"] == "database_back", timeout=15)
+    health = _until_health(one, lambda h: h["ok"])
+    # every probe that ran out its statement timeout kept its connection: no reconnect
+    assert health["cluster"]["probe_connects"] == 1
+    assert _probe_backends(pg_url) == probe
+    with psycopg.connect(pg_url, autocommit=True) as admin:  # a real break: every connection cut
+        admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE "
+                      "datname = current_database() AND pid <> pg_backend_pid()")
+    _error(ann, "database_unavailable")
+    ann.until(lambda m: m["type"] == "notice" and m["code"] == "database_back", timeout=15)
+    health = _until_health(one, lambda h: h["ok"] and h["cluster"]["probe_connects"] == 2)
+    assert _probe_backends(pg_url) != probe  # the probe connected again, once
+    ann.close()
+
+
 # --- clocks, joins, a newer schema -------------------------------------------------------------------
 
 

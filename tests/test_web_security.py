@@ -27,7 +27,16 @@ from chasetheace.web.lock import DatabaseInUseError, DatabaseLock
 from chasetheace.web.names import check_name, skeleton
 from chasetheace.web.protocol import ProtocolError
 from chasetheace.web.tables import TableOptions
-from webtools import TEST_LIMITS, LiveServer, create, game_on, join, play_to_end, wait_until
+from webtools import (
+    TEST_LIMITS,
+    LiveServer,
+    create,
+    game_on,
+    join,
+    play_to_end,
+    play_with_moved_sockets,
+    wait_until,
+)
 
 
 def live(tmp_path: Path, **limits: Any) -> LiveServer:
@@ -494,3 +503,10 @@ def test_a_table_loaded_for_a_refused_message_is_let_go(tmp_path: Path) -> None:
         mallory.close()
     finally:
         s.stop()
+
+
+def test_a_page_moving_its_socket_to_the_tables_address_is_sent_no_card_it_may_not_know(
+        server: LiveServer) -> None:
+    # the page's socket move after a create or a join (/ws?table=ID, the seat resumed, the first
+    # socket let go): neither socket, before, during or after, carries a hidden card
+    play_with_moved_sockets(server.client, server.ws_url, server.url)

@@ -283,6 +283,69 @@ def known_cards(events: list[dict[str, Any]], seat: int | None) -> set[str]:
     return helpers.known_cards([event_from_dict(ev) for ev in events], seat)
 
 
+def move_socket(old: Client, ws_url: str) -> Client:
+    """What the page does after a create, a join or a watch (``moveSocket`` in app.js): a second
+    socket on the table's address (``ws_url?table=ID``, what a proxy hashes to the table's
+    process) resumes the seat with its token (a spectator watches); once it has the seat there, the
+    first socket is let go (a player's read up to the ``replaced`` the server tells it, so that
+    everything it was sent is in its log)."""
+    assert old.table is not None
+    new = Client(f"{ws_url}?table={old.table}")
+    if old.seat is None:
+        answer = new.request({"type": "watch", "table": old.table}, "joined")
+        assert answer["type"] == "joined" and answer["role"] == "spectator", answer
+        old.quiet()
+    else:
+        assert old.token is not None
+        answer = new.request({"type": "resume", "table": old.table, "token": old.token}, "joined")
+        assert answer["type"] == "joined" and answer["seat"] == old.seat, answer
+        new.token = old.token
+        old.until(lambda m: m["type"] == "error" and m["code"] == "replaced", timeout=15)
+    old.close()
+    return new
+
+
+def play_with_moved_sockets(first: Callable[[], Client], ws_url: str, http_url: str) -> None:
+    """A game of two people and two bots, watched by a spectator, where each page moves its socket
+    (:func:`move_socket`): Ann (creator) with her start on its way, Bob and the spectator in the
+    middle of the game. Their first sockets come from ``first``, the table's from ``ws_url``. No
+    message on any of the six sockets carries a card its seat may not know (another's unshown
+    card, a stock card), by the tests' own knowledge check on the finished game's record (read at
+    ``http_url``)."""
+    import httpx
+
+    ann1 = first()
+    table = create(ann1, seats=4, bots="counting", options={"lives": 2})["table"]
+    bob1, cy1 = first(), first()
+    join(bob1, table, "Bob")
+    assert cy1.request({"type": "watch", "table": table}, "joined")["role"] == "spectator"
+    ann1.wait_for(lambda c: c.table_info["seats"][1]["name"] == "Bob")
+    ann1.send({"type": "start"})  # the start on its way while the page moves
+    ann2 = move_socket(ann1, ws_url)
+    bob1.until(lambda m: m["type"] == "state" and m["game"] is not None)
+    started = bob1.events_seen
+    play_to_end([ann2, bob1], stop=lambda: bob1.events_seen > started + 3)
+    bob2 = move_socket(bob1, ws_url)  # mid-game: bots and Ann play on meanwhile
+    cy2 = move_socket(cy1, ws_url)
+    play_to_end([ann2, bob2, cy2], limit=120)
+    answer = httpx.get(f"{http_url}/api/record/{table}/1", timeout=10)
+    assert answer.status_code == 200, answer.text
+    events = answer.json()["events"]
+    for c in (ann1, ann2, bob1, bob2, cy1, cy2):
+        states = 0
+        for raw, msg in c.log:
+            if msg["type"] == "state" and msg["game"] is not None and msg["table"]["game_no"] == 1:
+                states += 1
+                upto = msg["events_from"] + len(msg["events"])
+                leaked = set(CARD.findall(raw)) - known_cards(events[:upto], c.seat)
+                assert not leaked, f"seat {c.seat} was sent {leaked} at event {upto}: {raw}"
+            else:
+                assert not CARD.findall(raw), raw
+        assert states > 0 or c is ann1  # (Ann's first socket may go before the game's first state)
+    for c in (ann2, bob2, cy2):
+        c.close()
+
+
 class ServerProcess:
     """``python -m chasetheace.web`` as a child process on loopback, on the database ``db`` (a SQLite
     path or a PostgreSQL URL). It binds port 0 itself (so no other process can take the port between

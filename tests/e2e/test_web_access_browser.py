@@ -6,7 +6,6 @@ is, what happened and the result. Also: a seat link never moves a seated browser
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,12 +16,10 @@ from helpers import TEST_TOOL
 pytest.importorskip("uvicorn")
 pytest.importorskip("playwright.sync_api", reason=TEST_TOOL.format("Playwright"))
 
-from test_web_browser import (
+from e2e.browsertools import (
     CHROMIUM,
     NO_SIDEWAYS_SCROLL,
     READY,
-    artifacts,  # noqa: F401  (the browser tests' fixtures, shared)
-    browser,  # noqa: F401
     open_page,
     play_turn,
     wait_until,
@@ -82,15 +79,6 @@ LIVE = """() => [...document.querySelectorAll('[aria-live], [role=status], [role
   .map((n) => n.id)"""
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    from webtools import LiveServer
-
-    live = LiveServer(str(tmp_path_factory.mktemp("e2e-access") / "tables.sqlite3"), bot_delay=0.02)
-    yield live
-    live.stop()
-
-
 def axe_violations(page: Any) -> list[str]:
     """axe-core's serious and critical violations of the page as it is now."""
     pytest.importorskip("axe_playwright_python", reason=TEST_TOOL.format("axe-playwright-python"))
@@ -101,7 +89,7 @@ def axe_violations(page: Any) -> list[str]:
             for v in results.response["violations"] if v["impact"] in ("serious", "critical")]
 
 
-def check_view(page: Any, view: str, label: str, artifacts: Path) -> None:  # noqa: F811
+def check_view(page: Any, view: str, label: str, artifacts: Path) -> None:
     """The checks every view passes at every size: axe, tap targets, no overlap, no sideways scroll."""
     page.screenshot(path=str(artifacts / f"access-{label}.png"))
     overlaps = page.evaluate(OVERLAPS, MATTERS[view])
@@ -151,7 +139,7 @@ def _play_out(page: Any, seconds: float = 90) -> None:
 
 @pytest.mark.parametrize("size", [SMALL, PHONE, DESKTOP], ids=lambda s: f"{s[0]}x{s[1]}")
 def test_the_four_views_pass_axe_fit_and_do_not_overlap(
-        browser: Any, server: Any, artifacts: Path, size: tuple[int, int]) -> None:  # noqa: F811
+        browser: Any, server: Any, artifacts: Path, size: tuple[int, int]) -> None:
     errors: list[str] = []
     phone = size[0] < 640
     tag = f"{size[0]}x{size[1]}"
@@ -212,7 +200,7 @@ def test_the_four_views_pass_axe_fit_and_do_not_overlap(
     assert not errors, errors
 
 
-def test_the_bots_prompt_only_where_there_are_bots(browser: Any, server: Any) -> None:  # noqa: F811
+def test_the_bots_prompt_only_where_there_are_bots(browser: Any, server: Any) -> None:
     errors: list[str] = []
     page = open_page(browser, *SMALL, errors, mobile=True)
     _create(page, server, "Ann", seats=3, bots="")
@@ -233,7 +221,7 @@ def _tab_to(page: Any, selector: str, most: int = 80) -> None:
 
 
 def test_a_whole_game_with_the_keyboard_alone_and_the_live_region_says_it(
-        browser: Any, server: Any, artifacts: Path) -> None:  # noqa: F811
+        browser: Any, server: Any, artifacts: Path) -> None:
     errors: list[str] = []
     page = open_page(browser, *SMALL, errors, mobile=False)
     page.goto(server.url + "/")
@@ -287,7 +275,7 @@ def test_a_whole_game_with_the_keyboard_alone_and_the_live_region_says_it(
 
 
 def test_a_seat_link_for_another_seat_asks_first_and_the_way_back_stays(
-        browser: Any, server: Any, artifacts: Path) -> None:  # noqa: F811
+        browser: Any, server: Any, artifacts: Path) -> None:
     errors: list[str] = []
     vic = open_page(browser, *PHONE, errors, mobile=True)
     table = _create(vic, server, "Vic", seats=3)
@@ -342,7 +330,7 @@ def test_a_seat_link_for_another_seat_asks_first_and_the_way_back_stays(
         page.context.close()
 
 
-def test_one_double_tap_is_one_act(browser: Any, server: Any) -> None:  # noqa: F811
+def test_one_double_tap_is_one_act(browser: Any, server: Any) -> None:
     # two taps before the table answers (a double tap, or a test clicking what it saw a moment
     # ago): the second found the buttons still there and sent a second act, refused, or taken
     # as the next turn's; the page now disables them until the table answers

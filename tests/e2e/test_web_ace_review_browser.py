@@ -5,7 +5,6 @@ knocked out. The screenshots are kept with the other browser tests' artifacts.""
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,11 +15,9 @@ from helpers import TEST_TOOL
 pytest.importorskip("uvicorn")
 pytest.importorskip("playwright.sync_api", reason=TEST_TOOL.format("Playwright"))
 
-from test_web_browser import (
+from e2e.browsertools import (
     CHROMIUM,
     NO_SIDEWAYS_SCROLL,
-    artifacts,  # noqa: F401  (the browser tests' fixtures, shared)
-    browser,  # noqa: F401
     open_page,
     play_turn,
     wait_until,
@@ -31,16 +28,7 @@ FITS = ("(() => { const w = document.querySelector('.review-wrap'); "
         "return w.scrollWidth <= w.clientWidth; })()")
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    from webtools import LiveServer
-
-    live = LiveServer(str(tmp_path_factory.mktemp("e2e-ace-review") / "tables.sqlite3"), bot_delay=0.02)
-    yield live
-    live.stop()
-
-
-def test_the_review_page_of_an_ace_chasing_game(browser: Any, server: Any, artifacts: Path) -> None:  # noqa: F811
+def test_the_review_page_of_an_ace_chasing_game(browser: Any, server: Any, artifacts: Path) -> None:
     errors: list[str] = []
     ann = open_page(browser, 1100, 900, errors)
     ann.goto(server.url + "/")

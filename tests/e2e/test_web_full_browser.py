@@ -15,9 +15,8 @@ from helpers import TEST_TOOL
 pytest.importorskip("uvicorn")
 pytest.importorskip("playwright.sync_api", reason=TEST_TOOL.format("Playwright"))
 
-from test_web_browser import (
+from e2e.browsertools import (
     CHROMIUM,
-    browser,  # noqa: F401  (the browser tests' fixture, shared)
     open_page,
     wait_until,
 )
@@ -36,7 +35,7 @@ def server(tmp_path: Path) -> Iterator[Any]:
 
 
 def test_a_page_past_the_addresss_connections_says_why_and_gets_in_later(
-        browser: Any, server: Any) -> None:  # noqa: F811
+        browser: Any, server: Any) -> None:
     errors: list[str] = []
     first = open_page(browser, 1280, 800, errors)
     first.goto(server.url + "/")

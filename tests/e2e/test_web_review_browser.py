@@ -16,11 +16,9 @@ pytest.importorskip("numpy")
 pytest.importorskip("scipy")
 pytest.importorskip("playwright.sync_api", reason=TEST_TOOL.format("Playwright"))
 
-from test_web_browser import (
+from e2e.browsertools import (
     CHROMIUM,
     NO_SIDEWAYS_SCROLL,
-    artifacts,  # noqa: F401  (the browser tests' fixtures, shared)
-    browser,  # noqa: F401
     open_page,
     press,
     wait_until,
@@ -60,7 +58,7 @@ def _hint(page: Any) -> str:
     return text
 
 
-def test_the_hint_button_and_the_review_page(browser: Any, server: Any, artifacts: Path) -> None:  # noqa: F811
+def test_the_hint_button_and_the_review_page(browser: Any, server: Any, artifacts: Path) -> None:
     errors: list[str] = []
     ann = open_page(browser, 1100, 900, errors)
     _open_table(ann, server)
@@ -97,7 +95,7 @@ def test_the_hint_button_and_the_review_page(browser: Any, server: Any, artifact
     assert errors == []
 
 
-def test_no_hint_button_at_a_table_without_hints(browser: Any, server: Any) -> None:  # noqa: F811
+def test_no_hint_button_at_a_table_without_hints(browser: Any, server: Any) -> None:
     errors: list[str] = []
     page = open_page(browser, 1000, 800, errors)
     page.goto(server.url + "/")

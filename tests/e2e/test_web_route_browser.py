@@ -6,34 +6,18 @@ during the move taken, the whole game played on the new socket)."""
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from test_web_browser import CHROMIUM, READY, open_page, press, wait_until
 
-pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed "
-                                "(apt-get install -y chromium); .ci/run installs it")
+from helpers import TEST_TOOL
 
+pytest.importorskip("uvicorn")
+pytest.importorskip("playwright.sync_api", reason=TEST_TOOL.format("Playwright"))
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-    from test_web_browser import ARGS
+from e2e.browsertools import CHROMIUM, NO_CHROMIUM, READY, open_page, press, wait_until
 
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    from webtools import LiveServer
-
-    live = LiveServer(str(tmp_path_factory.mktemp("route") / "tables.sqlite3"), bot_delay=0.02)
-    yield live
-    live.stop()
+pytestmark = pytest.mark.skipif(CHROMIUM is None, reason=NO_CHROMIUM)
 
 
 # every text the connection line shows, from the page's load on (a flash of "offline" is caught)

@@ -5,7 +5,6 @@ are kept with the other browser tests' artifacts."""
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,11 +15,9 @@ from helpers import TEST_TOOL
 pytest.importorskip("uvicorn")
 pytest.importorskip("playwright.sync_api", reason=TEST_TOOL.format("Playwright"))
 
-from test_web_browser import (
+from e2e.browsertools import (
     CHROMIUM,
     NO_SIDEWAYS_SCROLL,
-    artifacts,  # noqa: F401  (the browser tests' fixtures, shared)
-    browser,  # noqa: F401
     open_page,
     press,
     wait_until,
@@ -43,15 +40,6 @@ UNCOVERED = """() => { const me = document.querySelector('.seat.me').getBounding
   return me.top >= 0 && me.bottom <= panel.top; }"""
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    from webtools import LiveServer
-
-    live = LiveServer(str(tmp_path_factory.mktemp("e2e-seats") / "tables.sqlite3"), bot_delay=0.02)
-    yield live
-    live.stop()
-
-
 def _create(page: Any, server: Any, name: str = "Ann", seats: int = 3, lives: int = 2) -> str:
     page.goto(server.url + "/")
     page.fill("#create-name", name)
@@ -66,7 +54,7 @@ def _create(page: Any, server: Any, name: str = "Ann", seats: int = 3, lives: in
 
 
 def test_a_crafted_seat_link_cannot_cost_a_player_their_seat(
-        browser: Any, server: Any, artifacts: Path) -> None:  # noqa: F811
+        browser: Any, server: Any, artifacts: Path) -> None:
     errors: list[str] = []
     ann = open_page(browser, 390, 844, errors, mobile=True)
     table = _create(ann, server)
@@ -127,7 +115,7 @@ def test_a_crafted_seat_link_cannot_cost_a_player_their_seat(
 
 @pytest.mark.parametrize(("width", "height"), SIZES)
 def test_the_table_page_keeps_the_invite_your_card_and_every_button_in_view(
-        browser: Any, server: Any, artifacts: Path, width: int, height: int) -> None:  # noqa: F811
+        browser: Any, server: Any, artifacts: Path, width: int, height: int) -> None:
     errors: list[str] = []
     phone = width < 640
     ann = open_page(browser, width, height, errors, mobile=phone)
@@ -194,7 +182,7 @@ def test_the_table_page_keeps_the_invite_your_card_and_every_button_in_view(
 
 
 def test_review_is_offered_only_for_games_the_server_reviews(
-        browser: Any, server: Any, artifacts: Path) -> None:  # noqa: F811
+        browser: Any, server: Any, artifacts: Path) -> None:
     errors: list[str] = []
     ann = open_page(browser, 360, 740, errors, mobile=True)
     _create(ann, server, "Ann", seats=12, lives=1)

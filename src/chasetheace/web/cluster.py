@@ -130,6 +130,9 @@ class Cluster(Saver):
 
     probe_every = 0.25
     """Seconds between two probes of the database."""
+    listen_batch = 200
+    """The most channels one LISTEN or UNLISTEN text names: a heartbeat that finds many tables
+    loaded or let go at once sends a few texts, each answered in one go (benchmarks/listen_channels.py)."""
     probe_timeout = 1.0
     """A probe not answered within this many seconds fails; no answer for twice as long: the
     database counts as unavailable (one slow answer on a busy machine does not)."""
@@ -732,8 +735,7 @@ class Cluster(Saver):
                     if tables:
                         await conn.execute(listen_text(sorted(tables)))
                     self.channels, self.listener = tables, conn.pgconn
-                    for table_id in self._in_memory() - tables:  # loaded meanwhile: read once more
-                        self.follow_soon(table_id)
+                    self._follow_all(sorted(self._in_memory() - tables))  # loaded meanwhile: read once more
                     if first and tables:  # loaded before the first LISTEN: read once more
                         self.dirty.update(tables)
                         self.wake.set()
@@ -771,29 +773,36 @@ class Cluster(Saver):
     def follow_soon(self, table_id: str) -> None:
         """LISTEN on the channel of a table already in memory (created here), then read it once:
         a write made before the LISTEN took effect is not missed."""
-        if table_id in self.channels or self.listener is None:
-            return
-        self.channels.add(table_id)
+        if table_id not in self.channels and self.listener is not None:
+            self._follow_all([table_id])
 
-        def listening(_: Any) -> None:
-            self.dirty.add(table_id)
-            self.wake.set()
-        done = self.gate = self._command(listen_text([table_id]))
-        done.add_done_callback(listening)
-        done.add_done_callback(self._open_gate)
+    def _follow_all(self, table_ids: list[str]) -> None:
+        """:meth:`follow_soon` for tables not listened on yet, :attr:`listen_batch` channels to a
+        LISTEN text (many tables found at once cost a few commands, not one each)."""
+        for start in range(0, len(table_ids), self.listen_batch):
+            batch = table_ids[start:start + self.listen_batch]
+            self.channels.update(batch)
+
+            def listening(_: Any, batch: list[str] = batch) -> None:
+                self.dirty.update(batch)
+                self.wake.set()
+            done = self.gate = self._command(listen_text(batch))
+            done.add_done_callback(listening)
+            done.add_done_callback(self._open_gate)
 
     def tidy_channels(self) -> None:
         """UNLISTEN on the channels of the tables this process let go (and LISTEN on any table in
-        memory not listened on yet); at each heartbeat."""
+        memory not listened on yet), :attr:`listen_batch` channels to a text; at each heartbeat."""
         if self.listener is None:
             return
         tables = self._in_memory()
-        gone = self.channels - tables
-        if gone:
-            self.channels -= gone  # at once: a table loaded again before the UNLISTEN is in LISTENs after it
-            self._command(listen_text(sorted(gone), stop=True))
-        for table_id in sorted(tables - self.channels):
-            self.follow_soon(table_id)
+        gone = sorted(self.channels - tables)
+        # at once: a table loaded again before the UNLISTEN is in LISTENs after it
+        self.channels.difference_update(gone)
+        for start in range(0, len(gone), self.listen_batch):
+            self._command(listen_text(gone[start:start + self.listen_batch], stop=True))
+        if len(tables) > len(self.channels):
+            self._follow_all(sorted(tables - self.channels))
 
     def _command(self, text: str) -> asyncio.Future[None]:
         """Send a LISTEN/UNLISTEN text on the listening connection, after those sent before it;

@@ -315,6 +315,8 @@ class PgStore:
         self.executor = concurrent.futures.ThreadPoolExecutor(pool_size + 4, thread_name_prefix="cta-db")
         self._probe_conn: Any = None
         self.answered = time.monotonic()  # when the probe last had an answer (see probing)
+        self.probe_connects = 0  # connections the probe opened (the first, then after a break)
+        self.probe_timeouts = 0  # probes that ran past their statement timeout (slow answers)
         self._probing = threading.Event()  # set: stop probing
         self._probe_started = False
         try:
@@ -470,16 +472,27 @@ class PgStore:
         return waited > self.loop_wait and self.silent() > self.probe_silence and call.abandon()
 
     def probe(self, timeout: float) -> float:
-        """In the probe's thread: how long a ``SELECT 1`` took on the probe's own connection
-        (connected again if needed); an exception if the database cannot be reached."""
+        """In the probe's thread: how long a one-row read of the schema table took on the probe's
+        own connection (connected again if it has none or it broke); an exception if the database
+        cannot be reached, or :class:`~.store.StoreUnavailable` if it did not answer within
+        ``timeout`` (its statement timeout: the database is there but slow, or the table locked),
+        the connection then kept (a reconnect would only add its own time to the next probe's)."""
         psycopg = self._psycopg
         started = time.monotonic()
         try:
             if self._probe_conn is None or self._probe_conn.closed:
+                self.probe_connects += 1
                 self._probe_conn = psycopg.connect(self.url, autocommit=True,
                                                    connect_timeout=max(1, round(timeout)),
                                                    options=f"-c statement_timeout={round(timeout * 1000)}")
-            self._probe_conn.execute("SELECT 1")
+            self._probe_conn.execute("SELECT 1 FROM meta LIMIT 1")
+        except psycopg.errors.QueryCanceled as exc:
+            self.probe_timeouts += 1
+            if self._probe_conn.info.transaction_status != self._idle:  # (autocommit: it is idle)
+                with contextlib.suppress(Exception):
+                    self._probe_conn.close()
+                self._probe_conn = None
+            raise StoreUnavailable(f"database {self.path} is too slow: {self._mask(exc)}") from None
         except Exception:
             with contextlib.suppress(Exception):
                 self._probe_conn.close()
@@ -490,7 +503,8 @@ class PgStore:
     def start_probing(self, every: float, timeout: float) -> None:
         """Probe the database every ``every`` seconds in a thread of its own (independent of the
         event loop, so a loop waiting on a call still learns whether the database answers);
-        :attr:`answered` is when the last probe had its answer."""
+        :attr:`answered` is when the last probe had its answer in time (a probe past its timeout
+        is a slow answer: not counted, its connection kept)."""
         def run() -> None:
             while not self._probing.wait(every):
                 with contextlib.suppress(Exception):

@@ -7,12 +7,14 @@ import math
 from collections.abc import Mapping
 from dataclasses import MISSING, dataclass, field, fields
 from fractions import Fraction
-from typing import Any
+from typing import Any, Generic, TypeVar, overload
 
 from ...rules import Rules
 from ..model.hand import Deck, InfoKey, deck_of, infoset_of
 from ..model.words import describe_key
 from .packed import Tables, figures_of, is_binary, read_npz, write_npz
+
+T = TypeVar("T")
 
 __all__ = ["Figures", "NASH_CONV_KINDS", "SIMILAR_LEVELS", "Solution", "StoredSolution", "caveats",
            "perfect_play_text", "similar_features"]
@@ -406,6 +408,31 @@ class Solution:
                 f"losses {[round(p, 4) for p in self.loss_probabilities]}>")
 
 
+class _Column(Generic[T]):
+    """One per-situation table of a :class:`StoredSolution`: spelled out from the file's arrays when
+    first read, then kept; setting it replaces it, as on any solution."""
+
+    name = ""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    @overload
+    def __get__(self, solution: None, owner: type) -> _Column[T]: ...
+
+    @overload
+    def __get__(self, solution: StoredSolution, owner: type) -> T: ...
+
+    def __get__(self, solution: StoredSolution | None, owner: type) -> T | _Column[T]:
+        if solution is None:
+            return self
+        got: T = solution._table(self.name)
+        return got
+
+    def __set__(self, solution: StoredSolution, value: T) -> None:
+        solution.__dict__[self.name] = value
+
+
 class StoredSolution(Solution):
     """A :class:`Solution` read from a file (:meth:`Solution.from_tables`): its per-situation tables
     (``infosets``, ``keep``, ``reach``, ``values``, ``chances``) are the file's numpy arrays
@@ -421,50 +448,11 @@ class StoredSolution(Solution):
             held[name] = tables.column(name)
         return held[name]
 
-    @property
-    def infosets(self) -> list[InfoKey]:
-        got: list[InfoKey] = self._table("infosets")
-        return got
-
-    @infosets.setter
-    def infosets(self, value: list[InfoKey]) -> None:
-        self.__dict__["infosets"] = value
-
-    @property
-    def keep(self) -> list[float]:
-        got: list[float] = self._table("keep")
-        return got
-
-    @keep.setter
-    def keep(self, value: list[float]) -> None:
-        self.__dict__["keep"] = value
-
-    @property
-    def reach(self) -> list[float]:
-        got: list[float] = self._table("reach")
-        return got
-
-    @reach.setter
-    def reach(self, value: list[float]) -> None:
-        self.__dict__["reach"] = value
-
-    @property
-    def values(self) -> list[tuple[float, float]]:
-        got: list[tuple[float, float]] = self._table("values")
-        return got
-
-    @values.setter
-    def values(self, value: list[tuple[float, float]]) -> None:
-        self.__dict__["values"] = value
-
-    @property
-    def chances(self) -> list[tuple[float, float]] | None:
-        got: list[tuple[float, float]] | None = self._table("chances")
-        return got
-
-    @chances.setter
-    def chances(self, value: list[tuple[float, float]] | None) -> None:
-        self.__dict__["chances"] = value
+    infosets: _Column[list[InfoKey]] = _Column()
+    keep: _Column[list[float]] = _Column()
+    reach: _Column[list[float]] = _Column()
+    values: _Column[list[tuple[float, float]]] = _Column()
+    chances: _Column[list[tuple[float, float]] | None] = _Column()
 
 
 @dataclass(frozen=True)
