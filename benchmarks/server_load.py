@@ -273,6 +273,11 @@ def _stat(pid: int) -> list[str]:
         return f.read().rsplit(")", 1)[1].split()
 
 
+def nice_of(pid: int) -> int:
+    """A process's nice level (``/proc/PID/stat``)."""
+    return int(_stat(pid)[16])
+
+
 def cpu_seconds(pid: int) -> float:
     fields = _stat(pid)
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
@@ -285,16 +290,39 @@ class DatabaseServer:
     own workers). None when it cannot be read (another machine, no /proc)."""
 
     def __init__(self, url: str) -> None:
+        self.url = url
         self.postmaster: int | None = None
+        # what a new session on the database has (a setting made for the database or the role
+        # included): whether a commit waits for its WAL to be flushed to disk
+        self.settings: dict[str, str] = {}
         with contextlib.suppress(Exception):
             import psycopg
 
             with psycopg.connect(url, connect_timeout=5) as conn:
+                for name in ("synchronous_commit", "fsync", "wal_sync_method", "track_wal_io_timing"):
+                    row = conn.execute(f"SHOW {name}").fetchone()
+                    self.settings[name] = str(row[0]) if row is not None else "?"
                 row = conn.execute("SELECT pg_backend_pid()").fetchone()
                 backend = int(row[0]) if row is not None else 0
                 parent = int(_stat(backend)[1])
                 if all(_comm(pid) in ("postgres", "postmaster") for pid in (backend, parent)):
                     self.postmaster = parent
+
+    def nice(self) -> int | None:
+        """The nice level of the PostgreSQL server (its postmaster), if on this machine."""
+        return None if self.postmaster is None else nice_of(self.postmaster)
+
+    def wal_syncs(self) -> tuple[int, float] | None:
+        """PostgreSQL's count of WAL flushes to disk so far and the milliseconds they took (0
+        unless ``track_wal_io_timing`` is on), for every database of the server; None if unread."""
+        with contextlib.suppress(Exception):
+            import psycopg
+
+            with psycopg.connect(self.url, connect_timeout=5) as conn:
+                row = conn.execute("SELECT wal_sync, wal_sync_time FROM pg_stat_wal").fetchone()
+                if row is not None:
+                    return int(row[0]), float(row[1])
+        return None
 
     def cpu(self) -> float | None:
         """CPU seconds used so far by the server's processes (None if not readable)."""
@@ -546,7 +574,8 @@ def stored_events(db: str, table_id: str, game_no: int) -> int:
     return len(json.loads(deal[0])) + sum(len(json.loads(m[0])) for m in moves)
 
 
-async def main_async(args: argparse.Namespace, servers: Servers) -> dict[str, Any]:
+async def main_async(args: argparse.Namespace, servers: Servers,
+                     hogs: list[subprocess.Popen[bytes]]) -> dict[str, Any]:
     bench = Bench(args.think, float("inf"))
     bench.ports = dict(enumerate(servers.ports))
     bench.db = args.db
@@ -561,6 +590,7 @@ async def main_async(args: argparse.Namespace, servers: Servers) -> dict[str, An
     counts0 = await asyncio.to_thread(health_counts, servers.ports)
     database = DatabaseServer(args.db) if args.db.startswith("postgresql://") else None
     db0 = None if database is None else database.cpu()
+    wal0 = None if database is None else await asyncio.to_thread(database.wal_syncs)
     cpu0, wall0, mine0 = servers.cpu(), time.perf_counter(), time.process_time()
     servers.retired_cpu = 0.0
     bench.until = time.monotonic() + args.duration
@@ -575,6 +605,8 @@ async def main_async(args: argparse.Namespace, servers: Servers) -> dict[str, An
     cpu = servers.cpu() + servers.retired_cpu - cpu0
     db1 = None if database is None else database.cpu()
     db_cpu = None if db0 is None or db1 is None else db1 - db0
+    wal1 = None if database is None else await asyncio.to_thread(database.wal_syncs)
+    wal = None if wal0 is None or wal1 is None else (wal1[0] - wal0[0], wal1[1] - wal0[1])
     mine = time.process_time() - mine0
     rss = servers.rss()
     counts1 = await asyncio.to_thread(health_counts, servers.ports)
@@ -629,6 +661,19 @@ async def main_async(args: argparse.Namespace, servers: Servers) -> dict[str, An
         "tables_read_per_applied_move": (round(counts["tables_read"] / counts["moves_applied"], 3)
                                          if counts.get("moves_applied") else None),
         "hogs": args.hog,
+        # how each set-up keeps a move: SQLite's WAL with synchronous=NORMAL writes it to the file
+        # at commit (it survives the server killed) and flushes to disk only at checkpoints;
+        # PostgreSQL with synchronous_commit on flushes its WAL to disk at every commit
+        "durability": ("sqlite: WAL, synchronous=NORMAL (no flush to disk at commit)" if database is None
+                       else "postgresql: " + ", ".join(f"{k}={v}" for k, v in database.settings.items())),
+        "wal_flushes_per_action": (round(wal[0] / bench.actions, 2) if wal is not None and bench.actions
+                                   else None),
+        "wal_flush_ms": round(wal[1] / wal[0], 2) if wal is not None and wal[0] and wal[1] else None,
+        "save_wait_ms": (round(counts["save_wait_us"] / 1000 / counts["moves_saved"], 2)
+                         if counts.get("moves_saved") and "save_wait_us" in counts else None),
+        "nice": {"servers": sorted({nice_of(p.pid) for p in servers.procs}),
+                 "hogs": sorted({nice_of(h.pid) for h in hogs}),
+                 "postgresql": None if database is None else database.nice()},
         "clients_cpu_percent_of_one_core": round(100 * mine / measured, 1), "errors": len(bench.errors),
         "load_average": os.getloadavg()[0], "server_rss_mb": round(rss, 1),
         "first_errors": bench.errors[:3],
@@ -692,7 +737,7 @@ def run_setup(args: argparse.Namespace) -> dict[str, Any]:
     hogs = start_hogs(args.hog)
     try:
         gc.disable()  # the load generator must not pause to collect garbage mid-measure
-        return asyncio.run(main_async(args, servers))
+        return asyncio.run(main_async(args, servers, hogs))
     finally:
         gc.enable()
         for hog in hogs:
@@ -744,6 +789,19 @@ def report(args: argparse.Namespace, result: dict[str, Any]) -> None:
     print(f"CPU per action: servers {result['server_cpu_ms_per_action']} ms (CPU seconds of the "
           f"{result['processes']} server process(es) over {result['actions']} players' actions; "
           f"{args.hog} busy processes beside them){where}")
+    print(f"durability: {result['durability']}; nice levels: servers {result['nice']['servers']}, busy "
+          f"processes {result['nice']['hogs'] or '-'}"
+          + ("" if result["db"] != "postgresql" else f", PostgreSQL server {result['nice']['postgresql']}"))
+    if result["db"] == "postgresql":
+        flush = result["wal_flush_ms"]
+        took = "(time not measured: track_wal_io_timing off)" if flush is None else f"{flush} ms each"
+        print(f"a move's write waited for its commit {result['save_wait_ms']} ms on average (in the "
+              f"servers); PostgreSQL flushed its WAL to disk {result['wal_flushes_per_action']} times per "
+              f"action, {took}")
+        levels = set(result["nice"]["servers"]) | {result["nice"]["postgresql"]}
+        if result["nice"]["postgresql"] is not None and len(levels) > 1:
+            print("warning: the PostgreSQL server and the servers run at different nice levels: "
+                  "not a fair comparison beside busy processes")
     if result["cluster_counts"]:
         c = result["cluster_counts"]
         print(f"notifications: {c.get('notified', 0)}; moves applied from them "

@@ -4,6 +4,7 @@ to NashConv 1e-4; and OpenSpiel's DCFR.
     python benchmarks/solver.py --players 2..20     # every table size as a player gets it (the default)
     python benchmarks/solver.py --players 9 12 15 20 --hands 200000
     python benchmarks/solver.py --players 10..20 --hands 50000 --shipped   # the shipped files, measured
+    python benchmarks/solver.py --players 9 10 12 --hands 2000000 --shipped --compare --resamples 20
     python benchmarks/solver.py --methods 3..9      # each method to NashConv 1e-4 (part 1 below)
     python benchmarks/solver.py --methods 7 8 --parts   # 7 and 8 players on the exact tree in parts (long)
     python benchmarks/solver.py --openspiel --openspiel-seconds 300
@@ -21,8 +22,9 @@ the solve, the size of its compact file, and its NashConv: exact (an exact best 
 true game) where that is within reach (to 6 players: at 6 measured after the solve, which the time
 column leaves out), and for every table size from 6 the sampled bracket of
 ``chasetheace.solver.methods.bound`` from ``--hands`` hands: an upper bound that holds with 95 %
-confidence (one-sided) and the cross-fitted lower estimate with its standard error, with the
-seconds and peak memory of that measurement.
+confidence (one-sided, proved: the module's docstring) and the cross-fitted lower estimate with
+its standard error, with the seconds and peak memory of that measurement (``--compare``: beside
+them the figures of the method before pooling and the tighter margin, from the same hands).
 
 Part 1 (``--methods``) runs every configuration in a process of its own and prints its wall-clock
 and CPU seconds (the CPU figure is the one to compare on a busy machine; the load average before the run is
@@ -157,13 +159,14 @@ def _peak_gb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6  # kilobytes on Linux
 
 
-def table_child(n: int, preset: str, rule: list[str], hands: int, shipped: bool = False) -> None:
+def table_child(n: int, preset: str, rule: list[str], hands: int, shipped: bool = False,
+                compare: bool = False, resamples: int = 200) -> None:
     """One table size, in its own process: solved as the solution cache solves it, then measured;
     print one JSON line of figures."""
     import tempfile
 
     from chasetheace.rules import rules_from_args
-    from chasetheace.solver.methods.bound import bound_nash_conv
+    from chasetheace.solver.methods.bound import bracket, sample_differences
     from chasetheace.solver.methods.measure import measure
     from chasetheace.solver.model.hand import Hand
     from chasetheace.solver.solutions import cache
@@ -200,29 +203,36 @@ def table_child(n: int, preset: str, rule: list[str], hands: int, shipped: bool 
         out["exact"] = measure(hand, sol.played_keep).nash_conv
     if n >= 6:
         cpu = time.process_time()
-        got = bound_nash_conv(hand, sol.played_keep, hands, seed=0)
+        samples = sample_differences(hand, sol.played_keep, hands, seed=0)
+        got = bracket(samples, seed=0, resamples=resamples)
         out.update(bound_cpu=time.process_time() - cpu, upper=got.upper, heuristic_upper=got.heuristic_upper,
                    estimate=got.estimate,
                    estimate_error=got.estimate_error,
-                   sampled_best=got.sampled_best, hands=got.hands, bound_seconds=got.seconds,
-                   bound_situations=got.situations)
+                   sampled_best=got.sampled_best, margin=got.margin, hands=got.hands,
+                   bound_seconds=got.seconds, bound_situations=got.situations)
+        if compare:  # the method before pooling and the tighter margin, on the same samples
+            old = bracket(samples, seed=0, resamples=resamples, pool=False, tight=False, select=1.0,
+                          sign_share=0.5)
+            out.update(old_upper=old.upper, old_estimate=old.estimate, old_estimate_error=old.estimate_error)
     out["peak_all_gb"] = _peak_gb()
     print(json.dumps(out))
 
 
-def tables(counts: list[int], preset: str, rule: list[str], hands: int, shipped: bool = False) -> None:
+def tables(counts: list[int], preset: str, rule: list[str], hands: int, shipped: bool = False,
+           compare: bool = False, resamples: int = 200) -> None:
     """Every table size of ``counts``, each in its own process: the table described in the docstring."""
     rules = " ".join([f"preset {preset}", *rule])
     print(f"Table sizes: {rules}, solved as the solution cache solves them for a player; the bracket from "
-          f"{hands:,} sampled hands (upper bound: 95 % one-sided)")
+          f"{hands:,} sampled hands (upper bound: 95 % one-sided, proved)")
     print(f"{'players':>7} {'method':>7} {'solve s':>8} {'peak GB':>7} {'file MB':>7} {'exact':>9} "
           f"{'upper':>8} {'estimate':>17} {'ratio':>5} {'bound s':>7} {'CPU s':>7} {'bound GB':>8} "
-          f"{'load':>5}")
+          f"{'load':>5}" + (f" {'old upper':>9} {'old estimate':>17}" if compare else ""))
     begin = time.perf_counter()
     for n in counts:
         load = os.getloadavg()[0]
         cmd = [sys.executable, __file__, "--table-child", str(n), str(hands), preset,
-               *(f"--rule={r}" for r in rule), *(["--shipped"] if shipped else [])]
+               *(f"--rule={r}" for r in rule), *(["--shipped"] if shipped else []),
+               *(["--compare"] if compare else []), f"--resamples={resamples}"]
         run = subprocess.run(cmd, capture_output=True, text=True, check=False)
         if run.returncode:
             print(f"{n:>7} failed: {run.stderr.strip().splitlines()[-1:]}", flush=True)
@@ -235,8 +245,10 @@ def tables(counts: list[int], preset: str, rule: list[str], hands: int, shipped:
                        f"{r['bound_seconds']:7.1f} {r['bound_cpu']:7.1f} {r['peak_all_gb']:8.2f}")
         else:
             bracket = f"{'-':>8} {'-':>17} {'-':>5} {'-':>7} {'-':>7} {'-':>8}"
+        old = (f" {r['old_upper']:9.4f} {r['old_estimate']:8.4f} ± {r['old_estimate_error']:.4f}"
+               if "old_upper" in r else "")
         print(f"{n:>7} {r['method']:>7} {r['seconds']:8.1f} {r['peak_gb']:7.2f} {r['bytes'] / 1e6:7.2f} "
-              f"{exact} {bracket} {load:5.2f}", flush=True)
+              f"{exact} {bracket} {load:5.2f}{old}", flush=True)
     print(f"all table sizes: {time.perf_counter() - begin:.0f} s")
 
 
@@ -289,9 +301,11 @@ def main() -> None:
         child(int(sys.argv[2]), sys.argv[3], int(sys.argv[4]), "--parts" in sys.argv)
         return
     if len(sys.argv) > 1 and sys.argv[1] == "--table-child":
+        flags = [a for a in sys.argv[5:] if not a.startswith("--rule=")]
+        resamples = [int(a.removeprefix("--resamples=")) for a in flags if a.startswith("--resamples=")]
         table_child(int(sys.argv[2]), sys.argv[4],
-                    [a.removeprefix("--rule=") for a in sys.argv[5:] if a != "--shipped"],
-                    int(sys.argv[3]), "--shipped" in sys.argv)
+                    [a.removeprefix("--rule=") for a in sys.argv[5:] if a.startswith("--rule=")],
+                    int(sys.argv[3]), "--shipped" in flags, "--compare" in flags, *resamples)
         return
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--players", nargs="*", default=None,
@@ -312,6 +326,12 @@ def main() -> None:
                              "run DCFR on the exact tree, both in parts (long: use --workers 2)")
     parser.add_argument("--shipped", action="store_true",
                         help="table sizes: measure the shipped file where one ships, instead of solving")
+    parser.add_argument("--compare", action="store_true",
+                        help="table sizes: also the bracket of the method before pooling and the tighter "
+                             "margin, from the same hands")
+    parser.add_argument("--resamples", type=int, default=200,
+                        help="bootstrap resamples of the heuristic figure (in the JSON, not the table; "
+                             "its CPU grows with hands times resamples: default 200)")
     parser.add_argument("--openspiel", action="store_true", help="part 2: OpenSpiel's DCFR on a small pack")
     parser.add_argument("--openspiel-players", type=int, default=3)
     parser.add_argument("--openspiel-seconds", type=float, default=600.0)
@@ -322,6 +342,8 @@ def main() -> None:
         methods = None if args.methods is None else counts_of(args.methods or ["3..9"])
         if args.hands < 4:
             raise ValueError(f"bad --hands {args.hands}: at least 4")
+        if args.resamples < 2:
+            raise ValueError(f"bad --resamples {args.resamples}: at least 2")
         from chasetheace.rules import rules_from_args
 
         rules_from_args(args.preset, args.rule)
@@ -331,7 +353,7 @@ def main() -> None:
     if args.numpy:
         os.environ["CHASETHEACE_NUMBA"] = "0"  # read by the child processes
     if players:
-        tables(players, args.preset, args.rule, args.hands, args.shipped)
+        tables(players, args.preset, args.rule, args.hands, args.shipped, args.compare, args.resamples)
     if methods:
         part1(methods, args.workers, args.parts)
     if args.openspiel:

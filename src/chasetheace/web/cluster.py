@@ -180,9 +180,10 @@ class Cluster(Saver):
         self.restate = True  # the next heartbeat states this process's presence afresh
         self.dead: set[str] = set()  # the processes known to be dead (their presence is ignored)
         # shown by /healthz: notifications heard, moves applied from them, tables read, moves saved,
-        # games started from them
+        # games started from them; the microseconds the moves saved waited for their commit (from
+        # sending the write to its answer: the database's part of a move's latency)
         self.counts = {"notified": 0, "moves_applied": 0, "moves_known": 0, "tables_read": 0,
-                       "moves_saved": 0, "games_applied": 0}
+                       "moves_saved": 0, "games_applied": 0, "save_wait_us": 0}
 
     @property
     def process(self) -> str:
@@ -237,15 +238,17 @@ class Cluster(Saver):
             present = sorted({(c.table.id, c.seat) for conns in server.watchers.values() for c in conns
                               if c.table is not None and c.seat is not None})
         wanted = self.wanted()
-        with contextlib.suppress(StoreUnavailable):
-            await self._read_clock()
         asked = time.monotonic()
         self.lease_ends = None
+        clock: list[tuple[float, int | None, float, float]] = []  # the database's clock, read first
         try:
             held, gained, seats, self.dead, self.lease_ends = await asyncio.to_thread(
-                self.store.beat, present, wanted, sorted(self.held), self.lease, self.lease, self.dead)
+                self.store.beat, present, wanted, sorted(self.held), self.lease, self.lease, self.dead, clock)
         except StoreUnavailable:
             return  # the leases run out by themselves: bots and timers stop here
+        finally:
+            if clock:
+                self._clock_read(*clock[0])
         if present is not None:
             self.restate = False
         self._turns_again()  # the database answered: turn timers it missed go again
@@ -270,12 +273,11 @@ class Cluster(Saver):
             else:
                 server.reschedule(table)
 
-    async def _read_clock(self) -> None:
-        """Read the database's clock (its offset from this process's) and its schema version: a
-        newer one (a newer server upgraded the database) stops this process taking new tables."""
-        before = time.time()
-        now, schema = await asyncio.to_thread(self.store.clock)
-        after = time.time()
+    def _clock_read(self, now: float, schema: int | None, before: float, after: float) -> None:
+        """A reading of the database's clock (``now``, asked at ``before`` and answered at
+        ``after`` on this process's clock; made with each heartbeat, in its transaction) and of its
+        schema version: the clock's offset from this process's; a newer schema (a newer server
+        upgraded the database) stops this process taking new tables."""
         if after - before < 0.5:  # an answer that took long says little about the time
             self.offset = self.clock_readings.add(now, before, after)
             self.clock_read = True
@@ -487,10 +489,12 @@ class Cluster(Saver):
         done = self.saves[table.id] = asyncio.get_running_loop().create_future()
         saved = False
         try:
+            sent = time.perf_counter()
             await self.store.save_move(table.id, table.game_no, table.moves, seat, action, actor, events,
                                        act_id)
             saved = True
             self.counts["moves_saved"] += 1
+            self.counts["save_wait_us"] += round(1e6 * (time.perf_counter() - sent))
         finally:
             table.end_act(act_id, saved=saved)
             if self.saves.get(table.id) is done:
@@ -908,13 +912,17 @@ class Cluster(Saver):
 
     async def _watch(self) -> None:
         """Probe the database on a connection of its own: one that stops answering (stopped,
-        overloaded, its network cut) is noticed within :attr:`probe_timeout` seconds."""
+        overloaded, its network cut) is noticed within :attr:`probe_timeout` seconds. While it
+        answers, the loop looks again only when the probe's silence could first reach the limit
+        (about every 2 s, not at each probe); once it does not, at each probe."""
         self.store.start_probing(self.probe_every, self.probe_timeout)
+        limit = 2 * self.probe_timeout
         while True:
-            await asyncio.sleep(self.probe_every)
-            answering = self.store.silent() < 2 * self.probe_timeout
+            silent = self.store.silent()
+            answering = silent < limit
             if answering != self.answering:
                 await self._became(answering=answering)
+            await asyncio.sleep(max(self.probe_every, limit - silent) if answering else self.probe_every)
 
     async def _became(self, *, up: bool | None = None, answering: bool | None = None) -> None:
         """The listener connected or dropped, or the probe was answered or not: tell the clients

@@ -9,7 +9,8 @@ heartbeat), ``presence`` (which seats have a person connected to which process) 
 (which process runs a table's bots and timers, until when).
 
 Every write is one short transaction that also sends ``NOTIFY "cta_tables:TABLE", 'PROCESS|TABLE'``
-(a channel per table): PostgreSQL delivers it at commit to every process listening there, the
+(a channel per table; a move's NOTIFY goes in a transaction of its own right after the move's, as
+:func:`_move_text` says why): PostgreSQL delivers it at commit to every process listening there, the
 processes with the table in memory (:mod:`.cluster`), each of which reads what it is missing and
 tells its own clients. Two processes saving the same move number, seat or
 game collide on the primary key: the second gets :class:`~.store.StoreConflict` and nothing is
@@ -115,23 +116,60 @@ T = TypeVar("T")
 _MAX_PAYLOAD = 7900  # PostgreSQL's NOTIFY takes up to 8000 bytes
 _ELSEWHERE = ("SELECT p.seat FROM presence p JOIN processes q ON q.id = p.process WHERE p.table_id = %s "
               "AND p.process <> %s AND q.seen > now() - make_interval(secs => %s)")
+_CLOCK = "SELECT extract(epoch FROM clock_timestamp())::float8, (SELECT value FROM meta WHERE key='schema')"
+
+
+def _clock_row(row: Any) -> tuple[float, int | None]:
+    """The database's clock and schema version from a row of :data:`_CLOCK`."""
+    schema = str(row[1]) if row[1] is not None else ""
+    return float(row[0]), int(schema) if schema.isdecimal() else None
+
+
 _ALIVE = "INSERT INTO processes VALUES (%s, now()) ON CONFLICT (id) DO UPDATE SET seen = now()"
-# one statement: the move's insert and its NOTIFY commit together (no NOTIFY if the insert fails);
-# dated on the database's clock, as tables are (the expiry of idle tables reads that clock)
-_SAVE_MOVE = ("WITH saved AS (INSERT INTO actions (table_id, game_no, seq, seat, action, actor, events, at, "
-              "act_id) VALUES (%s, %s, %s, %s, %s, %s, %s, extract(epoch FROM now())::float8, %s) "
-              "RETURNING 1) SELECT pg_notify(%s, %s) FROM saved")
+# a move: its insert committed first, on its own (dated on the database's clock, as tables are:
+# the expiry of idle tables reads that clock), then its NOTIFY in a transaction of its own, sent
+# only if the insert committed: one text, so one round trip (:func:`_move_text`)
+_INSERT_MOVE = ("INSERT INTO actions (table_id, game_no, seq, seat, action, actor, events, at, act_id) "
+                "VALUES ({}, {:d}, {:d}, {:d}, {}, {}, {}, extract(epoch FROM now())::float8, {})")
+_TELL_MOVE = "SELECT set_config('synchronous_commit', 'off', true), pg_notify({}, {})"
 
 
-_SAVE_MOVE_NAME = b"cta_save_move"
-_PREPARE_SAVE_MOVE = ("PREPARE cta_save_move (text, integer, integer, integer, text, text, text, text, text, "
-                      "text) AS " + _SAVE_MOVE.replace("%s", "${}").format(*range(1, 11)))
+def _move_text(escape: Callable[[bytes], bytes], params: Sequence[Any]) -> str:
+    """The statements that save a move (the parameters of :meth:`PgStore._move`), as one simple
+    query, ``escape`` quoting each text (libpq's ``PQescapeLiteral`` on the connection): the
+    insert between ``BEGIN`` and ``COMMIT``, then the notification. PostgreSQL runs them in order
+    and stops at the first error (leaving the block failed: the caller rolls it back), so a move
+    that was not saved (a conflict) is not announced; the insert's commit
+    waits, as any commit, until the move is on disk (``synchronous_commit``), and nobody hears of
+    the move before: the notification's own transaction commits only after it. (A connection
+    that breaks between the two leaves the move saved and not announced: the other processes
+    holding the table find it at its next notification, a gap, or at their next write there, a
+    conflict, and read the table, as after any notification missed.)
+
+    Why two transactions: PostgreSQL serialises every transaction that sends a NOTIFY with a lock
+    held from before its commit until after it (so notifications come in commit order), the WAL
+    flush included; with the NOTIFY in the move's transaction, the moves of every process were
+    written one flush after another (about 4 ms each on a disk of this kind: 190 moves a second
+    kept the lock busy three quarters of the time, and any holder a busy CPU paused held up every
+    other). Without it, moves committing together share one flush (PostgreSQL's group commit),
+    and the notification's transaction, which saves nothing, does not wait for a flush of its own
+    (on PostgreSQL 15 it writes no commit record at all: 0.01 flushes per such transaction against
+    1.0 with an insert beside it, measured; ``synchronous_commit`` is set off for it alone too, for
+    servers that would write one)."""
+    table_id, game_no, seq, seat, action, actor, events, act_id, chan, payload = params
+
+    def lit(value: str | None) -> str:
+        return "NULL" if value is None else escape(value.encode()).decode()
+
+    insert = _INSERT_MOVE.format(lit(table_id), game_no, seq, seat, lit(action), lit(actor), lit(events),
+                                 lit(act_id))
+    return f"BEGIN; {insert}; COMMIT; {_TELL_MOVE.format(lit(chan), lit(payload))}"
 
 
 class _MoveConnections:
-    """The moves' own connections (psycopg's asynchronous ones), each with :data:`_SAVE_MOVE`
-    prepared, lent on the event loop one move at a time: up to ``size`` of them, opened when
-    needed; one that broke (or whose move was given up mid-way) is closed, not lent again."""
+    """The moves' own connections (psycopg's asynchronous ones), lent on the event loop one move
+    at a time: up to ``size`` of them, opened when needed; one that broke (or whose move was given
+    up mid-way) is closed, not lent again."""
 
     def __init__(self, store: PgStore, size: int) -> None:
         self.store, self.size = store, size
@@ -175,13 +213,7 @@ class _MoveConnections:
         psycopg = self.store._psycopg
         options = self.store._pool_options["kwargs"]
         # UTF-8 whatever the database's encoding: :meth:`PgStore._save` sends its text so encoded
-        conn = await psycopg.AsyncConnection.connect(self.store.url, client_encoding="UTF8", **options)
-        try:
-            await conn.execute(_PREPARE_SAVE_MOVE)
-        except BaseException:
-            await conn.close()
-            raise
-        return conn
+        return await psycopg.AsyncConnection.connect(self.store.url, client_encoding="UTF8", **options)
 
     def give(self, conn: Any, ok: bool) -> None:
         """Take back a connection lent; ``ok``: it is idle and may be lent again."""
@@ -306,6 +338,7 @@ class PgStore:
         self.bridge = Bridge(f"--db {self.path}", "postgres")  # for :meth:`bridged`
         self.loop_waits = 0  # database calls the event loop's thread waited for (see :meth:`_tx`)
         self._tries = pool_size + 1  # a connection found broken is dropped and the next one tried
+        self._beats = 0  # heartbeats made (:meth:`beat`)
         self._timeout = connect_timeout
         self._check_url(url)
         self._down_until = 0.0
@@ -337,7 +370,9 @@ class PgStore:
         from psycopg import generators, pq
 
         self._generators = generators
+        self._escaping = pq.Escaping  # libpq's quoting of a text, on a connection
         self._idle, self._fatal = pq.TransactionStatus.IDLE, pq.ExecStatus.FATAL_ERROR
+        self._in_error = pq.TransactionStatus.INERROR
 
     # --- set-up ---------------------------------------------------------------------------------
 
@@ -681,7 +716,14 @@ class PgStore:
                 "SELECT COUNT(*) FROM actions WHERE table_id=%s AND game_no=%s",
                 (table_id, game_no)).fetchone()[0]))
         params = self._move(table_id, game_no, seq, seat, action, actor, events, act_id)
-        self._tx(lambda cur: cur.execute(_SAVE_MOVE, params), atomic=False)
+        def work(cur: Any) -> None:
+            try:
+                cur.execute(_move_text(self._escaping(cur.connection.pgconn).escape_literal, params))
+            except self._psycopg.Error:
+                with contextlib.suppress(self._psycopg.Error):
+                    cur.connection.rollback()  # the insert refused: its transaction block ended
+                raise
+        self._tx(work, atomic=False)
 
     async def save_move(self, table_id: str, game_no: int, seq: int, seat: int, action: str, actor: str,
                         events: Sequence[Event], act_id: str | None = None) -> None:
@@ -695,22 +737,24 @@ class PgStore:
         await self._within(asyncio.ensure_future(self._save(params)))
 
     async def _save(self, params: Sequence[Any]) -> None:
-        """Run the prepared :data:`_SAVE_MOVE` with ``params`` on a moves' connection: libpq's own
-        calls awaited on the loop (one round trip, no cursor, no query conversion); a connection
-        found broken is dropped and the move tried on another (a write that did commit before the
-        break is then a conflict, no double)."""
-        values = [None if v is None else str(v).encode() for v in params]
+        """Run :func:`_move_text` of ``params`` on a moves' connection: libpq's own calls awaited
+        on the loop (one round trip, no cursor, no query conversion); a connection found broken is
+        dropped and the move tried on another (a write that did commit before the break is then a
+        conflict, no double)."""
         for attempt in range(self._tries):
             conn = await self._moves.take()
             ok = False
             try:
                 pgconn = conn.pgconn
-                pgconn.send_query_prepared(_SAVE_MOVE_NAME, values)
+                pgconn.send_query(_move_text(self._escaping(pgconn).escape_literal, params).encode())
                 results = await conn.wait(self._generators.execute(pgconn))
+                failed = [result for result in results if result.status == self._fatal]
+                if failed and pgconn.transaction_status == self._in_error:  # the insert refused
+                    pgconn.send_query(b"ROLLBACK")
+                    await conn.wait(self._generators.execute(pgconn))
                 ok = pgconn.transaction_status == self._idle
-                for result in results:
-                    if result.status == self._fatal:
-                        raise self._psycopg.errors.error_from_result(result, encoding="utf-8")
+                if failed:
+                    raise self._psycopg.errors.error_from_result(failed[0], encoding="utf-8")
                 return
             except Exception as exc:
                 if self._failed(exc, attempt):
@@ -725,7 +769,7 @@ class PgStore:
 
     def _move(self, table_id: str, game_no: int, seq: int, seat: int, action: str, actor: str,
               events: Sequence[Event], act_id: str | None) -> tuple[Any, ...]:
-        """The parameters of :data:`_SAVE_MOVE`: the move's row, and the notification that carries
+        """The parameters of :func:`_move_text`: the move's row, and the notification that carries
         the move itself (when it fits), so the other processes apply it without reading it back."""
         dumped = _dump([e.to_dict() for e in events])
         move = _dump({"g": game_no, "s": seq, "seat": seat, "a": action, "w": actor, "i": act_id})
@@ -843,17 +887,16 @@ class PgStore:
 
     def clock(self) -> tuple[float, int | None]:
         """The database's clock (seconds since the epoch) and the schema version it holds now."""
-        def work(cur: Any) -> tuple[float, int | None]:
-            row = cur.execute("SELECT extract(epoch FROM clock_timestamp())::float8, "
-                              "(SELECT value FROM meta WHERE key='schema')").fetchone()
-            schema = str(row[1]) if row[1] is not None else ""
-            return float(row[0]), int(schema) if schema.isdecimal() else None
-        return self._tx(work, atomic=False)
+        return self._tx(lambda cur: _clock_row(cur.execute(_CLOCK).fetchone()), atomic=False)
 
     def beat(self, present: Sequence[tuple[str, int]] | None, wanted: Sequence[str], held: Sequence[str],
-             lease: float, alive: float,
-             dead: set[str]) -> tuple[set[str], set[str], dict[str, set[int]], set[str], float | None]:
-        """One heartbeat of this process, in one transaction: say it is alive; if ``present`` is
+             lease: float, alive: float, dead: set[str],
+             clock: list[tuple[float, int | None, float, float]] | None = None,
+             ) -> tuple[set[str], set[str], dict[str, set[int]], set[str], float | None]:
+        """One heartbeat of this process, in one transaction: with ``clock`` (a list), first read
+        the database's clock as :meth:`clock` does and append the reading to it, with this
+        process's time (``time.time()``) just before and after the reading; say it is alive; if
+        ``present`` is
         given, state afresh the seats it has people connected at (table, seat; otherwise they
         are kept up to date by :meth:`set_presence`); renew the leases it ``held`` that it still
         wants, give up the others, and take the lease of each ``wanted`` table that has no live
@@ -863,9 +906,21 @@ class PgStore:
         to other live processes (alive: a heartbeat within ``alive`` seconds); the processes
         dead now; and in how many seconds the first lease another process holds on a ``wanted``
         table runs out (None if none: the next beat may take it then, not a beat later). Each
-        step touches only what changed: a steady beat is a few small statements."""
+        step touches only what changed: a steady beat is a few small statements, and its commit
+        does not wait for the disk (``synchronous_commit`` off for it alone: a beat lost with a
+        crash of PostgreSQL is written again by the next one a second later, and a lease taken in
+        it and lost can at worst have two processes play a bot's move, which the moves' primary
+        key settles as always)."""
+        self._beats += 1
+        tidy = self._beats % 60 == 1  # now and then: leases left from a beat whose answer was lost
+
         def work(cur: Any) -> tuple[set[str], set[str], dict[str, set[int]], set[str], float | None]:
             me = self.process
+            before = time.time()
+            row = cur.execute(_CLOCK + ", set_config('synchronous_commit', 'off', true)").fetchone()
+            after = time.time()
+            if clock is not None:
+                clock.append((*_clock_row(row), before, after))
             cur.execute(_ALIVE, (me,))
             if present is not None:
                 cur.execute("DELETE FROM presence WHERE process=%s", (me,))
@@ -874,8 +929,9 @@ class PgStore:
                                 "AS x(t, s) ON CONFLICT DO NOTHING",
                                 (me, [t for t, _ in present], [s for _, s in present]))
             want = set(wanted)
-            cur.execute("DELETE FROM leases WHERE holder=%s AND NOT (table_id = ANY(%s::text[]))",
-                        (me, sorted(want)))
+            if tidy or set(held) - want:
+                cur.execute("DELETE FROM leases WHERE holder=%s AND NOT (table_id = ANY(%s::text[]))",
+                            (me, sorted(want)))
             kept = {r[0] for r in cur.execute(
                 "UPDATE leases SET expires = now() + make_interval(secs => %s) WHERE holder=%s "
                 "AND table_id = ANY(%s::text[]) RETURNING table_id",
@@ -909,7 +965,8 @@ class PgStore:
                         "WHERE p.table_id = ANY(%s::text[]) AND p.process <> %s "
                         "AND q.seen > now() - make_interval(secs => %s)", (ask, me, alive)).fetchall():
                     seats[t].add(s)
-            cur.execute("DELETE FROM processes WHERE seen < now() - interval '1 day'")
+            if tidy:
+                cur.execute("DELETE FROM processes WHERE seen < now() - interval '1 day'")
             return holding, gained, seats, now_dead, soonest
         return self._tx(work)
 
@@ -932,12 +989,16 @@ class PgStore:
     def set_turn(self, table_id: str, game_no: int, events: int, ends: float) -> None:
         """Save when the turn timer of a position (game, events so far) runs out (seconds since the
         epoch), so another process that takes the table over keeps it, and tell the others (their
-        clients see the time left)."""
+        clients see the time left). Its commit does not wait for the disk (``synchronous_commit``
+        off for it alone): with a ``NOTIFY`` it holds PostgreSQL's notification lock through its
+        commit (see :func:`_move_text`), and a turn comes with nearly every move; a deadline lost
+        with a crash of PostgreSQL only has a process that takes the table over start the turn's
+        timer afresh."""
         payload = f"{self.process}|{table_id}|t|{game_no}:{events}:{ends!r}"
         self._tx(lambda cur: cur.execute(
             "WITH saved AS (INSERT INTO turns VALUES (%s, %s, %s, %s) ON CONFLICT (table_id) DO UPDATE SET "
             "game_no = EXCLUDED.game_no, events = EXCLUDED.events, ends = EXCLUDED.ends RETURNING 1) "
-            "SELECT pg_notify(%s, %s) FROM saved",
+            "SELECT pg_notify(%s, %s), set_config('synchronous_commit', 'off', true) FROM saved",
             (table_id, game_no, events, ends, channel(table_id), payload)),
             atomic=False)
 

@@ -22,25 +22,33 @@ sample, their difference ``d_t`` has much less variance than two independent one
   ``mean(Z_pi*)`` for the true best response ``pi*``, a fixed deviation whose mean is unbiased,
   ``NashConv <= mean(Z_pi*) + z * SE(Z_pi*) <= G + z * SE(Z_pi*)`` with probability ``1 - alpha``
   (one-sided, the normal approximation to the mean of ``N`` independent hands).
-- **The upper bound** (``upper``) bounds the unknown ``SE(Z_pi*)``: ``|Z_pi*| <= m = sum_t a(I_t)
-  |d_t|`` per hand with ``a(I) >= |c_pi*(I)|``. Without knowing ``pi*``, ``a = max(q, 1 - q)``
-  holds everywhere; where the samples show the sign of ``mu_I`` for sure, ``c_pi*(I)`` is known:
-  ``q`` where ``mu_I > 0``, ``q - 1`` where ``mu_I < 0``, and ``a(I)`` is its size (near an
-  equilibrium, much smaller: a strategy that mostly plays the better action). "For sure": every
-  information set met at least :data:`SURE_LEAST` times is tested with the empirical Bernstein
-  bound (Audibert, Munos and Szepesvari 2009, "Exploration-exploitation tradeoff using variance
-  estimates in multi-armed bandits", Theorem 1: ``|mean - mu| <= sqrt(2 V x / k) + 3 R x / k``
-  with probability ``1 - 3 exp(-x)``, ``k`` samples of range ``R = 2 * spread``, ``V`` their
-  variance), each at ``alpha / 2`` divided by ``seats * N / SURE_LEAST``, the most information
-  sets that can be met that often; by the union bound, every sign called is right with probability
-  at least ``1 - alpha / 2``. On that event ``|Z_pi*| <= m`` in every hand, and ``upper = G +
-  z' * sqrt(mean(m^2) / N)`` with ``z'`` the normal quantile at ``1 - alpha / 2``: both events hold
-  with probability at least ``1 - alpha`` (95 % one-sided by default), no correction for the many
-  information sets needed in the sum. Where few signs are sure (few hands for the situations),
-  the split of ``alpha`` costs a little: at 20 players and 20,000 hands the margin was 0.104 where
-  ``max(q, 1 - q)`` everywhere with the whole ``alpha`` gives 0.094; at 9 players and 200,000
-  hands it was 0.0094 against 0.0160, at 6 players (the ``iid`` strategy) and 50,000 hands 0.0163
-  against 0.0230.
+- **The upper bound** (``upper``) bounds the unknown ``SE(Z_pi*)`` by a per-hand bound ``m``
+  on ``|Z_pi*|`` that holds whatever ``pi*`` is. Where the samples show the sign of ``mu_I`` for
+  sure, ``c_pi*(I)`` is known: ``q`` where ``mu_I > 0``, ``q - 1`` where ``mu_I < 0``. Elsewhere
+  it is ``q - 1/2 + s/2`` with an unknown ``s = +1`` or ``-1``, so per hand ``|Z_pi*| <= m =
+  |sum over sure t of c_pi*(I_t) d_t + sum over the others of (q - 1/2) d_t| + 1/2 sum over the
+  others of |d_t|`` (the triangle inequality; the earlier ``sum_t max(q, 1 - q) |d_t|``, with
+  ``|c| <= max(q, 1 - q) = |q - 1/2| + 1/2``, is never smaller, and is kept as ``tight=False``
+  to compare). "For sure": every information set met at least :data:`SURE_LEAST` times is
+  tested with the empirical Bernstein bound (Audibert, Munos and Szepesvari 2009,
+  "Exploration-exploitation tradeoff using variance estimates in multi-armed bandits", Theorem 1:
+  ``|mean - mu| <= sqrt(2 V x / k) + 3 R x / k`` with probability ``1 - 3 exp(-x)``, ``k``
+  samples of range ``R = 2 * spread``, ``V`` their variance), each at ``alpha_s`` divided by
+  ``seats * N / SURE_LEAST``, the most information sets that can be met that often; by the union
+  bound, every sign called is right with probability at least ``1 - alpha_s``. On that event
+  ``|Z_pi*| <= m`` in every hand, so ``Var(Z_pi*) <= E[Z_pi*^2] <= E[m^2]``, and ``upper = G +
+  z' * sqrt(mean(m^2) / N)`` with ``z'`` the normal quantile at ``1 - (alpha - alpha_s)``: both
+  events hold with probability at least ``1 - alpha`` (95 % one-sided by default; the normal
+  approximation to the mean of ``N`` independent hands, as above), no correction for the many
+  information sets needed in the sum. Any split fixed before the samples are seen is valid;
+  ``alpha_s = alpha *`` :data:`SIGN_SHARE` (0.1; it was 1/2 until 27 November 2026): the signs
+  need little (the Bernstein radius grows with ``log(1 / alpha_s)``), the normal quantile falls
+  from 1.96 to 1.70. On the shipped strategies, 200,000 hands (seed 0), the margin was 0.0112
+  before, 0.0108 with the tighter ``m`` at ``alpha / 2``, 0.00965 with both at 10 players
+  (standard rules); 0.0052, 0.00484 and 0.00427 at 6 players. Where few signs are sure
+  (few hands for the situations), the split of ``alpha`` costs a little: at 20 players and 20,000
+  hands the margin was 0.104 where ``max(q, 1 - q)`` everywhere with the whole ``alpha`` gives
+  0.094 (both measured with ``alpha_s = alpha / 2``).
 - **What limits the bound** is ``G``'s fit to noise in information sets met a few times: one met
   once, with ``d = 1``, adds ``max(q, 1 - q) / N`` to ``G``, and that one sample is all the hands
   say of it (it may be a situation where keeping always loses): no valid bound can count it for
@@ -56,24 +64,47 @@ sample, their difference ``d_t`` has much less variance than two independent one
   statistic, which need not bound ``SE(Z_pi*)``. It is reported under its own name, never as the
   95 % bound.
 - **The lower estimate** is cross-fitted over :data:`FOLDS` folds of the hands: the deviation valued
-  on each fold is chosen on the other folds (per information set, the action their samples call
-  better where their mean difference is at least :data:`SELECT` standard errors from 0; elsewhere
-  no deviation); a deviation fixed before its hands are seen is valued without bias, and no fixed
-  deviation saves more than the best response, so the estimate's expectation is at most the true
-  NashConv (near an equilibrium it can fall a little below 0: a deviation chosen on noise costs).
-  Its standard error is that of the per-hand values. Ten folds choose on nine tenths of the hands
-  and, unlike two halves with at least 10 samples a situation, let situations met a few times
-  count: at 9 players and 200,000 hands the estimate rose from 0.021 to 0.043.
+  on each fold is chosen on the other folds; a deviation fixed before its hands are seen is valued
+  without bias, and no fixed deviation saves more than the best response, so the estimate's
+  expectation is at most the true NashConv (near an equilibrium it can fall a little below 0: a
+  deviation chosen on noise costs). Its standard error is that of the per-hand values. The choice,
+  per information set, from the other folds' samples: the action whose mean difference is at least
+  :data:`SELECT` standard errors from 0; where the set's own samples do not tell (most are met a
+  few times), the action its *class* calls better in the same way, at the finest of three
+  coarser and coarser classes that tells (:func:`pools`: the same position, card and card given,
+  with the same counts of each token in the history, keeps and swaps after a swap told apart;
+  with the same counts; with any history), unless the set's own mean points the other way; else
+  no deviation. Any rule that reads only the other folds keeps the estimate's expectation below
+  the NashConv, so pooling costs no validity; it deviates in the many situations met too rarely to
+  tell alone (``pool=False`` gives the estimate without it, to compare). At 10 players (standard
+  rules, the shipped strategy, 200,000 hands) the estimate rose from 0.0170 to 0.0229; at 6
+  players near an equilibrium (exact NashConv 0.00045, 200,000 hands) it stayed about 0 (0.00007 ±
+  0.00017, against 0.00004 ± 0.00014 at one standard error unpooled).
+- **What more hands buy** (standard rules, the shipped 10-player strategy, seed 0; the slack is
+  ``upper - estimate``): 20,000 hands, slack 0.124; 200,000, 0.037; 2,000,000, 0.0114 (``upper``
+  0.0348: ``G`` 0.0326 and margin 0.0022; the unpooled estimate 0.0234): about ``N ** -0.5``.
+  Both ``G``'s fit to noise and the margin fall as ``1 / sqrt(N)``, so for this strategy (some
+  0.02 to 0.03 from an equilibrium) a slack of 0.004 would take about ``(0.0114 / 0.004) ** 2 *
+  2e6``, some 16 million hands: 41 microseconds of CPU a hand sampling here, some 11 minutes,
+  and the samples take 12 bytes a decision (:func:`bracket` reads them a slice at a time; the
+  samples themselves are held: 1.8 GB at 16 million hands). Near an equilibrium it takes fewer:
+  the ``iid`` strategy shipped for 9 players (standard rules), 2,000,000 hands, seed 0: estimate
+  0.0007 ± 0.0001, upper 0.0049 (``G`` 0.0033, margin 0.0015; 0.0051 by the method before),
+  85 CPU seconds sampling and 14 bracketing (2 shared cores, load 11, 27 November 2026), which
+  is goal 1's bracket (an estimate <= 0.001, a bound <= 0.005). Sampling in batches of 20,000
+  hands instead of the default 2,000 took 28 % less CPU at 10 players (9.8 s against 13.6 for
+  200,000 hands, load 10 to 18; other figures for the same seed).
 
 Checked against the exact NashConv (an exact best response on the exact tree, :mod:`.measure`) at
-3 to 5 players in ``tests/test_solver_bound.py``.
+3 to 6 players in ``tests/test_solver_bound.py`` (7 and 8 players take minutes a measure in parts:
+``benchmarks/solver.py --players 7 8``).
 """
 
 from __future__ import annotations
 
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -82,15 +113,17 @@ import numpy as np
 from ..model.hand import Hand, InfoKey
 from .sampled import HandBatch, SampledSolver
 
-__all__ = ["FOLDS", "SELECT", "SURE_LEAST", "Bound", "Samples", "bound_nash_conv", "bracket",
-           "sample_differences", "sure_signs"]
+__all__ = ["CHUNK", "FOLDS", "SELECT", "SIGN_SHARE", "SURE_LEAST", "Bound", "Samples", "bound_nash_conv",
+           "bracket", "pools", "sample_differences", "sure_signs"]
 
 Array = Any
 
 FOLDS = 10
 """The lower estimate's folds: the deviation valued on each tenth of the hands is chosen on the rest."""
-SELECT = 1.0
-"""... and deviates where the rest's mean difference is at least this many standard errors from 0."""
+SELECT = 2.0
+"""... and deviates where the rest's mean difference is at least this many standard errors from 0
+(at one, near an equilibrium the estimate fell further below 0 with pooling: 20,000 hands at 6
+players, -0.0037 against -0.0030 at two)."""
 
 
 @dataclass(frozen=True)
@@ -154,6 +187,7 @@ class Samples:
     position: Array  # per information set: the seat deciding
     spread: float    # the most lives a seat loses in a hand: every ``d`` lies in [-spread, spread]
     seconds: float
+    classes: tuple[Array, ...] = ()  # per information set: its class at each coarser level (:func:`pools`)
 
 
 def sample_differences(hand: Hand, keep: Callable[[InfoKey], float], hands: int, *, seed: int = 0,
@@ -194,7 +228,23 @@ def sample_differences(hand: Hand, keep: Callable[[InfoKey], float], hands: int,
                    d=np.concatenate(rec_d), q=sampler.q[:m].copy(),
                    position=np.array([key[0] for key in sampler.keys], dtype=np.int64),
                    spread=max(1.0, float(sampler.lives_of.max())),
-                   seconds=time.perf_counter() - start)
+                   seconds=time.perf_counter() - start, classes=pools(sampler.keys))
+
+
+def pools(keys: list[tuple[int, int, int, int, int]]) -> tuple[Array, ...]:
+    """Coarser and coarser classes of the information sets ``keys`` (position, history code, jerk
+    pattern, card, card given), each an array of class numbers: the history told by its tokens'
+    counts, keeps and swaps after a swap apart; by the counts alone; not at all."""
+    from .sampled import summary_code
+
+    if not keys:
+        return ()
+    k = np.array(keys, dtype=np.int64).reshape(-1, 5)
+    t, h, rest = k[:, 0], k[:, 1], k[:, 2:]
+    out = []
+    for level in (summary_code(h, True), summary_code(h, False), np.zeros_like(h)):
+        out.append(np.unique(np.c_[t, level, rest], axis=0, return_inverse=True)[1].reshape(-1))
+    return tuple(out)
 
 
 def bound_nash_conv(hand: Hand, keep: Callable[[InfoKey], float], hands: int = 20_000, *, seed: int = 0,
@@ -228,26 +278,65 @@ def sure_signs(count: Array, total: Array, squares: Array, spread: float, alpha:
     return tested & (mean > eps), tested & (mean < -eps)
 
 
+def _sure_sign(k: Array, s1: Array, s2: Array, select: float) -> Array:
+    """+1 / -1 where ``k`` samples summing to ``s1`` (squares ``s2``) have a mean at least ``select``
+    standard errors above / below 0, else 0; the variance taken with one more sample d^2 = 1 (a few
+    equal samples have no spread, which would make any mean look sure)."""
+    var = (s2 + 1.0) / (k + 1.0) - (s1 / np.maximum(k, 1)) ** 2
+    sure = (s1 ** 2 > select ** 2 * np.maximum(var, 0.0) * k) & (k > 0)
+    return np.where(sure, np.sign(s1), 0.0)
+
+
 def check_confidence(confidence: float) -> None:
     if not 0.5 <= confidence < 1:
         raise ValueError(f"bad confidence {confidence!r}: a number in [0.5, 1)")
 
 
+SIGN_SHARE = 0.1
+"""The share of ``alpha = 1 - confidence`` spent on the signs called sure (the rest on the normal
+quantile of the mean): fixed before the samples, as any split may be (the union bound)."""
+
+CHUNK = 1 << 22
+"""Decisions handled at a time by :func:`bracket`: its memory beyond the samples is a few arrays
+of this length, one of the hands and a few of the information sets, however many hands."""
+
+
+def _chunks(got: Samples, size: int = CHUNK) -> Iterator[tuple[Array, Array, Array]]:
+    """The decisions of ``got`` a slice at a time: (hand, information set, difference as float)."""
+    for at in range(0, len(got.d), size):
+        yield got.hand[at:at + size], got.ids[at:at + size], got.d[at:at + size].astype(float)
+
+
 def bracket(got: Samples, *, confidence: float = 0.95, resamples: int = 200, folds: int = FOLDS,
-            select: float = SELECT, seed: int = 0) -> Bound:
-    """The figures of :class:`Bound` from the samples ``got`` (``seed``: of the bootstrap)."""
+            select: float = SELECT, seed: int = 0, pool: bool = True, tight: bool = True,
+            sign_share: float = SIGN_SHARE, chunk: int = CHUNK) -> Bound:
+    """The figures of :class:`Bound` from the samples ``got`` (``seed``: of the bootstrap), reading
+    ``chunk`` decisions at a time. ``pool=False, tight=False, select=1.0, sign_share=0.5`` give the
+    figures of the method before pooling and the tighter margin (see the module docstring), to
+    compare."""
     check_confidence(confidence)
     if not isinstance(folds, int) or not 2 <= folds <= got.hands:
         raise ValueError(f"bad folds {folds!r}: an integer from 2 to the number of hands")
     start = time.perf_counter()
     hands, n = got.hands, got.players
-    where, ids, q, position = got.hand, got.ids, got.q, got.position
-    d = got.d.astype(float)
+    q, position = got.q, got.position
     m = len(q)
     rng = np.random.default_rng([seed, 1])
 
+    def each() -> Iterator[tuple[Array, Array, Array]]:
+        return _chunks(got, chunk)
+
+    def per_set(values: Callable[[Array, Array, Array], Array | None]) -> Array:
+        """Per information set, the sum of ``values(hand, ids, d)`` over the decisions (None: 1 each)."""
+        out = np.zeros(m)
+        for w, i, x in each():
+            out += np.bincount(i, values(w, i, x), minlength=m)
+        return out
+
     # the sampled best response, per information set the action its samples call better
-    total = np.bincount(ids, d, minlength=m)
+    total = per_set(lambda w, i, x: x)
+    total_d2 = per_set(lambda w, i, x: x * x)
+    count = per_set(lambda w, i, x: None)
     saved = np.maximum(q * total, (q - 1) * total) / hands
     gains = np.bincount(position, saved, minlength=n)
     best = float(saved.sum())
@@ -255,37 +344,49 @@ def bracket(got: Samples, *, confidence: float = 0.95, resamples: int = 200, fol
     # its spread over samples of hands: the Poisson bootstrap (each hand drawn a Poisson(1) number of times)
     again = []
     for _ in range(resamples):
-        weight = rng.poisson(1.0, hands).astype(float)[where]
-        t_i = np.bincount(ids, weight * d, minlength=m)
+        weight = rng.poisson(1.0, hands).astype(float)
+        t_i = per_set(lambda w, i, x: weight[w] * x)  # noqa: B023 (used at once, in this iteration)
         again.append(float(np.maximum(q * t_i, (q - 1) * t_i).sum()) / hands)
     heuristic = z * float(np.std(again, ddof=1))
-    # |Z_pi*| <= sum_t a(I_t) |d_t| per hand, a = max(q, 1 - q) or, where the sign of mu is sure, |c*|
-    total_d2 = np.bincount(ids, d ** 2, minlength=m)
-    count = np.bincount(ids, minlength=m)
-    a = np.maximum(q, 1 - q)
-    up, down = sure_signs(count, total, total_d2, got.spread, (1 - confidence) / 2, n * hands)
-    a[up], a[down] = q[up], 1 - q[down]
-    per_hand = np.bincount(where, a[ids] * np.abs(d), minlength=hands)
-    z_half = statistics.NormalDist().inv_cdf(1 - (1 - confidence) / 2)
+    # |Z_pi*| <= |sum over sure t of c*(I_t) d_t + sum over the others of (q - 1/2) d_t| + sum over
+    # the others of |d_t| / 2 per hand (tight), or sum_t max(q, 1 - q) |d_t| with |c*| where sure
+    if not 0 < sign_share < 1:
+        raise ValueError(f"bad sign_share {sign_share!r}: a number strictly between 0 and 1")
+    share = sign_share  # of alpha = 1 - confidence, for the signs; the rest for the mean
+    up, down = sure_signs(count, total, total_d2, got.spread, (1 - confidence) * share, n * hands)
+    sure = up | down
+    if tight:
+        c_sure, half = np.where(up, q, np.where(down, q - 1, q - 0.5)), np.where(sure, 0.0, 0.5)
+    else:
+        c_sure, half = np.zeros(m), np.maximum(q, 1 - q)
+        half[up], half[down] = q[up], 1 - q[down]
+    signed, plain = np.zeros(hands), np.zeros(hands)
+    for w, i, x in each():
+        signed += np.bincount(w, c_sure[i] * x, minlength=hands)
+        plain += np.bincount(w, half[i] * np.abs(x), minlength=hands)
+    per_hand = np.abs(signed) + plain
+    z_half = statistics.NormalDist().inv_cdf(1 - (1 - confidence) * (1 - share))
     uniform = z_half * float(np.sqrt(np.mean(per_hand ** 2) / hands))
 
     # cross-fitted: the deviation valued on each fold of hands is chosen on the other folds
-    fold = where % folds
     values = np.zeros(hands)
     for f in range(folds):
-        mine = fold == f
-        k = count - np.bincount(ids[mine], minlength=m)
-        s1 = total - np.bincount(ids[mine], d[mine], minlength=m)
-        s2 = total_d2 - np.bincount(ids[mine], d[mine] ** 2, minlength=m)
-        # |mean| > select * se, the variance taken with one more sample d^2 = 1 (a few equal samples
-        # have no spread, which would make any mean look sure)
-        var = (s2 + 1.0) / (k + 1.0) - (s1 / np.maximum(k, 1)) ** 2
-        sure = (s1 ** 2 > select ** 2 * np.maximum(var, 0.0) * k) & (k > 0)
-        c = np.where(sure & (s1 > 0), q, np.where(sure & (s1 < 0), q - 1, 0.0))
-        values += np.bincount(where[mine], c[ids[mine]] * d[mine], minlength=hands)
+        k = count - per_set(lambda w, i, x: (w % folds == f).astype(float))  # noqa: B023
+        s1 = total - per_set(lambda w, i, x: np.where(w % folds == f, x, 0.0))  # noqa: B023
+        s2 = total_d2 - per_set(lambda w, i, x: np.where(w % folds == f, x * x, 0.0))  # noqa: B023
+        sign = _sure_sign(k, s1, s2, select)
+        if pool:  # where a set's own samples do not tell, its class's at the finest level that does
+            for cls in got.classes:
+                ck, c1, c2 = (np.bincount(cls, v) for v in (k, s1, s2))
+                wide = _sure_sign(ck, c1, c2, select)[cls]
+                sign = np.where((sign == 0) & (wide * s1 >= 0), wide, sign)  # not against its own mean
+        c = np.where(sign > 0, q, np.where(sign < 0, q - 1, 0.0))
+        for w, i, x in each():
+            mine = w % folds == f
+            values += np.bincount(w[mine], c[i[mine]] * x[mine], minlength=hands)
     return Bound(players=n, hands=hands, confidence=confidence, upper=best + uniform,
                  heuristic_upper=best + heuristic, margin=uniform,
                  estimate=float(values.mean()), estimate_error=float(values.std(ddof=1) / np.sqrt(hands)),
                  sampled_best=best,
-                 gains=[float(g) for g in gains], situations=len(np.unique(ids)),
+                 gains=[float(g) for g in gains], situations=int((count > 0).sum()),
                  seconds=got.seconds + time.perf_counter() - start)

@@ -1,0 +1,131 @@
+"""How long a move's write waits for its commit on PostgreSQL, written the two ways side by side.
+
+``together``: the move's insert and its ``NOTIFY`` in one transaction (the web table's write until
+issue 30's last change); ``after``: the insert committed on its own, the ``NOTIFY`` in the next
+transaction of the same round trip (:func:`chasetheace.web.pgstore._move_text`, what the web
+table sends now). PostgreSQL holds a lock that orders notifying transactions from before their
+commit until after it, WAL flush included: with ``together`` every move of every connection
+waits for the flushes of the moves before it, with ``after`` moves committing at once share one
+flush (group commit). Moves arrive at random (a Poisson process) at ``--rate`` a second spread
+over ``--connections`` connections, each form for ``--seconds``, the forms alternating
+``--rounds`` times; prints the commit wait (p50, p99, max) and PostgreSQL's WAL flushes per move
+(``pg_stat_wal``, the whole server's) of each round:
+
+    python benchmarks/pg_moves.py --db postgresql://postgres@127.0.0.1:5432/scratch
+
+It creates (and drops at the end) a table ``bench_moves`` in that database.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import sys
+import time
+from typing import Any
+
+import psycopg
+
+from chasetheace.web.pgstore import _move_text
+
+TABLE = "bench_moves"
+
+
+def together_text(escape: Any, params: tuple[Any, ...]) -> str:
+    """The insert and its NOTIFY in one statement, one transaction (the earlier write)."""
+    text = _move_text(escape, params).removeprefix("BEGIN; ")
+    insert, _, tell = text.partition("; COMMIT; ")
+    notify = tell.replace("set_config('synchronous_commit', 'off', true), ", "")
+    return f"WITH saved AS ({insert} RETURNING 1) {notify} FROM saved"
+
+
+async def one_form(url: str, form: str, rate: float, seconds: float, connections: int,
+                   rng: random.Random) -> tuple[list[float], int]:
+    conns = [await psycopg.AsyncConnection.connect(url, autocommit=True) for _ in range(connections)]
+    free = list(conns)
+    waits: list[float] = []
+    counter = iter(range(10**9))
+
+    async def move() -> None:
+        while not free:
+            await asyncio.sleep(0.0005)
+        conn = free.pop()
+        seq = next(counter)
+        params = (f"b{seq % 200}", 1, seq, 0, "keep", "human", "[]", f"{form}-{seq}",
+                  f"{TABLE}:{seq % 200}", f"bench|b{seq % 200}|m|{{}}")
+        escape = psycopg.pq.Escaping(conn.pgconn).escape_literal
+        text = _move_text(escape, params) if form == "after" else together_text(escape, params)
+        text = text.replace("INSERT INTO actions", f"INSERT INTO {TABLE}")
+        started = time.perf_counter()
+        await conn.execute(text.encode())  # type: ignore[call-overload]
+        waits.append(time.perf_counter() - started)
+        free.append(conn)
+
+    async with await psycopg.AsyncConnection.connect(url, autocommit=True) as admin:
+        await admin.execute(f"TRUNCATE {TABLE}")
+        await asyncio.sleep(1.1)  # PostgreSQL reports its WAL statistics about once a second
+        row = await (await admin.execute("SELECT wal_sync FROM pg_stat_wal")).fetchone()
+        flushes0 = int(row[0]) if row else 0
+        tasks = []
+        due = time.perf_counter()
+        until = due + seconds
+        while due < until:  # each move at its time, however late the loop wakes
+            now = time.perf_counter()
+            while due <= now and due < until:
+                tasks.append(asyncio.ensure_future(move()))
+                due += rng.expovariate(rate)
+            await asyncio.sleep(max(0.0, due - time.perf_counter()))
+        await asyncio.gather(*tasks)
+        for conn in conns:
+            await conn.close()
+        await asyncio.sleep(1.1)  # PostgreSQL reports its WAL statistics about once a second
+        row = await (await admin.execute("SELECT wal_sync FROM pg_stat_wal")).fetchone()
+        flushes = (int(row[0]) if row else 0) - flushes0
+    return sorted(waits), flushes
+
+
+async def main_async(args: argparse.Namespace) -> None:
+    async with await psycopg.AsyncConnection.connect(args.db, autocommit=True) as admin:
+        await admin.execute(f"DROP TABLE IF EXISTS {TABLE}")
+        await admin.execute(f"CREATE TABLE {TABLE} (table_id TEXT NOT NULL, game_no INTEGER NOT NULL, "
+                            "seq INTEGER NOT NULL, seat INTEGER NOT NULL, action TEXT NOT NULL, actor TEXT "
+                            "NOT NULL, events TEXT NOT NULL, at DOUBLE PRECISION NOT NULL, act_id TEXT, "
+                            "PRIMARY KEY (table_id, game_no, seq))")
+        row = await (await admin.execute("SHOW synchronous_commit")).fetchone()
+        print(f"synchronous_commit={row[0] if row else '?'}; {args.rate:g} moves/s over "
+              f"{args.connections} connections, {args.seconds:g} s per form and round")
+    rng = random.Random(1)
+    try:
+        for round_no in range(1, args.rounds + 1):
+            for form in ("together", "after"):
+                waits, flushes = await one_form(args.db, form, args.rate, args.seconds, args.connections, rng)
+
+                p50, p99 = (1000 * waits[min(len(waits) - 1, int(q * len(waits)))] for q in (0.5, 0.99))
+                print(f"round {round_no} {form:>8}: {len(waits)} moves, commit wait p50 {p50:.2f} ms, "
+                      f"p99 {p99:.2f} ms, max {1000 * waits[-1]:.2f} ms; WAL flushes per move "
+                      f"{flushes / len(waits):.2f}")
+    finally:
+        async with await psycopg.AsyncConnection.connect(args.db, autocommit=True) as admin:
+            await admin.execute(f"DROP TABLE IF EXISTS {TABLE}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--db", required=True, help="postgresql://... (a scratch database)")
+    parser.add_argument("--rate", type=float, default=190.0, help="moves a second (all connections)")
+    parser.add_argument("--connections", type=int, default=12, help="connections writing moves")
+    parser.add_argument("--seconds", type=float, default=10.0, help="seconds per form and round")
+    parser.add_argument("--rounds", type=int, default=2)
+    args = parser.parse_args()
+    if not (0 < args.rate <= 5000 and 1 <= args.connections <= 50 and 0 < args.seconds <= 300
+            and 1 <= args.rounds <= 10):
+        parser.error("out of range: rate 0..5000, connections 1..50, seconds 0..300, rounds 1..10")
+    if not args.db.startswith(("postgresql://", "postgres://")):
+        parser.error("--db takes a postgresql:// URL")
+    asyncio.run(main_async(args))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
