@@ -3,6 +3,7 @@ the same cards and decisions, and behave as a Gymnasium vector env."""
 
 from __future__ import annotations
 
+import hashlib
 import random
 from typing import Any
 
@@ -171,7 +172,7 @@ def test_each_observation_clears_exactly_what_the_last_one_set(
         table: tuple[dict[str, Any], int, int, list[str], int]) -> None:
     # an observation is written over the table's previous one, clearing only the cells that one
     # set: over many games (autoresets included) it must equal the vector written from zeros
-    from chasetheace.adapters.vector import _encode
+    from chasetheace.adapters.vector_step import _encode
 
     options, players, seat, opponents, seed = table
     envs = ChaseTheAceVectorEnv(num_envs=3, players=players, seat=seat, opponents=opponents, copy=False,
@@ -258,3 +259,31 @@ def test_reused_arrays_give_the_numbers_of_fresh_ones() -> None:
     for a, b, c in zip(reused, fresh, own):
         np.testing.assert_array_equal(a, b)
         np.testing.assert_array_equal(a, c)
+
+
+def digest_of_steps(copy: bool, **options: Any) -> str:
+    """A digest of everything 16 tables give back over 120 steps (seeded, random actions)."""
+    envs = ChaseTheAceVectorEnv(num_envs=16, copy=copy, **options)
+    digest = hashlib.sha256()
+    obs, info = envs.reset(seed=7)
+    choices = np.random.default_rng(7)
+    for _ in range(120):
+        digest.update(obs.tobytes())
+        digest.update(info["hand"].tobytes() + info["lives"].tobytes() + info["_winners"].tobytes())
+        digest.update(repr(info["winners"].tolist()).encode())
+        obs, rewards, terminated, truncated, info = envs.step(choices.integers(0, 2, 16))
+        digest.update(rewards.tobytes() + terminated.tobytes() + truncated.tobytes())
+    return digest.hexdigest()[:16]
+
+
+@pytest.mark.parametrize(("options", "recorded"), [
+    ({"players": 5, "opponents": "threshold:8"}, "5c64b3d16e90f82b"),
+    ({"players": 3, "seat": 1, "opponents": ["counting", "threshold:9"], "lives": 2}, "f63bf51d4b16eed4"),
+    ({"players": 4, "opponents": "random", "preset": "cuckoo", "win_reward": 2.0}, "bc00532e67101923"),
+])
+def test_the_steps_are_those_recorded_before_the_speed_work(options: dict[str, Any], recorded: str) -> None:
+    # observations, rewards, ends and info of seeded runs, digested: recorded with the env of
+    # 2026-11-27 before its step was made faster, so that a change to what it gives back (seeding
+    # included) shows here, with copies and without
+    assert digest_of_steps(True, **options) == recorded
+    assert digest_of_steps(False, **options) == recorded

@@ -44,3 +44,20 @@ def test_the_section_is_written_before_the_whole_game_and_rewritten_alone(
     # what it solved is cached (or was read from the files shipped with the package)
     assert all(is_cached(Rules(), n, folder=tmp_path / "cache") for n in (2, 3, 6))
     assert main(["--out", str(tmp_path), "--presets", "nonesuch"]) == 2
+
+
+def test_docs_strategy_md_says_what_the_section_s_writer_says() -> None:
+    """The words of docs/strategy.md's big tables section, up to its first table, are those that
+    ``docs_big`` writes (with the hands its last line names): edited in one, they are edited in both."""
+    import re
+
+    from chasetheace.solver.guide.docs_big import prose
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "strategy.md").read_text(encoding="utf-8")
+    section = text[text.index(HEADING):text.index(NEXT)]
+    last = re.search(r"_This section solved and measured in \d+ s \(([\d,]+) sampled hands per bracket\)",
+                     section)
+    assert last is not None, "the section's last line names the hands of its brackets"
+    words = "\n".join(prose(int(last.group(1).replace(",", ""))))
+    assert section.startswith(words), "run: python -m chasetheace.solver.guide.docs_big (or copy its words)"
+    assert "SAMPLED_LEFT" not in section

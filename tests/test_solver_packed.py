@@ -282,9 +282,6 @@ def test_the_shipped_tables_at_the_edge_of_iid_are_solved_by_the_method_solving_
         sol = Solution.load(str(cache.prepared_path(rules, n)))
         iid = n <= cache.AHEAD_IID_PLAYERS and not (rules.pairing or rules.kings_jerk)
         method = "summary" if n >= SUMMARY_PLAYERS else "iid" if iid else "sampled"
-        if (preset, n) in prepare.SAMPLED_LEFT:  # not retrained yet: the sampled method's, and prepare knows
-            assert sol.method == "sampled" and not prepare._ships(cache.prepared_path(rules, n), rules, n)
-            continue
         assert sol.method == method, (preset, n, sol.method)
         assert sol.iterations == summary_batches(n) or method != "summary"
         assert prepare._ships(cache.prepared_path(rules, n), rules, n)
@@ -293,7 +290,7 @@ def test_the_shipped_tables_at_the_edge_of_iid_are_solved_by_the_method_solving_
     assert not prepare._ships(ten, cta.Rules(), SUMMARY_PLAYERS - 1)
     for preset, n in prepare.tables(players=range(SUMMARY_PLAYERS, 21)):  # every big table, as said
         sol = Solution.load(str(cache.prepared_path(cta.Rules.preset(preset), n)))
-        assert sol.method == ("sampled" if (preset, n) in prepare.SAMPLED_LEFT else "summary"), (preset, n)
+        assert sol.method == "summary" and sol.iterations == summary_batches(n), (preset, n)
 
 
 def test_the_summary_tables_look_a_situation_up_by_its_summary(tmp_path: Path) -> None:
@@ -376,3 +373,32 @@ def test_a_shipped_solution_is_used_without_solving(tmp_path: Path, monkeypatch:
     sol = cache.solution_for(cta.Rules(), n, folder=tmp_path, progress=lambda t, f: heard.append(t))
     assert sol.players == n and heard == [] and not list(tmp_path.iterdir())  # nothing copied
     assert not cache.is_cached(cta.Rules(ties="eldest-loses"), n, folder=tmp_path)  # other rules: solved
+
+
+def test_prepare_again_solves_a_table_afresh_where_a_file_of_this_version_ships(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without ``--again`` a file of this version is kept as it is; with it the table is solved
+    again, neither that file nor the solution cache's copy read (a change to the solve that keeps
+    the version, such as the agree step, reaches the shipped files)."""
+    from chasetheace.solver.guide import prepare
+
+    monkeypatch.setattr(cache, "_MEMORY", {})
+    folder, solved = tmp_path / "shipped", tmp_path / "cache"
+    [path] = prepare.prepare(["standard"], [3], folder=folder, solved=str(solved))
+    stale = Solution.load(str(path))
+    stale.keep = [1.0 - k for k in stale.keep]  # a strategy no solve gives
+    cache.save_solution(stale, path, compact=True)
+    cache.save_solution(stale, cache.cache_path(cta.Rules(), 3, folder=solved))
+    written = path.read_bytes()
+    assert prepare.prepare(["standard"], [3], folder=folder, solved=str(solved)) == [path]
+    assert path.read_bytes() == written  # kept: this version's file ships
+    prepare.prepare(["standard"], [3], folder=folder, solved=str(solved), again=True)
+    fresh = cta.solve(cta.Rules(), 3)
+    in_cache = cache.cache_path(cta.Rules(), 3, folder=solved)
+    for sol in (Solution.load(str(path)), Solution.load(str(in_cache))):
+        assert sol.keep == pytest.approx([fresh.keep[fresh.index_of(k)] for k in sol.infosets], abs=1e-6)
+    asked: list[dict[str, object]] = []
+    monkeypatch.setattr(prepare, "prepare", lambda *a, **k: asked.append(k) or [])
+    assert prepare.main(["--preset", "standard", "--players", "3", "--again"]) == 0
+    assert prepare.main(["--preset", "standard", "--players", "3"]) == 0
+    assert [k["again"] for k in asked] == [True, False]

@@ -29,8 +29,8 @@ from ..model.hand import Deck, deck_of
 from ..model.words import rank_name
 from ..solutions.solution import Solution
 
-__all__ = ["HEADING", "PLAYERS", "PRESETS", "Table", "big_tables_section", "keep_thresholds", "tables_of",
-           "write_big_section", "main"]
+__all__ = ["HEADING", "PLAYERS", "PRESETS", "Table", "big_tables_section", "keep_thresholds", "prose",
+           "rows_text", "tables_of", "write_big_section", "main"]
 
 PRESETS = ("standard", "cuckoo", "chase-the-ace")
 """Standard rules and two popular presets whose rules change decisions (a blocking king that
@@ -145,7 +145,77 @@ METHOD_TEXT = [
     "≤ 0.236 (2.0; 52 s), 15 players 0.175 to ≤ 0.340 (1.9; 162 s), 20 players 0.207 to ≤ 0.459",
     "(2.2; 233 s, 4.1 GB at its peak). The strategies from 9 players are far from an equilibrium:",
     "these brackets are of them, not of the method's reach.",
+]
+"""How the brackets from 6 players are measured (`chasetheace.solver.methods.bound`)."""
+
+SUMMARY_TEXT = [
+    "**Why the sampled method stays far, and a summary that learns faster** (measured 27 November",
+    "2026; from 10 players it is now what `prepare` ships, see below). The bound's best response and the",
+    "sampled method tell situations apart by the same key: the position, the card held, the card",
+    "given away (to the seat before, in its swap) and the whole public history in order. From the",
+    "10th position on, most such histories are met once or never in the shipped budget (12 players:",
+    "266,341 situations met in 168,000 training hands), so the strategy there rests on one or two",
+    "samples, or on the fallback (the position's usual choice for the card). The best response's gain",
+    "grows with the position accordingly (12 players, the sampled best response per position: 0.0002",
+    "at the eldest to 0.045 at the last three). `SummarySolver`",
+    "(`chasetheace.solver.methods.sampled`) runs the same mini-batch external-sampling MCCFR on a",
+    "summary of the history: how many seats kept, swapped, were blocked, showed the blocker (and, with",
+    "`announce_low`, swapped with an announcement), not in which order. A seat's card is final once",
+    "its turn is over, so the earlier seats matter to a later one through the cards they hold (a",
+    "keeper one it chose to keep, a swapper its neighbour's unseen card, a blocked seat the card it",
+    "wanted rid of), which the counts keep; each summary is met far more often (12 players: 34,758).",
+    "Its strategy is played in the full game through the summary of each situation",
+    "(`SummarySolver.keep_at`), and bracketed by the same bound on the same hands as the shipped one.",
+    "`python benchmarks/sampled_summary.py --players 10 12 --hands 20000 --times 4` and `--players 20",
+    "--hands 20000 --times 2` (standard rules, the summary trained 4 times the shipped",
+    "budget at 10 and 12 players, twice at 20, training seed 0, bound seed 0; 2 shared cores at load",
+    "21 to 38, so 20,000 hands rather than 200,000; the training's CPU seconds):",
     "",
+    "| players | strategy | training batches of 2,000 hands | training CPU s | lower estimate |"
+    " upper bound (95 %, proved) |",
+    "|---|---|---|---|---|---|",
+    "| 10 | shipped (full history) | 120 | (as shipped) | 0.0223 ± 0.0010 | 0.207 |",
+    "| 10 | summary | 480 | 72 | 0.0003 ± 0.0009 | 0.121 |",
+    "| 12 | shipped (full history) | 84 | (as shipped) | 0.0424 ± 0.0014 | 0.329 |",
+    "| 12 | summary | 84 | 18 | 0.0182 ± 0.0010 | 0.200 |",
+    "| 12 | summary | 336 | 88 | 0.0037 ± 0.0009 | 0.163 |",
+    "| 20 | shipped (full history) | 30 | (as shipped) | 0.1003 ± 0.0019 | 0.563 |",
+    "| 20 | summary | 60 | 53 | 0.0250 ± 0.0011 | 0.375 |",
+    "",
+    "With 200,000 hands (`--players 10 12 --hands 200000 --times 4`, load 1 to 14) the estimates are",
+    "higher, as more situations are met often enough to choose a deviation in (the estimate from",
+    "20,000 hands understates the distance, the summary's most):",
+    "",
+    "| players | strategy | training batches | training CPU s | lower estimate | upper bound (95 %,"
+    " proved) | bound CPU s |",
+    "|---|---|---|---|---|---|---|",
+    "| 10 | shipped (full history) | 120 | (as shipped) | 0.0584 ± 0.0004 | 0.131 | 28 |",
+    "| 10 | summary | 480 | 64 | 0.0117 ± 0.0002 | 0.046 | 27 |",
+    "| 12 | shipped (full history) | 84 | (as shipped) | 0.1162 ± 0.0006 | 0.236 | 45 |",
+    "| 12 | summary | 336 | 65 | 0.0168 ± 0.0002 | 0.072 | 42 |",
+    "| 20 | shipped (full history) | 30 | (as shipped) | 0.207 | 0.459 | 233 |",
+    "| 20 | summary | 60 | 45 | 0.0518 ± 0.0005 | 0.250 | 286 |",
+    "",
+    "The shipped figures at 12 players are the ones measured the day before by `benchmarks/solver.py`",
+    "(the same strategy, hands and seed); those at 20 players are that day's (not measured again here;",
+    "`--players 20 --hands 200000 --times 2` runs both, 4.3 GB at its peak).",
+    "",
+    "At the shipped budget the summary more than halves the lower estimate (12 players, 20,000",
+    "hands: 0.042 to 0.018), and more batches keep bringing it down (0.0037 after 336); with 2 to 4",
+    "times the shipped batches (45 to 88 CPU seconds of training) it is 4 times lower at 20 players,",
+    "5 at 10 and 7 at 12 (200,000 hands). The upper bound falls by a third to 70 %, but most of it is",
+    "the sampled best response's fit to noise in situations met once (20 players: 102,283 summaries",
+    "met in training against 500,493 histories), which only more hands in the bound reduce. The goal",
+    "of 1e-3 lives per hand is far from met (10 players: 0.012 from 200,000 hands), and what the",
+    "summary loses (the order of the earlier turns) is not measured apart from what more training"
+    " would still gain. Telling a",
+    "keep or swap after a swap apart from one after anything else (`pairs=True`), with common random",
+    "numbers for the two forks in training as in the bound (`common=True`), gave the same estimate at",
+    "12 players and 84 batches (0.0182 ± 0.0011, upper 0.221) for twice the training CPU (35 s).",
+]
+"""What the summary learner (from 10 players) changes, measured beside the sampled method."""
+
+NINE_TEXT = [
     "The 9-player tables are now solved without card removal too (`iid`, where the rules allow it),",
     "not by the sampled method: measured on 27 November 2026 by the bound above with 200,000 hands",
     "(seed 0), beside the sampled strategies they replace in the same runs (2 shared cores at a load",
@@ -157,9 +227,82 @@ METHOD_TEXT = [
     "standard rules (551,052 situations, 110 iterations), 316 s and 4.9 GB under `cuckoo`, 36 s and 0.6",
     "GB without a blocker (`python -m chasetheace.solver.guide.prepare --players 9`; the 9-player rows below",
     "are of the shipped files, their bracket by `bound_nash_conv(Hand(rules, 9), solution.played_keep,",
-    "200000, seed=0)`). From 10 players the tables are the summary learner's (method `summary`),",
-    "where `prepare.SAMPLED_LEFT` does not name them as the sampled method's still.",
+    "200000, seed=0)`).",
 ]
+"""The 9-player tables, solved without card removal."""
+
+AGREE_TEXT = [
+    "Every CFR solve on a tree held whole (the exact tree to 6 players, `iid` from 6 to 9) ends with",
+    "the agree step (`chasetheace.solver.solutions.solving.agree`): where the strategy mostly plays the",
+    "action its own figures call worse by more than 0.001 lives, it plays the better one, each change",
+    "kept only if the NashConv of the tree solved does not rise (for `iid` the model's without card",
+    "removal, exact on its tree: the true game's is measured apart). The exact tree in parts (from 7",
+    "players, shipped nowhere) does not: there each NashConv is a pass over the parts (minutes at 8",
+    "players), and the step takes one per position and later position, 45 a round at 9 players. The",
+    "summary learner's tables do not end with it: their figures are estimates from 20,000 sampled hands",
+    "and no NashConv of theirs can be computed, so nothing would tell a change that helps from one that",
+    "follows the noise (at 10 players under `standard`, 277 situations disagree, all by more than 0.01",
+    "lives). The `cuckoo`, `chase-the-ace` and `cassell-1882` tables of 6 to 8 players and the 9-player",
+    "tables had been solved before the step; on 27 November 2026 those of 6 to 8 and the 9-player",
+    "`chase-the-ace` and `cassell-1882` tables were solved again with it (`nice python -m",
+    "chasetheace.solver.guide.prepare --again --preset cuckoo --preset chase-the-ace --preset",
+    "cassell-1882 --players 6 7 8`, one table at a time: 3.3 to 89.7 CPU seconds a table at 6 to 8",
+    "players, 1.65 GB at its peak under `cuckoo` at 8; at 9, 46 and 38 CPU seconds, 0.54 GB; 2 shared",
+    "cores at a load average of 6.7 to 16.9). The situations that disagree in the shipped files (by",
+    "more than 0.001 lives / by more than 0.01; `python benchmarks/agree.py --preset cuckoo` counts",
+    "them), before and after, at 6, 7 and 8 players: `cuckoo` 28/19, 160/151, 866/772 to 0/0, 30/0,",
+    "90/40; `chase-the-ace` 3/3, 1/1, 24/20 to none; `cassell-1882` 12/3, 88/71, 268/165 to 0/0, 17/0,",
+    "268/165 (at 8 players no change kept: each raised the NashConv); at 9 players `chase-the-ace`",
+    "696/670 to 56/23, `cassell-1882` 706/580 to 44/0. The NashConv without card removal fell from",
+    "9.13e-5 to 6.49e-5 (`cuckoo`, 8 players), from 9.83e-5 to 6.85e-5 (`chase-the-ace`, 9) and from",
+    "9.34e-5 to 7.60e-5 (`cassell-1882`, 9); in the true game (card removal), by an exact best response",
+    "in parts, `cuckoo` at 8 players went from 8.80e-4 to 8.42e-4 lives a hand (449 and 403 CPU seconds",
+    "on two workers, load average 5.6 to 12.0). The 9-player `standard` and `cuckoo` tables",
+    "(6,989/6,255 and 5,723/5,413 situations that disagree) are not solved again yet: `iid` there takes",
+    "342 and 316 CPU seconds and 4.9 GB before the step (`nice python -m",
+    "chasetheace.solver.guide.prepare --again --preset standard --preset cuckoo --players 9` does it).",
+]
+"""The agree step: where it applies, and what it changed in the shipped tables."""
+
+BIG_TEXT = [
+    "From 10 players the shipped tables are the summary learner's, under every preset (method",
+    "`summary`: 24,000 / players² mini-batches of 2,000 hands, seed 0, twice the sampled method's",
+    "budget: 240 at 10 players, 167 at 12, 60 at 20; files of 0.03 to 0.25 MB against 0.11 to 0.82 MB).",
+    "Measured on 27 November 2026 by the bound above on the shipped files (`bound_nash_conv(Hand(rules,",
+    "n), solution.played_keep, hands, seed=0)`, as `python benchmarks/solver.py --preset standard",
+    "--players 10 12 --hands 200000 --shipped` runs it; 2 shared cores at a load average of 11 to 17),",
+    "with 200,000 hands: `standard` 10 players 0.0170 ± 0.0002 to ≤ 0.054 lives a hand (the sampled",
+    "strategy it replaces: 0.058 to ≤ 0.131), 12 players 0.0248 ± 0.0003 to ≤ 0.086 (0.116 to ≤ 0.236);",
+    "`chase-the-ace` 10 players 0.0128 ± 0.0002 to ≤ 0.030, 12 players 0.0183 ± 0.0002 to ≤ 0.040. The",
+    "bound is within 3 times the estimate for `chase-the-ace` (2.4 and 2.2 times), not quite for",
+    "`standard` (3.2 and 3.5). The bracket took 22.5 and 47.8 CPU seconds under `standard`, 15.3 and",
+    "18.7 under `chase-the-ace`. **The goal of 1e-3 lives a hand is not met**: the lower estimates are",
+    "13 to 25 times it and grow with the table (the rows below, where the upper bound is mostly the",
+    "bound's own width, situations met once). What is left: more training (it kept helping: 480",
+    "mini-batches at 10 players gave 0.0117 to ≤ 0.046), and telling apart what the summary merges.",
+    "`cuckoo` from 14 players and `cassell-1882` from 16 shipped the sampled method's tables until they",
+    "were retrained so, on 27 November 2026: `nice python -m chasetheace.solver.guide.prepare --preset",
+    "cuckoo --preset cassell-1882 --players 14 15 16 17 18 19 20` took 228 CPU seconds for the 12",
+    "tables (11 minutes at a load average of 1 to 11, 0.21 GB at its peak; files of 0.06 to 0.25 MB",
+    "against 0.37 to 0.82 MB). Measured on the shipped files by the bound as it was before the change",
+    "above (the per-hand sum of max(q, 1 - q) |d|) with 200,000 hands, seed 0 (`python",
+    "benchmarks/solver.py --preset cuckoo --players 14 --hands 200000 --shipped`, and `--preset",
+    "cassell-1882 --players 16`; 2 shared cores at a load average of 13.7): `cuckoo` 14 players 0.0327",
+    "± 0.0004 to ≤ 0.1271 lives a hand (the bound 3.9 times the estimate; 70.2 CPU seconds, 0.96 GB at",
+    "its peak), `cassell-1882` 16 players 0.0321 ± 0.0004 to ≤ 0.0779 (2.4 times; 51.2 CPU seconds,",
+    "0.39 GB): 32 times the goal.",
+]
+"""The tables from 10 players: the summary learner's, how near an equilibrium, and what is left."""
+
+
+def rows_text(hands: int) -> list[str]:
+    """What the rows below are: how each table was solved and bracketed (``hands``: the bracket's)."""
+    return [
+        f"`python -m chasetheace.solver.guide.docs_big --hands {hands}` writes the rows below from the",
+        "shipped files (read, not solved), each bracketed from 6 players by the bound above with",
+        f"{hands:,} hands, seed 0: fewer hands than the figures above, so the lower estimates are lower",
+        "and the upper bounds wider (situations met a few times).",
+    ]
 
 
 def _name(deck: Deck, card: int | None) -> str:
@@ -204,12 +347,10 @@ def _nash_text(t: Table) -> str:
     return f"{t.estimate:.3f} ± {t.estimate_error:.3f} to ≤ {t.upper:.3f}"
 
 
-def big_tables_section(out_dir: str, presets: Sequence[str], players: Sequence[int] = PLAYERS,
-                       hands: int = HANDS, plots: bool = True,
-                       progress: Callable[[str], None] | None = None) -> list[str]:
-    """The section's lines (and its plots, written to ``out_dir``)."""
-    start = time.perf_counter()
-    lines = [
+def prose(hands: int = HANDS) -> list[str]:
+    """The section's words, up to its first table (``hands``: the bracket's): what
+    ``docs/strategy.md`` says before the tables (``tests/test_solver_docs_big.py`` holds them to it)."""
+    return [
         HEADING, "",
         "Every table size from 2 to 20, as a player at the table gets it: solved by the solution cache",
         "as the shipped tables are (`python -m chasetheace.solver.guide.prepare`; docs/review.md)",
@@ -228,8 +369,17 @@ def big_tables_section(out_dir: str, presets: Sequence[str], players: Sequence[i
         "given away, last public action, number of swaps, then fewer of these).",
         "'Keeps from' is the weakest card from which on a position keeps more often than not, over",
         "the situations it meets (weighted by how often they arise).",
-        "", *METHOD_TEXT, "",
+        "", *METHOD_TEXT, "", *SUMMARY_TEXT, "", *NINE_TEXT, "", *AGREE_TEXT, "", *BIG_TEXT, "",
+        *rows_text(hands), "",
     ]
+
+
+def big_tables_section(out_dir: str, presets: Sequence[str], players: Sequence[int] = PLAYERS,
+                       hands: int = HANDS, plots: bool = True,
+                       progress: Callable[[str], None] | None = None) -> list[str]:
+    """The section's lines (and its plots, written to ``out_dir``)."""
+    start = time.perf_counter()
+    lines = prose(hands)
     for preset in presets:
         info = preset_info(preset)
         say = None if progress is None else (lambda text, p=preset: progress(

@@ -25,12 +25,17 @@ current version, for every preset and size.
 The full solutions are first saved in the solution cache (``--cache``, by default the user's, or
 ``$CHASE_THE_ACE_CACHE``): a run that is stopped resumes from there, and files already shipped in
 this version are kept (unless solved by another method than the one solving ahead now chooses).
+``--again`` solves the tables named afresh all the same, reading neither the shipped file nor the
+cache's: for a change to the solve that keeps the version (the final ``agree`` step of a CFR or
+``iid`` solve, :func:`~chasetheace.solver.solutions.solving.agree`, reached the 6-9 player tables
+of every preset so).
 One solve at a time, CPU-bound: run it with ``nice`` (at 9 players, standard rules, ``iid`` takes
 about 6 CPU minutes and 4.9 GB at its peak).
 
     python -m chasetheace.solver.guide.prepare                     # every preset, 2 to 20 players
     python -m chasetheace.solver.guide.prepare --preset cuckoo --players 9 12
     nice python -m chasetheace.solver.guide.prepare --players 10 11 12 13 14 15 16 17 18 19 20
+    nice python -m chasetheace.solver.guide.prepare --again --preset cuckoo --players 6 7 8 9
 """
 
 from __future__ import annotations
@@ -47,7 +52,7 @@ from ..solutions import cache
 from ..solutions.choice import QUICK_EXACT_PLAYERS, SUMMARY_PLAYERS, summary_batches
 from ..solutions.solution import Solution
 
-__all__ = ["PENDING", "PLAYERS", "PRESETS", "SAMPLED_LEFT", "expected_files", "main", "prepare", "tables"]
+__all__ = ["PENDING", "PLAYERS", "PRESETS", "expected_files", "main", "prepare", "tables"]
 
 PRESETS = tuple(p.name for p in NAMED)
 """The presets whose tables ship: every named one."""
@@ -56,11 +61,6 @@ PLAYERS = range(2, 21)
 PENDING: frozenset[tuple[str, int]] = frozenset()
 """The (preset, players) of :func:`tables` not shipped yet (solved at the table on first use):
 :func:`prepare` solves them too; once shipped, remove them here. None in this version."""
-SAMPLED_LEFT: frozenset[tuple[str, int]] = frozenset(
-    [("cuckoo", n) for n in range(14, 21)] + [("cassell-1882", n) for n in range(16, 21)])
-"""The (preset, players) from :data:`~chasetheace.solver.solutions.choice.SUMMARY_PLAYERS` whose
-shipped file is still the sampled method's, trained before the summary learner shipped (not retrained
-yet for lack of time): they are played as they are, and :func:`prepare` trains them again."""
 
 
 def tables(presets: Sequence[str] = PRESETS, players: Sequence[int] = PLAYERS) -> list[tuple[str, int]]:
@@ -89,9 +89,10 @@ def _say(text: str, done: float) -> None:
 
 
 def prepare(presets: Sequence[str] = PRESETS, players: Sequence[int] = PLAYERS,
-            folder: Path = cache.PREPARED, solved: str | None = None) -> list[Path]:
+            folder: Path = cache.PREPARED, solved: str | None = None, again: bool = False) -> list[Path]:
     """Solve (into the cache folder ``solved``) and write compact into ``folder`` the shipped
-    solutions of ``presets`` and ``players`` (those already there in this version are kept);
+    solutions of ``presets`` and ``players`` (those already there in this version are kept, unless
+    ``again``: then they are solved again, neither the shipped file nor a cached solution read);
     remove the files that are not shipped in this version. Returns the files written or kept."""
     folder.mkdir(parents=True, exist_ok=True)
     expected = expected_files(folder, pending=True)
@@ -103,9 +104,11 @@ def prepare(presets: Sequence[str] = PRESETS, players: Sequence[int] = PLAYERS,
         rules = Rules.preset(preset)
         path = cache.cache_path(rules, n, folder=folder)
         start = time.perf_counter()
-        if not _ships(path, rules, n):
-            if n >= SUMMARY_PLAYERS:
+        if again or not _ships(path, rules, n):
+            if n >= SUMMARY_PLAYERS:  # its checkpoint holds a finished training: only the figures again
                 sol = _summary(rules, n, path, solved)
+            elif again:
+                sol = _again(rules, n, solved)
             else:
                 sol = cache.solution_for(rules, n, folder=solved, progress=_say,
                                          iid_players=cache.AHEAD_IID_PLAYERS)
@@ -132,6 +135,21 @@ def _summary(rules: Rules, players: int, path: Path, solved: str | None) -> Solu
                  exact_check=False, checkpoint=folder, progress=say)
 
 
+def _again(rules: Rules, players: int, solved: str | None) -> Solution:
+    """The solution of ``rules`` and ``players`` solved now as solving ahead solves it (the
+    solution cache's :func:`~chasetheace.solver.solutions.cache.solution_for` with
+    :data:`~chasetheace.solver.solutions.cache.AHEAD_IID_PLAYERS`), saved in the cache folder
+    ``solved`` in place of whatever it held."""
+    from ..solutions.solving import solve
+
+    # as cache.solution_for solves a size it has not got (``method="auto"``): exact up to
+    # QUICK_EXACT_PLAYERS, then iid up to AHEAD_IID_PLAYERS where the rules allow it, else sampled
+    sol = solve(rules, players, exact_check=None if players <= QUICK_EXACT_PLAYERS else False,
+                progress=lambda text: print(f"{players} players: {text}", flush=True))
+    cache.save_solution(sol, cache.cache_path(rules, players, folder=solved))
+    return sol
+
+
 def _ships(path: Path, rules: Rules, players: int) -> bool:
     """Whether ``path`` holds a solution of this version for the hands of ``rules`` and ``players``,
     solved by the method solving ahead now chooses (a table solved by the sampled method before
@@ -156,11 +174,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--players", type=int, nargs="*", default=list(PLAYERS))
     parser.add_argument("--cache", help="the solution cache folder the full solutions go to first "
                                         "(default the user's, or $CHASE_THE_ACE_CACHE)")
+    parser.add_argument("--again", action="store_true",
+                        help="solve the tables named again even where this version's file ships "
+                             "(after a change to the solve that keeps the version, such as the agree step)")
     args = parser.parse_args(argv)
     outside = [n for n in args.players if n not in PLAYERS]
     if outside:  # one line and exit 2, before any work
         parser.error(f"--players {outside[0]}: the shipped sizes are {PLAYERS.start} to {PLAYERS.stop - 1}")
-    files = prepare(args.preset or PRESETS, args.players, solved=args.cache)
+    files = prepare(args.preset or PRESETS, args.players, solved=args.cache, again=args.again)
     total = sum(f.stat().st_size for f in cache.PREPARED.glob("*.npz"))
     print(f"{len(files)} solutions; the folder holds {total / 1e6:.2f} MB")
     return 0
