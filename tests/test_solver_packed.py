@@ -284,13 +284,16 @@ def test_the_shipped_tables_at_the_edge_of_iid_are_solved_by_the_method_solving_
         method = "summary" if n >= SUMMARY_PLAYERS else "iid" if iid else "sampled"
         assert sol.method == method, (preset, n, sol.method)
         assert sol.iterations == summary_batches(n) or method != "summary"
-        assert prepare._ships(cache.prepared_path(rules, n), rules, n)
+        # shipped before the summary learner's refinement passes: prepare knows to solve it again
+        unrefined = (preset, n) in prepare.UNREFINED
+        assert prepare._ships(cache.prepared_path(rules, n), rules, n) != unrefined, (preset, n)
     assert not prepare._ships(cache.prepared_path(cta.Rules(), edge[0]), cta.Rules(), edge[1])
     ten = cache.prepared_path(cta.Rules(), SUMMARY_PLAYERS)
     assert not prepare._ships(ten, cta.Rules(), SUMMARY_PLAYERS - 1)
     for preset, n in prepare.tables(players=range(SUMMARY_PLAYERS, 21)):  # every big table, as said
         sol = Solution.load(str(cache.prepared_path(cta.Rules.preset(preset), n)))
         assert sol.method == "summary" and sol.iterations == summary_batches(n), (preset, n)
+        assert (sol.refined is None) == ((preset, n) in prepare.UNREFINED), (preset, n)
 
 
 def test_the_summary_tables_look_a_situation_up_by_its_summary(tmp_path: Path) -> None:
@@ -396,9 +399,43 @@ def test_prepare_again_solves_a_table_afresh_where_a_file_of_this_version_ships(
     fresh = cta.solve(cta.Rules(), 3)
     in_cache = cache.cache_path(cta.Rules(), 3, folder=solved)
     for sol in (Solution.load(str(path)), Solution.load(str(in_cache))):
-        assert sol.keep == pytest.approx([fresh.keep[fresh.index_of(k)] for k in sol.infosets], abs=1e-6)
+        assert sol.keep == pytest.approx([fresh.keep_probability(k) for k in sol.infosets], abs=1e-6)
     asked: list[dict[str, object]] = []
-    monkeypatch.setattr(prepare, "prepare", lambda *a, **k: asked.append(k) or [])
+
+    def ask(*args: object, **kwargs: object) -> list[Path]:
+        asked.append(kwargs)
+        return []
+
+    monkeypatch.setattr(prepare, "prepare", ask)
     assert prepare.main(["--preset", "standard", "--players", "3", "--again"]) == 0
     assert prepare.main(["--preset", "standard", "--players", "3"]) == 0
     assert [k["again"] for k in asked] == [True, False]
+
+
+def test_prepare_refines_the_summary_learner_and_solves_a_table_again_when_its_refinement_changes(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """From SUMMARY_PLAYERS ``prepare`` trains the summary learner, then refines it (here a budget
+    made small), in a checkpoint folder named for the refinement; the file says how it was made, and
+    a file made with another refinement than now's is solved again."""
+    from chasetheace.solver.guide import prepare
+    from chasetheace.solver.solutions.choice import SUMMARY_PLAYERS
+
+    monkeypatch.setattr(prepare, "summary_batches", lambda n: 2)
+    monkeypatch.setattr(prepare, "refine_passes", lambda n: 1)
+    monkeypatch.setattr(prepare, "REFINE_HANDS", 3000)
+    folder, solved = tmp_path / "shipped", tmp_path / "cache"
+    n = SUMMARY_PLAYERS
+    [path] = prepare.prepare(["standard"], [n], folder=folder, solved=str(solved))
+    sol = Solution.load(str(path))
+    assert sol.method == "summary" and sol.iterations == 2 and sol.refined == (1, 3000)
+    assert sol.method_text == "summary (2 mini-batches of 2,000 hands, then 1 refinement pass of 3,000 hands)"
+    assert (solved / f"prepare-{path.stem}-refine1x3000" / "learner.npz").is_file()
+    assert prepare._ships(path, cta.Rules(), n)
+    direct = cta.solve(cta.Rules(), n, method="summary", iterations=2, exact_check=False, refine=1,
+                       refine_hands=3000)
+    assert sorted(sol.infosets) == sorted(direct.infosets)  # the compact file sorts them by history
+    assert sol.keep == pytest.approx([direct.keep_probability(k) for k in sol.infosets], abs=1e-6)
+    monkeypatch.setattr(prepare, "refine_passes", lambda n: 2)
+    assert not prepare._ships(path, cta.Rules(), n)  # another refinement now: solved again
+    prepare.prepare(["standard"], [n], folder=folder, solved=str(solved))
+    assert Solution.load(str(path)).refined == (2, 3000)

@@ -11,10 +11,14 @@ any machine, at any load), except from
 :data:`~chasetheace.solver.solutions.choice.SUMMARY_PLAYERS` (10) players, where the summary
 learner (method ``summary``, :class:`~chasetheace.solver.methods.sampled.SummarySolver`) trains
 :func:`~chasetheace.solver.solutions.choice.summary_batches` mini-batches, seed 0, by hands played,
-never by the clock, its state kept every few mini-batches in a checkpoint folder under the cache
-(``prepare-<file name>``): a run stopped (even by ``kill -9``) and started again resumes there and
-writes the same strategy and figures (only the seconds differ). It is written compact
-(:func:`~chasetheace.solver.solutions.packed.write_npz`, ``compact``) to
+never by the clock, then refines its strategy in
+:func:`~chasetheace.solver.solutions.choice.refine_passes` passes of
+:data:`~chasetheace.solver.solutions.choice.REFINE_HANDS` hands
+(:meth:`~chasetheace.solver.methods.sampled.SummarySolver.refine`; the file says so: ``refined``,
+``method_text``), its state kept every few mini-batches and after each pass in a checkpoint folder
+under the cache (``prepare-<file name>-refine<passes>x<hands>``): a run stopped (even by ``kill -9``)
+and started again resumes there and writes the same strategy and figures (only the seconds differ).
+It is written compact (:func:`~chasetheace.solver.solutions.packed.write_npz`, ``compact``) to
 :data:`~chasetheace.solver.solutions.cache.PREPARED` under the cache's own file names. Presets
 whose hands are alike (they differ only in lives or other options one hand does not see:
 :func:`~chasetheace.solver.solutions.cache.hand_rules`) share one file. The names carry the solver
@@ -49,10 +53,16 @@ from pathlib import Path
 from ...rules import PRESETS as NAMED
 from ...rules import Rules
 from ..solutions import cache
-from ..solutions.choice import QUICK_EXACT_PLAYERS, SUMMARY_PLAYERS, summary_batches
+from ..solutions.choice import (
+    QUICK_EXACT_PLAYERS,
+    REFINE_HANDS,
+    SUMMARY_PLAYERS,
+    refine_passes,
+    summary_batches,
+)
 from ..solutions.solution import Solution
 
-__all__ = ["PENDING", "PLAYERS", "PRESETS", "expected_files", "main", "prepare", "tables"]
+__all__ = ["PENDING", "PLAYERS", "PRESETS", "UNREFINED", "expected_files", "main", "prepare", "tables"]
 
 PRESETS = tuple(p.name for p in NAMED)
 """The presets whose tables ship: every named one."""
@@ -75,6 +85,13 @@ def tables(presets: Sequence[str] = PRESETS, players: Sequence[int] = PLAYERS) -
                 seen.add(key)
                 out.append((name, n))
     return out
+
+
+UNREFINED: frozenset[tuple[str, int]] = frozenset(tables(players=range(SUMMARY_PLAYERS, PLAYERS.stop)))
+"""The (preset, players) from :data:`~chasetheace.solver.solutions.choice.SUMMARY_PLAYERS` whose
+shipped file is the summary learner's trained only, shipped before its refinement passes
+(:func:`~chasetheace.solver.solutions.choice.refine_passes`) were part of the solve: they are played
+as they are, and :func:`prepare` solves them again with the passes; once shipped so, remove them here."""
 
 
 def expected_files(folder: Path = cache.PREPARED, pending: bool = False) -> set[str]:
@@ -125,14 +142,17 @@ def _summary(rules: Rules, players: int, path: Path, solved: str | None) -> Solu
     with a checkpoint in the cache folder ``solved``, resumed from it if a run stopped there."""
     from ..solutions.solving import solve
 
-    folder = cache.cache_folder(solved) / f"prepare-{path.stem}"
+    passes = refine_passes(players)
+    # a folder of its own per refinement: the checkpoint of a training without it is another solve
+    folder = cache.cache_folder(solved) / (f"prepare-{path.stem}" + (f"-refine{passes}x{REFINE_HANDS}"
+                                                                       if passes else ""))
 
     def say(text: str) -> None:
         if not text.startswith("sampled batch") or text.split()[2].rstrip("0") != text.split()[2]:
             print(f"{players} players: {text}", flush=True)  # every 10th batch
 
     return solve(rules, players, method="summary", iterations=summary_batches(players), seed=0,
-                 exact_check=False, checkpoint=folder, progress=say)
+                 exact_check=False, checkpoint=folder, progress=say, refine=passes, refine_hands=REFINE_HANDS)
 
 
 def _again(rules: Rules, players: int, solved: str | None) -> Solution:
@@ -153,7 +173,8 @@ def _again(rules: Rules, players: int, solved: str | None) -> Solution:
 def _ships(path: Path, rules: Rules, players: int) -> bool:
     """Whether ``path`` holds a solution of this version for the hands of ``rules`` and ``players``,
     solved by the method solving ahead now chooses (a table solved by the sampled method before
-    :data:`~chasetheace.solver.solutions.cache.AHEAD_IID_PLAYERS` reached it is solved again)."""
+    :data:`~chasetheace.solver.solutions.cache.AHEAD_IID_PLAYERS` reached it is solved again, and
+    the summary learner's with another budget or refinement than now)."""
     try:
         sol = Solution.load(str(path))
     except (OSError, ValueError):
@@ -162,7 +183,14 @@ def _ships(path: Path, rules: Rules, players: int) -> bool:
     method = "summary" if players >= SUMMARY_PLAYERS else "iid" if iid else "sampled"
     return (cache.hand_rules(sol.rules) == cache.hand_rules(rules) and sol.players == players
             and (players <= QUICK_EXACT_PLAYERS or sol.method == method)
-            and (method != "summary" or sol.iterations == summary_batches(players)))
+            and (method != "summary" or (sol.iterations == summary_batches(players)
+                                         and sol.refined == _refinement(players))))
+
+
+def _refinement(players: int) -> tuple[int, int] | None:
+    """The (passes, hands a pass) of refinement the summary learner's shipped file records now."""
+    passes = refine_passes(players)
+    return (passes, REFINE_HANDS) if passes else None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
