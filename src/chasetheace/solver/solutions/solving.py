@@ -547,11 +547,12 @@ class Batches:
     in training as in the estimate: measured 2026-11-27, standard rules, CPU seconds at a load
     average of 17: at 12 players 84 batches of 2,000 hands took 9.6 s, the 20,000 hands of the
     estimate 1.4; at 20 players 30 batches 8.7 s and the estimate 3.8): what
-    ``solve(on_check=...)`` hears after each mini-batch of training and each batch of the estimate
-    (a progress bar's steps), then once as it builds the solution's tables (seconds at 20 players)."""
+    ``solve(on_check=...)`` hears after each mini-batch of training, each :data:`REFINE_BATCH` hands
+    of a refinement pass (the summary method) and each batch of the estimate (a progress bar's
+    steps), then once as it builds the solution's tables (seconds at 20 players)."""
 
     done: int       # hands played so far
-    total: int      # hands to play: the training's and the estimate's
+    total: int      # hands to play: the training's, the refinement's and the estimate's
     seconds: float
     what: str       # what is being done, in words
 
