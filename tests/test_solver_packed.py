@@ -16,6 +16,7 @@ import numpy as np
 import chasetheace as cta
 from chasetheace import cli
 from chasetheace.solver import Solution
+from chasetheace.solver.model.hand import InfoKey
 from chasetheace.solver.solutions import cache
 from chasetheace.solver.solutions.packed import BINARY_FORMAT, BINARY_VERSION, is_binary
 from chasetheace.web.botkinds import WebBots
@@ -398,15 +399,20 @@ def test_prepare_again_solves_a_table_afresh_where_a_file_of_this_version_ships(
     prepare.prepare(["standard"], [3], folder=folder, solved=str(solved), again=True)
     fresh = cta.solve(cta.Rules(), 3)
     in_cache = cache.cache_path(cta.Rules(), 3, folder=solved)
+    def fresh_keep(key: InfoKey) -> float:
+        at = fresh.index_of(key)
+        assert at is not None
+        return fresh.keep[at]
+
     for sol in (Solution.load(str(path)), Solution.load(str(in_cache))):
-        assert sol.keep == pytest.approx([fresh.keep_probability(k) for k in sol.infosets], abs=1e-6)
+        assert sol.keep == pytest.approx([fresh_keep(k) for k in sol.infosets], abs=1e-6)
     asked: list[dict[str, object]] = []
 
-    def ask(*args: object, **kwargs: object) -> list[Path]:
-        asked.append(kwargs)
+    def record(*args: object, **options: object) -> list[object]:
+        asked.append(options)
         return []
 
-    monkeypatch.setattr(prepare, "prepare", ask)
+    monkeypatch.setattr(prepare, "prepare", record)
     assert prepare.main(["--preset", "standard", "--players", "3", "--again"]) == 0
     assert prepare.main(["--preset", "standard", "--players", "3"]) == 0
     assert [k["again"] for k in asked] == [True, False]
