@@ -74,7 +74,12 @@ REFINE_PASSES = 6
 (:meth:`~chasetheace.solver.methods.sampled.SummarySolver.refine`) that the summary learner runs
 after its training by default (:func:`refine_passes`), each of :data:`REFINE_HANDS` fresh hands.
 Measured 2026-11-27 at 10 players, standard rules, after :func:`summary_batches`: the bound's lower
-estimate fell from 0.0169 to about 0 in 6 passes of 200,000 hands (45 CPU s in all)."""
+estimate from 200,000 hands fell from 0.0169 to about 0 in 6 passes of 200,000 hands (45 CPU s in
+all); from 2,000,000 hands (``benchmarks/solver.py --players 10 --hands 2000000 --compare
+--resamples 20``, load 1.0) the solve so refined is 0.0047 +- 0.0001 (lower estimate) to 0.0121 (95 %
+upper bound): not yet within 0.001 / 0.005 (the training alone was not measured from the same
+hands). A pass of 200,000 hands took 10-12 CPU s at 15 players and 21-22
+at 20 (training 14 and 18 CPU s; solve peak 0.11 and 0.18 GB; load 1 to 3)."""
 REFINE_HANDS = 200_000
 """The hands of one refinement pass of the summary learner by default."""
 
