@@ -78,7 +78,8 @@ estimate from 200,000 hands fell from 0.0169 to about 0 in 6 passes of 200,000 h
 all); from 2,000,000 hands (``benchmarks/solver.py --players 10 --hands 2000000 --compare
 --resamples 20``, load 1.0) the solve so refined is 0.0047 +- 0.0001 (lower estimate) to 0.0121 (95 %
 upper bound): not yet within 0.001 / 0.005 (the training alone was not measured from the same
-hands). A pass of 200,000 hands took 10-12 CPU s at 15 players and 21-22
+hands); under the chase-the-ace preset (``--preset chase-the-ace``, load 1.1) 0.0009 +- 0.0001 to
+0.0048, within them. A pass of 200,000 hands took 10-12 CPU s at 15 players and 21-22
 at 20 (training 14 and 18 CPU s; solve peak 0.11 and 0.18 GB; load 1 to 3)."""
 REFINE_HANDS = 200_000
 """The hands of one refinement pass of the summary learner by default."""
