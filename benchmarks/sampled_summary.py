@@ -20,8 +20,8 @@ seconds on a busy machine.
 
 ``--refine K``: then ``K`` passes of ``SummarySolver.refine`` (each ``--refine-hands`` fresh hands,
 moving each summary the fraction ``--refine-step`` of the way, by default all of it, to the action
-they call better where it is sure to 2 standard errors), bracketed after each; the CPU column adds
-the passes to the training.
+they call better where its sampled difference is a standard error from 0), bracketed after each;
+the CPU column adds the passes to the training.
 
 ``--breakdown``: for the shipped strategy and the learner's last, the cross-fitted lower estimate (the
 deviation valued on each tenth of the hands chosen on the other nine tenths, as the bound does)
