@@ -211,10 +211,12 @@ def pipeline(pgconn: Any, commands: Sequence[Command]) -> Generator[Any, Any, An
             yield from generators.send(pgconn)
             for _ in range(2):
                 yield from generators.fetch_many(pgconn)
-        return failed
-    finally:
-        with contextlib.suppress(Exception):  # (a connection that broke is dropped anyway)
+    except BaseException:  # (the connection broke, or the wait was given up: it is dropped)
+        with contextlib.suppress(Exception):
             pgconn.exit_pipeline_mode()
+        raise
+    pgconn.exit_pipeline_mode()  # every answer read: back to the connection's ordinary mode
+    return failed
 
 
 class _MoveConnections:
