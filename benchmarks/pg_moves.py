@@ -4,8 +4,9 @@
 issue 30's third session); ``text``: the insert committed on its own, the ``NOTIFY`` in the next
 transaction of the same round trip, all as one SQL text with the values quoted by libpq's
 ``PQescapeLiteral`` (the third session's write); ``params``: the same statements with every value a
-parameter, sent in libpq's pipeline mode with one Sync, still one round trip
-(:func:`chasetheace.web.pgstore._move_commands`, what the web table sends now). PostgreSQL holds a
+parameter, sent in libpq's pipeline mode with one Sync, still one round trip, each statement
+prepared once per connection (:func:`chasetheace.web.pgstore._move_commands`, what the web table
+sends now). PostgreSQL holds a
 lock that orders notifying transactions from before their commit until after it, WAL flush
 included: with ``together`` every move of every connection waits for the flushes of the moves
 before it, with the other two moves committing at once share one flush (group commit). Moves
@@ -30,9 +31,12 @@ from typing import Any
 
 import psycopg
 
-from chasetheace.web.pgstore import _move_commands, pipeline
+from chasetheace.web.pgstore import PREPARED, _move_commands, pipeline, prepare
 
 TABLE = "bench_moves"
+OURS = f"INSERT INTO {TABLE}".encode()
+BENCH_PREPARED = {statement.replace(b"INSERT INTO actions", OURS): name
+                  for statement, name in PREPARED.items()}
 FORMS = ("together", "text", "params")
 
 
@@ -62,6 +66,9 @@ def together_text(escape: Any, params: tuple[Any, ...]) -> str:
 async def one_form(url: str, form: str, rate: float, seconds: float, connections: int,
                    rng: random.Random) -> tuple[list[float], int, float]:
     conns = [await psycopg.AsyncConnection.connect(url, autocommit=True) for _ in range(connections)]
+    if form == "params":  # as the web table's moves' connections: the statements prepared on each
+        for conn in conns:
+            await conn.wait(prepare(conn.pgconn, BENCH_PREPARED))
     free = list(conns)
     waits: list[float] = []
     counter = iter(range(10**9))
@@ -75,9 +82,9 @@ async def one_form(url: str, form: str, rate: float, seconds: float, connections
                   f"{TABLE}:{seq % 200}", f"bench|b{seq % 200}|m|{{}}")
         started = time.perf_counter()
         if form == "params":
-            commands = [(statement.replace(b"INSERT INTO actions", f"INSERT INTO {TABLE}".encode()), values)
+            commands = [(statement.replace(b"INSERT INTO actions", OURS), values)
                         for statement, values in _move_commands(params)]
-            failed = await conn.wait(pipeline(conn.pgconn, commands))
+            failed = await conn.wait(pipeline(conn.pgconn, commands, BENCH_PREPARED))
             if failed is not None:
                 raise psycopg.errors.error_from_result(failed, encoding="utf-8")
         else:

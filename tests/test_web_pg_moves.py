@@ -185,7 +185,7 @@ def trips(trace: str) -> list[str]:
 
 def test_a_moves_statements_are_one_round_trip_leave_no_warning_and_a_refused_one_no_open_block(
         pg_url: str, tmp_path: Any) -> None:
-    from chasetheace.web.pgstore import _move_commands, pipeline
+    from chasetheace.web.pgstore import PREPARED, _move_commands, pipeline, prepare
 
     store = PgStore(pg_url)
     try:
@@ -215,12 +215,26 @@ def test_a_moves_statements_are_one_round_trip_leave_no_warning_and_a_refused_on
             assert trips(traced.read_text()) == ["F", "B", "F", "B"]  # and the rollback, only then
             assert conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE  # rolled back
             assert conn.execute("SELECT count(*) FROM actions").fetchone() == (1,)
+            # as on the moves' own connections: the statements prepared once, then sent by name
+            conn.wait(prepare(conn.pgconn))
+            commands = _move_commands(store._move("t4", 1, 1, 0, "keep", "human", [], "x2"))
+            with open(traced, "w") as out:
+                conn.pgconn.trace(out.fileno())
+                conn.pgconn.set_trace_flags(psycopg.pq.Trace.SUPPRESS_TIMESTAMPS)
+                assert conn.wait(pipeline(conn.pgconn, commands, PREPARED)) is None
+                refused = conn.wait(pipeline(conn.pgconn, commands, PREPARED))
+                conn.pgconn.untrace()
+            assert refused is not None
+            assert trips(traced.read_text()) == ["F", "B", "F", "B", "F", "B"]  # saved; refused, rolled back
+            assert "\tParse\t" not in traced.read_text().split("\tSync", 1)[0]  # nothing parsed again
+            assert conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
+            assert conn.execute("SELECT count(*) FROM actions").fetchone() == (2,)
         assert notices == []  # (a COMMIT outside a block would warn at every move, in the server's log too)
-        store.append_action("t4", 1, 1, "swap", "bot", [], 1)
+        store.append_action("t4", 1, 1, "swap", "bot", [], 2)
         with pytest.raises(StoreConflict):
-            store.append_action("t4", 1, 1, "swap", "bot", [], 1)
-        store.append_action("t4", 1, 0, "keep", "bot", [], 2)  # the pool's connection is fine after it
-        assert [row[0] for row in stored(pg_url, "t4")] == [0, 1, 2]
+            store.append_action("t4", 1, 1, "swap", "bot", [], 2)
+        store.append_action("t4", 1, 0, "keep", "bot", [], 3)  # the pool's connection is fine after it
+        assert [row[0] for row in stored(pg_url, "t4")] == [0, 1, 2, 3]
     finally:
         store.close()
 
