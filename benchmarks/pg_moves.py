@@ -13,9 +13,13 @@ before it, with the other two moves committing at once share one flush (group co
 arrive at random (a Poisson process) at ``--rate`` a second spread over ``--connections``
 connections, each form for ``--seconds``, the forms alternating ``--rounds`` times; prints the
 commit wait (p50, p99, max), PostgreSQL's WAL flushes per move (``pg_stat_wal``, the whole
-server's) and this client's CPU per move (the driver's share of a move's cost) of each round:
+server's) and this client's CPU per move (with the load's own scheduling) of each round.
+``--back-to-back N`` first writes N moves one after another on one connection per form and round
+(``synchronous_commit`` off on it, so no flush hides the rest) and prints the client's CPU a
+move (the driver's share of a move's cost) and the time a move took in all; ``--seconds 0``
+leaves out the load:
 
-    python benchmarks/pg_moves.py --db postgresql://postgres@127.0.0.1:5432/scratch
+    python benchmarks/pg_moves.py --db postgresql://postgres@127.0.0.1:5432/scratch --back-to-back 1500
 
 It creates (and drops at the end) a table ``bench_moves`` in that database.
 """
@@ -30,6 +34,7 @@ import time
 from typing import Any
 
 import psycopg
+import psycopg.generators
 
 from chasetheace.web.pgstore import PREPARED, _move_commands, pipeline, prepare
 
@@ -63,12 +68,54 @@ def together_text(escape: Any, params: tuple[Any, ...]) -> str:
     return f"WITH saved AS ({insert} RETURNING 1) {notify} FROM saved"
 
 
+async def connect(url: str, form: str) -> Any:
+    conn = await psycopg.AsyncConnection.connect(url, autocommit=True)
+    if form == "params":  # as the web table's moves' connections: the statements prepared on each
+        await conn.wait(prepare(conn.pgconn, BENCH_PREPARED))
+    return conn
+
+
+async def write(conn: Any, form: str, params: tuple[Any, ...]) -> None:
+    """One move written in ``form``, as the web table wrote it (libpq's calls, no cursor)."""
+    pgconn = conn.pgconn
+    if form == "params":
+        commands = [(statement.replace(b"INSERT INTO actions", OURS), values)
+                    for statement, values in _move_commands(params)]
+        failed = await conn.wait(pipeline(pgconn, commands, BENCH_PREPARED))
+    else:
+        escape = psycopg.pq.Escaping(pgconn).escape_literal
+        text = move_text(escape, params) if form == "text" else together_text(escape, params)
+        pgconn.send_query(text.replace("INSERT INTO actions", f"INSERT INTO {TABLE}").encode())
+        results = await conn.wait(psycopg.generators.execute(pgconn))
+        failed = next((r for r in results if r.status == psycopg.pq.ExecStatus.FATAL_ERROR), None)
+    if failed is not None:
+        raise psycopg.errors.error_from_result(failed, encoding="utf-8")
+
+
+def move_params(seq: int, form: str) -> tuple[Any, ...]:
+    return (f"b{seq % 200}", 1, seq, 0, "keep", "human", '[{"t":"kept","seat":0}]', f"{form}-{seq}",
+            f"{TABLE}:{seq % 200}", f'bench|b{seq % 200}|m|{{"g":1,"s":{seq},"seat":0,"a":"keep","w":"human",'
+            f'"i":"{form}-{seq}","e":[{{"t":"kept","seat":0}}]}}')
+
+
+async def back_to_back(url: str, form: str, moves: int) -> tuple[float, float]:
+    """``moves`` moves one after another on one connection: the client's CPU and the wall time
+    (``synchronous_commit`` off on it: no flush to wait for, which would hide the driver's cost)."""
+    conn = await connect(url, form)
+    try:
+        await conn.execute(f"TRUNCATE {TABLE}")
+        await conn.execute("SET synchronous_commit = off")
+        cpu, wall = time.process_time(), time.perf_counter()
+        for seq in range(moves):
+            await write(conn, form, move_params(seq, form))
+        return time.process_time() - cpu, time.perf_counter() - wall
+    finally:
+        await conn.close()
+
+
 async def one_form(url: str, form: str, rate: float, seconds: float, connections: int,
                    rng: random.Random) -> tuple[list[float], int, float]:
-    conns = [await psycopg.AsyncConnection.connect(url, autocommit=True) for _ in range(connections)]
-    if form == "params":  # as the web table's moves' connections: the statements prepared on each
-        for conn in conns:
-            await conn.wait(prepare(conn.pgconn, BENCH_PREPARED))
+    conns = [await connect(url, form) for _ in range(connections)]
     free = list(conns)
     waits: list[float] = []
     counter = iter(range(10**9))
@@ -77,21 +124,9 @@ async def one_form(url: str, form: str, rate: float, seconds: float, connections
         while not free:
             await asyncio.sleep(0.0005)
         conn = free.pop()
-        seq = next(counter)
-        params = (f"b{seq % 200}", 1, seq, 0, "keep", "human", "[]", f"{form}-{seq}",
-                  f"{TABLE}:{seq % 200}", f"bench|b{seq % 200}|m|{{}}")
+        params = move_params(next(counter), form)
         started = time.perf_counter()
-        if form == "params":
-            commands = [(statement.replace(b"INSERT INTO actions", OURS), values)
-                        for statement, values in _move_commands(params)]
-            failed = await conn.wait(pipeline(conn.pgconn, commands, BENCH_PREPARED))
-            if failed is not None:
-                raise psycopg.errors.error_from_result(failed, encoding="utf-8")
-        else:
-            escape = psycopg.pq.Escaping(conn.pgconn).escape_literal
-            text = move_text(escape, params) if form == "text" else together_text(escape, params)
-            text = text.replace("INSERT INTO actions", f"INSERT INTO {TABLE}")
-            await conn.execute(text.encode())
+        await write(conn, form, params)
         waits.append(time.perf_counter() - started)
         free.append(conn)
 
@@ -132,7 +167,13 @@ async def main_async(args: argparse.Namespace) -> None:
               f"{args.connections} connections, {args.seconds:g} s per form and round")
     rng = random.Random(1)
     try:
-        for round_no in range(1, args.rounds + 1):
+        for round_no in range(1, args.rounds + 1 if args.back_to_back else 1):
+            for form in args.forms:
+                cpu, wall = await back_to_back(args.db, form, args.back_to_back)
+                print(f"back to back, round {round_no} {form:>8}: {args.back_to_back} moves on one "
+                      f"connection, client CPU {1e6 * cpu / args.back_to_back:.0f} us a move, "
+                      f"{1e6 * wall / args.back_to_back:.0f} us a move in all")
+        for round_no in range(1, args.rounds + 1 if args.seconds else 1):
             for form in args.forms:
                 waits, flushes, cpu = await one_form(args.db, form, args.rate, args.seconds, args.connections,
                                                      rng)
@@ -153,12 +194,16 @@ def main() -> int:
     parser.add_argument("--connections", type=int, default=12, help="connections writing moves")
     parser.add_argument("--seconds", type=float, default=10.0, help="seconds per form and round")
     parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--back-to-back", type=int, default=0, metavar="N",
+                        help="first, N moves one after another on one connection per form and round: "
+                             "the client's CPU a move, without the load's scheduling")
     parser.add_argument("--forms", nargs="+", choices=FORMS, default=list(FORMS),
                         help="the forms to compare, in this order each round")
     args = parser.parse_args()
-    if not (0 < args.rate <= 5000 and 1 <= args.connections <= 50 and 0 < args.seconds <= 300
-            and 1 <= args.rounds <= 10):
-        parser.error("out of range: rate 0..5000, connections 1..50, seconds 0..300, rounds 1..10")
+    if not (0 < args.rate <= 5000 and 1 <= args.connections <= 50 and 0 <= args.seconds <= 300
+            and 1 <= args.rounds <= 10 and 0 <= args.back_to_back <= 10**6):
+        parser.error("out of range: rate 0..5000, connections 1..50, seconds 0..300, rounds 1..10, "
+                     "back-to-back 0..1000000")
     if not args.db.startswith(("postgresql://", "postgres://")):
         parser.error("--db takes a postgresql:// URL")
     asyncio.run(main_async(args))
