@@ -6,7 +6,8 @@ transaction of the same round trip, all as one SQL text with the values quoted b
 ``PQescapeLiteral`` (the third session's write); ``params``: the same statements with every value a
 parameter, sent in libpq's pipeline mode with one Sync, still one round trip, each statement
 prepared once per connection (:func:`chasetheace.web.pgstore._move_commands`, what the web table
-sends now). PostgreSQL holds a
+sends now); ``unprepared`` (not by default): the same parameters, the statements parsed at every
+move. PostgreSQL holds a
 lock that orders notifying transactions from before their commit until after it, WAL flush
 included: with ``together`` every move of every connection waits for the flushes of the moves
 before it, with the other two moves committing at once share one flush (group commit). Moves
@@ -42,7 +43,7 @@ TABLE = "bench_moves"
 OURS = f"INSERT INTO {TABLE}".encode()
 BENCH_PREPARED = {statement.replace(b"INSERT INTO actions", OURS): name
                   for statement, name in PREPARED.items()}
-FORMS = ("together", "text", "params")
+FORMS = ("together", "text", "params", "unprepared")
 
 
 def move_text(escape: Any, params: tuple[Any, ...]) -> str:
@@ -78,10 +79,10 @@ async def connect(url: str, form: str) -> Any:
 async def write(conn: Any, form: str, params: tuple[Any, ...]) -> None:
     """One move written in ``form``, as the web table wrote it (libpq's calls, no cursor)."""
     pgconn = conn.pgconn
-    if form == "params":
+    if form in ("params", "unprepared"):
         commands = [(statement.replace(b"INSERT INTO actions", OURS), values)
                     for statement, values in _move_commands(params)]
-        failed = await conn.wait(pipeline(pgconn, commands, BENCH_PREPARED))
+        failed = await conn.wait(pipeline(pgconn, commands, BENCH_PREPARED if form == "params" else None))
     else:
         escape = psycopg.pq.Escaping(pgconn).escape_literal
         text = move_text(escape, params) if form == "text" else together_text(escape, params)
@@ -197,7 +198,7 @@ def main() -> int:
     parser.add_argument("--back-to-back", type=int, default=0, metavar="N",
                         help="first, N moves one after another on one connection per form and round: "
                              "the client's CPU a move, without the load's scheduling")
-    parser.add_argument("--forms", nargs="+", choices=FORMS, default=list(FORMS),
+    parser.add_argument("--forms", nargs="+", choices=FORMS, default=list(FORMS[:3]),
                         help="the forms to compare, in this order each round")
     args = parser.parse_args()
     if not (0 < args.rate <= 5000 and 1 <= args.connections <= 50 and 0 <= args.seconds <= 300

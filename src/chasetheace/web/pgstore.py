@@ -147,9 +147,10 @@ Command = tuple[bytes, Sequence[bytes | None] | None]
 """A statement and its parameters (PostgreSQL's text form; None: NULL), as sent in a pipeline."""
 PREPARED = {_BEGIN: b"cta_begin", _INSERT_MOVE: b"cta_move", _COMMIT: b"cta_commit", _TELL: b"cta_tell"}
 """The names of a move's statements as prepared on each moves' connection (:func:`prepare`): parsed
-and planned once per connection, not at every move (measured, 1,500 moves back to back, three
-rounds: 84 to 90 us of the client's CPU a move against 109 to 118 unprepared, and 286 to 312 us
-a move against 474 to 493 in all)."""
+and planned once per connection, not at every move (``benchmarks/pg_moves.py --back-to-back
+2000 --forms text params unprepared``, three rounds: 86 to 102 us of the client's CPU a move
+against 109 to 134 unprepared and 101 to 114 as one quoted text; 188 to 372 us a move in all
+against 450 to 629 and 399 to 528)."""
 
 
 def _tell_command(chan: str, payload: str) -> Command:
