@@ -463,11 +463,9 @@ class PgStore:
         self.pool.open(wait=False)
         # the moves' own connections, used from the event loop (:meth:`save_move`), opened there
         self._moves = _MoveConnections(self, move_pool_size)
-        from psycopg import generators, pq
+        from psycopg import pq
 
-        self._generators = generators
         self._idle, self._fatal = pq.TransactionStatus.IDLE, pq.ExecStatus.FATAL_ERROR
-        self._in_error = pq.TransactionStatus.INERROR
 
     # --- set-up ---------------------------------------------------------------------------------
 
@@ -659,8 +657,9 @@ class PgStore:
 
     def _tx(self, work: Callable[[Any], T], notify: str | None = None, *, atomic: bool = True,
             call: _Call | None = None) -> T:
-        """Run ``work(cursor)`` in one transaction (with a NOTIFY about table ``notify``), or, not
-        ``atomic``, as it is (one statement is a transaction of its own). A connection that broke
+        """Run ``work(cursor)`` in one transaction (then, with ``notify``, a NOTIFY about that table
+        in a transaction of its own, in the round trip of the commit and only if it succeeded), or,
+        not ``atomic``, as it is (one statement is a transaction of its own). A connection that broke
         while in the pool (PostgreSQL restarted) is dropped and the call made on another. Made for
         the event loop (``call``), it commits only if the loop still waits for it: a call the loop
         gave up on (its client told ``database_unavailable``) leaves nothing behind when the
