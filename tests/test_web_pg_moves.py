@@ -1,5 +1,6 @@
 """A move's write on PostgreSQL (issue 30): the move commits in a transaction of its own and its
-notification in the next one, sent in the same round trip; a move that was not saved (a conflict)
+notification in the next one, sent as parameters (no SQL text built from values) in the same round
+trip (libpq's pipeline mode); a move that was not saved (a conflict)
 is never announced, every announced move is in the database by the time it is heard, in the
 order saved, and any text (quotes, backslashes, letters beyond ASCII) arrives as it was sent.
 A throwaway PostgreSQL server (skipped where it is missing), no stand-in."""
@@ -7,6 +8,7 @@ A throwaway PostgreSQL server (skipped where it is missing), no stand-in."""
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import json
 from typing import Any
 
@@ -170,8 +172,20 @@ def test_a_turn_deadline_is_saved_and_announced_each_time_it_changes(pg_url: str
         store.close()
 
 
-def test_a_moves_statements_leave_no_warning_and_a_refused_one_no_open_block(pg_url: str) -> None:
-    from chasetheace.web.pgstore import _move_text
+def trips(trace: str) -> list[str]:
+    """The directions of libpq's traced messages, runs of one direction merged: ``["F", "B"]`` is
+    one round trip (every message sent before any answer came)."""
+    runs: list[str] = []
+    for line in trace.splitlines():
+        side = line.split("\t", 1)[0]
+        if side in ("F", "B") and (not runs or runs[-1] != side):
+            runs.append(side)
+    return runs
+
+
+def test_a_moves_statements_are_one_round_trip_leave_no_warning_and_a_refused_one_no_open_block(
+        pg_url: str, tmp_path: Any) -> None:
+    from chasetheace.web.pgstore import PREPARED, _move_commands, pipeline, prepare
 
     store = PgStore(pg_url)
     try:
@@ -179,18 +193,119 @@ def test_a_moves_statements_leave_no_warning_and_a_refused_one_no_open_block(pg_
         notices: list[str] = []
         with psycopg.connect(pg_url, autocommit=True) as conn:
             conn.add_notice_handler(lambda d: notices.append(f"{d.severity}: {d.message_primary}"))
-            escape = psycopg.pq.Escaping(conn.pgconn).escape_literal
-            params = store._move("t4", 1, 0, 0, "keep", "human", [], "x1")
-            conn.execute(_move_text(escape, params))
+            commands = _move_commands(store._move("t4", 1, 0, 0, "keep", "human", [], "x1"))
+            traced = tmp_path / "trace"
+            with open(traced, "w") as out:
+                conn.pgconn.trace(out.fileno())
+                conn.pgconn.set_trace_flags(psycopg.pq.Trace.SUPPRESS_TIMESTAMPS)
+                saved = conn.wait(pipeline(conn.pgconn, commands))
+                conn.pgconn.untrace()
+            assert saved is None
+            assert trips(traced.read_text()) == ["F", "B"]  # one round trip, parameters in Bind messages
+            parsed = [line for line in traced.read_text().splitlines() if "\tParse\t" in line]
+            assert parsed and not any("x1" in line or "t4" in line for line in parsed)  # values: never in SQL
             assert conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
-            with pytest.raises(psycopg.errors.UniqueViolation):
-                conn.execute(_move_text(escape, params))
-            assert conn.info.transaction_status == psycopg.pq.TransactionStatus.INERROR
+            with open(traced, "w") as out:
+                conn.pgconn.trace(out.fileno())
+                conn.pgconn.set_trace_flags(psycopg.pq.Trace.SUPPRESS_TIMESTAMPS)
+                refused = conn.wait(pipeline(conn.pgconn, commands))
+                conn.pgconn.untrace()
+            assert refused is not None
+            assert refused.error_field(psycopg.pq.DiagnosticField.SQLSTATE) == b"23505"
+            assert trips(traced.read_text()) == ["F", "B", "F", "B"]  # and the rollback, only then
+            assert conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE  # rolled back
+            assert conn.execute("SELECT count(*) FROM actions").fetchone() == (1,)
+            # as on the moves' own connections: the statements prepared once, then sent by name
+            conn.wait(prepare(conn.pgconn))
+            commands = _move_commands(store._move("t4", 1, 1, 0, "keep", "human", [], "x2"))
+            with open(traced, "w") as out:
+                conn.pgconn.trace(out.fileno())
+                conn.pgconn.set_trace_flags(psycopg.pq.Trace.SUPPRESS_TIMESTAMPS)
+                assert conn.wait(pipeline(conn.pgconn, commands, PREPARED)) is None
+                refused = conn.wait(pipeline(conn.pgconn, commands, PREPARED))
+                conn.pgconn.untrace()
+            assert refused is not None
+            assert trips(traced.read_text()) == ["F", "B", "F", "B", "F", "B"]  # saved; refused, rolled back
+            assert "\tParse\t" not in traced.read_text().split("\tSync", 1)[0]  # nothing parsed again
+            assert conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
+            assert conn.execute("SELECT count(*) FROM actions").fetchone() == (2,)
         assert notices == []  # (a COMMIT outside a block would warn at every move, in the server's log too)
-        store.append_action("t4", 1, 1, "swap", "bot", [], 1)
+        store.append_action("t4", 1, 1, "swap", "bot", [], 2)
         with pytest.raises(StoreConflict):
-            store.append_action("t4", 1, 1, "swap", "bot", [], 1)
-        store.append_action("t4", 1, 0, "keep", "bot", [], 2)  # the pool's connection is fine after it
-        assert [row[0] for row in stored(pg_url, "t4")] == [0, 1, 2]
+            store.append_action("t4", 1, 1, "swap", "bot", [], 2)
+        store.append_action("t4", 1, 0, "keep", "bot", [], 3)  # the pool's connection is fine after it
+        assert [row[0] for row in stored(pg_url, "t4")] == [0, 1, 2, 3]
+    finally:
+        store.close()
+
+
+def test_seat_game_and_presence_writes_are_announced_after_their_commit_and_a_refused_one_never(
+        pg_url: str) -> None:
+    # issue 30: a seat's, a game's and a presence write's NOTIFY goes after the commit (in the
+    # same round trip), as a move's: each write is in the database when it is heard, in order;
+    # a write refused (a seat taken, a start missing a seat) is rolled back and never announced
+    store = PgStore(pg_url, process="p1")
+    try:
+        store.create_table("t5", {"preset": "standard"})
+        with psycopg.connect(pg_url, autocommit=True) as listener, \
+                psycopg.connect(pg_url, autocommit=True) as reader:
+            listener.execute(f'LISTEN "{channel("t5")}"')
+
+            def write() -> list[str]:
+                refused = []
+                store.add_seat("t5", 0, "Ann", "h0")
+                try:
+                    store.add_seat("t5", 0, "Bob", "h1")  # taken: refused, not announced
+                except StoreConflict:
+                    refused.append("seat")
+                try:  # two people in this copy, one seat in the database
+                    store.start_game("t5", 1, 7, 0, ["Ann", "Bob"], ["human", "human"], [])
+                except StoreConflict:
+                    refused.append("game")
+                store.add_seat("t5", 1, "Bob", "h1")
+                store.set_presence("t5", 1, True, 1000.5)
+                store.start_game("t5", 1, 7, 0, ["Ann", "Bob"], ["human", "human"], [])
+                store.set_presence("t5", 1, False)
+                return refused
+
+            with concurrent.futures.ThreadPoolExecutor(1) as pool:
+                writing = pool.submit(write)
+                heard = []
+                for note in listener.notifies(timeout=10, stop_after=5):
+                    # each notice read as it comes, beside the writes: what it says is in the
+                    # database by then (seats and games are only ever added)
+                    seats = reader.execute("SELECT count(*) FROM seats WHERE table_id = 't5'").fetchone()
+                    games = reader.execute("SELECT count(*) FROM games WHERE table_id = 't5'").fetchone()
+                    assert seats is not None and games is not None
+                    heard.append((note.payload.split("|", 3)[2:3], seats[0], games[0]))
+                assert writing.result() == ["seat", "game"]
+            assert list(listener.notifies(timeout=0.5)) == []  # nothing else: no refused write announced
+        assert [kind for kind, _, _ in heard] == [[], [], ["r"], ["g"], ["p"]]
+        least = [(1, 0), (2, 0), (2, 0), (2, 1), (2, 1)]
+        assert all(seats >= s and games >= g
+                   for (_, seats, games), (s, g) in zip(heard, least, strict=True)), heard
+    finally:
+        store.close()
+
+
+def test_a_heartbeat_reads_where_the_database_has_each_table(pg_url: str) -> None:
+    # the positions a heartbeat reads (seats taken, last game, moves in it): how a process finds a
+    # write whose notification was lost (its process killed between the commit and the NOTIFY)
+    store = PgStore(pg_url, process="p1")
+    try:
+        store.create_table("t6", {"preset": "standard"})
+        store.create_table("t7", {"preset": "standard"})
+        positions = dict.fromkeys(["t6", "t7", "gone"], (-1, -1, -1))
+        store.beat(None, [], [], 3.0, 3.0, set(), None, positions)
+        assert positions == {"t6": (0, 0, 0), "t7": (0, 0, 0), "gone": (0, 0, 0)}
+        store.add_seat("t6", 0, "Ann", "h0")
+        store.add_seat("t6", 1, "Bob", "h1")
+        for game_no in (1, 2):
+            store.start_game("t6", game_no, 7, 0, ["Ann", "Bob"], ["human", "human"], [])
+        for seq in range(3):
+            store.append_action("t6", 2, seq % 2, "keep", "human", [], seq)
+        store.append_action("t6", 1, 0, "keep", "human", [], 0)  # an earlier game's move: not counted
+        store.beat(None, [], [], 3.0, 3.0, set(), None, positions)
+        assert positions == {"t6": (2, 2, 3), "t7": (0, 0, 0), "gone": (0, 0, 0)}
     finally:
         store.close()

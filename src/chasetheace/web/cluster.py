@@ -133,6 +133,10 @@ class Cluster(Saver):
     listen_batch = 200
     """The most channels one LISTEN or UNLISTEN text names: a heartbeat that finds many tables
     loaded or let go at once sends a few texts, each answered in one go (benchmarks/listen_channels.py)."""
+    check_batch = 200
+    """The most tables whose place in the database (seats, game, moves) one heartbeat reads, to
+    find writes whose notification never came (:meth:`_unheard_writes`): about 3 ms of the
+    database's time for 200 tables; a process holding more checks each in turn."""
     probe_timeout = 1.0
     """A probe not answered within this many seconds fails; no answer for twice as long: the
     database counts as unavailable (one slow answer on a busy machine does not)."""
@@ -181,9 +185,14 @@ class Cluster(Saver):
         self.dead: set[str] = set()  # the processes known to be dead (their presence is ignored)
         # shown by /healthz: notifications heard, moves applied from them, tables read, moves saved,
         # games started from them; the microseconds the moves saved waited for their commit (from
-        # sending the write to its answer: the database's part of a move's latency)
+        # sending the write to its answer: the database's part of a move's latency); writes found
+        # by a heartbeat that no notification announced (:meth:`_unheard_writes`)
         self.counts = {"notified": 0, "moves_applied": 0, "moves_known": 0, "tables_read": 0,
-                       "moves_saved": 0, "games_applied": 0, "save_wait_us": 0}
+                       "moves_saved": 0, "games_applied": 0, "save_wait_us": 0, "writes_unheard": 0}
+        # tables the database had further on than their copy here at the last heartbeat: where, and
+        # since when (monotonic): read again if still so at a later beat (:meth:`_unheard_writes`)
+        self.behind: dict[str, tuple[tuple[int, int, int], float]] = {}
+        self.checked: dict[str, float] = {}  # table -> when (monotonic) a heartbeat last read its place
 
     @property
     def process(self) -> str:
@@ -241,14 +250,17 @@ class Cluster(Saver):
         asked = time.monotonic()
         self.lease_ends = None
         clock: list[tuple[float, int | None, float, float]] = []  # the database's clock, read first
+        positions = dict.fromkeys(self._to_check(), (0, 0, 0))
         try:
             held, gained, seats, self.dead, self.lease_ends = await asyncio.to_thread(
-                self.store.beat, present, wanted, sorted(self.held), self.lease, self.lease, self.dead, clock)
+                self.store.beat, present, wanted, sorted(self.held), self.lease, self.lease, self.dead, clock,
+                positions)
         except StoreUnavailable:
             return  # the leases run out by themselves: bots and timers stop here
         finally:
             if clock:
                 self._clock_read(*clock[0])
+        self._unheard_writes(positions)
         if present is not None:
             self.restate = False
         self._turns_again()  # the database answered: turn timers it missed go again
@@ -272,6 +284,56 @@ class Cluster(Saver):
                 await self.refresh_off_loop(table)
             else:
                 server.reschedule(table)
+
+    def _unheard_writes(self, positions: dict[str, tuple[int, int, int]]) -> None:
+        """Tables the database has further on than this process's copy (seats, game, moves: read
+        with a heartbeat) at two heartbeats in a row, at least half a beat apart, and not caught
+        up with meanwhile: a write whose notification never came (its process killed, or its
+        connection broken, between its commit and its ``NOTIFY``), so the table is read again.
+        Found at the second beat after the write: within two beats and a read (a write merely
+        racing its notification is applied from it long before, and is not read twice); with
+        more than :attr:`check_batch` tables in memory, within as many beats as it takes to
+        come round to the table, and one more."""
+        now = time.monotonic()
+        behind: dict[str, tuple[tuple[int, int, int], float]] = {}
+        for table_id, there in positions.items():
+            table = self.server.lobby.tables.get(table_id)
+            if table is None or table.stale or table.saving:
+                continue
+            here = (len(table.people), table.game_no, table.moves)
+            if not (there[0] > here[0] or there[1:] > here[1:]):
+                continue
+            seen = self.behind.get(table_id)
+            if seen is None or not (seen[0][0] > here[0] or seen[0][1:] > here[1:]):
+                behind[table_id] = (there, now)  # (what was seen before is in this copy now)
+            elif now - seen[1] < self.beat / 2:
+                behind[table_id] = seen
+            else:
+                self.counts["writes_unheard"] += 1
+                log.warning("table %s: a write saved by another process was never announced; reading it",
+                            table_id)
+                self.dirty.add(table_id)
+                self.wake.set()
+        # (a table not checked at this beat keeps what an earlier one saw)
+        self.behind = {**{t: v for t, v in self.behind.items() if t not in positions
+                          and t in self.server.lobby.tables}, **behind}
+
+    def _to_check(self) -> list[str]:
+        """The tables whose place in the database the next heartbeat reads: those found behind at
+        the last one, then those checked longest ago, :attr:`check_batch` in all (every table at
+        each beat up to that many in memory; beyond, each in turn)."""
+        tables = self.server.lobby.tables
+        for gone in [t for t in self.checked if t not in tables]:
+            del self.checked[gone]
+        first = [t for t in self.behind if t in tables]
+        rest = [t for t in tables if t not in self.behind]
+        if len(first) + len(rest) > self.check_batch:
+            rest.sort(key=lambda t: self.checked.get(t, 0.0))
+        chosen = first + rest[:max(0, self.check_batch - len(first))]
+        now = time.monotonic()
+        for t in chosen:
+            self.checked[t] = now
+        return chosen
 
     def _clock_read(self, now: float, schema: int | None, before: float, after: float) -> None:
         """A reading of the database's clock (``now``, asked at ``before`` and answered at

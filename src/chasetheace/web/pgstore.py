@@ -8,19 +8,23 @@ refused). Version 3 adds what several processes need: ``processes`` (each live p
 heartbeat), ``presence`` (which seats have a person connected to which process) and ``leases``
 (which process runs a table's bots and timers, until when).
 
-Every write is one short transaction that also sends ``NOTIFY "cta_tables:TABLE", 'PROCESS|TABLE'``
-(a channel per table; a move's NOTIFY goes in a transaction of its own right after the move's, as
-:func:`_move_text` says why): PostgreSQL delivers it at commit to every process listening there, the
+Every write the other processes must hear of is one short transaction followed by a
+``NOTIFY "cta_tables:TABLE", 'PROCESS|TABLE'`` (a channel per table) in a transaction of its own,
+sent only once the write committed and in the same round trip as its commit
+(:func:`_move_commands` says why; a turn's deadline, whose commit does not wait for the disk,
+sends it in its own transaction): PostgreSQL delivers it to every process listening there, the
 processes with the table in memory (:mod:`.cluster`), each of which reads what it is missing and
-tells its own clients. Two processes saving the same move number, seat or
+tells its own clients (a write whose ``NOTIFY`` was lost is found by their heartbeats,
+:meth:`PgStore.beat`). Two processes saving the same move number, seat or
 game collide on the primary key: the second gets :class:`~.store.StoreConflict` and nothing is
 written. A database that cannot be reached is :class:`~.store.StoreUnavailable` (fast: after a
 failure, calls fail at once for a second instead of each waiting on the connection pool).
 
 Connections come from a psycopg-pool pool for the worker threads, and for the moves, written
-from the event loop, from a few asynchronous connections of their own, each holding the move's
-statement prepared (a connection that broke, as after a PostgreSQL restart, is dropped and the
-move tried on another); the driver is the ``postgres`` extra, imported only here.
+from the event loop, from a few asynchronous connections of their own (a connection that broke,
+as after a PostgreSQL restart, is dropped and the move tried on another). Every value goes to
+PostgreSQL as a parameter, never quoted into SQL text. The driver is the ``postgres`` extra,
+imported only here.
 """
 
 from __future__ import annotations
@@ -36,7 +40,7 @@ import secrets
 import socket
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Generator, Sequence
 from typing import Any, TypeVar, cast
 from urllib.parse import urlsplit, urlunsplit
 
@@ -125,26 +129,48 @@ def _clock_row(row: Any) -> tuple[float, int | None]:
     return float(row[0]), int(schema) if schema.isdecimal() else None
 
 
+_POSITIONS = ("SELECT x.t, (SELECT count(*) FROM seats s WHERE s.table_id = x.t), g.n, "
+              "COALESCE((SELECT a.seq + 1 FROM actions a WHERE a.table_id = x.t AND a.game_no = g.n "
+              "ORDER BY a.seq DESC LIMIT 1), 0) FROM unnest(%s::text[]) AS x(t) CROSS JOIN LATERAL "
+              "(SELECT COALESCE(max(game_no), 0) AS n FROM games WHERE table_id = x.t) AS g")
+"""Where the database has each of some tables: seats taken, last game, moves saved in it."""
 _ALIVE = "INSERT INTO processes VALUES (%s, now()) ON CONFLICT (id) DO UPDATE SET seen = now()"
 # a move: its insert committed first, on its own (dated on the database's clock, as tables are:
 # the expiry of idle tables reads that clock), then its NOTIFY in a transaction of its own, sent
-# only if the insert committed: one text, so one round trip (:func:`_move_text`)
-_INSERT_MOVE = ("INSERT INTO actions (table_id, game_no, seq, seat, action, actor, events, at, act_id) "
-                "VALUES ({}, {:d}, {:d}, {:d}, {}, {}, {}, extract(epoch FROM now())::float8, {})")
-_TELL_MOVE = "SELECT set_config('synchronous_commit', 'off', true), pg_notify({}, {})"
+# only if the insert committed; parameters, not text, in one pipeline: one round trip (:func:`_move_commands`)
+_INSERT_MOVE = (b"INSERT INTO actions (table_id, game_no, seq, seat, action, actor, events, at, act_id) "
+                b"VALUES ($1, $2, $3, $4, $5, $6, $7, extract(epoch FROM now())::float8, $8)")
+_TELL = b"SELECT set_config('synchronous_commit', 'off', true), pg_notify($1, $2)"
+_BEGIN, _COMMIT, _ROLLBACK = b"BEGIN", b"COMMIT", b"ROLLBACK"
+
+Command = tuple[bytes, Sequence[bytes | None] | None]
+"""A statement and its parameters (PostgreSQL's text form; None: NULL), as sent in a pipeline."""
+PREPARED = {_BEGIN: b"cta_begin", _INSERT_MOVE: b"cta_move", _COMMIT: b"cta_commit", _TELL: b"cta_tell"}
+"""The names of a move's statements as prepared on each moves' connection (:func:`prepare`): parsed
+and planned once per connection, not at every move (``benchmarks/pg_moves.py --back-to-back
+2000 --forms text params unprepared``, three rounds: 86 to 102 us of the client's CPU a move
+against 109 to 134 unprepared and 101 to 114 as one quoted text; 188 to 372 us a move in all
+against 450 to 629 and 399 to 528)."""
 
 
-def _move_text(escape: Callable[[bytes], bytes], params: Sequence[Any]) -> str:
-    """The statements that save a move (the parameters of :meth:`PgStore._move`), as one simple
-    query, ``escape`` quoting each text (libpq's ``PQescapeLiteral`` on the connection): the
-    insert between ``BEGIN`` and ``COMMIT``, then the notification. PostgreSQL runs them in order
-    and stops at the first error (leaving the block failed: the caller rolls it back), so a move
-    that was not saved (a conflict) is not announced; the insert's commit
-    waits, as any commit, until the move is on disk (``synchronous_commit``), and nobody hears of
-    the move before: the notification's own transaction commits only after it. (A connection
-    that breaks between the two leaves the move saved and not announced: the other processes
-    holding the table find it at its next notification, a gap, or at their next write there, a
-    conflict, and read the table, as after any notification missed.)
+def _tell_command(chan: str, payload: str) -> Command:
+    """The NOTIFY of a write, in a transaction of its own after the write's (its commit does not
+    wait for the disk: it saves nothing)."""
+    return _TELL, (chan.encode(), payload.encode())
+
+
+def _move_commands(params: Sequence[Any]) -> list[Command]:
+    """The statements that save a move (the parameters of :meth:`PgStore._move`), each with its
+    values as parameters (no value is ever quoted into the SQL), sent as one pipeline with a
+    single Sync at its end (:func:`pipeline`: one round trip): the insert between
+    ``BEGIN`` and ``COMMIT``, then the notification. PostgreSQL runs them in order and, at the
+    first error, skips the rest up to the Sync (leaving the block failed: it is rolled back), so
+    a move that was not saved (a conflict) is not announced; the insert's commit waits, as any
+    commit, until the move is on disk (``synchronous_commit``), and nobody hears of the move
+    before: the notification's own transaction commits only after it. (A process or backend that
+    dies between the two leaves the move saved and not announced: the other processes holding
+    the table find it at its next notification, a gap, at their next write there, a conflict, or
+    at their second heartbeat after it (:meth:`PgStore.beat`'s positions), and read the table.)
 
     Why two transactions: PostgreSQL serialises every transaction that sends a NOTIFY with a lock
     held from before its commit until after it (so notifications come in commit order), the WAL
@@ -157,13 +183,77 @@ def _move_text(escape: Callable[[bytes], bytes], params: Sequence[Any]) -> str:
     1.0 with an insert beside it, measured; ``synchronous_commit`` is set off for it alone too, for
     servers that would write one)."""
     table_id, game_no, seq, seat, action, actor, events, act_id, chan, payload = params
+    row = (table_id.encode(), b"%d" % game_no, b"%d" % seq, b"%d" % seat, action.encode(), actor.encode(),
+           events.encode(), None if act_id is None else act_id.encode())
+    return [(_BEGIN, None), (_INSERT_MOVE, row), (_COMMIT, None), _tell_command(chan, payload)]
 
-    def lit(value: str | None) -> str:
-        return "NULL" if value is None else escape(value.encode()).decode()
 
-    insert = _INSERT_MOVE.format(lit(table_id), game_no, seq, seat, lit(action), lit(actor), lit(events),
-                                 lit(act_id))
-    return f"BEGIN; {insert}; COMMIT; {_TELL_MOVE.format(lit(chan), lit(payload))}"
+def prepare(pgconn: Any, statements: dict[bytes, bytes] = PREPARED) -> Generator[Any, Any, None]:
+    """Prepare ``statements`` (each under its name: by default a move's, :data:`PREPARED`) on
+    ``pgconn``, in one round trip; run by the connection's ``wait``. psycopg's error if one is
+    refused."""
+    from psycopg import errors, generators, pq
+
+    pgconn.enter_pipeline_mode()
+    try:
+        for statement, name in statements.items():
+            pgconn.send_prepare(name, statement)
+        pgconn.pipeline_sync()
+        yield from generators.send(pgconn)
+        results = []
+        for _ in range(len(statements) + 1):
+            results += yield from generators.fetch_many(pgconn)
+    except BaseException:
+        with contextlib.suppress(Exception):
+            pgconn.exit_pipeline_mode()
+        raise
+    pgconn.exit_pipeline_mode()
+    for result in results:
+        if result.status == pq.ExecStatus.FATAL_ERROR:
+            raise errors.error_from_result(result, encoding="utf-8")
+
+
+def pipeline(pgconn: Any, commands: Sequence[Command],
+             prepared: dict[bytes, bytes] | None = None) -> Generator[Any, Any, Any]:
+    """Send ``commands`` on ``pgconn`` (libpq's connection, idle or in a transaction block) in
+    pipeline mode with one Sync at the end, so in one round trip, and read their answers; to be
+    run by the connection's ``wait`` (``await conn.wait(...)`` on an asynchronous one).
+    Returns the first failed result, or None if every command succeeded. PostgreSQL skips the
+    commands after a failed one up to the Sync (a ``NOTIFY`` after a ``COMMIT`` is not sent
+    when the commit or a statement before it failed); a transaction block left failed is
+    rolled back (a second round trip, only then), so the connection is idle again after any
+    answer. ``prepared``: the names of statements prepared on the connection (:func:`prepare`),
+    sent by name."""
+    from psycopg import generators, pq
+
+    fatal, in_error = pq.ExecStatus.FATAL_ERROR, pq.TransactionStatus.INERROR
+    pgconn.enter_pipeline_mode()
+    try:
+        for statement, params in commands:
+            name = None if prepared is None else prepared.get(statement)
+            if name is None:
+                pgconn.send_query_params(statement, params)
+            else:
+                pgconn.send_query_prepared(name, params)
+        pgconn.pipeline_sync()
+        yield from generators.send(pgconn)
+        failed = None
+        for _ in range(len(commands) + 1):  # each command's answer, then the Sync's
+            for result in (yield from generators.fetch_many(pgconn)):
+                if failed is None and result.status == fatal:
+                    failed = result
+        if failed is not None and pgconn.transaction_status == in_error:
+            pgconn.send_query_params(_ROLLBACK, None)
+            pgconn.pipeline_sync()
+            yield from generators.send(pgconn)
+            for _ in range(2):
+                yield from generators.fetch_many(pgconn)
+    except BaseException:  # (the connection broke, or the wait was given up: it is dropped)
+        with contextlib.suppress(Exception):
+            pgconn.exit_pipeline_mode()
+        raise
+    pgconn.exit_pipeline_mode()  # every answer read: back to the connection's ordinary mode
+    return failed
 
 
 class _MoveConnections:
@@ -213,7 +303,13 @@ class _MoveConnections:
         psycopg = self.store._psycopg
         options = self.store._pool_options["kwargs"]
         # UTF-8 whatever the database's encoding: :meth:`PgStore._save` sends its text so encoded
-        return await psycopg.AsyncConnection.connect(self.store.url, client_encoding="UTF8", **options)
+        conn = await psycopg.AsyncConnection.connect(self.store.url, client_encoding="UTF8", **options)
+        try:
+            await conn.wait(prepare(conn.pgconn))  # a move's statements, parsed once for the connection
+        except BaseException:
+            await self._close(conn)
+            raise
+        return conn
 
     def give(self, conn: Any, ok: bool) -> None:
         """Take back a connection lent; ``ok``: it is idle and may be lent again."""
@@ -367,12 +463,9 @@ class PgStore:
         self.pool.open(wait=False)
         # the moves' own connections, used from the event loop (:meth:`save_move`), opened there
         self._moves = _MoveConnections(self, move_pool_size)
-        from psycopg import generators, pq
+        from psycopg import pq
 
-        self._generators = generators
-        self._escaping = pq.Escaping  # libpq's quoting of a text, on a connection
         self._idle, self._fatal = pq.TransactionStatus.IDLE, pq.ExecStatus.FATAL_ERROR
-        self._in_error = pq.TransactionStatus.INERROR
 
     # --- set-up ---------------------------------------------------------------------------------
 
@@ -564,8 +657,9 @@ class PgStore:
 
     def _tx(self, work: Callable[[Any], T], notify: str | None = None, *, atomic: bool = True,
             call: _Call | None = None) -> T:
-        """Run ``work(cursor)`` in one transaction (with a NOTIFY about table ``notify``), or, not
-        ``atomic``, as it is (one statement is a transaction of its own). A connection that broke
+        """Run ``work(cursor)`` in one transaction (then, with ``notify``, a NOTIFY about that table
+        in a transaction of its own, in the round trip of the commit and only if it succeeded), or,
+        not ``atomic``, as it is (one statement is a transaction of its own). A connection that broke
         while in the pool (PostgreSQL restarted) is dropped and the call made on another. Made for
         the event loop (``call``), it commits only if the loop still waits for it: a call the loop
         gave up on (its client told ``database_unavailable``) leaves nothing behind when the
@@ -601,14 +695,28 @@ class PgStore:
                             raise _GivenUp
                         with conn.cursor() as cur:
                             return work(cur)
-                    with conn.transaction(), conn.cursor() as cur:
-                        result = work(cur)
-                        if notify is not None:
-                            cur.execute("SELECT pg_notify(%s, %s)",
-                                        (channel(notify.partition("|")[0]), f"{self.process}|{notify}"))
+                    if notify is None:
+                        with conn.transaction(), conn.cursor() as cur:
+                            result = work(cur)
+                            if call is not None and not call.commit():
+                                raise _GivenUp  # rolled back: its client was told it failed
+                            return result
+                    # the NOTIFY after the commit, in one round trip with it (as a move's,
+                    # :func:`_move_commands`: PostgreSQL's notification lock is not held through
+                    # the commit's flush), and only if the commit succeeded
+                    conn.execute(_BEGIN)
+                    try:
+                        with conn.cursor() as cur:
+                            result = work(cur)
                         if call is not None and not call.commit():
                             raise _GivenUp  # rolled back: its client was told it failed
-                        return result
+                    except BaseException:
+                        with contextlib.suppress(Exception):
+                            conn.rollback()
+                        raise
+                    self._run(conn, [(_COMMIT, None), _tell_command(channel(notify.partition("|")[0]),
+                                                                    f"{self.process}|{notify}")])
+                    return result
             except _GivenUp:
                 raise StoreUnavailable(f"database {self.path} was too slow: given up, "
                                        "nothing saved") from None
@@ -617,6 +725,13 @@ class PgStore:
                     continue
                 raise
         raise AssertionError("unreachable")
+
+    def _run(self, conn: Any, commands: Sequence[Command]) -> None:
+        """:func:`pipeline` on a connection of the pool, in this thread: the first failure raised
+        as psycopg's error of its kind."""
+        failed = conn.wait(pipeline(conn.pgconn, commands))
+        if failed is not None:
+            raise self._psycopg.errors.error_from_result(failed, encoding="utf-8")
 
     def _failed(self, exc: Exception, attempt: int) -> bool:
         """What a call's failure means: True to try again on another connection (a connection
@@ -715,15 +830,8 @@ class PgStore:
             seq = self._tx(lambda cur: int(cur.execute(
                 "SELECT COUNT(*) FROM actions WHERE table_id=%s AND game_no=%s",
                 (table_id, game_no)).fetchone()[0]))
-        params = self._move(table_id, game_no, seq, seat, action, actor, events, act_id)
-        def work(cur: Any) -> None:
-            try:
-                cur.execute(_move_text(self._escaping(cur.connection.pgconn).escape_literal, params))
-            except self._psycopg.Error:
-                with contextlib.suppress(self._psycopg.Error):
-                    cur.connection.rollback()  # the insert refused: its transaction block ended
-                raise
-        self._tx(work, atomic=False)
+        commands = _move_commands(self._move(table_id, game_no, seq, seat, action, actor, events, act_id))
+        self._tx(lambda cur: self._run(cur.connection, commands), atomic=False)
 
     async def save_move(self, table_id: str, game_no: int, seq: int, seat: int, action: str, actor: str,
                         events: Sequence[Event], act_id: str | None = None) -> None:
@@ -737,24 +845,20 @@ class PgStore:
         await self._within(asyncio.ensure_future(self._save(params)))
 
     async def _save(self, params: Sequence[Any]) -> None:
-        """Run :func:`_move_text` of ``params`` on a moves' connection: libpq's own calls awaited
-        on the loop (one round trip, no cursor, no query conversion); a connection found broken is
-        dropped and the move tried on another (a write that did commit before the break is then a
-        conflict, no double)."""
+        """Run :func:`_move_commands` of ``params`` on a moves' connection: libpq's own calls
+        awaited on the loop (one round trip, no cursor, no query conversion); a connection found
+        broken is dropped and the move tried on another (a write that did commit before the break
+        is then a conflict, no double)."""
+        commands = _move_commands(params)
         for attempt in range(self._tries):
             conn = await self._moves.take()
             ok = False
             try:
                 pgconn = conn.pgconn
-                pgconn.send_query(_move_text(self._escaping(pgconn).escape_literal, params).encode())
-                results = await conn.wait(self._generators.execute(pgconn))
-                failed = [result for result in results if result.status == self._fatal]
-                if failed and pgconn.transaction_status == self._in_error:  # the insert refused
-                    pgconn.send_query(b"ROLLBACK")
-                    await conn.wait(self._generators.execute(pgconn))
+                failed = await conn.wait(pipeline(pgconn, commands, PREPARED))
                 ok = pgconn.transaction_status == self._idle
-                if failed:
-                    raise self._psycopg.errors.error_from_result(failed[0], encoding="utf-8")
+                if failed is not None:
+                    raise self._psycopg.errors.error_from_result(failed, encoding="utf-8")
                 return
             except Exception as exc:
                 if self._failed(exc, attempt):
@@ -769,7 +873,7 @@ class PgStore:
 
     def _move(self, table_id: str, game_no: int, seq: int, seat: int, action: str, actor: str,
               events: Sequence[Event], act_id: str | None) -> tuple[Any, ...]:
-        """The parameters of :func:`_move_text`: the move's row, and the notification that carries
+        """The parameters of :func:`_move_commands`: the move's row, and the notification that carries
         the move itself (when it fits), so the other processes apply it without reading it back."""
         dumped = _dump([e.to_dict() for e in events])
         move = _dump({"g": game_no, "s": seq, "seat": seat, "a": action, "w": actor, "i": act_id})
@@ -892,6 +996,7 @@ class PgStore:
     def beat(self, present: Sequence[tuple[str, int]] | None, wanted: Sequence[str], held: Sequence[str],
              lease: float, alive: float, dead: set[str],
              clock: list[tuple[float, int | None, float, float]] | None = None,
+             positions: dict[str, tuple[int, int, int]] | None = None,
              ) -> tuple[set[str], set[str], dict[str, set[int]], set[str], float | None]:
         """One heartbeat of this process, in one transaction: with ``clock`` (a list), first read
         the database's clock as :meth:`clock` does and append the reading to it, with this
@@ -905,7 +1010,11 @@ class PgStore:
         (for all it holds when a process died since the ``dead`` it knew of), the seats connected
         to other live processes (alive: a heartbeat within ``alive`` seconds); the processes
         dead now; and in how many seconds the first lease another process holds on a ``wanted``
-        table runs out (None if none: the next beat may take it then, not a beat later). Each
+        table runs out (None if none: the next beat may take it then, not a beat later). With
+        ``positions`` (a dict whose keys are tables), each table's value is set to where the
+        database has it: seats taken, last game, moves in that game (:data:`_POSITIONS`: three
+        index probes a table), so a write whose notification was lost (its process or
+        backend gone between the commit and the ``NOTIFY``) is found by the caller. Each
         step touches only what changed: a steady beat is a few small statements, and its commit
         does not wait for the disk (``synchronous_commit`` off for it alone: a beat lost with a
         crash of PostgreSQL is written again by the next one a second later, and a lease taken in
@@ -967,6 +1076,9 @@ class PgStore:
                     seats[t].add(s)
             if tidy:
                 cur.execute("DELETE FROM processes WHERE seen < now() - interval '1 day'")
+            if positions:
+                for t, taken, game_no, moves in cur.execute(_POSITIONS, (sorted(positions),)).fetchall():
+                    positions[t] = (int(taken), int(game_no), int(moves))
             return holding, gained, seats, now_dead, soonest
         return self._tx(work)
 
@@ -991,7 +1103,7 @@ class PgStore:
         epoch), so another process that takes the table over keeps it, and tell the others (their
         clients see the time left). Its commit does not wait for the disk (``synchronous_commit``
         off for it alone): with a ``NOTIFY`` it holds PostgreSQL's notification lock through its
-        commit (see :func:`_move_text`), and a turn comes with nearly every move; a deadline lost
+        commit (see :func:`_move_commands`), and a turn comes with nearly every move; a deadline lost
         with a crash of PostgreSQL only has a process that takes the table over start the turn's
         timer afresh."""
         payload = f"{self.process}|{table_id}|t|{game_no}:{events}:{ends!r}"
