@@ -77,7 +77,7 @@ learner runs after its training by default (:func:`refine_passes`), each of :dat
 fresh hands. Measured 2026-11-27 at 10 players, standard rules, after :func:`summary_batches`, with
 the bracket of :mod:`~chasetheace.solver.methods.bound` from 2,000,000 hands (seed 0; lower estimate
 / 95 % upper bound, load 4-7): 0.0003 +- 0.0000 / 0.0056 after these 4 passes of 2,000,000 hands
-(217 CPU s of training and passes at load 4-6); the lower estimate within 0.001, the upper bound not
+(204 CPU s of training and passes at load 4-6); the lower estimate within 0.001, the upper bound not
 yet within 0.005 (the sampled best response it is built on is 0.0038: most of it that best
 response's fit to noise in situations met a few times, which more passes barely move: moved only
 where sure to 2 standard errors, 4 passes gave 0.0007 / 0.0063, 6 passes 0.0006 / 0.0060). The
