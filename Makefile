@@ -82,7 +82,7 @@ lint: $(VENV)/.everything
 # and, when the rl extra is installed (gymnasium: make add-rl), the step of ChaseTheAceVector-v0 for the
 # default rules too (minutes more; else it compiles at its first step, with the same notice)
 fast: $(VENV)/.add-fast
-	$(PY) -c 'from chasetheace.fast.sim import warm_up; print(f"the fast engine is ready: {warm_up(notice=print)}")'
+	$(PY) -c 'from chasetheace.fast.sim import warm_up; print(f"the fast engine is ready: {warm_up(notice=print, rate_follows=False)}")'
 	@if $(PY) -c 'import gymnasium' 2>/dev/null; then \
 	  $(PY) -c 'from chasetheace.adapters.vector import warm_up; print(f"the vector env is ready: {warm_up(notice=print)}")'; \
 	else echo "(ChaseTheAceVector-v0 needs the rl extra, not installed: after make add-rl, make fast compiles its step too)"; fi

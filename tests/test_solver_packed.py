@@ -285,16 +285,17 @@ def test_the_shipped_tables_at_the_edge_of_iid_are_solved_by_the_method_solving_
         method = "summary" if n >= SUMMARY_PLAYERS else "iid" if iid else "sampled"
         assert sol.method == method, (preset, n, sol.method)
         assert sol.iterations == summary_batches(n) or method != "summary"
-        # shipped before the summary learner's refinement passes: prepare knows to solve it again
-        unrefined = (preset, n) in prepare.UNREFINED
-        assert prepare._ships(cache.prepared_path(rules, n), rules, n) != unrefined, (preset, n)
+        # shipped before the current refinement schedule: prepare knows to solve it again
+        again = (preset, n) in prepare.REFINE_AGAIN
+        assert prepare._ships(cache.prepared_path(rules, n), rules, n) != again, (preset, n)
     assert not prepare._ships(cache.prepared_path(cta.Rules(), edge[0]), cta.Rules(), edge[1])
     ten = cache.prepared_path(cta.Rules(), SUMMARY_PLAYERS)
     assert not prepare._ships(ten, cta.Rules(), SUMMARY_PLAYERS - 1)
     for preset, n in prepare.tables(players=range(SUMMARY_PLAYERS, 21)):  # every big table, as said
         sol = Solution.load(str(cache.prepared_path(cta.Rules.preset(preset), n)))
         assert sol.method == "summary" and sol.iterations == summary_batches(n), (preset, n)
-        assert (sol.refined is None) == ((preset, n) in prepare.UNREFINED), (preset, n)
+        assert (sol.refined == prepare._refinement(n)) == ((preset, n) in prepare.REFINED_NOW), (preset, n)
+        assert ((preset, n) in prepare.REFINE_AGAIN) != ((preset, n) in prepare.REFINED_NOW), (preset, n)
 
 
 def test_the_summary_tables_look_a_situation_up_by_its_summary(tmp_path: Path) -> None:

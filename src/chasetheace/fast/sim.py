@@ -245,12 +245,13 @@ def watching_compiles(notice: Callable[[str], None] | None = None, what: str = "
 
 
 def warm_up(rules: Rules | None = None, policies: Policies | None = None,
-            notice: Callable[[str], None] | None = None) -> WarmUp:
+            notice: Callable[[str], None] | None = None, *, rate_follows: bool = True) -> WarmUp:
     """Load the kernel, compiling it first if numba has not cached it on this machine yet (a hand
     of ``rules`` with ``policies``: the defaults, then a threshold bot at 5 seats). A compile (and
     only a compile: numba tells) is told to ``notice`` when it starts and when it ends, and the time
     a compile of the kernel's game took is kept for the next notice (:func:`record_compile`).
-    ``make fast`` runs it ahead of a first run."""
+    ``make fast`` runs it ahead of a first run (``rate_follows=False``: no rate is printed after the
+    notice, so it does not say that the rate leaves the compile out)."""
     from ..rules import Rules
     from .policy import compile_bots
     from .run import play_chunk
@@ -268,8 +269,8 @@ def warm_up(rules: Rules | None = None, policies: Policies | None = None,
     if sum(game.stats.cache_misses.values()) > compiled_before:  # numba compiled the kernel's game:
         record_compile(done)  # its time measured, for the next compile's notice
     if notice is not None and done.compiled:
-        notice(f"compiled the fast engine in {done.seconds:.1f} s ({done.cpu_seconds:.1f} s of CPU time); "
-               "the rate below leaves it out")
+        notice(f"compiled the fast engine in {done.seconds:.1f} s ({done.cpu_seconds:.1f} s of CPU time)"
+               + ("; the rate below leaves it out" if rate_follows else ""))
     return done
 
 
