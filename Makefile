@@ -78,9 +78,14 @@ lint: $(VENV)/.everything
 
 # add the fast engine (numba) and compile it ahead of a first `simulate` (numba keeps it on disk; the
 # time a compile takes is said when it starts: the last compile's CPU time measured on this machine,
-# kept beside numba's cache, or the release's figure before the first: chasetheace.fast.sim.compile_estimate)
+# kept beside numba's cache, or the release's figure before the first: chasetheace.fast.sim.compile_estimate);
+# and, when the rl extra is installed (gymnasium: make add-rl), the step of ChaseTheAceVector-v0 for the
+# default rules too (minutes more; else it compiles at its first step, with the same notice)
 fast: $(VENV)/.add-fast
 	$(PY) -c 'from chasetheace.fast.sim import warm_up; print(f"the fast engine is ready: {warm_up(notice=print)}")'
+	@if $(PY) -c 'import gymnasium' 2>/dev/null; then \
+	  $(PY) -c 'from chasetheace.adapters.vector import warm_up; print(f"the vector env is ready: {warm_up(notice=print)}")'; \
+	else echo "(ChaseTheAceVector-v0 needs the rl extra, not installed: after make add-rl, make fast compiles its step too)"; fi
 
 bench: $(VENV)/.everything
 	$(PY) benchmarks/engine.py

@@ -19,8 +19,9 @@ the bound, and the load average (1 min) before each line, are printed beside the
 seconds on a busy machine.
 
 ``--refine K``: then ``K`` passes of ``SummarySolver.refine`` (each ``--refine-hands`` fresh hands,
-moving each summary half way to the action they call better where it is sure to 2 standard
-errors), bracketed after each; the CPU column adds the passes to the training.
+moving each summary the fraction ``--refine-step`` of the way, by default all of it, to the action
+they call better where its sampled difference is a standard error from 0), bracketed after each;
+the CPU column adds the passes to the training.
 
 ``--breakdown``: for the shipped strategy and the learner's last, the cross-fitted lower estimate (the
 deviation valued on each tenth of the hands chosen on the other nine tenths, as the bound does)
@@ -157,6 +158,8 @@ def main() -> None:
     parser.add_argument("--weighting", type=float, default=1.0, help="the average weighs batch i by i**this")
     parser.add_argument("--refine", type=int, default=0, help="then this many refinement passes")
     parser.add_argument("--refine-hands", type=int, default=200_000, help="hands a refinement pass")
+    parser.add_argument("--refine-step", type=float, default=1.0,
+                        help="how far a pass moves a summary it is sure of (0.5 until 27 Nov 2026)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--preset", default="standard")
     parser.add_argument("--skip-shipped", action="store_true")
@@ -187,7 +190,7 @@ def main() -> None:
         for k in range(args.refine):
             load = os.getloadavg()[0]
             start = time.process_time()
-            solver.refine(args.refine_hands)
+            solver.refine(args.refine_hands, step=args.refine_step)
             cpu += time.process_time() - start
             line(n, f"refine {k + 1}", points[-1], args.weighting, cpu, hand, solver.keep_at, args.hands,
                  len(solver.keys), load, args.breakdown and k == args.refine - 1)

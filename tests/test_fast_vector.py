@@ -4,7 +4,11 @@ the same cards and decisions, and behave as a Gymnasium vector env."""
 from __future__ import annotations
 
 import hashlib
+import json
 import random
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -287,3 +291,68 @@ def test_the_steps_are_those_recorded_before_the_speed_work(options: dict[str, A
     # included) shows here, with copies and without
     assert digest_of_steps(True, **options) == recorded
     assert digest_of_steps(False, **options) == recorded
+
+
+def test_a_compile_of_the_step_is_told_with_its_estimate_and_a_loaded_step_is_not(tmp_path: Path) -> None:
+    # the first step's call tells a compile (numba's own event, not a timer) when it starts, with the
+    # time it takes, and when it ends, and keeps the time measured for the next notice; a function
+    # numba has already compiled says nothing. A small function stands in for the step (which takes
+    # minutes to compile): what decides is numba's event, the same for any function
+    from numba import njit
+
+    from chasetheace.adapters import vector
+
+    said: list[str] = []
+
+    def step(cells: np.ndarray) -> int:
+        return int(cells.sum()) - 1
+
+    fresh = njit(step)  # no disk cache: its first call compiles
+    assert vector.first_step(fresh, (np.zeros(3, np.int64),), said.append, tmp_path) == -1
+    assert len(said) == 2
+    assert said[0].startswith("compiling the step of ChaseTheAceVector-v0 (once on this machine: numba "
+                              "keeps it on disk; about ")
+    assert "s of CPU time as measured for this release" in said[0]
+    assert said[1].startswith("compiled the step of ChaseTheAceVector-v0 in ")
+    kept = json.loads((tmp_path / vector.COMPILE_RECORD).read_text())
+    assert kept["cpu_seconds"] >= 0 and kept["seconds"] >= 0
+    said.clear()
+    assert vector.first_step(fresh, (np.ones(3, np.int64),), said.append, tmp_path) == 2
+    assert said == []  # compiled already: nothing to tell
+
+
+def test_the_steps_compile_estimate_is_its_own_last_compile_else_the_releases(tmp_path: Path) -> None:
+    from chasetheace.adapters import vector
+    from chasetheace.fast.sim import WarmUp, record_compile
+
+    cpu = vector.COMPILE_CPU_SECONDS
+    assert vector.compile_estimate(load=0.0, cores=2, folder=tmp_path) == (
+        f"about {cpu:.0f} s of CPU time as measured for this release")
+    record_compile(WarmUp(True, 12.0, 11.0), tmp_path)  # the kernel's compile: another record
+    record_compile(WarmUp(True, 500.0, 301.2), tmp_path, vector.COMPILE_RECORD)
+    assert vector.compile_estimate(load=3.0, cores=2, folder=tmp_path) == (
+        "about 301 s of CPU time as the last compile here took, about 602 s at this machine's load "
+        "(3.0 on 2 cores)")
+
+
+LOADED = """
+import json
+import numpy as np
+from chasetheace.adapters.vector import ChaseTheAceVectorEnv
+envs = ChaseTheAceVectorEnv(num_envs=2, players=4)  # the default notice: standard error
+envs.reset(seed=1)
+envs.step(np.array([0, 1]))
+stats = envs.core._entry.stats
+print(json.dumps({"hits": sum(stats.cache_hits.values()), "misses": sum(stats.cache_misses.values())}))
+"""
+
+
+def test_a_process_that_loads_the_step_from_numbas_cache_says_nothing() -> None:
+    from chasetheace.adapters import vector
+
+    vector.warm_up()  # the default rules' step: compiled here if it had to be, so on disk for the next
+    out = subprocess.run([sys.executable, "-c", LOADED], capture_output=True, text=True, check=True,
+                         timeout=600)
+    seen = json.loads(out.stdout.splitlines()[-1])
+    assert seen["hits"] >= 1 and seen["misses"] == 0  # numba's own word: loaded, not compiled
+    assert "compil" not in out.stderr

@@ -21,7 +21,10 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
 from sys import getrefcount
 from typing import Any
 
@@ -42,10 +45,68 @@ from .encoding import Encoder
 from .episode import table_options
 from .vector_step import BAD_ACTION, Cells, _Agent, _batch, _batch_standard, _Steps
 
-__all__ = ["ChaseTheAceVectorEnv", "ID", "VectorCore"]
+__all__ = ["ChaseTheAceVectorEnv", "ID", "VectorCore", "compile_estimate", "first_step", "say", "warm_up"]
 
 ID = "ChaseTheAceVector-v0"
 HANDED = 4  # with copy: how many of the arrays last handed out the env looks at for reuse
+
+COMPILE_CPU_SECONDS = 275.0
+"""CPU seconds a first compile of the env's step took where it was measured for this release (the
+default rules' step, :func:`chasetheace.adapters.vector_step._batch_standard`; the step of other
+rules or bots, ``_batch``, takes about as long): the estimate a compile notice gives until this
+machine has compiled the step once; after that, the CPU time measured here (kept beside numba's
+cache in :data:`COMPILE_RECORD`). Measured 2026-11-27 on this project's 2-core build machine,
+numba 0.68, Python 3.11: 275 s of CPU time (4 min 40 s of waiting) at a load of about 1 (10:26
+UTC); 374 s of CPU time and 22 minutes of waiting at a load of 6 to 7 (12:16 to 12:40 UTC)."""
+
+COMPILE_RECORD = "chasetheace-vector.compile.json"
+"""The file, beside numba's cache of the env's step, that keeps the last compile's measured times."""
+
+WHAT = f"the step of {ID}"
+
+
+def say(text: str) -> None:
+    """The env's notices (a compile of its step): a line on standard error."""
+    print(f"chase-the-ace: {text}", file=sys.stderr, flush=True)
+
+
+def compile_estimate(load: float | None = None, cores: int | None = None, folder: Path | None = None) -> str:
+    """How long a compile of the env's step takes, in words (as
+    :func:`chasetheace.fast.sim.compile_estimate` for the kernel): the CPU time the last compile on
+    this machine took, else the release's figure (:data:`COMPILE_CPU_SECONDS`), and the wall time
+    it comes to at the machine's load."""
+    from ..fast.sim import compile_estimate as estimate
+
+    return estimate(load, cores, folder or _record_folder(), record=COMPILE_RECORD,
+                    release=COMPILE_CPU_SECONDS)
+
+
+def _record_folder() -> Path:
+    from ..fast.sim import record_folder
+
+    return record_folder(Path(__file__).with_name("vector_step.py"))
+
+
+def first_step(entry: Any, args: tuple[Any, ...], notice: Callable[[str], None] | None,
+               folder: Path | None = None) -> int:
+    """``entry(*args)``: the first call of the env's compiled step (a numba dispatcher), which
+    loads it from numba's disk cache or compiles it. A compile, and only a compile (numba's own
+    ``numba:compile`` event), is told to ``notice`` when it starts, with the time it takes
+    (:func:`compile_estimate`), and when it ends; the time a compile of ``entry`` took is kept for
+    the next notice (in ``folder``: by default beside numba's cache)."""
+    from ..fast.sim import WarmUp, record_compile, watching_compiles
+
+    folder = folder or _record_folder()
+    start, cpu = time.perf_counter(), time.process_time()
+    compiled_before = sum(entry.stats.cache_misses.values())
+    with watching_compiles(notice, WHAT, lambda: compile_estimate(folder=folder)) as watch:
+        bad = int(entry(*args))
+    done = WarmUp(watch.compiled, time.perf_counter() - start, time.process_time() - cpu)
+    if sum(entry.stats.cache_misses.values()) > compiled_before:  # the step itself was compiled
+        record_compile(done, folder, COMPILE_RECORD)
+    if notice is not None and done.compiled:
+        notice(f"compiled {WHAT} in {done.seconds:.1f} s ({done.cpu_seconds:.1f} s of CPU time)")
+    return bad
 
 
 class VectorCore:
@@ -56,9 +117,10 @@ class VectorCore:
     """
 
     def __init__(self, rules: Rules, players: int, seat: int, policies: Policies, tables: int,
-                 *, win_reward: float = 1.0, script: tuple[np.ndarray, np.ndarray] | None = None) -> None:
+                 *, win_reward: float = 1.0, script: tuple[np.ndarray, np.ndarray] | None = None,
+                 notice: Callable[[str], None] | None = say) -> None:
         self.rules, self.players, self.seat, self.tables = rules, players, seat, tables
-        self.policies, self.win_reward = policies, win_reward
+        self.policies, self.win_reward, self.notice = policies, win_reward, notice
         self.encoder = Encoder(rules, players)
         self.rules_arrays = rule_arrays(rules)
         d = rules.deck
@@ -101,6 +163,7 @@ class VectorCore:
                     and all(kind == K.P_THRESHOLD for s, kind in enumerate(kinds) if s != seat))
         self._entry: Any = _batch_standard if standard else _batch
         self._batch: Any = self._entry
+        self._first = True  # the next step is the first (numba loads or compiles the step)
         self._every = np.ones(tables, np.bool_)  # the mask of entries every table has, shared
         self._every.flags.writeable = False
 
@@ -117,9 +180,12 @@ class VectorCore:
         if actions is not None:
             np.copyto(self.actions, actions, casting="same_kind")
         cells = self.cells if out is None else out
-        bad = self._batch(cells, *self._args)
-        if self._batch is self._entry:
+        if self._first:  # numba loads the step from its cache, or compiles it (told)
+            bad = first_step(self._entry, (cells, *self._args), self.notice)
             self._batch = _compiled(self._entry, (cells, *self._args))
+            self._first = False
+        else:
+            bad = self._batch(cells, *self._args)
         if bad == BAD_ACTION:
             raise ValueError(f"bad actions {self.actions.tolist()!r}: {self.tables} of 0 (keep) or 1 (swap)")
         if bad >= 0:
@@ -179,13 +245,19 @@ class ChaseTheAceVectorEnv(gym.vector.VectorEnv[npt.NDArray[np.float32], npt.NDA
     refers to it), else a new one is made, which saves making and faulting in fresh memory at every
     step. Each is written whole (every row cleared first: the caller may have written to it). False,
     the env's own array, which the next step overwrites (each row clearing only the cells it set: the
-    fastest, for a learner that stores what it needs before the next step)."""
+    fastest, for a learner that stores what it needs before the next step).
+
+    ``notice``: where a compile of the env's step at its first step is told, when it starts (with
+    the time it takes) and ends (by default a line on standard error: :func:`say`; None: nowhere).
+    numba keeps the compiled step on disk: it compiles once on a machine (minutes), for the default
+    rules ahead with ``make fast`` (:func:`warm_up`)."""
 
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP}  # noqa: RUF012 (declared so by gymnasium)
 
     def __init__(self, num_envs: int = 8, players: int = 3, seat: int = 0,
                  opponents: str | Sequence[str] = "threshold", preset: str = "standard",
-                 win_reward: float = 1.0, copy: bool = True, **rules: Any) -> None:
+                 win_reward: float = 1.0, copy: bool = True,
+                 notice: Callable[[str], None] | None = say, **rules: Any) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
             raise ValueError(f"bad num_envs {num_envs!r}: an integer >= 1")
         if "single_hand" in rules:
@@ -198,7 +270,8 @@ class ChaseTheAceVectorEnv(gym.vector.VectorEnv[npt.NDArray[np.float32], npt.NDA
             raise ValueError(f"bad opponents: {n - 1} bot specs needed, one per other seat, got {len(specs)}")
         bots = list(specs)
         bots.insert(seat, "random")  # the agent's seat: its policy is never consulted
-        self.core = VectorCore(chosen, n, seat, compile_bots(bots, chosen), num_envs, win_reward=win_reward)
+        self.core = VectorCore(chosen, n, seat, compile_bots(bots, chosen), num_envs, win_reward=win_reward,
+                               notice=notice)
         self.num_envs, self.copy = num_envs, copy
         self.single_observation_space = spaces.Box(0.0, 1.0, (self.core.encoder.size,), np.float32)
         self.single_action_space = spaces.Discrete(2)
@@ -259,6 +332,22 @@ class ChaseTheAceVectorEnv(gym.vector.VectorEnv[npt.NDArray[np.float32], npt.NDA
         core.step(acts, out)
         return (out.obs, core.rewards.copy(), core.terminated.copy(), np.zeros(self.num_envs, np.bool_),
                 core.info())
+
+
+def warm_up(notice: Callable[[str], None] | None = None) -> str:
+    """Load the default rules' step of the env (threshold bots, any seat, players and lives: one
+    compiled function) from numba's cache, compiling it first if it is not there yet (told to
+    ``notice``, with its measured time kept for the next compile's notice). ``make fast`` runs it
+    ahead of a first use. Returns what happened, in words (a compile: :data:`COMPILE_CPU_SECONDS`;
+    a load from the cache: about a second)."""
+    rules = Rules()
+    core = VectorCore(rules, 5, 0, compile_bots(("random",) + ("threshold",) * 4, rules), 1, notice=notice)
+    start, cpu = time.perf_counter(), time.process_time()
+    compiled_before = sum(core._entry.stats.cache_misses.values())
+    core.reset()
+    compiled = sum(core._entry.stats.cache_misses.values()) > compiled_before
+    how = "compiled" if compiled else "loaded from numba's cache"
+    return f"{how} in {time.perf_counter() - start:.1f} s ({time.process_time() - cpu:.1f} s of CPU time)"
 
 
 def make(num_envs: int = 8, **options: Any) -> ChaseTheAceVectorEnv:

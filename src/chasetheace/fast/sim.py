@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
 __all__ = ["CHUNK_HANDS", "CHUNK_GAMES", "ENGINES", "choose_engine", "simulate", "simulate_fast", "warm_up",
            "WarmUp", "CompileWatch", "watching_compiles", "compile_estimate", "check_fast_specs",
-           "last_compile", "record_compile"]
+           "last_compile", "record_compile", "record_folder"]
 
 CHUNK_HANDS = 1_000_000
 """Hands per chunk of a run counted in hands (fixed: results do not depend on the workers)."""
@@ -133,19 +133,21 @@ COMPILE_RECORD = "chasetheace-fast.compile.json"
 """The file, beside numba's cache of the kernel, that keeps the last compile's measured times."""
 
 
-def _record_folder() -> Path:
-    """Where numba caches the kernel: ``NUMBA_CACHE_DIR`` when set, else the kernel's
-    ``__pycache__`` (the record goes there; if that folder cannot be written, nowhere)."""
+def record_folder(source: Path | None = None) -> Path:
+    """Where numba caches the compiled functions of the module file ``source`` (the kernel's by
+    default): ``NUMBA_CACHE_DIR`` when set, else the module's ``__pycache__`` (a compile's record
+    goes there; if that folder cannot be written, nowhere)."""
     from numba.core import config
 
     folder = getattr(config, "CACHE_DIR", "")  # set by numba from the environment
-    return Path(folder) if folder else Path(__file__).parent / "__pycache__"
+    return Path(folder) if folder else (source or Path(__file__)).parent / "__pycache__"
 
 
-def record_compile(done: WarmUp, folder: Path | None = None) -> None:
-    """Keep the measured times of a compile of the kernel (``done``) for the next compile's notice;
-    a folder that cannot be written is left alone (the notice then gives the release's figure)."""
-    path = (folder or _record_folder()) / COMPILE_RECORD
+def record_compile(done: WarmUp, folder: Path | None = None, record: str = COMPILE_RECORD) -> None:
+    """Keep the measured times of a compile (``done``; of the kernel, unless ``record`` names
+    another file) for the next compile's notice; a folder that cannot be written is left alone
+    (the notice then gives the release's figure)."""
+    path = (folder or record_folder()) / record
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps({"cpu_seconds": round(done.cpu_seconds, 1),
@@ -154,11 +156,12 @@ def record_compile(done: WarmUp, folder: Path | None = None) -> None:
         pass
 
 
-def last_compile(folder: Path | None = None) -> float | None:
-    """The CPU seconds the last compile of the kernel took on this machine (kept by
-    :func:`warm_up`), or None if it has not been measured here (or the record is unreadable)."""
+def last_compile(folder: Path | None = None, record: str = COMPILE_RECORD) -> float | None:
+    """The CPU seconds the last compile of the kernel (or of what ``record`` names) took on this
+    machine (kept by :func:`warm_up`), or None if it has not been measured here (or the record is
+    unreadable)."""
     try:
-        cpu = json.loads(((folder or _record_folder()) / COMPILE_RECORD).read_text())["cpu_seconds"]
+        cpu = json.loads(((folder or record_folder()) / record).read_text())["cpu_seconds"]
     except (OSError, ValueError, KeyError, TypeError):
         return None
     return float(cpu) if isinstance(cpu, int | float) and cpu > 0 else None
@@ -178,14 +181,16 @@ class WarmUp:
         return f"{how} in {self.seconds:.1f} s ({self.cpu_seconds:.1f} s of CPU time)"
 
 
-def compile_estimate(load: float | None = None, cores: int | None = None, folder: Path | None = None) -> str:
+def compile_estimate(load: float | None = None, cores: int | None = None, folder: Path | None = None,
+                     *, record: str = COMPILE_RECORD, release: float = COMPILE_CPU_SECONDS) -> str:
     """How long a compile takes, in words: the CPU time measured, by the last compile on this
     machine (:func:`last_compile`, kept in ``folder``: by default beside numba's cache) or else for
-    the release (:data:`COMPILE_CPU_SECONDS`), and the wall time it comes to at the machine's
-    ``load`` (one-minute load average) on its ``cores``, when the load is known: the compile gets
-    about ``cores / (load + 1)`` of a core."""
-    measured = last_compile(folder)
-    cpu = COMPILE_CPU_SECONDS if measured is None else measured
+    the release (:data:`COMPILE_CPU_SECONDS`; for another compiled function than the kernel, its own
+    ``record`` and ``release`` figure), and the wall time it comes to at the machine's ``load``
+    (one-minute load average) on its ``cores``, when the load is known: the compile gets about
+    ``cores / (load + 1)`` of a core."""
+    measured = last_compile(folder, record)
+    cpu = release if measured is None else measured
     source = "as measured for this release" if measured is None else "as the last compile here took"
     text = f"about {cpu:.0f} s of CPU time {source}"
     if load is None:
@@ -202,27 +207,31 @@ def compile_estimate(load: float | None = None, cores: int | None = None, folder
 
 class CompileWatch:
     """Whether numba compiled (``compiled``) within :func:`watching_compiles`; ``notice`` is told
-    once, when the first compile starts."""
+    once, when the first compile starts, that ``what`` compiles and how long it takes
+    (``estimate()``: by default the kernel's, :func:`compile_estimate`)."""
 
-    def __init__(self, notice: Callable[[str], None] | None) -> None:
-        self.notice = notice
+    def __init__(self, notice: Callable[[str], None] | None, what: str = "the fast engine",
+                 estimate: Callable[[], str] | None = None) -> None:
+        self.notice, self.what, self.estimate = notice, what, estimate or compile_estimate
         self.compiled = False
 
     def started(self) -> None:
         if not self.compiled:
             self.compiled = True
             if self.notice is not None:
-                self.notice("compiling the fast engine (once on this machine: numba keeps it on disk; "
-                            f"{compile_estimate()})...")
+                self.notice(f"compiling {self.what} (once on this machine: numba keeps it on disk; "
+                            f"{self.estimate()})...")
 
 
 @contextmanager
-def watching_compiles(notice: Callable[[str], None] | None = None) -> Iterator[CompileWatch]:
-    """Within the block, ``notice`` is told when numba starts compiling: numba's ``numba:compile``
-    event, which it sends only when it compiles, never when it loads from its disk cache."""
+def watching_compiles(notice: Callable[[str], None] | None = None, what: str = "the fast engine",
+                      estimate: Callable[[], str] | None = None) -> Iterator[CompileWatch]:
+    """Within the block, ``notice`` is told when numba starts compiling (``what``, and how long it
+    takes: ``estimate()``, by default the kernel's): numba's ``numba:compile`` event, which it
+    sends only when it compiles, never when it loads from its disk cache."""
     from numba.core import event
 
-    watch = CompileWatch(notice)
+    watch = CompileWatch(notice, what, estimate)
 
     class Listener(event.Listener):
         def on_start(self, ev: object) -> None:

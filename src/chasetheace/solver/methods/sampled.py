@@ -521,25 +521,36 @@ class SummarySolver(SampledSolver):
             out.append(self.showdown(fork)[0][:, t])
         return out[0], out[1]
 
-    def refine(self, hands: int, step: float = 0.5, sure: float = 2.0, batch: int = 5000,
+    def refine(self, hands: int, step: float = 1.0, sure: float = 1.0, batch: int = 5000,
                callback: Callable[[int], None] | None = None) -> int:
         """One pass of best-response-guided refinement of the average strategy (after training):
         play ``hands`` fresh hands with it, forking each decision keep / swap with common random
         numbers for the later seats; per summary, where the mean keep-minus-swap difference of lives
         lost is at least ``sure`` standard errors from 0 (at least 2 samples; the variance taken
         with one more sample of 1, as the bound's selection does), move its keep probability the
-        fraction ``step`` of the way to the better action (its weight in the average unchanged).
-        Seeded by the learner's generator: the same passes after the same training give the same
-        strategy, and :meth:`state` / :meth:`restore` between passes continue bit for bit. Returns
-        how many summaries moved; ``callback(hands played so far)`` is called after each ``batch``.
+        fraction ``step`` of the way to the better action (its weight in the average unchanged; by
+        default all the way: the summary then plays that action alone, until a later pass is sure
+        of the other). Seeded by the learner's generator: the same passes after the same training
+        give the same strategy, and :meth:`state` / :meth:`restore` between passes continue bit for
+        bit. Returns how many summaries moved; ``callback(hands played so far)`` is called after
+        each ``batch``.
 
         Measured 2026-11-27 (``benchmarks/sampled_summary.py --players 10 12 --hands 200000 --refine
         3 --skip-shipped``, standard rules, after the shipped budget, 200,000 hands a pass, the
         bound's lower estimate from 200,000 other hands, CPU seconds of training and passes, load
         average 9-18): at 10 players 0.0169 after training (15.7 CPU s), then 0.0097, 0.0054, 0.0028
         (31.2 CPU s in all), where training alone took 231 CPU s (3,840 mini-batches) to 0.0030; at
-        12 players 0.0248 (19.5 CPU s), then 0.0137, 0.0072, 0.0035 (42.6 CPU s). At 3 players the
-        exact NashConv (``tests/test_solver_sampled.py``'s learner) fell 0.0474, 0.0263, 0.0151, 0.0095."""
+        12 players 0.0248 (19.5 CPU s), then 0.0137, 0.0072, 0.0035 (42.6 CPU s). Those passes moved
+        half way where sure to 2 standard errors (``step=0.5, sure=2``, the defaults until then).
+        All the way where sure to 1 is better (measured 2026-11-27, standard rules, 10 players, after
+        the shipped budget, the bracket of :mod:`~chasetheace.solver.methods.bound` from 2,000,000
+        hands, lower estimate / 95 % upper bound, load 4-7): 4 passes of 2,000,000 hands gave 0.0003
+        / 0.0056 (``step=1, sure=1``), 0.0007 / 0.0063 (``step=1, sure=2``; 0.0006 / 0.0060 after 6),
+        where 6 passes of 200,000 hands, 2 of 1,000,000 and 2 of 2,000,000 at ``step=0.5, sure=2``
+        gave 0.0014 / 0.0076, as did 8 of 1,000,000. At 3 players the exact NashConv
+        (``tests/test_solver_sampled.py``'s learner, 3 passes of 20,000 hands) fell 0.0474, 0.0263,
+        0.0151, 0.0095 at ``step=0.5, sure=2``; 0.0046, 0.0028, 0.0019 at ``step=1, sure=2``; 0.0020,
+        0.0008, 0.0007 at ``step=1, sure=1``."""
         if not isinstance(hands, int) or hands < 1:
             raise ValueError(f"bad hands {hands!r}: an integer >= 1")
         if not 0 < step <= 1:

@@ -69,19 +69,26 @@ def summary_batches(players: int) -> int:
     return max(1, min(6000, -(-SUMMARY_WORK // (players * players))))
 
 
-REFINE_PASSES = 6
+REFINE_PASSES = 4
 """The passes of best-response-guided refinement
-(:meth:`~chasetheace.solver.methods.sampled.SummarySolver.refine`) that the summary learner runs
-after its training by default (:func:`refine_passes`), each of :data:`REFINE_HANDS` fresh hands.
-Measured 2026-11-27 at 10 players, standard rules, after :func:`summary_batches`: the bound's lower
-estimate from 200,000 hands fell from 0.0169 to about 0 in 6 passes of 200,000 hands (45 CPU s in
-all); from 2,000,000 hands (``benchmarks/solver.py --players 10 --hands 2000000 --compare
---resamples 20``, load 1.0) the solve so refined is 0.0047 +- 0.0001 (lower estimate) to 0.0121 (95 %
-upper bound): not yet within 0.001 / 0.005 (the training alone was not measured from the same
-hands); under the chase-the-ace preset (``--preset chase-the-ace``, load 1.1) 0.0009 +- 0.0001 to
-0.0048, within them. A pass of 200,000 hands took 10-12 CPU s at 15 players and 21-22
-at 20 (training 14 and 18 CPU s; solve peak 0.11 and 0.18 GB; load 1 to 3)."""
-REFINE_HANDS = 200_000
+(:meth:`~chasetheace.solver.methods.sampled.SummarySolver.refine`: each summary whose sampled
+difference is a standard error from 0 moved all the way to the better action) that the summary
+learner runs after its training by default (:func:`refine_passes`), each of :data:`REFINE_HANDS`
+fresh hands. Measured 2026-11-27 at 10 players, standard rules, after :func:`summary_batches`, with
+the bracket of :mod:`~chasetheace.solver.methods.bound` from 2,000,000 hands (seed 0; lower estimate
+/ 95 % upper bound, load 4-7): 0.0003 +- 0.0000 / 0.0056 after these 4 passes of 2,000,000 hands
+(204 CPU s of training and passes at load 4-6); the lower estimate within 0.001, the upper bound not
+yet within 0.005 (the sampled best response it is built on is 0.0038: most of it that best
+response's fit to noise in situations met a few times, which more passes barely move: moved only
+where sure to 2 standard errors, 4 passes gave 0.0007 / 0.0063, 6 passes 0.0006 / 0.0060). The
+schedule before, 6 passes of 200,000 hands moving half way (45 CPU s), gave 0.0048 / 0.0122 from the
+same 2,000,000 hands (0.0047 / 0.0121 measured by ``benchmarks/solver.py --players 10 --hands
+2000000 --compare --resamples 20``, load 1.0; under the chase-the-ace preset 0.0009 / 0.0048). A
+pass of 200,000 hands took 3-5 CPU s at 10 players, 10-12 at 15 and 21-22 at 20 (training 10-16, 14
+and 18 CPU s; solve peak 0.11 and 0.18 GB at 15 and 20; load 1 to 3): these passes cost about 4 x
+2,000,000 / 200,000 = 40 times that, some 150, 450 and 870 CPU s a table (extrapolated at 15 and 20
+players)."""
+REFINE_HANDS = 2_000_000
 """The hands of one refinement pass of the summary learner by default."""
 
 
@@ -90,7 +97,7 @@ def refine_passes(players: int) -> int:
     at ``players`` seats by default: :data:`REFINE_PASSES` at every size.
 
     >>> [refine_passes(n) for n in (10, 15, 20)]
-    [6, 6, 6]
+    [4, 4, 4]
     """
     return REFINE_PASSES
 
