@@ -194,3 +194,42 @@ def test_the_classes_pool_histories_with_the_same_counts_of_tokens() -> None:
     assert pairs[1] == pairs[0] != pairs[2]  # 'k' after 's' in the first two; in the third none
     assert counts[0] == counts[1] == counts[2] != counts[3]
     assert anyhow[0] == anyhow[3] and len({anyhow[0], anyhow[4], anyhow[5]}) == 3
+
+
+def test_a_summary_solution_read_from_its_arrays_plays_as_asked_one_situation_at_a_time() -> None:
+    """The shipped 10-player table (the summary learner): its ``played_keep`` read many situations at
+    once from arrays gives the very samples (decisions, differences, numbers, keep probabilities) of
+    the same function asked per situation; and the numbers spell the situations met."""
+    import numpy as np
+
+    from chasetheace.solver.methods.bound import _SummaryKeep, situations
+    from chasetheace.solver.solutions import cache
+    from chasetheace.solver.solutions.solution import Solution
+
+    rules = cta.Rules()
+    sol = Solution.load(str(cache.prepared_path(rules, 10)))
+    sol.rules = rules
+    hand = Hand(rules, 10)
+    assert sol.method == "summary" and _SummaryKeep.of(hand, sol.played_keep) is not None
+    fast = sample_differences(hand, sol.played_keep, 600, seed=7)
+    slow = sample_differences(hand, lambda key: sol.played_keep(key), 600, seed=7)
+    for name in ("hand", "ids", "d", "q", "position", "history", "rest"):
+        assert np.array_equal(getattr(fast, name), getattr(slow, name)), name
+    keys = situations(hand, fast)
+    assert len(keys) == len(fast.q) == len(set(keys))
+    assert [sol.played_keep(key) for key in keys[::97]] == fast.q[::97].tolist()
+
+
+def test_with_kings_jerk_too_the_arrays_play_as_the_solution_asked_per_situation() -> None:
+    import numpy as np
+
+    from chasetheace.solver.methods.bound import _SummaryKeep
+    from chasetheace.solver.solutions.solving import solve
+
+    rules = cta.Rules().replace(kings_jerk=True)
+    sol = solve(rules, 6, method="summary", iterations=3, seed=0, exact_check=False, refine=0)
+    hand = Hand(rules, 6)
+    assert _SummaryKeep.of(hand, sol.played_keep) is not None
+    fast = sample_differences(hand, sol.played_keep, 500, seed=1)
+    slow = sample_differences(hand, lambda key: sol.played_keep(key), 500, seed=1)
+    assert all(np.array_equal(getattr(fast, name), getattr(slow, name)) for name in ("ids", "d", "q"))

@@ -94,6 +94,24 @@ sample, their difference ``d_t`` has much less variance than two independent one
   is goal 1's bracket (an estimate <= 0.001, a bound <= 0.005). Sampling in batches of 20,000
   hands instead of the default 2,000 took 28 % less CPU at 10 players (9.8 s against 13.6 for
   200,000 hands, load 10 to 18; other figures for the same seed).
+- **What it costs at big tables.** A batch is played seat by seat once: at each seat the hands
+  deciding there are copied twice (keep, swap) and the copies made at earlier seats play that seat
+  beside them, with their hand's random numbers, to one showdown for all (the same rows, the same
+  random numbers and the same arithmetic as playing each fork out alone, so the same differences
+  bit for bit). Only the situations of the decisions are numbered, at the end (by position, history
+  code, rest: the copies' own situations are asked of the strategy and forgotten, 30 to 300 a hand
+  at 20 players), and a summary solution's ``played_keep`` is read from its arrays, many situations
+  at once, rather than asked one situation at a time. Before (27 November 2026), the standard
+  20-player table at 200,000 hands took 388 CPU s and 7.07 GB, nearly all of it spelling out and
+  asking the strategy about the 11.9 million situations numbered (3.7 million decisions, 1.0
+  million situations among them; the rest met only in the copies); measured again beside this
+  method at load 3 to 5 (27 November 2026, seed 0, 200 resamples): 548 CPU s (473 sampling) and
+  8.06 GB before, 43 CPU s (20 sampling, 23 bracketing) and 0.46 GB now; 2,000,000 hands (36.9
+  million decisions, 5.7 million situations) 360 CPU s (162 sampling, 197 bracketing, 200
+  resamples) and 2.03 GB at load 2 to 3: estimate 0.1363 ± 0.0003, upper 0.1897 (the shipped,
+  unrefined table: far from an equilibrium, the bracket 0.05 wide). The
+  figures are those of before except for sums over the information sets, now in another order
+  (the last bit or two: 2e-16 relative at 20 players, 4,000 hands).
 
 Checked against the exact NashConv (an exact best response on the exact tree, :mod:`.measure`) at
 3 to 6 players in ``tests/test_solver_bound.py`` (7 and 8 players take minutes a measure in parts:
@@ -111,10 +129,12 @@ from typing import Any
 import numpy as np
 
 from ..model.hand import Hand, InfoKey
-from .sampled import HandBatch, SampledSolver
+from .sampled import TOKENS, HandBatch, SampledSolver
+
+_NAMES = {code: name for name, code in TOKENS.items()}
 
 __all__ = ["CHUNK", "FOLDS", "SELECT", "SIGN_SHARE", "SURE_LEAST", "Bound", "Samples", "bound_nash_conv",
-           "bracket", "pools", "sample_differences", "sure_signs"]
+           "bracket", "pools", "sample_differences", "situations", "sure_signs"]
 
 Array = Any
 
@@ -144,34 +164,146 @@ class Bound:
     seconds: float
 
 
-class _Policy(SampledSolver):
-    """The sampled method's hand machinery, playing a fixed strategy ``keep`` (every situation)."""
+class _AskEach:
+    """A strategy given as a function of the situation (a solver key): asked once per situation met,
+    its answers remembered (up to :attr:`LIMIT` of them, then forgotten and asked again: the same
+    situation, the same answer, so this changes the time taken and nothing else)."""
 
-    def __init__(self, hand: Hand, keep: Callable[[InfoKey], float], seed: int) -> None:
-        super().__init__(hand, seed)
-        self.policy = keep
-        self.q = np.zeros(1024)  # the first ``known`` entries filled; room doubled as needed
-        self.known = 0
+    LIMIT = 1 << 21
 
-    def ids(self, t: int, state: HandBatch, rows: Array) -> tuple[Array, Array]:
-        """The information sets of seat ``t`` in ``rows`` and the strategy's keep probability there."""
-        ids = self.infoset_ids(t, state, rows, grow=True)
-        m = len(self.keys)
-        if m > self.known:
-            if m > len(self.q):  # doubled, not grown by the new ones: a copy per call was quadratic
-                self.q = np.concatenate([self.q, np.zeros(max(m, 2 * len(self.q)) - len(self.q))])
-            self.q[self.known:m] = [self.policy(self.info_key(i)) for i in range(self.known, m)]
-            self.known = m
-        return ids, self.q[ids]
+    def __init__(self, hand: Hand, keep: Callable[[InfoKey], float]) -> None:
+        self.keep, self.n, self.jerk = keep, hand.players, hand.jerk
+        self.memo: list[dict[tuple[int, int], float]] = [{} for _ in range(self.n)]
+        self.histories: dict[tuple[int, int], tuple[str, ...]] = {}  # spelled out once per (history, jerk)
+        self.size = 0
 
-    def play_out(self, t: int, state: HandBatch, u: Array) -> Array:
-        """Seats ``t``.. play the strategy to the end with the random numbers ``u`` (row, seat)."""
-        for s in range(t, self.n):
-            rows = self.deciding(s, state)
-            if len(rows):
-                _, p = self.ids(s, state, rows)
-                self.act(s, state, rows, u[rows, s] < p)
-        return self.showdown(state)[0]
+    def info_key(self, t: int, h: int, rest: int) -> InfoKey:
+        """Position ``t``'s situation with history code ``h`` and ``rest`` (jerk pattern, card, given:
+        see :func:`_codes`) as a solver key, as :meth:`.SampledSolver.info_key` spells it."""
+        jerk = rest >> 12
+        history = self.histories.get((h, jerk))
+        if history is None:
+            tokens = []
+            code = h
+            while code:
+                tokens.append(_NAMES[code % 8])
+                code //= 8
+            if self.jerk:
+                tokens.append("J" + "".join("1" if jerk >> j & 1 else "0" for j in range(self.n)))
+            history = self.histories[h, jerk] = tuple(reversed(tokens))
+        return t, history, rest >> 6 & 63, (rest & 63) - 1
+
+    def __call__(self, t: int, hist: Array, rest: Array) -> Array:
+        """The keep probability in each of position ``t``'s situations ``(hist, rest)``."""
+        if not len(hist):
+            return np.zeros(0)
+        order = np.lexsort((rest, hist))
+        hs, rs = hist[order], rest[order]
+        first = np.ones(len(order), dtype=bool)
+        first[1:] = (hs[1:] != hs[:-1]) | (rs[1:] != rs[:-1])
+        if self.size > self.LIMIT:
+            self.memo = [{} for _ in range(self.n)]
+            self.histories.clear()
+            self.size = 0
+        memo = self.memo[t]
+        got = []
+        for h, r in zip(hs[first].tolist(), rs[first].tolist()):
+            p = memo.get((h, r))
+            if p is None:
+                p = memo[h, r] = float(self.keep(self.info_key(t, h, r)))
+                self.size += 1
+            got.append(p)
+        out = np.empty(len(order))
+        out[order] = np.array(got)[np.cumsum(first) - 1]
+        return out
+
+
+def _summary_counts_table() -> Array:
+    """The counts of :func:`.summary_code` (without pairs) of every run of 5 tokens (15 bits): the
+    counts of a history are the sum over its runs (no count passes 31, so none carries)."""
+    c = np.arange(1 << 15, dtype=np.int64)
+    out = np.zeros_like(c)
+    for j in range(5):
+        kind = c >> 3 * j & 7
+        out += (kind > 0).astype(np.int64) << np.where(kind > 0, 5 * (kind - 1), 0)
+    return out
+
+
+class _SummaryKeep:
+    """The strategy of a solution of the summary learner (``Solution.played_keep``), for many
+    situations at once: a situation's summary (its history's counts of each token, the jerk pattern,
+    card, given) looked up in sorted arrays per position, and where the solution has none, what
+    ``played_keep`` plays there (1 if the position keeps that card more often than not, else 0)."""
+
+    def __init__(self, hand: Hand, codes: list[Array], keep: list[Array], fallback: Array) -> None:
+        self.rest_bits = 12 + (hand.players if hand.jerk else 0)
+        self.codes, self.keep, self.fallback = codes, keep, fallback
+        self.runs = _summary_counts_table()
+
+    @classmethod
+    def of(cls, hand: Hand, keep: Callable[[InfoKey], float]) -> _SummaryKeep | None:
+        """The arrays for ``keep`` if it is the ``played_keep`` of a summary solution whose
+        situations are all summaries (canonical keys) of this table, else None (asked one by one)."""
+        from ..solutions.solution import Solution
+        from .sampled import summary_key
+
+        sol = getattr(keep, "__self__", None)
+        if (not isinstance(sol, Solution) or getattr(keep, "__func__", None) is not Solution.played_keep
+                or sol.method != "summary" or sol.players != hand.players):
+            return None
+        n, k = hand.players, hand.rank_count
+        rest_bits = 12 + (n if hand.jerk else 0)
+        per: list[list[tuple[int, float]]] = [[] for _ in range(n)]
+        for i, key in enumerate(sol.infosets):
+            t, tokens, x, p = key
+            if summary_key(key) != key or not (0 <= t < n and 0 <= x < k and -1 <= p < k):
+                return None
+            code, jerk, shown = 0, 0, False
+            for token in tokens:
+                if token.startswith("J"):
+                    if not hand.jerk or len(token) != n + 1 or shown:
+                        return None
+                    jerk, shown = sum(1 << j for j, c in enumerate(token[1:]) if c == "1"), True
+                elif token in TOKENS:
+                    code += 1 << 5 * (TOKENS[token] - 1)
+                else:
+                    return None
+            if hand.jerk != shown or len(tokens) - shown >= 32:
+                return None
+            per[t].append((code << rest_bits | ((jerk * 64 + x) * 64 + p + 1), sol._keep_at(i)))
+        codes, values = [], []
+        for rows in per:
+            c = np.array([r[0] for r in rows], dtype=np.int64)
+            v = np.array([r[1] for r in rows], dtype=np.float64)
+            order = np.argsort(c, kind="stable")
+            c, v = c[order], v[order]
+            if (c[1:] == c[:-1]).any():  # two entries for one summary: played_keep takes the last
+                return None
+            codes.append(c)
+            values.append(v)
+        by_card = np.array(sol.keep_by_card(), dtype=np.float64).reshape(n, k)
+        fallback = np.where((by_card == by_card) & (by_card >= 0.5), 1.0, 0.0)
+        return cls(hand, codes, values, fallback)
+
+    def __call__(self, t: int, hist: Array, rest: Array) -> Array:
+        runs, mask = self.runs, (1 << 15) - 1
+        counts = (runs[hist & mask] + runs[hist >> 15 & mask] + runs[hist >> 30 & mask]
+                  + runs[hist >> 45 & mask] + runs[hist >> 60])
+        code = counts << self.rest_bits | rest
+        table, values = self.codes[t], self.keep[t]
+        out = self.fallback[t, rest >> 6 & 63]
+        if len(table):
+            at = np.minimum(np.searchsorted(table, code), len(table) - 1)
+            found = table[at] == code
+            out[found] = values[at[found]]
+        return out
+
+
+def _codes(t: int, state: HandBatch, rows: Array) -> tuple[Array, Array]:
+    """Position ``t``'s situations in ``rows``: the history code, and the rest (the jerk pattern, the
+    card held and the card given, ``(jerk * 64 + card) * 64 + given + 1``, as
+    :meth:`.SampledSolver.infoset_ids` codes them)."""
+    return state.hist[rows], (state.jerk[rows] * 64 + state.cards[rows, t]) * 64 + state.given[rows] + 1
 
 
 @dataclass(frozen=True)
@@ -181,69 +313,176 @@ class Samples:
     players: int
     hands: int
     hand: Array      # the hand of each decision (0 .. hands - 1)
-    ids: Array       # its information set (numbered as met)
+    ids: Array       # its information set (numbered by position, then history code, then the rest)
     d: Array         # lives lost after keeping minus after swapping, for the seat deciding
     q: Array         # per information set: the strategy's keep probability
     position: Array  # per information set: the seat deciding
     spread: float    # the most lives a seat loses in a hand: every ``d`` lies in [-spread, spread]
     seconds: float
     classes: tuple[Array, ...] = ()  # per information set: its class at each coarser level (:func:`pools`)
+    history: Array | None = None     # per information set: its history code (3 bits a token)
+    rest: Array | None = None        # ... and its jerk pattern, card and card given (:func:`situations`)
+
+
+def situations(hand: Hand, got: Samples) -> list[InfoKey]:
+    """The information set of each number in ``got`` as a solver key (position, tokens, card, given)."""
+    if got.history is None or got.rest is None:
+        raise ValueError("these samples do not say their situations")
+    spell = _AskEach(hand, lambda key: 0.0)
+    return [spell.info_key(t, h, r) for t, h, r in zip(got.position.tolist(), got.history.tolist(),
+                                                        got.rest.tolist())]
 
 
 def sample_differences(hand: Hand, keep: Callable[[InfoKey], float], hands: int, *, seed: int = 0,
                        batch: int = 2000, progress: Callable[[str], None] | None = None) -> Samples:
     """Deal ``hands`` hands (seeded by ``seed``) and play them with the strategy ``keep``, forking
-    each decision keep / swap with common random numbers: see the module docstring."""
+    each decision keep / swap with common random numbers: see the module docstring.
+
+    A batch of hands is played seat by seat once: at each seat the hands deciding there are copied
+    twice (the forks, keep and swap), and the forks made at earlier seats play that seat with the
+    strategy beside them, the random numbers of their hand; every fork's lives are counted at one
+    showdown. The strategy is asked per situation met (the ``played_keep`` of a summary solution is
+    read from its arrays, many situations at once); each decision is kept as its hand, its
+    situation's two codes and the difference, and the situations are numbered at the end."""
     if not isinstance(hands, int) or hands < 4:
         raise ValueError(f"bad hands {hands!r}: an integer >= 4")
     start = time.perf_counter()
-    sampler = _Policy(hand, keep, seed)
+    sim = SampledSolver(hand, seed)
+    strategy: Callable[[int, Array, Array], Array] = _SummaryKeep.of(hand, keep) or _AskEach(hand, keep)
     n = hand.players
-    rec_hand, rec_id, rec_d = [], [], []
+    rec: dict[str, list[Array]] = {"hand": [], "t": [], "hist": [], "rest": [], "d": []}
     played = 0
     while played < hands:
         b = min(batch, hands - played)
-        state = sampler.deal(b)
-        u = sampler.rng.random((b, n))
+        state = sim.deal(b)
+        u = sim.rng.random((b, n))
+        # room for every fork of the batch (at most one decision a seat): the first ``used`` rows
+        room = state.take(np.zeros(2 * b * n, dtype=np.int64))
+        owner = np.zeros(2 * b * n, dtype=np.int64)  # a fork's hand in the batch
+        seat = np.zeros(2 * b * n, dtype=np.int64)   # ... and the seat that forked it
+        used = 0
+        pairs = []
         for t in range(n):
-            rows = sampler.deciding(t, state)
+            if used:  # the forks made at earlier seats play seat t with the strategy
+                forks = _rows(room, used)
+                live = sim.deciding(t, forks)
+                if len(live):
+                    sim.act(t, forks, live, u[owner[live], t] < strategy(t, *_codes(t, forks, live)))
+            rows = sim.deciding(t, state)
             if not len(rows):
                 continue
-            ids, p = sampler.ids(t, state, rows)
-            lost = []
-            for action in (True, False):
-                fork = state.take(rows)
-                sampler.act(t, fork, np.arange(len(rows)), np.full(len(rows), action))
-                lost.append(sampler.play_out(t + 1, fork, u[rows])[:, t])
-            # compact: a decision costs 12 bytes (at 20 players a million hands are 20 million decisions)
-            rec_hand.append((rows + played).astype(np.int32))
-            rec_id.append(ids.astype(np.int32))
-            rec_d.append((lost[0] - lost[1]).astype(np.float32))
-            sampler.act(t, state, rows, u[rows, t] < p)
+            hist, rest = _codes(t, state, rows)
+            p = strategy(t, hist, rest)
+            r = len(rows)
+            both = np.concatenate([rows, rows])
+            for name in _FIELDS:
+                getattr(room, name)[used:used + 2 * r] = getattr(state, name)[both]
+            owner[used:used + 2 * r], seat[used:used + 2 * r] = both, t
+            sim.act(t, _rows(room, used + 2 * r), np.arange(used, used + 2 * r),
+                    np.arange(2 * r) < r)  # keep, then swap
+            pairs.append(np.arange(used, used + r))
+            used += 2 * r
+            # compact: a decision costs 25 bytes until numbered, then 12
+            rec["hand"].append((rows + played).astype(np.int32))
+            rec["t"].append(np.full(r, t, dtype=np.int8))
+            rec["hist"].append(hist)
+            rec["rest"].append(rest)
+            sim.act(t, state, rows, u[rows, t] < p)
+        if used:
+            lives = sim.showdown(_rows(room, used))[0]
+            lost = lives[np.arange(used), seat[:used]]
+            for at in pairs:  # keep minus swap
+                rec["d"].append((lost[at] - lost[at + len(at)]).astype(np.float32))
         played += b
         if progress is not None:
             progress(f"bounding NashConv: {played:,} of {hands:,} hands, {time.perf_counter() - start:.0f} s")
-    m = len(sampler.keys)
-    return Samples(players=n, hands=hands, hand=np.concatenate(rec_hand), ids=np.concatenate(rec_id),
-                   d=np.concatenate(rec_d), q=sampler.q[:m].copy(),
-                   position=np.array([key[0] for key in sampler.keys], dtype=np.int64),
-                   spread=max(1.0, float(sampler.lives_of.max())),
-                   seconds=time.perf_counter() - start, classes=pools(sampler.keys))
+    got = {}
+    for name in list(rec):  # one field at a time, its parts freed as it is joined
+        parts = rec.pop(name)
+        got[name] = np.concatenate(parts) if parts else np.zeros(0)
+        del parts
+    ids, position, history, rest = _number(got.pop("t"), got.pop("hist"), got.pop("rest"), n)
+    q = np.zeros(len(position))
+    for t in range(n):  # the strategy per situation: asked again (the same answer as in play)
+        mine = slice(*np.searchsorted(position, [t, t + 1]))
+        q[mine] = strategy(t, history[mine], rest[mine])
+    return Samples(players=n, hands=hands, hand=got["hand"].astype(np.int32, copy=False), ids=ids,
+                   d=got["d"].astype(np.float32, copy=False), q=q, position=position,
+                   spread=max(1.0, float(sim.lives_of.max())), seconds=time.perf_counter() - start,
+                   classes=_pools(position, history, rest), history=history, rest=rest)
 
 
-def pools(keys: list[tuple[int, int, int, int, int]]) -> tuple[Array, ...]:
+_FIELDS = ("cards", "stock", "jerk", "hist", "given", "done", "stopped", "special")
+
+
+def _rows(batch: HandBatch, used: int) -> HandBatch:
+    """The first ``used`` hands of ``batch`` (views: playing them plays ``batch``)."""
+    out = HandBatch.__new__(HandBatch)
+    for name in _FIELDS:
+        setattr(out, name, getattr(batch, name)[:used])
+    return out
+
+
+def _number(t: Array, hist: Array, rest: Array, n: int) -> tuple[Array, Array, Array, Array]:
+    """Number the situations of the decisions (position ``t``, history code ``hist``, ``rest``) in
+    the order of position, history, rest: per decision its number (int32), and per number its
+    position, history code and rest."""
+    ids = np.zeros(len(t), dtype=np.int32)
+    position, history, rests = [], [], []
+    m = 0
+    for s in range(n):
+        at = np.flatnonzero(t == s)
+        if not len(at):
+            continue
+        h, r = hist[at], rest[at]
+        order = np.lexsort((r, h))
+        h, r = h[order], r[order]
+        first = np.ones(len(order), dtype=bool)
+        first[1:] = (h[1:] != h[:-1]) | (r[1:] != r[:-1])
+        ids[at[order]] = np.cumsum(first, dtype=np.int64) - 1 + m
+        position.append(np.full(int(first.sum()), s, dtype=np.int64))
+        history.append(h[first])
+        rests.append(r[first])
+        m += len(position[-1])
+    if m >= 2 ** 31:
+        raise ValueError(f"{m:,} situations: more than the samples number (int32)")
+    def joined(parts: list[Array]) -> Array:
+        return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+
+    return ids, joined(position), joined(history), joined(rests)
+
+
+def pools(keys: list[tuple[int, int, int, int, int]] | Array) -> tuple[Array, ...]:
     """Coarser and coarser classes of the information sets ``keys`` (position, history code, jerk
     pattern, card, card given), each an array of class numbers: the history told by its tokens'
     counts, keeps and swaps after a swap apart; by the counts alone; not at all."""
+    k = np.array(keys, dtype=np.int64).reshape(-1, 5)
+    if not len(k):
+        return ()
+    return _pools(k[:, 0], k[:, 1], (k[:, 2] * 64 + k[:, 3]) * 64 + k[:, 4] + 1)
+
+
+def _pools(position: Array, history: Array, rest: Array, size: int = 1 << 20) -> tuple[Array, ...]:
+    """:func:`pools` of the situations (``position``, ``history``, ``rest``), ``size`` at a time."""
     from .sampled import summary_code
 
-    if not keys:
+    m = len(position)
+    if not m:
         return ()
-    k = np.array(keys, dtype=np.int64).reshape(-1, 5)
-    t, h, rest = k[:, 0], k[:, 1], k[:, 2:]
     out = []
-    for level in (summary_code(h, True), summary_code(h, False), np.zeros_like(h)):
-        out.append(np.unique(np.c_[t, level, rest], axis=0, return_inverse=True)[1].reshape(-1))
+    for pairs in (True, False, None):
+        if pairs is None:
+            level = np.zeros(m, dtype=np.int64)
+        else:
+            level = np.concatenate([summary_code(history[at:at + size], pairs) for at in range(0, m, size)])
+        level |= position << 40  # counts: 8 kinds of 5 bits
+        order = np.lexsort((rest, level))
+        a, b = level[order], rest[order]
+        first = np.ones(m, dtype=bool)
+        first[1:] = (a[1:] != a[:-1]) | (b[1:] != b[:-1])
+        cls = np.empty(m, dtype=np.int32)
+        cls[order] = np.cumsum(first, dtype=np.int64) - 1
+        out.append(cls)
     return tuple(out)
 
 
@@ -296,7 +535,7 @@ SIGN_SHARE = 0.1
 """The share of ``alpha = 1 - confidence`` spent on the signs called sure (the rest on the normal
 quantile of the mean): fixed before the samples, as any split may be (the union bound)."""
 
-CHUNK = 1 << 22
+CHUNK = 1 << 24
 """Decisions handled at a time by :func:`bracket`: its memory beyond the samples is a few arrays
 of this length, one of the hands and a few of the information sets, however many hands."""
 
@@ -333,10 +572,13 @@ def bracket(got: Samples, *, confidence: float = 0.95, resamples: int = 200, fol
             out += np.bincount(i, values(w, i, x), minlength=m)
         return out
 
-    # the sampled best response, per information set the action its samples call better
-    total = per_set(lambda w, i, x: x)
-    total_d2 = per_set(lambda w, i, x: x * x)
-    count = per_set(lambda w, i, x: None)
+    # the sampled best response, per information set the action its samples call better (one pass:
+    # a slice's sums added to the running ones give the same floats as one sum over all, in order)
+    total, total_d2, count = np.zeros(m), np.zeros(m), np.zeros(m)
+    for _, i, x in each():
+        total += np.bincount(i, x, minlength=m)
+        total_d2 += np.bincount(i, x * x, minlength=m)
+        count += np.bincount(i, minlength=m)
     saved = np.maximum(q * total, (q - 1) * total) / hands
     gains = np.bincount(position, saved, minlength=n)
     best = float(saved.sum())
@@ -371,9 +613,15 @@ def bracket(got: Samples, *, confidence: float = 0.95, resamples: int = 200, fol
     # cross-fitted: the deviation valued on each fold of hands is chosen on the other folds
     values = np.zeros(hands)
     for f in range(folds):
-        k = count - per_set(lambda w, i, x: (w % folds == f).astype(float))  # noqa: B023
-        s1 = total - per_set(lambda w, i, x: np.where(w % folds == f, x, 0.0))  # noqa: B023
-        s2 = total_d2 - per_set(lambda w, i, x: np.where(w % folds == f, x * x, 0.0))  # noqa: B023
+        # the fold's own sums (its decisions only: adding the others' zeros changed no float)
+        k, s1, s2 = np.zeros(m), np.zeros(m), np.zeros(m)
+        for w, i, x in each():
+            mine = np.flatnonzero(w % folds == f)
+            i_f, x_f = i[mine], x[mine]
+            k += np.bincount(i_f, minlength=m)
+            s1 += np.bincount(i_f, x_f, minlength=m)
+            s2 += np.bincount(i_f, x_f * x_f, minlength=m)
+        k, s1, s2 = count - k, total - s1, total_d2 - s2
         sign = _sure_sign(k, s1, s2, select)
         if pool:  # where a set's own samples do not tell, its class's at the finest level that does
             for cls in got.classes:
