@@ -43,7 +43,7 @@ from collections.abc import Callable, Hashable, Sequence
 import numpy as np
 
 from chasetheace.rules import rules_from_args
-from chasetheace.solver.methods.bound import FOLDS, SELECT, Samples, bracket, sample_differences
+from chasetheace.solver.methods.bound import FOLDS, SELECT, Samples, bracket, sample_differences, situations
 from chasetheace.solver.methods.sampled import SummarySolver, summary_key
 from chasetheace.solver.model.hand import Hand, InfoKey
 from chasetheace.solver.solutions import cache
@@ -54,15 +54,9 @@ HEADER = (f"{'players':>7} {'learner':>8} {'batches':>7} {'weight':>6} {'situati
 
 
 def sample(hand: Hand, keep: Callable[[InfoKey], float], hands: int) -> tuple[Samples, list[InfoKey]]:
-    """The bound's samples (seed 0) and the situation of each information set number in them (the
-    strategy is asked once per situation, in the order of their numbers)."""
-    keys: list[InfoKey] = []
-
-    def asked(key: InfoKey) -> float:
-        keys.append(key)
-        return keep(key)
-
-    return sample_differences(hand, asked, hands, seed=0), keys
+    """The bound's samples (seed 0) and the situation of each information set number in them."""
+    got = sample_differences(hand, keep, hands, seed=0)
+    return got, situations(hand, got)
 
 
 def line(n: int, what: str, batches: int, weighting: float, train_cpu: float, hand: Hand,

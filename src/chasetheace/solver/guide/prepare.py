@@ -62,7 +62,8 @@ from ..solutions.choice import (
 )
 from ..solutions.solution import Solution
 
-__all__ = ["PENDING", "PLAYERS", "PRESETS", "REFINED_NOW", "REFINE_AGAIN", "expected_files", "main", "prepare", "tables"]
+__all__ = ["PENDING", "PLAYERS", "PRESETS", "REFINED_NOW", "REFINE_AGAIN", "expected_files", "main",
+           "prepare", "tables"]
 
 PRESETS = tuple(p.name for p in NAMED)
 """The presets whose tables ship: every named one."""
@@ -90,8 +91,9 @@ def tables(presets: Sequence[str] = PRESETS, players: Sequence[int] = PLAYERS) -
 REFINED_NOW: frozenset[tuple[str, int]] = frozenset({("standard", 10), ("chase-the-ace", 10), ("cuckoo", 10)})
 """The (preset, players) from :data:`~chasetheace.solver.solutions.choice.SUMMARY_PLAYERS` whose
 shipped file is refined by the current default schedule
-(:func:`~chasetheace.solver.solutions.choice.refine_passes` passes of :data:`~chasetheace.solver.solutions.choice.REFINE_HANDS` hands, moving all the way where
-sure to a standard error)."""
+(:func:`~chasetheace.solver.solutions.choice.refine_passes` passes of
+:data:`~chasetheace.solver.solutions.choice.REFINE_HANDS` hands, moving all the way where sure to a
+standard error)."""
 REFINE_AGAIN: frozenset[tuple[str, int]] = frozenset(
     tables(players=range(SUMMARY_PLAYERS, PLAYERS.stop))) - REFINED_NOW
 """The other big tables: their shipped file was made before the current refinement schedule, refined
