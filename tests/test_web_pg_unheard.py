@@ -26,7 +26,7 @@ pytest.importorskip("psycopg", reason=missing_extra("psycopg", "postgres"))
 
 from chasetheace.web.pgstore import PgStore
 from chasetheace.web.tables import Table
-from webtools import ServerProcess, create, join, play_to_end, server_processes
+from webtools import ServerProcess, create, finish_together, join, server_processes
 
 LIMITS = ["--connections-per-client", "1000", "--tables-per-client", "100000", "--rate-per-client", "100000",
           "--burst-per-client", "100000", "--http-rate", "100000", "--http-burst", "100000"]
@@ -83,12 +83,7 @@ def test_a_move_saved_but_never_announced_reaches_every_other_process(
     # found by a heartbeat (a process may have read the table for a reason of its own meanwhile)
     assert sum(p.health()["cluster"]["writes_unheard"] for p in (one, two)) >= 1
     assert ann.events_seen == bob.events_seen
-    play_to_end([ann, bob])  # and the game goes on from there on both processes
-    for c in (ann, bob):
-        c.wait_for(lambda c: c.game is not None and c.game["over"])
-    assert ann.history[-1] == bob.history[-1]
-    for c in (ann, bob):
-        c.close()
+    finish_together([ann, bob])  # and the game goes on from there on both processes
 
 
 def test_heartbeats_check_every_table_in_turn_and_read_one_found_behind_twice(pg_url: str) -> None:

@@ -34,6 +34,7 @@ from webtools import (  # noqa: E402
     Client,
     ServerProcess,
     create,
+    finish_together,
     join,
     play_to_end,
     play_with_moved_sockets,
@@ -260,12 +261,7 @@ def test_a_game_started_on_another_process_is_dealt_from_its_notification(
     assert _counts(two)["games_applied"] == 1
     assert bob.game is not None and ann.game is not None
     assert bob.game["dealer"] == ann.game["dealer"] and bob.game["lives"] == ann.game["lives"]
-    play_to_end([ann, bob])  # and the game goes on from there on both processes
-    for c in (ann, bob):
-        c.wait_for(lambda c: c.game is not None and c.game["over"])
-    assert ann.history[-1] == bob.history[-1]
-    for c in (ann, bob):
-        c.close()
+    finish_together([ann, bob])  # and the game goes on from there on both processes
 
 
 def test_a_process_hears_only_the_tables_it_has_in_memory(pg_url: str, started: list[ServerProcess]) -> None:

@@ -270,6 +270,17 @@ def play_to_end(clients: list[Client], choose: Callable[[Client], str] | None = 
                 c.send({"type": "act", "action": (choose or threshold)(c)})
 
 
+def finish_together(clients: list[Client]) -> None:
+    """Play the game to its end (:func:`play_to_end`), check every client saw the same last event,
+    and close them: the end of a test whose clients sit on several processes."""
+    play_to_end(clients)
+    for c in clients:
+        c.wait_for(lambda c: c.game is not None and c.game["over"])
+    assert all(c.history[-1] == clients[0].history[-1] for c in clients)
+    for c in clients:
+        c.close()
+
+
 def threshold(client: Client) -> str:
     game = client.game
     assert game is not None and game["card"] is not None
