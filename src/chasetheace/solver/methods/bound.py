@@ -244,11 +244,15 @@ class _SummaryKeep:
     def of(cls, hand: Hand, keep: Callable[[InfoKey], float]) -> _SummaryKeep | None:
         """The arrays for ``keep`` if it is the ``played_keep`` of a summary solution whose
         situations are all summaries (canonical keys) of this table, else None (asked one by one)."""
-        from ..solutions.solution import Solution
         from .sampled import summary_key
 
-        sol = getattr(keep, "__self__", None)
-        if (not isinstance(sol, Solution) or getattr(keep, "__func__", None) is not Solution.played_keep
+        # ``Solution.played_keep`` itself, bound to a solution, told by its name and module: the
+        # solutions room sits above this one, so it is not imported here (tests/test_architecture.py)
+        sol: Any = getattr(keep, "__self__", None)
+        func = getattr(keep, "__func__", None)
+        if (sol is None or func is None or getattr(func, "__qualname__", None) != "Solution.played_keep"
+                or getattr(func, "__module__", None) != "chasetheace.solver.solutions.solution"
+                or getattr(type(sol), "played_keep", None) is not func
                 or sol.method != "summary" or sol.players != hand.players):
             return None
         n, k = hand.players, hand.rank_count
