@@ -265,6 +265,26 @@ AGREE_TEXT = [
 ]
 """The agree step: where it applies, and what it changed in the shipped tables."""
 
+TRUE_TEXT = [
+    "**The shipped 8- and 9-player tables in the true game.** `python benchmarks/true_nashconv.py",
+    "--preset P --players N` measures a shipped file as a player gets it (read as the solution cache",
+    "reads it, in float32; the strategy the bot plays, `Solution.played_keep`) by an exact best response",
+    "in the true game, in parts, on one worker by default (`--checkpoint DIR` keeps every finished part,",
+    "so a run stopped and started again computes only the parts missing; `--log FILE`), and prints the",
+    "NashConv, its CPU seconds and peak memory. At 8 players `standard` and `cuckoo` were measured so",
+    "before they shipped (the same strategies in double precision, `benchmarks/agree.py --exact`):",
+    "7.98e-4 and 8.42e-4 lives a hand, within the goal of 1e-3; `chase-the-ace` at 8 is not measured.",
+    "At 9 players none is measured yet: on 27 November 2026 `nice -n 10 python",
+    "benchmarks/true_nashconv.py --preset standard --players 9 --checkpoint tmp/true` ran from 16:05 to",
+    "17:00 UTC on one worker while the machine's 2 cores were shared at a load average of 3 to 8 (the",
+    "worker got a fifth to a third of a core) and finished 32 of the 364 parts, the largest first,",
+    "in 858 CPU seconds (the worker at 1.9 GB at most, sampled every 10 s); about 750 to 950 CPU",
+    "seconds are left, and the same command resumes there. A pass takes about 1,600 CPU seconds",
+    "(docs/cluster.md), so each of `standard`, `cuckoo` and `chase-the-ace` at 9 players needs about",
+    "half an hour of a free core; whether they are within 1e-3 is not known.",
+]
+"""The shipped 8- and 9-player tables measured in the true game (benchmarks/true_nashconv.py)."""
+
 BIG_TEXT = [
     "From 10 players the shipped tables are the summary learner's, under every preset (method",
     "`summary`: 24,000 / players² mini-batches of 2,000 hands, seed 0, twice the sampled method's",
@@ -403,7 +423,8 @@ def prose(hands: int = HANDS) -> list[str]:
         "given away, last public action, number of swaps, then fewer of these).",
         "'Keeps from' is the weakest card from which on a position keeps more often than not, over",
         "the situations it meets (weighted by how often they arise).",
-        "", *METHOD_TEXT, "", *SUMMARY_TEXT, "", *NINE_TEXT, "", *AGREE_TEXT, "", *BIG_TEXT, "",
+        "", *METHOD_TEXT, "", *SUMMARY_TEXT, "", *NINE_TEXT, "", *AGREE_TEXT, "", *TRUE_TEXT, "",
+        *BIG_TEXT, "",
         *REFINE_TEXT, "", *rows_text(hands), "",
     ]
 
