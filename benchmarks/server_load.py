@@ -278,6 +278,18 @@ def nice_of(pid: int) -> int:
     return int(_stat(pid)[16])
 
 
+def autogroup() -> bool | None:
+    """Whether the kernel schedules by session (``sched_autogroup_enabled``; None where it cannot
+    tell). When it does, nice levels order processes only within one session: a busy program
+    started from another terminal (or with ``setsid``) takes a whole share beside everything this
+    benchmark starts, whatever its nice level."""
+    try:
+        with open("/proc/sys/kernel/sched_autogroup_enabled") as f:
+            return f.read().strip() == "1"
+    except OSError:
+        return None
+
+
 def cpu_seconds(pid: int) -> float:
     fields = _stat(pid)
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
@@ -674,6 +686,7 @@ async def main_async(args: argparse.Namespace, servers: Servers,
         "nice": {"servers": sorted({nice_of(p.pid) for p in servers.procs}),
                  "hogs": sorted({nice_of(h.pid) for h in hogs}),
                  "postgresql": None if database is None else database.nice()},
+        "sched_autogroup": autogroup(),
         "clients_cpu_percent_of_one_core": round(100 * mine / measured, 1), "errors": len(bench.errors),
         "load_average": os.getloadavg()[0], "server_rss_mb": round(rss, 1),
         "first_errors": bench.errors[:3],
@@ -792,6 +805,11 @@ def report(args: argparse.Namespace, result: dict[str, Any]) -> None:
     print(f"durability: {result['durability']}; nice levels: servers {result['nice']['servers']}, busy "
           f"processes {result['nice']['hogs'] or '-'}"
           + ("" if result["db"] != "postgresql" else f", PostgreSQL server {result['nice']['postgresql']}"))
+    if result["sched_autogroup"]:
+        print("warning: the kernel schedules by session (sched_autogroup_enabled is 1): nice levels "
+              "order processes only within a session, and a busy program started from another "
+              "session takes a whole share beside these, niced or not; for a fair run, as root: "
+              "echo 0 > /proc/sys/kernel/sched_autogroup_enabled")
     if result["db"] == "postgresql":
         flush = result["wal_flush_ms"]
         took = "(time not measured: track_wal_io_timing off)" if flush is None else f"{flush} ms each"

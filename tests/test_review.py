@@ -459,3 +459,23 @@ def test_situations_a_solution_never_met_are_judged_by_similar_ones(solutions: d
         if d.hint.generalised:
             assert "never met" in d.hint.text() and d.to_dict()["generalised"] is True
             assert 0 <= d.hint.lose_if_keep <= 1 and 0 <= d.hint.lose_if_swap <= 1
+
+
+def test_a_solution_in_memory_and_read_from_its_file_see_the_same_similar_situations(tmp_path: Path) -> None:
+    import numpy as np
+
+    # the features of similar situations (the history's last token, its swaps), worked out per
+    # history in memory and over the history tree in a file, per situation alike
+    sol = solve(cta.Rules(ties="eldest-loses"), 7, method="sampled", iterations=2, exact_check=False)
+    sol.save(str(tmp_path / "s.npz"))
+    read = Solution.load(str(tmp_path / "s.npz"))
+    mine, theirs = sol._columns(), read._columns()
+    assert read.infosets == sol.infosets and len(mine["last"]) == len(sol.infosets)
+    assert [k[1][-1] if k[1] else "" for k in sol.infosets] == [
+        mine["names"][i] if i >= 0 else "" for i in mine["last"].tolist()] == [
+        theirs["names"][i] if i >= 0 else "" for i in theirs["last"].tolist()]
+    assert mine["swaps"].tolist() == theirs["swaps"].tolist() == [
+        sum(1 for x in k[1] if x.startswith("s")) for k in sol.infosets]
+    bare = sol._columns(features=False)  # what keep_by_card needs: the rest alike
+    assert "last" not in bare and all(np.array_equal(bare[k], mine[k]) for k in bare)
+    np.testing.assert_array_equal(sol.keep_by_card(), read.keep_by_card())

@@ -22,8 +22,11 @@ from the database and goes on with its bots and timers. Should two processes eve
 move at once (a holder paused past its lease), the primary key still lets one of them save it.
 
 Which seats have a person connected (bots and timers wait while nobody is there; an absent
-player's turn is played for them) is shared in ``presence``, rewritten at every heartbeat and
-changed at once when someone comes or goes.
+player's turn is played for them) is shared in ``presence``, changed at once when someone comes or
+goes (and announced), and stated afresh by a heartbeat after the database was away. A change no
+notification announced (one stated by a heartbeat, a lost ``NOTIFY``, a process that died or beats
+again after a pause) is found by the heartbeats, which read who is connected elsewhere at each
+table they check (:meth:`Cluster._unheard_presence`).
 
 A person's move, and a bot's or a timer's, is saved without holding up the event loop: the
 engine plays it, the table is :attr:`~.tables.Table.saving` (nobody is told of it, other messages
@@ -134,9 +137,11 @@ class Cluster(Saver):
     """The most channels one LISTEN or UNLISTEN text names: a heartbeat that finds many tables
     loaded or let go at once sends a few texts, each answered in one go (benchmarks/listen_channels.py)."""
     check_batch = 200
-    """The most tables whose place in the database (seats, game, moves) one heartbeat reads, to
-    find writes whose notification never came (:meth:`_unheard_writes`): about 3 ms of the
-    database's time for 200 tables; a process holding more checks each in turn."""
+    """The most tables whose place in the database (seats, game, moves, people connected through
+    other processes) one heartbeat reads, to find writes and changes of people whose notification
+    never came (:meth:`_unheard_writes`, :meth:`_unheard_presence`): for 200 tables about 1.3 ms
+    of this process's CPU and 2 ms of the database's a beat (``benchmarks/heartbeat_check.py``);
+    a process holding more checks each in turn."""
     probe_timeout = 1.0
     """A probe not answered within this many seconds fails; no answer for twice as long: the
     database counts as unavailable (one slow answer on a busy machine does not)."""
@@ -186,13 +191,18 @@ class Cluster(Saver):
         # shown by /healthz: notifications heard, moves applied from them, tables read, moves saved,
         # games started from them; the microseconds the moves saved waited for their commit (from
         # sending the write to its answer: the database's part of a move's latency); writes found
-        # by a heartbeat that no notification announced (:meth:`_unheard_writes`)
+        # by a heartbeat that no notification announced (:meth:`_unheard_writes`), and changes of
+        # who is connected elsewhere found so (:meth:`_unheard_presence`)
         self.counts = {"notified": 0, "moves_applied": 0, "moves_known": 0, "tables_read": 0,
-                       "moves_saved": 0, "games_applied": 0, "save_wait_us": 0, "writes_unheard": 0}
+                       "moves_saved": 0, "games_applied": 0, "save_wait_us": 0, "writes_unheard": 0,
+                       "presence_unheard": 0}
         # tables the database had further on than their copy here at the last heartbeat: where, and
         # since when (monotonic): read again if still so at a later beat (:meth:`_unheard_writes`)
         self.behind: dict[str, tuple[tuple[int, int, int], float]] = {}
         self.checked: dict[str, float] = {}  # table -> when (monotonic) a heartbeat last read its place
+        # tables whose seats connected elsewhere the database had otherwise than this process at the
+        # last heartbeat: as the database had them, and since when (monotonic) (:meth:`_unheard_presence`)
+        self.presence_behind: dict[str, tuple[set[int], float]] = {}
 
     @property
     def process(self) -> str:
@@ -251,16 +261,20 @@ class Cluster(Saver):
         self.lease_ends = None
         clock: list[tuple[float, int | None, float, float]] = []  # the database's clock, read first
         positions = dict.fromkeys(self._to_check(), (0, 0, 0))
+        there: dict[str, set[int]] = {}  # each table checked: its seats connected elsewhere
         try:
             held, gained, seats, self.dead, self.lease_ends = await asyncio.to_thread(
                 self.store.beat, present, wanted, sorted(self.held), self.lease, self.lease, self.dead, clock,
-                positions)
+                positions, there)
         except StoreUnavailable:
             return  # the leases run out by themselves: bots and timers stop here
         finally:
             if clock:
                 self._clock_read(*clock[0])
         self._unheard_writes(positions)
+        for t in seats:  # (their people as read with this beat are taken just below)
+            self.presence_behind.pop(t, None)
+        self._unheard_presence({t: s for t, s in there.items() if t not in seats})
         if present is not None:
             self.restate = False
         self._turns_again()  # the database answered: turn timers it missed go again
@@ -272,8 +286,11 @@ class Cluster(Saver):
         was = {t for t in self.held if self.holds(t)}
         self.held = {t: until for t in held}
         moved = gained | (held ^ was)
+        people = set()  # tables whose people connected elsewhere changed: their clients are told
         for t, s in seats.items():
             if self.elsewhere.get(t) != s:
+                if self.elsewhere.get(t, set()) != s:
+                    people.add(t)
                 self.elsewhere[t] = s
                 moved.add(t)
         for table_id in sorted(moved):
@@ -282,6 +299,10 @@ class Cluster(Saver):
                 continue
             if table_id in gained:  # taken over: read the table as saved, then go on with it
                 await self.refresh_off_loop(table)
+                if table_id in people:  # (the read found them as this beat left them: not told)
+                    server.changed(table)
+            elif table_id in people:
+                server.changed(table)
             else:
                 server.reschedule(table)
 
@@ -318,15 +339,50 @@ class Cluster(Saver):
         self.behind = {**{t: v for t, v in self.behind.items() if t not in positions
                           and t in self.server.lobby.tables}, **behind}
 
+    def _unheard_presence(self, there: dict[str, set[int]]) -> None:
+        """Tables whose seats with a person connected to another live process (read with a
+        heartbeat) are not those this process shows, at two heartbeats in a row, at least half a
+        beat apart, and not caught up with meanwhile: a change of who is connected that no
+        notification announced (presence stated afresh by a heartbeat after the database was
+        away or a write failed, a ``NOTIFY`` lost, a process that died or beats again after a
+        pause), so those seats are read again (all such tables in one statement). Found as
+        :meth:`_unheard_writes` finds a write: within two beats and a read (a change racing its
+        notification is not read twice)."""
+        now = time.monotonic()
+        tables = self.server.lobby.tables
+        behind: dict[str, tuple[set[int], float]] = {}
+        found = []
+        for table_id, seats in there.items():
+            here = self.elsewhere.get(table_id, set())
+            if table_id not in tables or seats == here:
+                continue
+            seen = self.presence_behind.get(table_id)
+            if seen is None or seen[0] == here:
+                behind[table_id] = (seats, now)  # (what was seen before is in this copy now)
+            elif now - seen[1] < self.beat / 2:
+                behind[table_id] = seen
+            else:
+                found.append(table_id)
+        if found:  # (one line: a process that died may have had people at many tables)
+            self.counts["presence_unheard"] += len(found)
+            log.warning("who is connected elsewhere changed unannounced at %d table(s) (%s): reading them "
+                        "(a process died or beats again, or a notification was lost)", len(found),
+                        ", ".join(found[:5]) + (", ..." if len(found) > 5 else ""))
+            self.seats_dirty.update(found)
+            self.wake.set()
+        self.presence_behind = {**{t: v for t, v in self.presence_behind.items() if t not in there
+                                   and t in tables}, **behind}
+
     def _to_check(self) -> list[str]:
         """The tables whose place in the database the next heartbeat reads: those found behind at
-        the last one, then those checked longest ago, :attr:`check_batch` in all (every table at
-        each beat up to that many in memory; beyond, each in turn)."""
+        the last one (moves or people), then those checked longest ago, :attr:`check_batch` in
+        all (every table at each beat up to that many in memory; beyond, each in turn)."""
         tables = self.server.lobby.tables
         for gone in [t for t in self.checked if t not in tables]:
             del self.checked[gone]
-        first = [t for t in self.behind if t in tables]
-        rest = [t for t in tables if t not in self.behind]
+        behind = {**self.behind, **self.presence_behind}
+        first = [t for t in behind if t in tables]
+        rest = [t for t in tables if t not in behind]
         if len(first) + len(rest) > self.check_batch:
             rest.sort(key=lambda t: self.checked.get(t, 0.0))
         chosen = first + rest[:max(0, self.check_batch - len(first))]
@@ -752,18 +808,18 @@ class Cluster(Saver):
             await self.wake.wait()
             self.wake.clear()
             seats, self.seats_dirty = self.seats_dirty - self.dirty, set()
-            for table_id in seats:
-                table = self.server.lobby.tables.get(table_id)
-                if table is None:
-                    continue
+            asked = sorted(t for t in seats if t in self.server.lobby.tables)
+            if asked:  # who is connected elsewhere, at every table that changed: one statement
                 try:
-                    elsewhere = await asyncio.to_thread(self.store.present_elsewhere, table_id, self.lease)
+                    found = await asyncio.to_thread(self.store.presence_elsewhere, asked, self.lease)
                 except StoreUnavailable:
-                    self.dirty.add(table_id)
-                    continue
-                if elsewhere != self.elsewhere.get(table_id, set()):
-                    self.elsewhere[table_id] = elsewhere
-                    self.server.changed(table)
+                    self.dirty.update(asked)
+                    found = {}
+                for table_id, elsewhere in found.items():
+                    table = self.server.lobby.tables.get(table_id)
+                    if table is not None and elsewhere != self.elsewhere.get(table_id, set()):
+                        self.elsewhere[table_id] = elsewhere
+                        self.server.changed(table)
             batch, self.dirty = self.dirty, set()
 
             async def one(table_id: str) -> None:

@@ -15,10 +15,11 @@ sent only once the write committed and in the same round trip as its commit
 sends it in its own transaction): PostgreSQL delivers it to every process listening there, the
 processes with the table in memory (:mod:`.cluster`), each of which reads what it is missing and
 tells its own clients (a write whose ``NOTIFY`` was lost is found by their heartbeats,
-:meth:`PgStore.beat`). Two processes saving the same move number, seat or
-game collide on the primary key: the second gets :class:`~.store.StoreConflict` and nothing is
-written. A database that cannot be reached is :class:`~.store.StoreUnavailable` (fast: after a
-failure, calls fail at once for a second instead of each waiting on the connection pool).
+:meth:`PgStore.beat`, as is a change of who is connected that nobody announced). Two processes
+saving the same move number, seat or game collide on the primary key: the second gets
+:class:`~.store.StoreConflict` and nothing is written. A database that cannot be reached is
+:class:`~.store.StoreUnavailable` (fast: after a failure, calls fail at once for a second instead
+of each waiting on the connection pool).
 
 Connections come from a psycopg-pool pool for the worker threads, and for the moves, written
 from the event loop, from a few asynchronous connections of their own (a connection that broke,
@@ -129,11 +130,20 @@ def _clock_row(row: Any) -> tuple[float, int | None]:
     return float(row[0]), int(schema) if schema.isdecimal() else None
 
 
+_LIVE = "p.process <> %s AND q.seen > now() - make_interval(secs => %s)"
+_ELSEWHERE_MANY = ("SELECT p.table_id, p.seat FROM presence p JOIN processes q ON q.id = p.process "
+                   "WHERE p.table_id = ANY(%s::text[]) AND " + _LIVE)
+"""The seats of some tables with a person connected to another live process (table, seat)."""
 _POSITIONS = ("SELECT x.t, (SELECT count(*) FROM seats s WHERE s.table_id = x.t), g.n, "
               "COALESCE((SELECT a.seq + 1 FROM actions a WHERE a.table_id = x.t AND a.game_no = g.n "
-              "ORDER BY a.seq DESC LIMIT 1), 0) FROM unnest(%s::text[]) AS x(t) CROSS JOIN LATERAL "
+              "ORDER BY a.seq DESC LIMIT 1), 0), "
+              "ARRAY(SELECT DISTINCT p.seat FROM presence p JOIN processes q ON q.id = p.process "
+              "WHERE p.table_id = x.t AND " + _LIVE + ") "
+              "FROM unnest(%s::text[]) AS x(t) CROSS JOIN LATERAL "
               "(SELECT COALESCE(max(game_no), 0) AS n FROM games WHERE table_id = x.t) AS g")
-"""Where the database has each of some tables: seats taken, last game, moves saved in it."""
+"""Where the database has each of some tables: seats taken, last game, moves saved in it; and its
+seats with a person connected to another live process (parameters: this process, how recent a
+live process's heartbeat is, in seconds, and the tables)."""
 _ALIVE = "INSERT INTO processes VALUES (%s, now()) ON CONFLICT (id) DO UPDATE SET seen = now()"
 # a move: its insert committed first, on its own (dated on the database's clock, as tables are:
 # the expiry of idle tables reads that clock), then its NOTIFY in a transaction of its own, sent
@@ -997,6 +1007,7 @@ class PgStore:
              lease: float, alive: float, dead: set[str],
              clock: list[tuple[float, int | None, float, float]] | None = None,
              positions: dict[str, tuple[int, int, int]] | None = None,
+             elsewhere: dict[str, set[int]] | None = None,
              ) -> tuple[set[str], set[str], dict[str, set[int]], set[str], float | None]:
         """One heartbeat of this process, in one transaction: with ``clock`` (a list), first read
         the database's clock as :meth:`clock` does and append the reading to it, with this
@@ -1012,9 +1023,13 @@ class PgStore:
         dead now; and in how many seconds the first lease another process holds on a ``wanted``
         table runs out (None if none: the next beat may take it then, not a beat later). With
         ``positions`` (a dict whose keys are tables), each table's value is set to where the
-        database has it: seats taken, last game, moves in that game (:data:`_POSITIONS`: three
-        index probes a table), so a write whose notification was lost (its process or
-        backend gone between the commit and the ``NOTIFY``) is found by the caller. Each
+        database has it: seats taken, last game, moves in that game (:data:`_POSITIONS`: four
+        index probes a table, with the people below), so a write whose notification was lost (its process or
+        backend gone between the commit and the ``NOTIFY``) is found by the caller; with
+        ``elsewhere`` (a dict) too, it gets each such table's seats with a person connected to
+        another live process (in the same statement: one more index probe a table), so a change
+        of who is connected that no notification announced (a presence written by a heartbeat, a
+        process that died or beats again, a lost ``NOTIFY``) is found as well. Each
         step touches only what changed: a steady beat is a few small statements, and its commit
         does not wait for the disk (``synchronous_commit`` off for it alone: a beat lost with a
         crash of PostgreSQL is written again by the next one a second later, and a lease taken in
@@ -1069,16 +1084,16 @@ class PgStore:
             ask = sorted(holding if now_dead - dead else gained)
             seats: dict[str, set[int]] = {t: set() for t in ask}
             if ask:
-                for t, s in cur.execute(
-                        "SELECT p.table_id, p.seat FROM presence p JOIN processes q ON q.id = p.process "
-                        "WHERE p.table_id = ANY(%s::text[]) AND p.process <> %s "
-                        "AND q.seen > now() - make_interval(secs => %s)", (ask, me, alive)).fetchall():
+                for t, s in cur.execute(_ELSEWHERE_MANY, (ask, me, alive)).fetchall():
                     seats[t].add(s)
             if tidy:
                 cur.execute("DELETE FROM processes WHERE seen < now() - interval '1 day'")
             if positions:
-                for t, taken, game_no, moves in cur.execute(_POSITIONS, (sorted(positions),)).fetchall():
+                for t, taken, game_no, moves, here in cur.execute(
+                        _POSITIONS, (me, alive, sorted(positions))).fetchall():
                     positions[t] = (int(taken), int(game_no), int(moves))
+                    if elsewhere is not None:
+                        elsewhere[t] = {int(s) for s in here}
             return holding, gained, seats, now_dead, soonest
         return self._tx(work)
 
@@ -1131,3 +1146,12 @@ class PgStore:
         """The seats of a table with a person connected to another live process."""
         return self._tx(lambda cur: {r[0] for r in cur.execute(
             _ELSEWHERE, (table_id, self.process, alive)).fetchall()})
+
+    def presence_elsewhere(self, table_ids: Sequence[str], alive: float) -> dict[str, set[int]]:
+        """:meth:`present_elsewhere` of several tables, in one statement (every table given is a
+        key)."""
+        found: dict[str, set[int]] = {t: set() for t in table_ids}
+        for t, s in self._tx(lambda cur: cur.execute(
+                _ELSEWHERE_MANY, (list(table_ids), self.process, alive)).fetchall(), atomic=False):
+            found[t].add(int(s))
+        return found

@@ -8,12 +8,14 @@ NashConv 0 makes the value an exact fraction.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from ...rules import Rules
 from ..model import brute
-from ..model.hand import Hand, InfoKey
+from ..model.hand import Deck, Hand, InfoKey
 
 __all__ = ["ZeroSumSolution", "solve_zero_sum", "is_zero_sum"]
 
@@ -90,8 +92,15 @@ class _Game:
 
 
 def is_zero_sum(hand: Hand) -> bool:
-    """Whether every deal and play of this two-player hand has exactly one life lost in all."""
-    return hand.players == 2 and _Game(hand).zero_sum
+    """Whether every deal and play of this two-player hand has exactly one life lost in all (found
+    by enumerating every deal once per rules: ``solve(method="auto")`` asks it several times per
+    solve, and a review or hint for the same rules again)."""
+    return hand.players == 2 and _zero_sum(hand.rules, hand.deck)
+
+
+@functools.lru_cache(maxsize=64)
+def _zero_sum(rules: Rules, deck: Deck) -> bool:
+    return _Game(Hand(rules, 2, deck)).zero_sum
 
 
 def _plan(keep: list[Fraction]) -> list[Fraction]:

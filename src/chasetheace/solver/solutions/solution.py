@@ -267,31 +267,47 @@ class Solution:
     def _has_chances(self) -> bool:
         return (self._tables.chances is not None) if self._tables is not None else self.chances is not None
 
-    def _columns(self) -> dict[str, Any]:
-        """The per-situation tables as numpy arrays (float64 figures), for the sums over them."""
+    def _columns(self, features: bool = True) -> dict[str, Any]:
+        """The per-situation tables as numpy arrays (float64 figures), for the sums over them;
+        ``features``: with the history's features of :func:`similar_features` too (``last``, the
+        index in ``names`` of the history's last token, -1 for none; ``swaps``)."""
         import numpy as np
 
         t = self._tables
         if t is not None:
             chances = t.values if t.chances is None else t.chances
-            last, swaps, names = t.features()
-            return dict(position=t.position.astype(np.int64), card=t.card.astype(np.int64),
-                        given=t.given.astype(np.int64), keep=t.keep.astype(np.float64),
-                        reach=t.reach.astype(np.float64), values=t.values.astype(np.float64),
-                        chances=chances.astype(np.float64), last=last, swaps=swaps, names=names)
-        seen: dict[str, int] = {}
+            got = dict(position=t.position.astype(np.int64), card=t.card.astype(np.int64),
+                       given=t.given.astype(np.int64), keep=t.keep.astype(np.float64),
+                       reach=t.reach.astype(np.float64), values=t.values.astype(np.float64),
+                       chances=chances.astype(np.float64))
+            if features:
+                got["last"], got["swaps"], got["names"] = t.features()
+            return got
         keys = self.infosets
-        return dict(position=np.array([k[0] for k in keys], dtype=np.int64),
-                    card=np.array([k[2] for k in keys], dtype=np.int64),
-                    given=np.array([k[3] for k in keys], dtype=np.int64),
-                    keep=np.array(self.keep, dtype=np.float64), reach=np.array(self.reach, dtype=np.float64),
-                    values=np.array(self.values, dtype=np.float64).reshape(-1, 2),
-                    chances=np.array(self.values if self.chances is None else self.chances,
-                                     dtype=np.float64).reshape(-1, 2),
-                    last=np.array([seen.setdefault(k[1][-1], len(seen)) if k[1] else -1 for k in keys],
-                                  dtype=np.int64),
-                    swaps=np.array([sum(1 for x in k[1] if x.startswith("s")) for k in keys], dtype=np.int64),
-                    names=list(seen))
+        got = dict(position=np.array([k[0] for k in keys], dtype=np.int64),
+                   card=np.array([k[2] for k in keys], dtype=np.int64),
+                   given=np.array([k[3] for k in keys], dtype=np.int64),
+                   keep=np.array(self.keep, dtype=np.float64), reach=np.array(self.reach, dtype=np.float64),
+                   values=np.array(self.values, dtype=np.float64).reshape(-1, 2),
+                   chances=np.array(self.values if self.chances is None else self.chances,
+                                    dtype=np.float64).reshape(-1, 2))
+        if features:
+            # many situations share a history (and the sampled method's share its very tuple): each
+            # history's features worked out once; the names numbered in the order first met
+            seen: dict[str, int] = {}
+            per: dict[tuple[str, ...], tuple[int, int]] = {}
+            last, swaps = [], []
+            for k in keys:
+                h = k[1]
+                got_h = per.get(h)
+                if got_h is None:
+                    got_h = per[h] = (seen.setdefault(h[-1], len(seen)) if h else -1,
+                                      sum(1 for x in h if x.startswith("s")))
+                last.append(got_h[0])
+                swaps.append(got_h[1])
+            got.update(last=np.array(last, dtype=np.int64), swaps=np.array(swaps, dtype=np.int64),
+                       names=list(seen))
+        return got
 
     def _similar_sums(self, level: int, features: tuple[Any, ...]) -> tuple[float, ...] | None:
         """The sums (weight, weighted values and chances, count) over the situations with figures
@@ -349,7 +365,7 @@ class Solution:
         import numpy as np
 
         k = self.deck.rank_count
-        c = self._columns()
+        c = self._columns(features=False)
         cell = c["position"] * k + c["card"]
         num = np.bincount(cell, c["reach"] * c["keep"], minlength=self.players * k)
         den = np.bincount(cell, c["reach"], minlength=self.players * k)
