@@ -89,8 +89,7 @@ def tables(presets: Sequence[str] = PRESETS, players: Sequence[int] = PLAYERS) -
 
 
 REFINED_NOW: frozenset[tuple[str, int]] = frozenset(
-    [(preset, n) for preset in ("standard", "chase-the-ace", "cuckoo") for n in (10, 11, 12, 13)]
-    + [("standard", 14), ("standard", 15), ("chase-the-ace", 14)])
+    (preset, n) for preset in ("standard", "chase-the-ace", "cuckoo") for n in range(10, 16))
 """The (preset, players) from :data:`~chasetheace.solver.solutions.choice.SUMMARY_PLAYERS` whose
 shipped file is refined by the current default schedule
 (:func:`~chasetheace.solver.solutions.choice.refine_passes` passes of
@@ -100,9 +99,9 @@ REFINE_AGAIN: frozenset[tuple[str, int]] = frozenset(
     tables(players=range(SUMMARY_PLAYERS, PLAYERS.stop))) - REFINED_NOW
 """The other big tables: their shipped file was made before the current refinement schedule, refined
 with the earlier one (6 passes of 200,000 hands moving half way where sure to two standard errors:
-standard 16-20 players, chase-the-ace 15-20, cuckoo 14-20, cassell-1882 10-13) or trained only
+standard, chase-the-ace and cuckoo 16-20 players, cassell-1882 10-13) or trained only
 (cassell-1882 14-20). They are played as shipped; :func:`prepare` solves them again with the
-current schedule (about 5 CPU hours for all of them, extrapolated); once shipped so, move them to
+current schedule (about 4 CPU hours for all of them, extrapolated); once shipped so, move them to
 :data:`REFINED_NOW`."""
 
 
