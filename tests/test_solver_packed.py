@@ -283,10 +283,13 @@ def test_the_shipped_tables_at_the_edge_of_iid_are_solved_by_the_method_solving_
         sol = Solution.load(str(cache.prepared_path(rules, n)))
         iid = n <= cache.AHEAD_IID_PLAYERS and not (rules.pairing or rules.kings_jerk)
         method = "summary" if n >= SUMMARY_PLAYERS else "iid" if iid else "sampled"
+        if (preset, n) in prepare.TRUE_NOW:
+            method = "dcfr"
         assert sol.method == method, (preset, n, sol.method)
         assert sol.iterations == summary_batches(n) or method != "summary"
-        # shipped before the current refinement schedule: prepare knows to solve it again
-        again = (preset, n) in prepare.REFINE_AGAIN
+        # shipped before the current refinement schedule or solving in the true game: prepare knows
+        # to solve it again
+        again = (preset, n) in prepare.REFINE_AGAIN | prepare.TRUE_AGAIN
         assert prepare._ships(cache.prepared_path(rules, n), rules, n) != again, (preset, n)
     assert not prepare._ships(cache.prepared_path(cta.Rules(), edge[0]), cta.Rules(), edge[1])
     ten = cache.prepared_path(cta.Rules(), SUMMARY_PLAYERS)
@@ -296,6 +299,32 @@ def test_the_shipped_tables_at_the_edge_of_iid_are_solved_by_the_method_solving_
         assert sol.method == "summary" and sol.iterations == summary_batches(n), (preset, n)
         assert (sol.refined == prepare._refinement(n)) == ((preset, n) in prepare.REFINED_NOW), (preset, n)
         assert ((preset, n) in prepare.REFINE_AGAIN) != ((preset, n) in prepare.REFINED_NOW), (preset, n)
+
+
+def test_the_true_game_tables_are_solved_and_measured_in_the_true_game() -> None:
+    """From 8 players the tables whose rules the exact tree can start from the ``iid`` strategy are
+    solved by CFR on the exact tree in parts (``prepare.TRUE_GAME``): those shipped so
+    (``prepare.TRUE_NOW``) carry an exact NashConv of the true game within the goal of a thousandth
+    of a life, and their hints say so."""
+    from chasetheace.solver.guide import prepare
+    from chasetheace.solver.solutions.solution import perfect_play_text
+
+    assert {("standard", 9), ("cuckoo", 9), ("chase-the-ace", 9)} <= prepare.TRUE_GAME
+    assert prepare.TRUE_NOW <= prepare.TRUE_GAME and not prepare.TRUE_NOW & prepare.TRUE_AGAIN
+    for preset, n in prepare.TRUE_GAME:
+        rules = cta.Rules.preset(preset)
+        assert not (rules.pairing or rules.kings_jerk) and n in prepare.TRUE_PLAYERS
+        sol = Solution.load(str(cache.prepared_path(rules, n)))
+        shipped = prepare._ships(cache.prepared_path(rules, n), rules, n)
+        assert shipped == ((preset, n) in prepare.TRUE_NOW), (preset, n)
+        if (preset, n) in prepare.TRUE_NOW:
+            assert sol.method == "dcfr" and sol.measured == "exact", (preset, n)
+            assert sol.iterations == prepare.TRUE_ITERATIONS
+            assert 0 <= sol.nash_conv <= 1e-3, (preset, n, sol.nash_conv)
+            assert abs(sum(sol.gains) - sol.nash_conv) < 1e-9
+            assert "(exact)" in perfect_play_text(sol.nash_conv, sol.measured)
+        else:
+            assert sol.method == "iid" and sol.measured == "abstract", (preset, n)
 
 
 def test_the_summary_tables_look_a_situation_up_by_its_summary(tmp_path: Path) -> None:

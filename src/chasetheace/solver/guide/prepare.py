@@ -7,7 +7,13 @@ count only), the hand is solved here, ahead, exactly as the solution cache would
 without pairing or kings_jerk, :data:`~chasetheace.solver.solutions.cache.AHEAD_IID_PLAYERS`, where
 the table solves up to 7; the sampled method above for
 :func:`~chasetheace.solver.solutions.choice.sampled_batches` mini-batches, seed 0: the same files on
-any machine, at any load), except from
+any machine, at any load), except at :data:`TRUE_PLAYERS` (8 and 9) players where the rules allow
+``iid``: there the ``iid`` strategy is only the start of :data:`TRUE_ITERATIONS` iterations of
+discounted CFR on the exact tree of the true game, evaluated in parts in ``--workers`` processes,
+and the file's NashConv is an exact best response's in the true game (every finished part kept in
+a checkpoint folder under the cache, ``prepare-<file name>-dcfr<iterations>``: a run stopped
+resumes there; :data:`TRUE_AGAIN` names the tables that still ship their ``iid`` strategy), and
+from
 :data:`~chasetheace.solver.solutions.choice.SUMMARY_PLAYERS` (10) players, where the summary
 learner (method ``summary``, :class:`~chasetheace.solver.methods.sampled.SummarySolver`) trains
 :func:`~chasetheace.solver.solutions.choice.summary_batches` mini-batches, seed 0, by hands played,
@@ -34,12 +40,14 @@ cache's: for a change to the solve that keeps the version (the final ``agree`` s
 ``iid`` solve, :func:`~chasetheace.solver.solutions.solving.agree`, reached the 6-9 player tables
 of every preset so).
 One solve at a time, CPU-bound: run it with ``nice`` (at 9 players, standard rules, ``iid`` takes
-about 6 CPU minutes and 4.9 GB at its peak).
+about 6 CPU minutes and 4.9 GB at its peak; then each pass over the parts about 1,600 CPU seconds,
+a worker up to 4.7 GB).
 
     python -m chasetheace.solver.guide.prepare                     # every preset, 2 to 20 players
     python -m chasetheace.solver.guide.prepare --preset cuckoo --players 9 12
     nice python -m chasetheace.solver.guide.prepare --players 10 11 12 13 14 15 16 17 18 19 20
-    nice python -m chasetheace.solver.guide.prepare --again --preset cuckoo --players 6 7 8 9
+    nice python -m chasetheace.solver.guide.prepare --again --preset cuckoo --players 6 7
+    nice python -m chasetheace.solver.guide.prepare --again --preset cuckoo --players 8 9 --workers 2
 """
 
 from __future__ import annotations
@@ -62,8 +70,8 @@ from ..solutions.choice import (
 )
 from ..solutions.solution import Solution
 
-__all__ = ["PENDING", "PLAYERS", "PRESETS", "REFINED_NOW", "REFINE_AGAIN", "expected_files", "main",
-           "prepare", "tables"]
+__all__ = ["PENDING", "PLAYERS", "PRESETS", "REFINED_NOW", "REFINE_AGAIN", "TRUE_AGAIN", "TRUE_GAME",
+           "TRUE_ITERATIONS", "TRUE_NOW", "TRUE_PLAYERS", "expected_files", "main", "prepare", "tables"]
 
 PRESETS = tuple(p.name for p in NAMED)
 """The presets whose tables ship: every named one."""
@@ -87,6 +95,28 @@ def tables(presets: Sequence[str] = PRESETS, players: Sequence[int] = PLAYERS) -
                 out.append((name, n))
     return out
 
+
+TRUE_PLAYERS = range(8, 10)
+"""The table sizes whose shipped files are solved in the true game, where the rules let the exact
+tree start from the hand without card removal (no pairing, no kings_jerk): :data:`TRUE_ITERATIONS`
+iterations of discounted CFR on the exact tree, evaluated in parts
+(:mod:`~chasetheace.solver.methods.parts`), started from the ``iid`` strategy, then measured by an
+exact best response in the true game (``measured == "exact"``: the NashConv a hint quotes is the true
+game's). The ``iid`` strategy alone is up to 1.37e-3 lives a hand from an equilibrium there (standard
+rules, 9 players; 8.0e-4 at 8)."""
+TRUE_ITERATIONS = 2
+"""The CFR iterations of a :data:`TRUE_PLAYERS` table (each a pass over the parts; one more for the
+check): at 9 players, standard rules, a pass is about 1,600 CPU seconds."""
+TRUE_GAME: frozenset[tuple[str, int]] = frozenset(
+    (p, n) for p, n in tables(players=TRUE_PLAYERS)
+    if not (Rules.preset(p).pairing or Rules.preset(p).kings_jerk))
+"""The (preset, players) that :func:`prepare` solves in the true game (:data:`TRUE_PLAYERS`)."""
+TRUE_NOW: frozenset[tuple[str, int]] = frozenset({("standard", 9)})
+"""The tables of :data:`TRUE_GAME` shipped so in this version; the others of :data:`TRUE_GAME`
+(:data:`TRUE_AGAIN`) still ship their ``iid`` strategy, solved without card removal."""
+TRUE_AGAIN: frozenset[tuple[str, int]] = TRUE_GAME - TRUE_NOW
+"""The tables of :data:`TRUE_GAME` that ship the ``iid`` strategy for now: ``prepare --again`` solves
+them in the true game; once shipped so, move them to :data:`TRUE_NOW`."""
 
 REFINED_NOW: frozenset[tuple[str, int]] = frozenset(
     (preset, n) for preset in ("standard", "chase-the-ace", "cuckoo") for n in range(10, 16))
@@ -117,11 +147,14 @@ def _say(text: str, done: float) -> None:
 
 
 def prepare(presets: Sequence[str] = PRESETS, players: Sequence[int] = PLAYERS,
-            folder: Path = cache.PREPARED, solved: str | None = None, again: bool = False) -> list[Path]:
+            folder: Path = cache.PREPARED, solved: str | None = None, again: bool = False,
+            workers: int = 1) -> list[Path]:
     """Solve (into the cache folder ``solved``) and write compact into ``folder`` the shipped
     solutions of ``presets`` and ``players`` (those already there in this version are kept, unless
     ``again``: then they are solved again, neither the shipped file nor a cached solution read);
-    remove the files that are not shipped in this version. Returns the files written or kept."""
+    remove the files that are not shipped in this version. Returns the files written or kept.
+    ``workers``: the processes that evaluate the parts of a :data:`TRUE_GAME` table (the result
+    does not depend on it)."""
     folder.mkdir(parents=True, exist_ok=True)
     expected = expected_files(folder, pending=True)
     for stale in folder.glob("*.npz"):
@@ -135,6 +168,8 @@ def prepare(presets: Sequence[str] = PRESETS, players: Sequence[int] = PLAYERS,
         if again or not _ships(path, rules, n):
             if n >= SUMMARY_PLAYERS:  # its checkpoint holds a finished training: only the figures again
                 sol = _summary(rules, n, path, solved)
+            elif (preset, n) in TRUE_GAME:  # its checkpoint holds the finished parts: resumed there
+                sol = _true(rules, n, path, solved, workers)
             elif again:
                 sol = _again(rules, n, solved)
             else:
@@ -166,6 +201,18 @@ def _summary(rules: Rules, players: int, path: Path, solved: str | None) -> Solu
                  exact_check=False, checkpoint=folder, progress=say, refine=passes, refine_hands=REFINE_HANDS)
 
 
+def _true(rules: Rules, players: int, path: Path, solved: str | None, workers: int) -> Solution:
+    """The solution of ``rules`` and ``players`` (shipped as ``path``) in the true game: discounted
+    CFR on the exact tree in parts, :data:`TRUE_ITERATIONS` iterations from the ``iid`` strategy,
+    then an exact best response; every finished part kept in a checkpoint folder of the cache
+    ``solved`` (``prepare-<file name>-dcfr<iterations>``), so that a run stopped resumes there."""
+    from ..solutions.solving import solve
+
+    folder = cache.cache_folder(solved) / f"prepare-{path.stem}-dcfr{TRUE_ITERATIONS}"
+    return solve(rules, players, method="dcfr", iterations=TRUE_ITERATIONS, workers=workers,
+                 checkpoint=folder, progress=lambda text: print(f"{players} players: {text}", flush=True))
+
+
 def _again(rules: Rules, players: int, solved: str | None) -> Solution:
     """The solution of ``rules`` and ``players`` solved now as solving ahead solves it (the
     solution cache's :func:`~chasetheace.solver.solutions.cache.solution_for` with
@@ -192,8 +239,12 @@ def _ships(path: Path, rules: Rules, players: int) -> bool:
         return False
     iid = players <= cache.AHEAD_IID_PLAYERS and not (rules.pairing or rules.kings_jerk)
     method = "summary" if players >= SUMMARY_PLAYERS else "iid" if iid else "sampled"
+    true = players in TRUE_PLAYERS and iid
+    if true:
+        method = "dcfr"
     return (cache.hand_rules(sol.rules) == cache.hand_rules(rules) and sol.players == players
             and (players <= QUICK_EXACT_PLAYERS or sol.method == method)
+            and (not true or (sol.iterations == TRUE_ITERATIONS and sol.measured == "exact"))
             and (method != "summary" or (sol.iterations == summary_batches(players)
                                          and sol.refined == _refinement(players))))
 
@@ -216,11 +267,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--again", action="store_true",
                         help="solve the tables named again even where this version's file ships "
                              "(after a change to the solve that keeps the version, such as the agree step)")
+    parser.add_argument("--workers", type=int, default=1,
+                        help="processes evaluating the parts of the tables solved in the true game "
+                             f"({TRUE_PLAYERS.start} to {TRUE_PLAYERS.stop - 1} players; default 1: at 9 "
+                             "players a worker peaks at about 4.7 GB)")
     args = parser.parse_args(argv)
+    if args.workers < 1:
+        parser.error(f"--workers {args.workers}: at least 1")
     outside = [n for n in args.players if n not in PLAYERS]
     if outside:  # one line and exit 2, before any work
         parser.error(f"--players {outside[0]}: the shipped sizes are {PLAYERS.start} to {PLAYERS.stop - 1}")
-    files = prepare(args.preset or PRESETS, args.players, solved=args.cache, again=args.again)
+    files = prepare(args.preset or PRESETS, args.players, solved=args.cache, again=args.again,
+                    workers=args.workers)
     total = sum(f.stat().st_size for f in cache.PREPARED.glob("*.npz"))
     print(f"{len(files)} solutions; the folder holds {total / 1e6:.2f} MB")
     return 0
