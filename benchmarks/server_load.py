@@ -44,6 +44,17 @@ no worse than one SQLite process's):
 
     python benchmarks/server_load.py --compare --processes 3 --db postgresql://... [--hog 2]
 
+``--trace`` shows where a move's time goes: each server stamps every person's move as its frame
+is read, its save sent, the save answered (the commit) and every update queued
+(``chasetheace.web.movetrace``, on by the environment variable ``CTA_MOVE_TRACE`` that the
+benchmark sets), on the machine's monotonic clock, which the load generator's own stamps (the act
+sent, the update received by the mover and by the table's last client) share; it prints each
+hop's p50 and p99 and its mean over the slowest 1 % of moves. ``--sqlite-full`` (with
+``--compare``) adds a row for comparison only: one SQLite process whose every commit is flushed to
+disk (``synchronous=FULL``, the promise of PostgreSQL's default ``synchronous_commit``), made
+on its event loop, which waits for each flush; the goals are still judged against SQLite's
+default (``synchronous=NORMAL``).
+
 Only loopback is used; every loop is bounded by ``--duration`` and the connection count.
 """
 
@@ -82,6 +93,9 @@ class Pending:
     sent: float
     waiting: set[int]
     process: int = 0  # the process the actor is connected to
+    act_id: str | None = None
+    actor: int = -1  # the acting client's number
+    actor_at: float = 0.0  # when the actor itself received the update (perf_counter)
 
 
 @dataclass
@@ -112,6 +126,7 @@ class Bench:
         self.reconnects: list[float] = []  # seconds from a dropped connection to the seat resumed
         self.retried = 0  # acts sent again (same act_id) after a reconnection
         self.db = ""  # the database's URL
+        self.done: list[tuple[str, float, float, float]] = []  # act_id, sent, actor's update, last update
 
     def spawn(self, coro: Any) -> None:
         """Run a coroutine in the background, keeping a reference until it is done."""
@@ -204,8 +219,12 @@ class Player:
                 p.waiting.discard(self.number)
                 if p.process != self.process:
                     self.bench.cross.append(now - p.sent)
+                if self.number == p.actor:
+                    p.actor_at = now
                 if not p.waiting:
                     self.bench.latencies.append(now - p.sent)
+                    if p.act_id is not None and p.actor_at:
+                        self.bench.done.append((p.act_id, p.sent, p.actor_at, now))
         run.pending = [p for p in run.pending if p.waiting]
         game = msg["game"]
         if game is None or time.monotonic() > self.bench.until:
@@ -232,7 +251,8 @@ class Player:
             return
         if marker is not None:
             waiting = {c.number for c in self.run.clients if c.open}
-            self.run.pending.append(Pending(marker[0], marker[1], time.perf_counter(), waiting, self.process))
+            self.run.pending.append(Pending(marker[0], marker[1], time.perf_counter(), waiting, self.process,
+                                            message.get("act_id"), self.number))
             self.bench.actions += 1
         self.bench.spawn(self._send(json.dumps(message)))
 
@@ -288,6 +308,19 @@ def autogroup() -> bool | None:
             return f.read().strip() == "1"
     except OSError:
         return None
+
+
+def wakeups(pid: int) -> int:
+    """How many times the threads of a process went to sleep and were woken since they started
+    (their voluntary context switches, ``/proc/PID/task/*/status``; 0 if unreadable)."""
+    total = 0
+    with contextlib.suppress(OSError):
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with contextlib.suppress(OSError), open(f"/proc/{pid}/task/{task}/status") as f:
+                for line in f:
+                    if line.startswith("voluntary_ctxt_switches:"):
+                        total += int(line.split()[1])
+    return total
 
 
 def cpu_seconds(pid: int) -> float:
@@ -352,6 +385,18 @@ class DatabaseServer:
                     if int(fields[1]) == self.postmaster:
                         ticks += int(fields[11]) + int(fields[12])
         return ticks / os.sysconf("SC_CLK_TCK")
+
+    def wakeups(self) -> int | None:
+        """The wake-ups so far (:func:`wakeups`) of the server's live processes (None if unread)."""
+        if self.postmaster is None:
+            return None
+        total = wakeups(self.postmaster)
+        for entry in os.listdir("/proc"):
+            if entry.isdecimal():
+                with contextlib.suppress(OSError, IndexError, ValueError):
+                    if int(_stat(int(entry))[1]) == self.postmaster:
+                        total += wakeups(int(entry))
+        return total
 
 
 def _comm(pid: int) -> str:
@@ -458,12 +503,16 @@ async def seat_table(bench: Bench, run: TableRun, humans: int, seats: int, route
     run.clients.sort(key=lambda c: c.number)  # the creator first: it starts the games
 
 
-def launch_server(db: str, *options: str) -> tuple[subprocess.Popen[str], int]:
+def launch_server(db: str, *options: str,
+                  env: dict[str, str] | None = None) -> tuple[subprocess.Popen[str], int]:
     """``python -m chasetheace.web`` on ``db`` with ``options``, ready: the process and its port.
-    Port 0: the server binds a free port itself and prints it (no race for a port chosen here)."""
+    Port 0: the server binds a free port itself and prints it (no race for a port chosen here).
+    ``env``: more environment variables (``CTA_MOVE_TRACE``: a file where the process writes its
+    moves' timestamps; ``CTA_SQLITE_SYNCHRONOUS``)."""
+    env = None if not env else {**os.environ, **env}
     proc = subprocess.Popen([sys.executable, "-m", "chasetheace.web", "--host", HOST, "--port", "0",
                              "--db", db, "--log-level", "error", *options],
-                            stdout=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, text=True, env=env)
     assert proc.stdout is not None
     found = re.search(r":(\d+)/", proc.stdout.readline())
     if found is None:
@@ -478,20 +527,25 @@ def launch_server(db: str, *options: str) -> tuple[subprocess.Popen[str], int]:
     return proc, port
 
 
-def start_server(db: str, many: str, bot_delay: float = 0.0) -> tuple[subprocess.Popen[str], int]:
+def start_server(db: str, many: str, bot_delay: float = 0.0,
+                 env: dict[str, str] | None = None) -> tuple[subprocess.Popen[str], int]:
     """The load's server on ``db``, ready: one load generator is one client address, so the
     per-client limits are raised to ``many``."""
     return launch_server(db, "--bot-delay", str(bot_delay), "--connections-per-client", many,
                          "--connections", many, "--tables-per-client", many,
                          "--rate-per-client", many, "--burst-per-client", many,
-                         "--http-rate", many, "--http-burst", many)
+                         "--http-rate", many, "--http-burst", many, env=env)
 
 
 class Servers:
     """The server processes of a run, each restartable on the same database."""
 
-    def __init__(self, db: str, count: int, many: str) -> None:
+    def __init__(self, db: str, count: int, many: str, trace: str | None = None,
+                 env: dict[str, str] | None = None) -> None:
         self.db, self.many = db, many
+        self.trace = trace  # a folder for the processes' move timestamps (``--trace``)
+        self.env = env or {}
+        self.started = 0
         self.procs: list[subprocess.Popen[str]] = []
         self.ports: list[int] = []
         self.restarts: list[float] = []  # seconds from SIGTERM to the new process answering
@@ -503,7 +557,11 @@ class Servers:
             self.ports.append(port)
 
     def start(self) -> tuple[subprocess.Popen[str], int]:
-        return start_server(self.db, self.many)
+        self.started += 1
+        env = dict(self.env)
+        if self.trace is not None:
+            env["CTA_MOVE_TRACE"] = os.path.join(self.trace, f"{self.started}.trace")
+        return start_server(self.db, self.many, env=env)
 
     def stop_all(self) -> None:
         for proc in self.procs:
@@ -524,6 +582,9 @@ class Servers:
 
     def cpu(self) -> float:
         return self._total(cpu_seconds)
+
+    def wakeups(self) -> float:
+        return self._total(wakeups)
 
     def rss(self) -> float:
         return self._total(rss_mb)
@@ -589,6 +650,7 @@ def stored_events(db: str, table_id: str, game_no: int) -> int:
 async def main_async(args: argparse.Namespace, servers: Servers,
                      hogs: list[subprocess.Popen[bytes]]) -> dict[str, Any]:
     bench = Bench(args.think, float("inf"))
+    args.done = bench.done
     bench.ports = dict(enumerate(servers.ports))
     bench.db = args.db
     runs = [TableRun(i) for i in range(args.tables)]
@@ -602,8 +664,10 @@ async def main_async(args: argparse.Namespace, servers: Servers,
     counts0 = await asyncio.to_thread(health_counts, servers.ports)
     database = DatabaseServer(args.db) if args.db.startswith("postgresql://") else None
     db0 = None if database is None else database.cpu()
+    woke0 = None if database is None else database.wakeups()
     wal0 = None if database is None else await asyncio.to_thread(database.wal_syncs)
     cpu0, wall0, mine0 = servers.cpu(), time.perf_counter(), time.process_time()
+    waking0 = servers.wakeups()
     servers.retired_cpu = 0.0
     bench.until = time.monotonic() + args.duration
     for r in runs:
@@ -615,7 +679,10 @@ async def main_async(args: argparse.Namespace, servers: Servers,
     held = sum(1 for r in runs for c in r.clients if c.open)
     measured = time.perf_counter() - wall0
     cpu = servers.cpu() + servers.retired_cpu - cpu0
+    waking = servers.wakeups() - waking0  # (a process restarted meanwhile makes this meaningless)
     db1 = None if database is None else database.cpu()
+    woke1 = None if database is None else database.wakeups()
+    db_woke = None if woke0 is None or woke1 is None else woke1 - woke0
     db_cpu = None if db0 is None or db1 is None else db1 - db0
     wal1 = None if database is None else await asyncio.to_thread(database.wal_syncs)
     wal = None if wal0 is None or wal1 is None else (wal1[0] - wal0[0], wal1[1] - wal0[1])
@@ -645,6 +712,10 @@ async def main_async(args: argparse.Namespace, servers: Servers,
     cross = sorted(bench.cross)
     back = sorted(bench.reconnects)
 
+    sqlite_promise = "sqlite: WAL, " + (
+        "synchronous=FULL (a flush to disk at every commit, on the event loop)" if args.synchronous_full
+        else "synchronous=NORMAL (no flush to disk at commit)")
+
     def pct(q: float, values: list[float] = lat) -> float:
         return 1000 * values[min(len(values) - 1, int(q * len(values)))] if values else float("nan")
 
@@ -670,14 +741,20 @@ async def main_async(args: argparse.Namespace, servers: Servers,
         "database_cpu_ms_per_action": (round(1000 * db_cpu / bench.actions, 2)
                                        if bench.actions and db_cpu is not None else None),
         "cluster_counts": counts,
+        # how many times the servers' threads (and PostgreSQL's processes) slept and were woken,
+        # per action: each wake-up waits for a core when busy processes hold them
+        "server_wakeups_per_action": round(waking / bench.actions, 1) if bench.actions else None,
+        "database_wakeups_per_action": (round(db_woke / bench.actions, 1)
+                                        if bench.actions and db_woke is not None else None),
         "tables_read_per_applied_move": (round(counts["tables_read"] / counts["moves_applied"], 3)
                                          if counts.get("moves_applied") else None),
         "hogs": args.hog,
         # how each set-up keeps a move: SQLite's WAL with synchronous=NORMAL writes it to the file
         # at commit (it survives the server killed) and flushes to disk only at checkpoints;
         # PostgreSQL with synchronous_commit on flushes its WAL to disk at every commit
-        "durability": ("sqlite: WAL, synchronous=NORMAL (no flush to disk at commit)" if database is None
+        "durability": (sqlite_promise if database is None
                        else "postgresql: " + ", ".join(f"{k}={v}" for k, v in database.settings.items())),
+        "synchronous_full": args.synchronous_full,
         "wal_flushes_per_action": (round(wal[0] / bench.actions, 2) if wal is not None and bench.actions
                                    else None),
         "wal_flush_ms": round(wal[1] / wal[0], 2) if wal is not None and wal[0] and wal[1] else None,
@@ -716,6 +793,13 @@ def main() -> int:
                              "page: as the page does, the creator moves there at once after creating "
                              "the table; stay: as the page did before, the creator stays where its "
                              "first socket went")
+    parser.add_argument("--trace", action="store_true",
+                        help="time each move's hops (the servers stamp them: CTA_MOVE_TRACE) and print "
+                             "where the slowest 1%% of moves spent their time")
+    parser.add_argument("--sqlite-full", action="store_true",
+                        help="with --compare: also one SQLite process with synchronous=FULL (every commit "
+                             "flushed to disk, as PostgreSQL's default; on the event loop), an extra row "
+                             "for comparison only (the goals are judged against SQLite's default)")
     parser.add_argument("--compare", action="store_true",
                         help="with --db postgresql://...: first one process on a new SQLite file, then "
                              "--processes on the database, the same load; prints both and their ratio")
@@ -729,13 +813,16 @@ def main() -> int:
         parser.error("--db takes a postgresql:// URL (the default is a new SQLite file)")
     if (args.processes > 1 or args.rolling_restart or args.compare) and args.db is None:
         parser.error("several processes, a rolling restart, or --compare need --db postgresql://...")
-    setups = [(None, 1)] if args.compare else []
-    setups.append((args.db, args.processes))
+    setups: list[tuple[str | None, int, bool]] = [(None, 1, False)] if args.compare else []
+    if args.compare and args.sqlite_full:
+        setups.append((None, 1, True))
+    setups.append((args.db, args.processes, False))
     results = []
-    for db, processes in setups:
+    for db, processes, full in setups:
         run = argparse.Namespace(**vars(args))
         run.db = db or os.path.join(tempfile.mkdtemp(prefix="cta-load-"), "load.sqlite3")
         run.processes = processes
+        run.synchronous_full = full
         results.append(run_setup(run))
         report(run, results[-1])
     if args.compare:
@@ -745,25 +832,75 @@ def main() -> int:
 
 def run_setup(args: argparse.Namespace) -> dict[str, Any]:
     """One set-up's run: its servers started, the load played, everything stopped again."""
-    servers = Servers(args.db, args.processes, str(10 * args.tables * args.seats + 100))
+    trace = tempfile.mkdtemp(prefix="cta-trace-") if args.trace else None
+    env = {"CTA_SQLITE_SYNCHRONOUS": "FULL"} if args.synchronous_full else None
+    servers = Servers(args.db, args.processes, str(10 * args.tables * args.seats + 100), trace, env)
     servers.kill = args.kill
     hogs = start_hogs(args.hog)
     try:
         gc.disable()  # the load generator must not pause to collect garbage mid-measure
-        return asyncio.run(main_async(args, servers, hogs))
+        result = asyncio.run(main_async(args, servers, hogs))
     finally:
         gc.enable()
         for hog in hogs:
             hog.kill()
             hog.wait()
-        servers.stop_all()
+        servers.stop_all()  # (each writes its moves' timestamps as it exits)
+    if trace is not None:
+        result["hops"] = hops(args.done, read_traces(trace))
+    return result
+
+
+HOPS = (("to the server", "sent", "r"), ("to the save", "r", "s"), ("save (commit)", "s", "c"),
+        ("updates queued", "c", "b"), ("to the mover", "b", "actor"), ("to the last", "actor", "last"))
+"""A move's hops (``--trace``): from one stamp to the next. ``sent``, ``actor`` and ``last`` are
+the load generator's (the act sent; its update received by the mover, by the table's last
+client); ``r``, ``s``, ``c``, ``b`` the server's (:mod:`chasetheace.web.movetrace`): its frame read
+by the event loop, its save sent, the save's answer back, every update queued."""
+
+
+def read_traces(folder: str) -> dict[str, dict[str, float]]:
+    """The servers' move timestamps in ``folder``, by act id (the first of each kind)."""
+    found: dict[str, dict[str, float]] = {}
+    for name in os.listdir(folder):
+        with open(os.path.join(folder, name), encoding="utf-8") as f:
+            for line in f:
+                act_id, kind, at = line.split()
+                found.setdefault(act_id, {}).setdefault(kind, float(at))
+    return found
+
+
+def hops(done: list[tuple[str, float, float, float]], stamps: dict[str, dict[str, float]]) -> dict[str, Any]:
+    """Where moves' time went: for every move with all its stamps, each hop's median over all,
+    and its mean over the slowest 1 % of moves (by the time to the last client's update) and
+    that share of the total; milliseconds."""
+    rows = []
+    for act_id, sent, actor, last in done:
+        s = stamps.get(act_id)
+        if s is None or not all(k in s for k in "rscb"):
+            continue
+        rows.append({**s, "sent": sent, "actor": actor, "last": last})
+    if not rows:
+        return {"traced": 0}
+    rows.sort(key=lambda row: row["last"] - row["sent"])
+    slow = rows[-max(1, len(rows) // 100):]
+    result: dict[str, Any] = {"traced": len(rows), "slowest": len(slow),
+                              "slowest_total_ms": round(1000 * statistics.fmean(r["last"] - r["sent"]
+                                                                                for r in slow), 2)}
+    for name, a, b in HOPS:
+        each = sorted(r[b] - r[a] for r in rows)
+        result[name] = {"p50_ms": round(1000 * statistics.median(each), 2),
+                        "p99_ms": round(1000 * each[int(0.99 * (len(each) - 1))], 2),
+                        "slowest_mean_ms": round(1000 * statistics.fmean(r[b] - r[a] for r in slow), 2)}
+    return result
 
 
 def _setup_name(result: dict[str, Any]) -> str:
     count = result["processes"]
     route = f" ({result['route']})" if count > 1 else ""
+    full = " FULL" if result.get("synchronous_full") else ""
     return (f"{count} process{'es' if count > 1 else ''}, "
-            f"{'PostgreSQL' if result['db'] == 'postgresql' else 'SQLite'}{route}")
+            f"{'PostgreSQL' if result['db'] == 'postgresql' else 'SQLite'}{route}{full}")
 
 
 def report(args: argparse.Namespace, result: dict[str, Any]) -> None:
@@ -802,6 +939,9 @@ def report(args: argparse.Namespace, result: dict[str, Any]) -> None:
     print(f"CPU per action: servers {result['server_cpu_ms_per_action']} ms (CPU seconds of the "
           f"{result['processes']} server process(es) over {result['actions']} players' actions; "
           f"{args.hog} busy processes beside them){where}")
+    more_woken = result["database_wakeups_per_action"]
+    print(f"wake-ups per action (voluntary context switches): servers {result['server_wakeups_per_action']}"
+          + ("" if more_woken is None else f", the PostgreSQL server's processes {more_woken}"))
     print(f"durability: {result['durability']}; nice levels: servers {result['nice']['servers']}, busy "
           f"processes {result['nice']['hogs'] or '-'}"
           + ("" if result["db"] != "postgresql" else f", PostgreSQL server {result['nice']['postgresql']}"))
@@ -820,6 +960,13 @@ def report(args: argparse.Namespace, result: dict[str, Any]) -> None:
         if result["nice"]["postgresql"] is not None and len(levels) > 1:
             print("warning: the PostgreSQL server and the servers run at different nice levels: "
                   "not a fair comparison beside busy processes")
+    if result.get("hops", {}).get("traced"):
+        h = result["hops"]
+        print(f"where a move's time went ({h['traced']} moves traced; the slowest {h['slowest']}, "
+              f"{h['slowest_total_ms']} ms on average): hop p50 / p99 / mean of the slowest, ms")
+        for name, _, _ in HOPS:
+            hop = h[name]
+            print(f"  {name:<15} {hop['p50_ms']:>7} {hop['p99_ms']:>8} {hop['slowest_mean_ms']:>8}")
     if result["cluster_counts"]:
         c = result["cluster_counts"]
         print(f"notifications: {c.get('notified', 0)}; moves applied from them "
@@ -857,6 +1004,10 @@ def compare(results: list[dict[str, Any]]) -> None:
             print(f"goal: with {many['hogs']} busy processes beside them, p99 no worse than one SQLite "
                   f"process's at {many['tables'] * (many['seats'] - many['bots_per_table']):,} players: "
                   f"{met} ({many['p99_ms']} ms against {one['p99_ms']} ms)")
+    for r in results[1:-1]:  # SQLite flushing every commit (--sqlite-full): for comparison only
+        print(f"for comparison only (not the goal's): {_setup_name(r)}, a flush to disk at every commit as "
+              f"PostgreSQL's default, on its event loop: p50 {r['p50_ms']} ms, p99 {r['p99_ms']} ms "
+              f"against {many['p99_ms']} ms")
 
 
 if __name__ == "__main__":

@@ -42,6 +42,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from . import movetrace
 from . import protocol as P
 from .advice import SOLVES_FOR, record_endpoint, review_endpoint
 from .botkinds import WebBots
@@ -182,6 +183,8 @@ class Server(Dispatch, Tidying):
             data = message.get("bytes") or b""
         try:
             msg = P.parse_message(data)
+            if isinstance(msg, P.Act):
+                movetrace.stamp(msg.act_id, "r", conn.heard)  # (off unless traced: benchmarks)
             at = isinstance(msg, (P.Join, P.Resume, P.Recover, P.Watch))
             wanted = getattr(msg, "table", None) if at else None
             if wanted is not None and self.loader is not None and wanted not in self.lobby.tables:

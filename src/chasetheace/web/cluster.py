@@ -57,6 +57,7 @@ import time
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from typing import Any, Protocol
 
+from . import movetrace
 from . import protocol as P
 from .pgstore import PgStore, listen_text
 from .saving import Saver
@@ -596,6 +597,7 @@ class Cluster(Saver):
                     raise
                 await self.server.load(table.id)  # the copy is stale: rebuilt off the loop
         self.server.changed(table)
+        movetrace.stamp(msg.act_id, "b")
 
     async def act(self, table: Table, seat: int, action: str, actor: str, act_id: str | None = None) -> None:
         """Play a move on the table and save it in a worker thread, the event loop free meanwhile;
@@ -611,6 +613,8 @@ class Cluster(Saver):
             await self.store.save_move(table.id, table.game_no, table.moves, seat, action, actor, events,
                                        act_id)
             saved = True
+            movetrace.stamp(act_id, "s", sent)
+            movetrace.stamp(act_id, "c")
             self.counts["moves_saved"] += 1
             self.counts["save_wait_us"] += round(1e6 * (time.perf_counter() - sent))
         finally:

@@ -12,6 +12,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
+from . import movetrace
 from . import protocol as P
 from .advice import hint_request
 from .connection import Connection
@@ -160,6 +161,8 @@ class Dispatch(Seating):
             else:
                 self.retried(table, lambda: table.rematch(seat, self.creator(table)))
             self.changed(table)
+            if isinstance(msg, P.Act):
+                movetrace.stamp(msg.act_id, "b")
 
     def player_act(self, conn: Connection, table: Table, seat: int, msg: P.Act) -> bool:
         """A person's move; False if it was applied already (an act sent again with the same

@@ -26,6 +26,7 @@ import asyncio
 import concurrent.futures
 import functools
 import json
+import os
 import sqlite3
 import threading
 import time
@@ -182,6 +183,15 @@ def _serial(method: Callable[Concatenate[Store, Args], R]) -> Callable[Concatena
     return call
 
 
+def _synchronous() -> str:
+    """SQLite's ``synchronous`` mode for the server's connection: NORMAL. FULL (every commit
+    flushed to disk, on the event loop's thread, which waits for it) only for
+    ``benchmarks/server_load.py --sqlite-full``, which compares the two databases with the same
+    promise as PostgreSQL's default: the environment variable ``CTA_SQLITE_SYNCHRONOUS=FULL``,
+    for measurements only."""
+    return "FULL" if os.environ.get("CTA_SQLITE_SYNCHRONOUS", "").upper() == "FULL" else "NORMAL"
+
+
 class Store:
     """The SQLite database of every table; each write is committed before anyone is told of it.
 
@@ -216,7 +226,7 @@ class Store:
         self.db.execute("PRAGMA journal_mode=WAL")
         # WAL with synchronous=NORMAL: a commit survives the process being killed at any moment
         # (the OS holds the write); only a power cut can lose the last commits.
-        self.db.execute("PRAGMA synchronous=NORMAL")
+        self.db.execute(f"PRAGMA synchronous={_synchronous()}")
         self.db.execute("PRAGMA busy_timeout=5000")
         # checkpoints (which fsync) run in :meth:`checkpoint` off the event loop, not inside a commit
         self.db.execute("PRAGMA wal_autocheckpoint=0")

@@ -30,6 +30,7 @@ from ..events import Event
 from ..kinds import AnyGame, GameConfig
 from ..registry import GAMES, game_kind
 from ..rules import Rules, preset_info
+from . import movetrace
 from .botkinds import WebBots
 from .ids import table_id_ok
 from .names import LookAlikeError, check_name
@@ -358,11 +359,13 @@ class Table:
         by :meth:`rebuilt` in a worker thread (never here: a long game's replay would hold up the
         event loop)."""
         events = self.begin_act(seat, action, act_id)
+        movetrace.stamp(act_id, "s")
         try:
             self.store.append_action(self.id, self.game_no, seat, action, actor, events, self.moves, act_id)
         except BaseException:
             self.end_act(act_id, saved=False)
             raise
+        movetrace.stamp(act_id, "c")
         self.end_act(act_id, saved=True)
         return events
 
