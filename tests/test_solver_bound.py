@@ -233,3 +233,49 @@ def test_with_kings_jerk_too_the_arrays_play_as_the_solution_asked_per_situation
     fast = sample_differences(hand, sol.played_keep, 500, seed=1)
     slow = sample_differences(hand, lambda key: sol.played_keep(key), 500, seed=1)
     assert all(np.array_equal(getattr(fast, name), getattr(slow, name)) for name in ("ids", "d", "q"))
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(k=st.integers(1, 3), sign=st.sampled_from([-1.0, 1.0]), spread=st.sampled_from([1.0, 2.0]),
+       select=st.floats(2.0, 4.0))
+def test_a_few_equal_samples_never_make_a_sure_sign_for_the_estimate(
+        k: int, sign: float, spread: float, select: float) -> None:
+    """Up to 3 samples all at +spread (or all at -spread) have no spread of their own: the lower
+    estimate's sign test widens their variance by two samples at +-spread and calls no sign (the rule
+    before called one from two such samples); many of them do make one."""
+    import numpy as np
+
+    from chasetheace.solver.methods.bound import _sure_sign
+
+    def test(n: int, pseudo: int) -> float:
+        one = np.array([float(n)])
+        return float(_sure_sign(one, one * sign * spread, one * spread ** 2, select, spread, pseudo)[0])
+
+    assert test(k, 2) == 0.0
+    assert test(40, 2) == sign
+    if k >= 2 and spread == 1.0:
+        assert test(k, 0) == sign  # the rule before: a sure sign from two samples
+
+
+def test_the_estimate_pools_what_deviating_saves_not_the_raw_difference() -> None:
+    """Two situations in one class, the strategy right in both: in the first it swaps, and swapping
+    saves a life each time (150 samples); in the second it keeps, and keeping saves two times of three
+    (too few to tell alone). Pooled raw differences say "swap" for the class, and swapping in the
+    second situation (where its other samples do not point the other way) costs; pooled savings of
+    deviating say "do not deviate": the estimate is 0."""
+    import numpy as np
+
+    from chasetheace.solver.methods.bound import Samples
+
+    hands = 200
+    hand = np.array([*range(150), 150, 151, 152], dtype=np.int32)
+    ids = np.array([0] * 150 + [1] * 3, dtype=np.int32)
+    d = np.array([1.0] * 150 + [-1.0, 1.0, -1.0], dtype=np.float32)  # keep minus swap: + where swapping saves
+    got = Samples(players=3, hands=hands, hand=hand, ids=ids, d=d, q=np.array([0.0, 1.0]),
+                  position=np.array([0, 0]), spread=1.0, seconds=0.0,
+                  classes=(np.array([0, 0], dtype=np.int32),))
+    oriented = bracket(got, resamples=2)
+    raw = bracket(got, resamples=2, orient=False)
+    assert oriented.estimate == 0.0
+    assert raw.estimate == pytest.approx(-2 / hands)
+    assert oriented.upper == raw.upper  # the proved bound reads no fold
