@@ -215,7 +215,7 @@ def table_child(n: int, preset: str, rule: list[str], hands: int, shipped: bool 
             old = bracket(samples, seed=0, resamples=resamples, pool=False, tight=False, select=1.0,
                           sign_share=0.5, pseudo=0)
             # the bracket before the mended estimate and the truncated margin (27 November 2026)
-            prev = bracket(samples, seed=0, resamples=2, pseudo=0, orient=False, truncate=False)
+            prev = bracket(samples, seed=0, resamples=2, pseudo=0, truncate=False)
             out.update(old_upper=old.upper, old_estimate=old.estimate, old_estimate_error=old.estimate_error,
                        prev_upper=prev.upper, prev_estimate=prev.estimate,
                        prev_estimate_error=prev.estimate_error)

@@ -265,7 +265,7 @@ def test_the_estimate_pools_what_deviating_saves_not_the_raw_difference() -> Non
     saves a life each time (150 samples); in the second it keeps, and keeping saves two times of three
     (too few to tell alone). Pooled raw differences say "swap" for the class, and swapping in the
     second situation (where its other samples do not point the other way) costs; pooled savings of
-    deviating say "do not deviate": the estimate is 0."""
+    deviating (``orient=True``) say "do not deviate": the estimate is 0."""
     import numpy as np
 
     from chasetheace.solver.methods.bound import Samples
@@ -277,8 +277,8 @@ def test_the_estimate_pools_what_deviating_saves_not_the_raw_difference() -> Non
     got = Samples(players=3, hands=hands, hand=hand, ids=ids, d=d, q=np.array([0.0, 1.0]),
                   position=np.array([0, 0]), spread=1.0, seconds=0.0,
                   classes=(np.array([0, 0], dtype=np.int32),))
-    oriented = bracket(got, resamples=2)
-    raw = bracket(got, resamples=2, orient=False)
+    oriented = bracket(got, resamples=2, orient=True)
+    raw = bracket(got, resamples=2)
     assert oriented.estimate == 0.0
     assert raw.estimate == pytest.approx(-2 / hands)
     assert oriented.upper == raw.upper  # the proved bound reads no fold
