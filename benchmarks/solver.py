@@ -24,7 +24,8 @@ column leaves out), and for every table size from 6 the sampled bracket of
 ``chasetheace.solver.methods.bound`` from ``--hands`` hands: an upper bound that holds with 95 %
 confidence (one-sided, proved: the module's docstring) and the cross-fitted lower estimate with
 its standard error, with the seconds and peak memory of that measurement (``--compare``: beside
-them the figures of the method before pooling and the tighter margin, from the same hands).
+them the figures of the method before pooling and the tighter margin, and, as "prev", the bracket
+before the mended lower estimate and the truncated margin of 27 November 2026, from the same hands).
 
 Part 1 (``--methods``) runs every configuration in a process of its own and prints its wall-clock
 and CPU seconds (the CPU figure is the one to compare on a busy machine; the load average before the run is
@@ -212,8 +213,12 @@ def table_child(n: int, preset: str, rule: list[str], hands: int, shipped: bool 
                    bound_seconds=got.seconds, bound_situations=got.situations)
         if compare:  # the method before pooling and the tighter margin, on the same samples
             old = bracket(samples, seed=0, resamples=resamples, pool=False, tight=False, select=1.0,
-                          sign_share=0.5)
-            out.update(old_upper=old.upper, old_estimate=old.estimate, old_estimate_error=old.estimate_error)
+                          sign_share=0.5, pseudo=0)
+            # the bracket before the mended estimate and the truncated margin (27 November 2026)
+            prev = bracket(samples, seed=0, resamples=2, pseudo=0, truncate=False)
+            out.update(old_upper=old.upper, old_estimate=old.estimate, old_estimate_error=old.estimate_error,
+                       prev_upper=prev.upper, prev_estimate=prev.estimate,
+                       prev_estimate_error=prev.estimate_error)
     out["peak_all_gb"] = _peak_gb()
     print(json.dumps(out))
 
@@ -226,7 +231,9 @@ def tables(counts: list[int], preset: str, rule: list[str], hands: int, shipped:
           f"{hands:,} sampled hands (upper bound: 95 % one-sided, proved)")
     print(f"{'players':>7} {'method':>7} {'solve s':>8} {'peak GB':>7} {'file MB':>7} {'exact':>9} "
           f"{'upper':>8} {'estimate':>17} {'ratio':>5} {'bound s':>7} {'CPU s':>7} {'bound GB':>8} "
-          f"{'load':>5}" + (f" {'old upper':>9} {'old estimate':>17}" if compare else ""))
+          f"{'load':>5}"
+          + (f" {'old upper':>9} {'old estimate':>17} {'prev upper':>9} {'prev estimate':>17}"
+             if compare else ""))
     begin = time.perf_counter()
     for n in counts:
         load = os.getloadavg()[0]
@@ -246,6 +253,7 @@ def tables(counts: list[int], preset: str, rule: list[str], hands: int, shipped:
         else:
             bracket = f"{'-':>8} {'-':>17} {'-':>5} {'-':>7} {'-':>7} {'-':>8}"
         old = (f" {r['old_upper']:9.4f} {r['old_estimate']:8.4f} ± {r['old_estimate_error']:.4f}"
+               f" {r['prev_upper']:9.4f} {r['prev_estimate']:8.4f} ± {r['prev_estimate_error']:.4f}"
                if "old_upper" in r else "")
         print(f"{n:>7} {r['method']:>7} {r['seconds']:8.1f} {r['peak_gb']:7.2f} {r['bytes'] / 1e6:7.2f} "
               f"{exact} {bracket} {load:5.2f}{old}", flush=True)

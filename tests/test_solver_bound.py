@@ -156,6 +156,9 @@ def test_for_any_seed_the_bound_covers_the_exact_figure_and_the_tight_margin_is_
     old = bracket(got, seed=seed, resamples=5, pool=False, tight=False, select=1.0, sign_share=0.5)
     assert exact <= new.upper and exact <= old.upper
     assert bracket(got, seed=seed, resamples=5, sign_share=0.5).margin <= old.margin + 1e-12
+    # the truncated second moment never widens the margin, and the bound still covers
+    untruncated = bracket(got, seed=seed, resamples=5, truncate=False)
+    assert new.margin <= untruncated.margin + 1e-15 and exact <= new.upper
     assert new.sampled_best == old.sampled_best
     again = bound_nash_conv(hand, keep, 3000, seed=seed, resamples=5)
     assert (again.upper, again.estimate, again.gains) == (new.upper, new.estimate, new.gains)
@@ -233,3 +236,66 @@ def test_with_kings_jerk_too_the_arrays_play_as_the_solution_asked_per_situation
     fast = sample_differences(hand, sol.played_keep, 500, seed=1)
     slow = sample_differences(hand, lambda key: sol.played_keep(key), 500, seed=1)
     assert all(np.array_equal(getattr(fast, name), getattr(slow, name)) for name in ("ids", "d", "q"))
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(k=st.integers(1, 3), sign=st.sampled_from([-1.0, 1.0]), spread=st.sampled_from([1.0, 2.0]),
+       select=st.floats(2.0, 4.0))
+def test_a_few_equal_samples_never_make_a_sure_sign_for_the_estimate(
+        k: int, sign: float, spread: float, select: float) -> None:
+    """Up to 3 samples all at +spread (or all at -spread) have no spread of their own: the lower
+    estimate's sign test widens their variance by two samples at +-spread and calls no sign (the rule
+    before called one from two such samples); many of them do make one."""
+    import numpy as np
+
+    from chasetheace.solver.methods.bound import _sure_sign
+
+    def test(n: int, pseudo: int) -> float:
+        one = np.array([float(n)])
+        return float(_sure_sign(one, one * sign * spread, one * spread ** 2, select, spread, pseudo)[0])
+
+    assert test(k, 2) == 0.0
+    assert test(40, 2) == sign
+    if k >= 2 and spread == 1.0:
+        assert test(k, 0) == sign  # the rule before: a sure sign from two samples
+
+
+def test_the_estimate_pools_what_deviating_saves_not_the_raw_difference() -> None:
+    """Two situations in one class, the strategy right in both: in the first it swaps, and swapping
+    saves a life each time (150 samples); in the second it keeps, and keeping saves two times of three
+    (too few to tell alone). Pooled raw differences say "swap" for the class, and swapping in the
+    second situation (where its other samples do not point the other way) costs; pooled savings of
+    deviating (``orient=True``) say "do not deviate": the estimate is 0."""
+    import numpy as np
+
+    from chasetheace.solver.methods.bound import Samples
+
+    hands = 200
+    hand = np.array([*range(150), 150, 151, 152], dtype=np.int32)
+    ids = np.array([0] * 150 + [1] * 3, dtype=np.int32)
+    d = np.array([1.0] * 150 + [-1.0, 1.0, -1.0], dtype=np.float32)  # keep minus swap: + where swapping saves
+    got = Samples(players=3, hands=hands, hand=hand, ids=ids, d=d, q=np.array([0.0, 1.0]),
+                  position=np.array([0, 0]), spread=1.0, seconds=0.0,
+                  classes=(np.array([0, 0], dtype=np.int32),))
+    oriented = bracket(got, resamples=2, orient=True)
+    raw = bracket(got, resamples=2)
+    assert oriented.estimate == 0.0
+    assert raw.estimate == pytest.approx(-2 / hands)
+    assert oriented.upper == raw.upper  # the proved bound reads no fold
+
+
+def test_the_truncated_second_moment_narrows_the_margin_where_deviating_rarely_pays() -> None:
+    """A strategy near an equilibrium (the one solved at 4 players), and one far from it: the
+    margin from the truncated bound on E[Z_pi*^2] (what a situation's deviation saves is mostly of
+    the sign that keeps the strategy, so few samples say "deviate") is below the plain E[m^2] one
+    near the equilibrium, never above it, and the bound covers the exact NashConv in both."""
+    hand = Hand(cta.Rules(), 4)
+    sol = cta.solve(cta.Rules(), 4)
+    for keep, narrower in ((sol.played_keep, True), (_threshold(5, 0.8, 0.3), False)):
+        exact = measure(hand, keep).nash_conv
+        got = sample_differences(hand, keep, 6000, seed=8)
+        now, before = bracket(got, seed=8, resamples=2), bracket(got, seed=8, resamples=2, truncate=False)
+        assert exact <= now.upper and now.sampled_best == before.sampled_best
+        assert now.margin <= before.margin
+        if narrower:
+            assert now.margin < 0.9 * before.margin

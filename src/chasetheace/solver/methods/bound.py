@@ -49,6 +49,28 @@ sample, their difference ``d_t`` has much less variance than two independent one
   (few hands for the situations), the split of ``alpha`` costs a little: at 20 players and 20,000
   hands the margin was 0.104 where ``max(q, 1 - q)`` everywhere with the whole ``alpha`` gives
   0.094 (both measured with ``alpha_s = alpha / 2``).
+- **A second bound on** ``E[Z_pi*^2]`` (``truncate``, 27 November 2026). On an information set whose
+  sign is not sure, write ``c_pi*(I) = c_0 + b_I (c_1 - c_0)`` with ``c_0`` the coefficient of
+  the action the strategy plays more (``q - 1`` where ``q >= 1/2``, else ``q``), ``c_1`` the
+  other, ``c_1 - c_0 = +1`` or ``-1``, and ``b_I = 1`` exactly where deviating to ``c_1`` saves,
+  that is where ``mu_I (c_1 - c_0) > 0``. Per hand ``Z_pi* = A + U`` with ``A`` the sum over
+  the sure seats of ``c_pi* d`` and over the others of ``c_0 d`` (known coefficients), and ``U =
+  sum over the unsure seats of b e``, ``e = (c_1 - c_0) d``. With ``W`` the sum over the unsure
+  seats of ``|e|`` and ``V = sum b |e| <= W``: ``U^2 <= V^2 <= V W``, and for any level ``w``,
+  ``E[V W] <= w E[V] + E[W^2; W > w]``. Where ``b_I = 1`` the mean of ``e`` is positive, so
+  ``E[|e|; I] < 2 E[e+; I]``, hence ``E[V] <= 2 E[P]`` with ``P`` the sum over the unsure seats
+  of ``e+``. By Minkowski, ``E[Z_pi*^2] <= (sqrt(E[A^2]) + sqrt(2 w E[P] + E[W^2; W > w]))^2``:
+  only the seats where the samples say deviating pays count at full weight. ``A``, ``P`` and
+  ``W`` are fixed functions of a hand (given the sure signs), and their means are taken from the
+  samples as ``E[m^2]`` is (the normal approximation to the mean of ``N`` hands, studentized);
+  the margin takes the least of ``E[m^2]`` and this bound at each ``w`` of
+  :data:`TRUNCATIONS` (fixed before the samples: every one bounds the same ``E[Z_pi*^2]``).
+  Near an equilibrium deviating seldom pays and ``E[P]`` is small: at 12 players (standard rules,
+  the shipped table, 1,000,000 hands, seed 0; ``E[W] = 1.55``, ``E[W^2] = 6.6``, ``E[P] = 0.108``
+  a hand) the margin fell from 0.00425 to 0.00239, the bound from 0.01568 to 0.01382 (``G``
+  0.01143); at 4,000,000 hands from 0.00156 to 0.00098, the bound from 0.00749 to 0.00691 (``G``
+  0.00593: now 86 % of the bound, nearly all of it from situations met fewer than 32 times,
+  and none from those whose sign is sure: the strategy plays those right).
 - **What limits the bound** is ``G``'s fit to noise in information sets met a few times: one met
   once, with ``d = 1``, adds ``max(q, 1 - q) / N`` to ``G``, and that one sample is all the hands
   say of it (it may be a situation where keeping always loses): no valid bound can count it for
@@ -80,6 +102,14 @@ sample, their difference ``d_t`` has much less variance than two independent one
   rules, the shipped strategy, 200,000 hands) the estimate rose from 0.0170 to 0.0229; at 6
   players near an equilibrium (exact NashConv 0.00045, 200,000 hands) it stayed about 0 (0.00007 ±
   0.00017, against 0.00004 ± 0.00014 at one standard error unpooled).
+  A mend (27 November 2026, :data:`PSEUDO`): the test's variance is taken with two more samples, at
+  ``+spread`` and ``-spread``, so that a few equal samples (a situation met twice, ``d = 1`` both
+  times: variance 0) no longer make a sure sign (``pseudo=0`` gives the estimate before). At 12
+  players (standard rules, the shipped table, seed 0) the estimate went from -0.00055 ± 0.00009 to
+  0.00009 ± 0.00009 at 1,000,000 hands, from 0.00066 ± 0.00004 to 0.00078 ± 0.00004 at 4,000,000.
+  ``orient=True`` pools what deviating saves (``d`` where the strategy mostly keeps, ``-d`` where it
+  mostly swaps) rather than ``d``: it helped at 1,000,000 hands (0.00017) and cost at 4,000,000
+  (0.00056), so it is not the default.
 - **What more hands buy** (standard rules, the shipped 10-player strategy, seed 0; the slack is
   ``upper - estimate``): 20,000 hands, slack 0.124; 200,000, 0.037; 2,000,000, 0.0114 (``upper``
   0.0348: ``G`` 0.0326 and margin 0.0022; the unpooled estimate 0.0234): about ``N ** -0.5``.
@@ -133,13 +163,16 @@ from .sampled import TOKENS, HandBatch, SampledSolver
 
 _NAMES = {code: name for name, code in TOKENS.items()}
 
-__all__ = ["CHUNK", "FOLDS", "SELECT", "SIGN_SHARE", "SURE_LEAST", "Bound", "Samples", "bound_nash_conv",
-           "bracket", "pools", "sample_differences", "situations", "sure_signs"]
+__all__ = ["CHUNK", "FOLDS", "PSEUDO", "SELECT", "SIGN_SHARE", "SURE_LEAST", "TRUNCATIONS", "Bound",
+           "Samples", "bound_nash_conv", "bracket", "pools", "sample_differences", "situations", "sure_signs"]
 
 Array = Any
 
 FOLDS = 10
 """The lower estimate's folds: the deviation valued on each tenth of the hands is chosen on the rest."""
+PSEUDO = 2
+"""The lower estimate's test of a sign adds this many samples at ``+spread`` and ``-spread`` (half
+each) to the variance: see :func:`_sure_sign`."""
 SELECT = 2.0
 """... and deviates where the rest's mean difference is at least this many standard errors from 0
 (at one, near an equilibrium the estimate fell further below 0 with pooling: 20,000 hands at 6
@@ -521,12 +554,21 @@ def sure_signs(count: Array, total: Array, squares: Array, spread: float, alpha:
     return tested & (mean > eps), tested & (mean < -eps)
 
 
-def _sure_sign(k: Array, s1: Array, s2: Array, select: float) -> Array:
+def _sure_sign(k: Array, s1: Array, s2: Array, select: float, spread: float = 1.0,
+               pseudo: int = PSEUDO) -> Array:
     """+1 / -1 where ``k`` samples summing to ``s1`` (squares ``s2``) have a mean at least ``select``
-    standard errors above / below 0, else 0; the variance taken with one more sample d^2 = 1 (a few
-    equal samples have no spread, which would make any mean look sure)."""
-    var = (s2 + 1.0) / (k + 1.0) - (s1 / np.maximum(k, 1)) ** 2
-    sure = (s1 ** 2 > select ** 2 * np.maximum(var, 0.0) * k) & (k > 0)
+    standard errors above / below 0, else 0. The variance is taken with ``pseudo`` more samples, half
+    at ``+spread`` and half at ``-spread`` (they widen it and pull the mean to 0), so that a few equal
+    samples (no spread of their own) never look sure: with ``pseudo=0`` the rule before 27 November
+    2026, one more ``d^2 = 1`` in the squares alone, under which two samples of ``+1`` made a sure
+    sign (their variance 0) and, at 12 players, a million hands, the estimate fell to -0.0006."""
+    if pseudo == 0:
+        var = (s2 + 1.0) / (k + 1.0) - (s1 / np.maximum(k, 1)) ** 2
+        kk = k
+    else:
+        kk = k + pseudo
+        var = (s2 + pseudo * spread ** 2) / kk - (s1 / kk) ** 2
+    sure = (s1 ** 2 > select ** 2 * np.maximum(var, 0.0) * kk) & (k > 0)
     return np.where(sure, np.sign(s1), 0.0)
 
 
@@ -538,6 +580,10 @@ def check_confidence(confidence: float) -> None:
 SIGN_SHARE = 0.1
 """The share of ``alpha = 1 - confidence`` spent on the signs called sure (the rest on the normal
 quantile of the mean): fixed before the samples, as any split may be (the union bound)."""
+
+TRUNCATIONS = (1.0, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0)
+"""The levels ``w`` of the truncated second-moment bound of the margin (fixed before the samples):
+see the module docstring."""
 
 CHUNK = 1 << 24
 """Decisions handled at a time by :func:`bracket`: its memory beyond the samples is a few arrays
@@ -552,11 +598,13 @@ def _chunks(got: Samples, size: int = CHUNK) -> Iterator[tuple[Array, Array, Arr
 
 def bracket(got: Samples, *, confidence: float = 0.95, resamples: int = 200, folds: int = FOLDS,
             select: float = SELECT, seed: int = 0, pool: bool = True, tight: bool = True,
-            sign_share: float = SIGN_SHARE, chunk: int = CHUNK) -> Bound:
+            sign_share: float = SIGN_SHARE, chunk: int = CHUNK, pseudo: int = PSEUDO,
+            orient: bool = False, truncate: bool = True) -> Bound:
     """The figures of :class:`Bound` from the samples ``got`` (``seed``: of the bootstrap), reading
-    ``chunk`` decisions at a time. ``pool=False, tight=False, select=1.0, sign_share=0.5`` give the
-    figures of the method before pooling and the tighter margin (see the module docstring), to
-    compare."""
+    ``chunk`` decisions at a time. ``pool=False, tight=False, select=1.0, sign_share=0.5, pseudo=0``
+    give the figures of the method before pooling and the tighter margin (see the module docstring),
+    ``pseudo=0`` the lower estimate before 27 November 2026 and ``truncate=False`` the
+    margin before (``E[m^2]`` alone), to compare."""
     check_confidence(confidence)
     if not isinstance(folds, int) or not 2 <= folds <= got.hands:
         raise ValueError(f"bad folds {folds!r}: an integer from 2 to the number of hands")
@@ -611,11 +659,26 @@ def bracket(got: Samples, *, confidence: float = 0.95, resamples: int = 200, fol
         signed += np.bincount(w, c_sure[i] * x, minlength=hands)
         plain += np.bincount(w, half[i] * np.abs(x), minlength=hands)
     per_hand = np.abs(signed) + plain
+    second = float(np.mean(per_hand ** 2))  # E[Z_pi*^2] <= E[m^2]
+    if tight and truncate:  # ... and <= (sqrt(E[A^2]) + sqrt(2 w E[P] + E[W^2; W > w]))^2 for every w
+        away = np.where(q >= 0.5, 1.0, -1.0)  # the sign of c_1 - c_0: +1 where deviating is swapping
+        c_known = np.where(up, q, np.where(down, q - 1, np.where(q >= 0.5, q - 1, q)))  # c*, or c_0
+        known, pos, wide = np.zeros(hands), np.zeros(hands), np.zeros(hands)
+        for w, i, x in each():
+            known += np.bincount(w, c_known[i] * x, minlength=hands)
+            e = np.where(sure[i], 0.0, away[i] * x)
+            pos += np.bincount(w, np.maximum(e, 0.0), minlength=hands)
+            wide += np.bincount(w, np.abs(e), minlength=hands)
+        root_a, mean_p = float(np.sqrt(np.mean(known ** 2))), float(pos.mean())
+        for cut in TRUNCATIONS:
+            tail = float(np.mean(np.where(wide > cut, wide ** 2, 0.0)))
+            second = min(second, (root_a + float(np.sqrt(2 * cut * mean_p + tail))) ** 2)
     z_half = statistics.NormalDist().inv_cdf(1 - (1 - confidence) * (1 - share))
-    uniform = z_half * float(np.sqrt(np.mean(per_hand ** 2) / hands))
+    uniform = z_half * float(np.sqrt(second / hands))
 
     # cross-fitted: the deviation valued on each fold of hands is chosen on the other folds
     values = np.zeros(hands)
+    away = np.where(q >= 0.5, 1.0, -1.0)  # +1 where deviating means swapping (d > 0: swapping saves)
     for f in range(folds):
         # the fold's own sums (its decisions only: adding the others' zeros changed no float)
         k, s1, s2 = np.zeros(m), np.zeros(m), np.zeros(m)
@@ -626,11 +689,16 @@ def bracket(got: Samples, *, confidence: float = 0.95, resamples: int = 200, fol
             s1 += np.bincount(i_f, x_f, minlength=m)
             s2 += np.bincount(i_f, x_f * x_f, minlength=m)
         k, s1, s2 = count - k, total - s1, total_d2 - s2
-        sign = _sure_sign(k, s1, s2, select)
+        sign = _sure_sign(k, s1, s2, select, got.spread, pseudo)
         if pool:  # where a set's own samples do not tell, its class's at the finest level that does
             for cls in got.classes:
-                ck, c1, c2 = (np.bincount(cls, v) for v in (k, s1, s2))
-                wide = _sure_sign(ck, c1, c2, select)[cls]
+                # oriented: what playing the action the strategy plays less saves, pooled over the
+                # class (else sets the strategy already plays right, keeping where others swap,
+                # pull the class's sign their way)
+                ck, c1, c2 = (np.bincount(cls, v) for v in (k, s1 * away if orient else s1, s2))
+                wide = _sure_sign(ck, c1, c2, select, got.spread, pseudo)[cls]
+                if orient:
+                    wide = wide * away
                 sign = np.where((sign == 0) & (wide * s1 >= 0), wide, sign)  # not against its own mean
         c = np.where(sign > 0, q, np.where(sign < 0, q - 1, 0.0))
         for w, i, x in each():
