@@ -192,10 +192,11 @@ class Cluster(Saver):
         # games started from them; the microseconds the moves saved waited for their commit (from
         # sending the write to its answer: the database's part of a move's latency); writes found
         # by a heartbeat that no notification announced (:meth:`_unheard_writes`), and changes of
-        # who is connected elsewhere found so (:meth:`_unheard_presence`)
+        # who is connected elsewhere found so (:meth:`_unheard_presence`), and turn timers' deadlines
+        # (:meth:`_unheard_turns`)
         self.counts = {"notified": 0, "moves_applied": 0, "moves_known": 0, "tables_read": 0,
                        "moves_saved": 0, "games_applied": 0, "save_wait_us": 0, "writes_unheard": 0,
-                       "presence_unheard": 0}
+                       "presence_unheard": 0, "timers_unheard": 0}
         # tables the database had further on than their copy here at the last heartbeat: where, and
         # since when (monotonic): read again if still so at a later beat (:meth:`_unheard_writes`)
         self.behind: dict[str, tuple[tuple[int, int, int], float]] = {}
@@ -203,6 +204,9 @@ class Cluster(Saver):
         # tables whose seats connected elsewhere the database had otherwise than this process at the
         # last heartbeat: as the database had them, and since when (monotonic) (:meth:`_unheard_presence`)
         self.presence_behind: dict[str, tuple[set[int], float]] = {}
+        # tables whose current turn's deadline the database had otherwise than this process at the
+        # last heartbeat: (as saved, as held here), and since when (monotonic) (:meth:`_unheard_turns`)
+        self.turns_behind: dict[str, tuple[tuple[Any, Any], float]] = {}
 
     @property
     def process(self) -> str:
@@ -262,10 +266,11 @@ class Cluster(Saver):
         clock: list[tuple[float, int | None, float, float]] = []  # the database's clock, read first
         positions = dict.fromkeys(self._to_check(), (0, 0, 0))
         there: dict[str, set[int]] = {}  # each table checked: its seats connected elsewhere
+        saved_turns: dict[str, tuple[int, int, float] | None] = {}  # and its turn timer as saved
         try:
             held, gained, seats, self.dead, self.lease_ends = await asyncio.to_thread(
                 self.store.beat, present, wanted, sorted(self.held), self.lease, self.lease, self.dead, clock,
-                positions, there)
+                positions, there, saved_turns)
         except StoreUnavailable:
             return  # the leases run out by themselves: bots and timers stop here
         finally:
@@ -275,6 +280,8 @@ class Cluster(Saver):
         for t in seats:  # (their people as read with this beat are taken just below)
             self.presence_behind.pop(t, None)
         self._unheard_presence({t: s for t, s in there.items() if t not in seats})
+        # (a table just taken is read as saved below, its turn timer with it)
+        self._unheard_turns({t: u for t, u in saved_turns.items() if t not in gained}, held)
         if present is not None:
             self.restate = False
         self._turns_again()  # the database answered: turn timers it missed go again
@@ -373,6 +380,60 @@ class Cluster(Saver):
         self.presence_behind = {**{t: v for t, v in self.presence_behind.items() if t not in there
                                    and t in tables}, **behind}
 
+    def _unheard_turns(self, there: dict[str, tuple[int, int, float] | None], held: set[str]) -> None:
+        """Tables whose current turn's timer (read with a heartbeat: as saved, :meth:`~.PgStore.set_turn`)
+        is not the one this process holds, at two heartbeats in a row, at least half a beat apart,
+        and the same difference both times (a deadline racing its notification is not corrected):
+        a deadline whose ``NOTIFY`` was lost (its process killed or its connection broken between
+        the commit and the ``NOTIFY``), or one lost by the database (its commit does not wait for
+        the disk: a crash of PostgreSQL may lose it). On a process that does not run the table's
+        timers, the saved deadline is taken and its clients are told the time left; on the
+        holder of the table's lease (``held``: as this beat renewed them) whose timer runs to a
+        deadline of its own for this turn, that deadline is written again (with its ``NOTIFY``:
+        every process shows it). Only the turn this copy of the table is at is compared: a
+        deadline saved for a later position comes with moves this process has not heard of,
+        found by :meth:`_unheard_writes`, whose read takes the deadline with it."""
+        now = time.monotonic()
+        tables = self.server.lobby.tables
+        behind: dict[str, tuple[tuple[Any, Any], float]] = {}
+        for table_id, saved in there.items():
+            table = tables.get(table_id)
+            game = None if table is None else table.game
+            if table is None or table.stale or table.saving or game is None or game.over:
+                continue
+            marker = (table.game_no, len(game.events))
+            mine = self.turns.get(table_id)
+            stored = None if saved is None else ((saved[0], saved[1]), saved[2])
+            if stored is not None and stored[0] > marker:
+                continue  # this copy is behind: read with the moves it misses (:meth:`_unheard_writes`)
+            own = table_id in held and mine is not None and mine[0] == marker
+            if own:
+                if stored == mine or table_id in self.unshared:  # (a failed write is written again anyway)
+                    continue
+            elif stored is None or stored[0] != marker or stored == mine:
+                continue
+            seen = self.turns_behind.get(table_id)
+            if seen is None or seen[0] != (stored, mine):
+                behind[table_id] = ((stored, mine), now)
+            elif now - seen[1] < self.beat / 2:
+                behind[table_id] = seen
+            else:
+                self.counts["timers_unheard"] += 1
+                assert table is not None
+                if own:
+                    assert mine is not None
+                    log.warning("table %s: the deadline of its turn timer set here is not in the database "
+                                "(lost with it): writing it again", table_id)
+                    self._write_turn(table_id, marker, mine[1])
+                else:
+                    assert stored is not None
+                    log.warning("table %s: a turn timer's deadline saved by another process was never "
+                                "announced: taking it", table_id)
+                    self.turns[table_id] = stored
+                    self.server.changed(table)  # its clients see the time left
+        self.turns_behind = {**{t: v for t, v in self.turns_behind.items() if t not in there
+                                and t in tables}, **behind}
+
     def _to_check(self) -> list[str]:
         """The tables whose place in the database the next heartbeat reads: those found behind at
         the last one (moves or people), then those checked longest ago, :attr:`check_batch` in
@@ -380,7 +441,7 @@ class Cluster(Saver):
         tables = self.server.lobby.tables
         for gone in [t for t in self.checked if t not in tables]:
             del self.checked[gone]
-        behind = {**self.behind, **self.presence_behind}
+        behind = {**self.behind, **self.presence_behind, **self.turns_behind}
         first = [t for t in behind if t in tables]
         rest = [t for t in tables if t not in behind]
         if len(first) + len(rest) > self.check_batch:

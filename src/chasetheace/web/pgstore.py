@@ -138,12 +138,14 @@ _POSITIONS = ("SELECT x.t, (SELECT count(*) FROM seats s WHERE s.table_id = x.t)
               "COALESCE((SELECT a.seq + 1 FROM actions a WHERE a.table_id = x.t AND a.game_no = g.n "
               "ORDER BY a.seq DESC LIMIT 1), 0), "
               "ARRAY(SELECT DISTINCT p.seat FROM presence p JOIN processes q ON q.id = p.process "
-              "WHERE p.table_id = x.t AND " + _LIVE + ") "
+              "WHERE p.table_id = x.t AND " + _LIVE + "), u.game_no, u.events, u.ends "
               "FROM unnest(%s::text[]) AS x(t) CROSS JOIN LATERAL "
-              "(SELECT COALESCE(max(game_no), 0) AS n FROM games WHERE table_id = x.t) AS g")
-"""Where the database has each of some tables: seats taken, last game, moves saved in it; and its
-seats with a person connected to another live process (parameters: this process, how recent a
-live process's heartbeat is, in seconds, and the tables)."""
+              "(SELECT COALESCE(max(game_no), 0) AS n FROM games WHERE table_id = x.t) AS g "
+              "LEFT JOIN turns u ON u.table_id = x.t")
+"""Where the database has each of some tables: seats taken, last game, moves saved in it; its
+seats with a person connected to another live process; and its turn timer's saved deadline
+(game, events, ends; NULLs if none) (parameters: this process, how recent a live process's
+heartbeat is, in seconds, and the tables)."""
 _ALIVE = "INSERT INTO processes VALUES (%s, now()) ON CONFLICT (id) DO UPDATE SET seen = now()"
 # a move: its insert committed first, on its own (dated on the database's clock, as tables are:
 # the expiry of idle tables reads that clock), then its NOTIFY in a transaction of its own, sent
@@ -1008,6 +1010,7 @@ class PgStore:
              clock: list[tuple[float, int | None, float, float]] | None = None,
              positions: dict[str, tuple[int, int, int]] | None = None,
              elsewhere: dict[str, set[int]] | None = None,
+             turns: dict[str, tuple[int, int, float] | None] | None = None,
              ) -> tuple[set[str], set[str], dict[str, set[int]], set[str], float | None]:
         """One heartbeat of this process, in one transaction: with ``clock`` (a list), first read
         the database's clock as :meth:`clock` does and append the reading to it, with this
@@ -1029,7 +1032,10 @@ class PgStore:
         ``elsewhere`` (a dict) too, it gets each such table's seats with a person connected to
         another live process (in the same statement: one more index probe a table), so a change
         of who is connected that no notification announced (a presence written by a heartbeat, a
-        process that died or beats again, a lost ``NOTIFY``) is found as well. Each
+        process that died or beats again, a lost ``NOTIFY``) is found as well; with ``turns`` (a
+        dict) too, each such table's turn timer as saved (game, events, when it ends; None if
+        none: :meth:`set_turn`), in the same statement (one more index probe a table), so a
+        deadline whose notification was lost is found too. Each
         step touches only what changed: a steady beat is a few small statements, and its commit
         does not wait for the disk (``synchronous_commit`` off for it alone: a beat lost with a
         crash of PostgreSQL is written again by the next one a second later, and a lease taken in
@@ -1089,11 +1095,13 @@ class PgStore:
             if tidy:
                 cur.execute("DELETE FROM processes WHERE seen < now() - interval '1 day'")
             if positions:
-                for t, taken, game_no, moves, here in cur.execute(
+                for t, taken, game_no, moves, here, turn_game, turn_events, ends in cur.execute(
                         _POSITIONS, (me, alive, sorted(positions))).fetchall():
                     positions[t] = (int(taken), int(game_no), int(moves))
                     if elsewhere is not None:
                         elsewhere[t] = {int(s) for s in here}
+                    if turns is not None:
+                        turns[t] = None if ends is None else (int(turn_game), int(turn_events), float(ends))
             return holding, gained, seats, now_dead, soonest
         return self._tx(work)
 
