@@ -193,10 +193,10 @@ class Cluster(Saver):
         # sending the write to its answer: the database's part of a move's latency); writes found
         # by a heartbeat that no notification announced (:meth:`_unheard_writes`), and changes of
         # who is connected elsewhere found so (:meth:`_unheard_presence`), and turn timers' deadlines
-        # (:meth:`_unheard_turns`)
+        # (:meth:`_unheard_turns`) and seats taken from people here (:meth:`_unheard_takeovers`)
         self.counts = {"notified": 0, "moves_applied": 0, "moves_known": 0, "tables_read": 0,
                        "moves_saved": 0, "games_applied": 0, "save_wait_us": 0, "writes_unheard": 0,
-                       "presence_unheard": 0, "timers_unheard": 0}
+                       "presence_unheard": 0, "timers_unheard": 0, "takeovers_unheard": 0}
         # tables the database had further on than their copy here at the last heartbeat: where, and
         # since when (monotonic): read again if still so at a later beat (:meth:`_unheard_writes`)
         self.behind: dict[str, tuple[tuple[int, int, int], float]] = {}
@@ -207,6 +207,9 @@ class Cluster(Saver):
         # tables whose current turn's deadline the database had otherwise than this process at the
         # last heartbeat: (as saved, as held here), and since when (monotonic) (:meth:`_unheard_turns`)
         self.turns_behind: dict[str, tuple[tuple[Any, Any], float]] = {}
+        # tables with a seat held here that the database shows taken later through another process at
+        # the last heartbeat: those seats with that taking, and since when (:meth:`_unheard_takeovers`)
+        self.takeovers_behind: dict[str, tuple[dict[int, tuple[float, str]], float]] = {}
 
     @property
     def process(self) -> str:
@@ -258,8 +261,13 @@ class Cluster(Saver):
         server = self.server
         present = None
         if self.restate:  # at the start, and after the database was away: state every seat afresh
-            present = sorted({(c.table.id, c.seat) for conns in server.watchers.values() for c in conns
-                              if c.table is not None and c.seat is not None})
+            taking: dict[tuple[str, int], float] = {}  # each seat: when its person here took it
+            for conns in server.watchers.values():
+                for c in conns:
+                    if c.table is not None and c.seat is not None:
+                        key = (c.table.id, c.seat)
+                        taking[key] = max(taking.get(key, c.seated_at), c.seated_at)
+            present = sorted((t, s, w) for (t, s), w in taking.items())
         wanted = self.wanted()
         asked = time.monotonic()
         self.lease_ends = None
@@ -267,10 +275,11 @@ class Cluster(Saver):
         positions = dict.fromkeys(self._to_check(), (0, 0, 0))
         there: dict[str, set[int]] = {}  # each table checked: its seats connected elsewhere
         saved_turns: dict[str, tuple[int, int, float] | None] = {}  # and its turn timer as saved
+        takers: dict[str, dict[int, tuple[float, str]]] = {}  # and the seats taken elsewhere: when, where
         try:
             held, gained, seats, self.dead, self.lease_ends = await asyncio.to_thread(
                 self.store.beat, present, wanted, sorted(self.held), self.lease, self.lease, self.dead, clock,
-                positions, there, saved_turns)
+                positions, there, saved_turns, takers)
         except StoreUnavailable:
             return  # the leases run out by themselves: bots and timers stop here
         finally:
@@ -282,6 +291,7 @@ class Cluster(Saver):
         self._unheard_presence({t: s for t, s in there.items() if t not in seats})
         # (a table just taken is read as saved below, its turn timer with it)
         self._unheard_turns({t: u for t, u in saved_turns.items() if t not in gained}, held)
+        self._unheard_takeovers({t: takers.get(t, {}) for t in there})
         if present is not None:
             self.restate = False
         self._turns_again()  # the database answered: turn timers it missed go again
@@ -434,6 +444,42 @@ class Cluster(Saver):
         self.turns_behind = {**{t: v for t, v in self.turns_behind.items() if t not in there
                                 and t in tables}, **behind}
 
+    def _unheard_takeovers(self, there: dict[str, dict[int, tuple[float, str]]]) -> None:
+        """Seats a person connected here holds (their announcement heard back) that the database
+        shows taken after them through another live process (``presence.since``, on the
+        database's clock; the process's id breaks a tie), at two heartbeats in a row, at least half
+        a beat apart, the same taking both times: a takeover whose notification (``r``, :meth:`heard`)
+        was lost, so the connection here loses the seat as it would on hearing it (``replaced``).
+        A takeover heard in time has the losing connection's row gone within milliseconds: never
+        found twice. A row of an older process, which does not say when (NULL), is not compared."""
+        now = time.monotonic()
+        tables = self.server.lobby.tables
+        behind: dict[str, tuple[dict[int, tuple[float, str]], float]] = {}
+        for table_id, taken in there.items():
+            table = tables.get(table_id)
+            if table is None or not taken:
+                continue
+            later = {}
+            for conn in self.server.watchers.get(table_id, ()):
+                seat = conn.seat
+                if seat in taken and conn.announced and taken[seat] > (conn.seated_at, self.process):
+                    later[seat] = taken[seat]
+            if not later:
+                continue
+            seen = self.takeovers_behind.get(table_id)
+            if seen is None or seen[0] != later:
+                behind[table_id] = (later, now)
+            elif now - seen[1] < self.beat / 2:
+                behind[table_id] = seen
+            else:
+                self.counts["takeovers_unheard"] += len(later)
+                log.warning("table %s: seat(s) %s taken through another process unannounced: the connections "
+                            "here lose them", table_id, sorted(later))
+                for seat, (at, _) in sorted(later.items()):
+                    self.server.replace_seat(table, seat, at)
+        self.takeovers_behind = {**{t: v for t, v in self.takeovers_behind.items() if t not in there
+                                    and t in tables}, **behind}
+
     def _to_check(self) -> list[str]:
         """The tables whose place in the database the next heartbeat reads: those found behind at
         the last one (moves or people), then those checked longest ago, :attr:`check_batch` in
@@ -441,7 +487,7 @@ class Cluster(Saver):
         tables = self.server.lobby.tables
         for gone in [t for t in self.checked if t not in tables]:
             del self.checked[gone]
-        behind = {**self.behind, **self.presence_behind, **self.turns_behind}
+        behind = {**self.behind, **self.presence_behind, **self.turns_behind, **self.takeovers_behind}
         first = [t for t in behind if t in tables]
         rest = [t for t in tables if t not in behind]
         if len(first) + len(rest) > self.check_batch:
