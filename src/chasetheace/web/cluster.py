@@ -26,7 +26,9 @@ player's turn is played for them) is shared in ``presence``, changed at once whe
 goes (and announced), and stated afresh by a heartbeat after the database was away. A change no
 notification announced (one stated by a heartbeat, a lost ``NOTIFY``, a process that died or beats
 again after a pause) is found by the heartbeats, which read who is connected elsewhere at each
-table they check (:meth:`Cluster._unheard_presence`).
+table they check (:meth:`Cluster._unheard_presence`); with it, the turn timer's deadline as saved
+(:meth:`Cluster._unheard_turns`) and when each seat connected elsewhere was taken there (a seat
+taken over from a connection here whose notice was lost: :meth:`Cluster._unheard_takeovers`).
 
 A person's move, and a bot's or a timer's, is saved without holding up the event loop: the
 engine plays it, the table is :attr:`~.tables.Table.saving` (nobody is told of it, other messages
@@ -193,10 +195,11 @@ class Cluster(Saver):
         # sending the write to its answer: the database's part of a move's latency); writes found
         # by a heartbeat that no notification announced (:meth:`_unheard_writes`), and changes of
         # who is connected elsewhere found so (:meth:`_unheard_presence`), and turn timers' deadlines
-        # (:meth:`_unheard_turns`) and seats taken from people here (:meth:`_unheard_takeovers`)
+        # (:meth:`_unheard_turns`) and seats taken from people here (:meth:`_unheard_takeovers`);
+        # heartbeats the database answered
         self.counts = {"notified": 0, "moves_applied": 0, "moves_known": 0, "tables_read": 0,
                        "moves_saved": 0, "games_applied": 0, "save_wait_us": 0, "writes_unheard": 0,
-                       "presence_unheard": 0, "timers_unheard": 0, "takeovers_unheard": 0}
+                       "presence_unheard": 0, "timers_unheard": 0, "takeovers_unheard": 0, "beats": 0}
         # tables the database had further on than their copy here at the last heartbeat: where, and
         # since when (monotonic): read again if still so at a later beat (:meth:`_unheard_writes`)
         self.behind: dict[str, tuple[tuple[int, int, int], float]] = {}
@@ -285,6 +288,7 @@ class Cluster(Saver):
         finally:
             if clock:
                 self._clock_read(*clock[0])
+        self.counts["beats"] += 1
         self._unheard_writes(positions)
         for t in seats:  # (their people as read with this beat are taken just below)
             self.presence_behind.pop(t, None)

@@ -6,7 +6,8 @@ upgraded on start, in one transaction under an advisory lock so processes starti
 upgrade once; a newer one is refused; a database holding another application's tables is
 refused). Version 3 adds what several processes need: ``processes`` (each live process and its
 heartbeat), ``presence`` (which seats have a person connected to which process) and ``leases``
-(which process runs a table's bots and timers, until when).
+(which process runs a table's bots and timers, until when); version 4, when each person connected
+took their seat (``presence.since``: a takeover whose notification was lost is found by it).
 
 Every write the other processes must hear of is one short transaction followed by a
 ``NOTIFY "cta_tables:TABLE", 'PROCESS|TABLE'`` (a channel per table) in a transaction of its own,
@@ -15,9 +16,9 @@ sent only once the write committed and in the same round trip as its commit
 sends it in its own transaction): PostgreSQL delivers it to every process listening there, the
 processes with the table in memory (:mod:`.cluster`), each of which reads what it is missing and
 tells its own clients (a write whose ``NOTIFY`` was lost is found by their heartbeats,
-:meth:`PgStore.beat`, as is a change of who is connected that nobody announced). Two processes
-saving the same move number, seat or game collide on the primary key: the second gets
-:class:`~.store.StoreConflict` and nothing is written. A database that cannot be reached is
+:meth:`PgStore.beat`, as is a change of who is connected, a turn's deadline or a seat's takeover
+that nobody announced). Two processes saving the same move number, seat or game collide on the
+primary key: the second gets :class:`~.store.StoreConflict` and nothing is written. A database that cannot be reached is
 :class:`~.store.StoreUnavailable` (fast: after a failure, calls fail at once for a second instead
 of each waiting on the connection pool).
 
