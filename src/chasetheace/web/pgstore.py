@@ -18,9 +18,9 @@ processes with the table in memory (:mod:`.cluster`), each of which reads what i
 tells its own clients (a write whose ``NOTIFY`` was lost is found by their heartbeats,
 :meth:`PgStore.beat`, as is a change of who is connected, a turn's deadline or a seat's takeover
 that nobody announced). Two processes saving the same move number, seat or game collide on the
-primary key: the second gets :class:`~.store.StoreConflict` and nothing is written. A database that cannot be reached is
-:class:`~.store.StoreUnavailable` (fast: after a failure, calls fail at once for a second instead
-of each waiting on the connection pool).
+primary key: the second gets :class:`~.store.StoreConflict` and nothing is written. A database
+that cannot be reached is :class:`~.store.StoreUnavailable` (fast: after a failure, calls fail at
+once for a second instead of each waiting on the connection pool).
 
 Connections come from a psycopg-pool pool for the worker threads, and for the moves, written
 from the event loop, from a few asynchronous connections of their own (a connection that broke,
