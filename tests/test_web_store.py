@@ -131,7 +131,7 @@ def test_a_database_of_each_earlier_schema_is_upgraded_on_start(tmp_path: Path) 
     from chasetheace.web.store import _SCHEMA, SCHEMA_VERSION, UPGRADES
 
     assert sorted(UPGRADES) == list(range(1, SCHEMA_VERSION))  # a step from every earlier version
-    assert SCHEMA_VERSION == 3
+    assert SCHEMA_VERSION == 4
     for version in range(1, SCHEMA_VERSION):
         path = tmp_path / f"v{version}.sqlite3"
         con = sqlite3.connect(path)

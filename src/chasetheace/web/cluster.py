@@ -26,7 +26,9 @@ player's turn is played for them) is shared in ``presence``, changed at once whe
 goes (and announced), and stated afresh by a heartbeat after the database was away. A change no
 notification announced (one stated by a heartbeat, a lost ``NOTIFY``, a process that died or beats
 again after a pause) is found by the heartbeats, which read who is connected elsewhere at each
-table they check (:meth:`Cluster._unheard_presence`).
+table they check (:meth:`Cluster._unheard_presence`); with it, the turn timer's deadline as saved
+(:meth:`Cluster._unheard_turns`) and when each seat connected elsewhere was taken there (a seat
+taken over from a connection here whose notice was lost: :meth:`Cluster._unheard_takeovers`).
 
 A person's move, and a bot's or a timer's, is saved without holding up the event loop: the
 engine plays it, the table is :attr:`~.tables.Table.saving` (nobody is told of it, other messages
@@ -193,10 +195,12 @@ class Cluster(Saver):
         # games started from them; the microseconds the moves saved waited for their commit (from
         # sending the write to its answer: the database's part of a move's latency); writes found
         # by a heartbeat that no notification announced (:meth:`_unheard_writes`), and changes of
-        # who is connected elsewhere found so (:meth:`_unheard_presence`)
+        # who is connected elsewhere found so (:meth:`_unheard_presence`), and turn timers' deadlines
+        # (:meth:`_unheard_turns`) and seats taken from people here (:meth:`_unheard_takeovers`);
+        # heartbeats the database answered
         self.counts = {"notified": 0, "moves_applied": 0, "moves_known": 0, "tables_read": 0,
                        "moves_saved": 0, "games_applied": 0, "save_wait_us": 0, "writes_unheard": 0,
-                       "presence_unheard": 0}
+                       "presence_unheard": 0, "timers_unheard": 0, "takeovers_unheard": 0, "beats": 0}
         # tables the database had further on than their copy here at the last heartbeat: where, and
         # since when (monotonic): read again if still so at a later beat (:meth:`_unheard_writes`)
         self.behind: dict[str, tuple[tuple[int, int, int], float]] = {}
@@ -204,6 +208,12 @@ class Cluster(Saver):
         # tables whose seats connected elsewhere the database had otherwise than this process at the
         # last heartbeat: as the database had them, and since when (monotonic) (:meth:`_unheard_presence`)
         self.presence_behind: dict[str, tuple[set[int], float]] = {}
+        # tables whose current turn's deadline the database had otherwise than this process at the
+        # last heartbeat: (as saved, as held here), and since when (monotonic) (:meth:`_unheard_turns`)
+        self.turns_behind: dict[str, tuple[tuple[Any, Any], float]] = {}
+        # tables with a seat held here that the database shows taken later through another process at
+        # the last heartbeat: those seats with that taking, and since when (:meth:`_unheard_takeovers`)
+        self.takeovers_behind: dict[str, tuple[dict[int, tuple[float, str]], float]] = {}
 
     @property
     def process(self) -> str:
@@ -255,27 +265,38 @@ class Cluster(Saver):
         server = self.server
         present = None
         if self.restate:  # at the start, and after the database was away: state every seat afresh
-            present = sorted({(c.table.id, c.seat) for conns in server.watchers.values() for c in conns
-                              if c.table is not None and c.seat is not None})
+            taking: dict[tuple[str, int], float] = {}  # each seat: when its person here took it
+            for conns in server.watchers.values():
+                for c in conns:
+                    if c.table is not None and c.seat is not None:
+                        key = (c.table.id, c.seat)
+                        taking[key] = max(taking.get(key, c.seated_at), c.seated_at)
+            present = sorted((t, s, w) for (t, s), w in taking.items())
         wanted = self.wanted()
         asked = time.monotonic()
         self.lease_ends = None
         clock: list[tuple[float, int | None, float, float]] = []  # the database's clock, read first
         positions = dict.fromkeys(self._to_check(), (0, 0, 0))
         there: dict[str, set[int]] = {}  # each table checked: its seats connected elsewhere
+        saved_turns: dict[str, tuple[int, int, float] | None] = {}  # and its turn timer as saved
+        takers: dict[str, dict[int, tuple[float, str]]] = {}  # and the seats taken elsewhere: when, where
         try:
             held, gained, seats, self.dead, self.lease_ends = await asyncio.to_thread(
                 self.store.beat, present, wanted, sorted(self.held), self.lease, self.lease, self.dead, clock,
-                positions, there)
+                positions, there, saved_turns, takers)
         except StoreUnavailable:
             return  # the leases run out by themselves: bots and timers stop here
         finally:
             if clock:
                 self._clock_read(*clock[0])
+        self.counts["beats"] += 1
         self._unheard_writes(positions)
         for t in seats:  # (their people as read with this beat are taken just below)
             self.presence_behind.pop(t, None)
         self._unheard_presence({t: s for t, s in there.items() if t not in seats})
+        # (a table just taken is read as saved below, its turn timer with it)
+        self._unheard_turns({t: u for t, u in saved_turns.items() if t not in gained}, held)
+        self._unheard_takeovers({t: takers.get(t, {}) for t in there})
         if present is not None:
             self.restate = False
         self._turns_again()  # the database answered: turn timers it missed go again
@@ -374,6 +395,96 @@ class Cluster(Saver):
         self.presence_behind = {**{t: v for t, v in self.presence_behind.items() if t not in there
                                    and t in tables}, **behind}
 
+    def _unheard_turns(self, there: dict[str, tuple[int, int, float] | None], held: set[str]) -> None:
+        """Tables whose current turn's timer (read with a heartbeat: as saved, :meth:`~.PgStore.set_turn`)
+        is not the one this process holds, at two heartbeats in a row, at least half a beat apart,
+        and the same difference both times (a deadline racing its notification is not corrected):
+        a deadline whose ``NOTIFY`` was lost (its process killed or its connection broken between
+        the commit and the ``NOTIFY``), or one lost by the database (its commit does not wait for
+        the disk: a crash of PostgreSQL may lose it). On a process that does not run the table's
+        timers, the saved deadline is taken and its clients are told the time left; on the
+        holder of the table's lease (``held``: as this beat renewed them) whose timer runs to a
+        deadline of its own for this turn, that deadline is written again (with its ``NOTIFY``:
+        every process shows it). Only the turn this copy of the table is at is compared: a
+        deadline saved for a later position comes with moves this process has not heard of,
+        found by :meth:`_unheard_writes`, whose read takes the deadline with it."""
+        now = time.monotonic()
+        tables = self.server.lobby.tables
+        behind: dict[str, tuple[tuple[Any, Any], float]] = {}
+        for table_id, saved in there.items():
+            table = tables.get(table_id)
+            game = None if table is None else table.game
+            if table is None or table.stale or table.saving or game is None or game.over:
+                continue
+            marker = (table.game_no, len(game.events))
+            mine = self.turns.get(table_id)
+            stored = None if saved is None else ((saved[0], saved[1]), saved[2])
+            if stored is not None and stored[0] > marker:
+                continue  # this copy is behind: read with the moves it misses (:meth:`_unheard_writes`)
+            own = table_id in held and mine is not None and mine[0] == marker
+            if own:
+                if stored == mine or table_id in self.unshared:  # (a failed write is written again anyway)
+                    continue
+            elif stored is None or stored[0] != marker or stored == mine:
+                continue
+            seen = self.turns_behind.get(table_id)
+            if seen is None or seen[0] != (stored, mine):
+                behind[table_id] = ((stored, mine), now)
+            elif now - seen[1] < self.beat / 2:
+                behind[table_id] = seen
+            else:
+                self.counts["timers_unheard"] += 1
+                assert table is not None
+                if own:
+                    assert mine is not None
+                    log.warning("table %s: the deadline of its turn timer set here is not in the database "
+                                "(lost with it): writing it again", table_id)
+                    self._write_turn(table_id, marker, mine[1])
+                else:
+                    assert stored is not None
+                    log.warning("table %s: a turn timer's deadline saved by another process was never "
+                                "announced: taking it", table_id)
+                    self.turns[table_id] = stored
+                    self.server.changed(table)  # its clients see the time left
+        self.turns_behind = {**{t: v for t, v in self.turns_behind.items() if t not in there
+                                and t in tables}, **behind}
+
+    def _unheard_takeovers(self, there: dict[str, dict[int, tuple[float, str]]]) -> None:
+        """Seats a person connected here holds (their announcement heard back) that the database
+        shows taken after them through another live process (``presence.since``, on the
+        database's clock; the process's id breaks a tie), at two heartbeats in a row, at least half
+        a beat apart, the same taking both times: a takeover whose notification (``r``, :meth:`heard`)
+        was lost, so the connection here loses the seat as it would on hearing it (``replaced``).
+        A takeover heard in time has the losing connection's row gone within milliseconds: never
+        found twice. A row of an older process, which does not say when (NULL), is not compared."""
+        now = time.monotonic()
+        tables = self.server.lobby.tables
+        behind: dict[str, tuple[dict[int, tuple[float, str]], float]] = {}
+        for table_id, taken in there.items():
+            table = tables.get(table_id)
+            if table is None or not taken:
+                continue
+            later = {}
+            for conn in self.server.watchers.get(table_id, ()):
+                seat = conn.seat
+                if seat in taken and conn.announced and taken[seat] > (conn.seated_at, self.process):
+                    later[seat] = taken[seat]
+            if not later:
+                continue
+            seen = self.takeovers_behind.get(table_id)
+            if seen is None or seen[0] != later:
+                behind[table_id] = (later, now)
+            elif now - seen[1] < self.beat / 2:
+                behind[table_id] = seen
+            else:
+                self.counts["takeovers_unheard"] += len(later)
+                log.warning("table %s: seat(s) %s taken through another process unannounced: the connections "
+                            "here lose them", table_id, sorted(later))
+                for seat, (at, _) in sorted(later.items()):
+                    self.server.replace_seat(table, seat, at)
+        self.takeovers_behind = {**{t: v for t, v in self.takeovers_behind.items() if t not in there
+                                    and t in tables}, **behind}
+
     def _to_check(self) -> list[str]:
         """The tables whose place in the database the next heartbeat reads: those found behind at
         the last one (moves or people), then those checked longest ago, :attr:`check_batch` in
@@ -381,7 +492,7 @@ class Cluster(Saver):
         tables = self.server.lobby.tables
         for gone in [t for t in self.checked if t not in tables]:
             del self.checked[gone]
-        behind = {**self.behind, **self.presence_behind}
+        behind = {**self.behind, **self.presence_behind, **self.turns_behind, **self.takeovers_behind}
         first = [t for t in behind if t in tables]
         rest = [t for t in tables if t not in behind]
         if len(first) + len(rest) > self.check_batch:

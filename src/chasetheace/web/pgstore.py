@@ -6,7 +6,8 @@ upgraded on start, in one transaction under an advisory lock so processes starti
 upgrade once; a newer one is refused; a database holding another application's tables is
 refused). Version 3 adds what several processes need: ``processes`` (each live process and its
 heartbeat), ``presence`` (which seats have a person connected to which process) and ``leases``
-(which process runs a table's bots and timers, until when).
+(which process runs a table's bots and timers, until when); version 4, when each person connected
+took their seat (``presence.since``: a takeover whose notification was lost is found by it).
 
 Every write the other processes must hear of is one short transaction followed by a
 ``NOTIFY "cta_tables:TABLE", 'PROCESS|TABLE'`` (a channel per table) in a transaction of its own,
@@ -15,11 +16,11 @@ sent only once the write committed and in the same round trip as its commit
 sends it in its own transaction): PostgreSQL delivers it to every process listening there, the
 processes with the table in memory (:mod:`.cluster`), each of which reads what it is missing and
 tells its own clients (a write whose ``NOTIFY`` was lost is found by their heartbeats,
-:meth:`PgStore.beat`, as is a change of who is connected that nobody announced). Two processes
-saving the same move number, seat or game collide on the primary key: the second gets
-:class:`~.store.StoreConflict` and nothing is written. A database that cannot be reached is
-:class:`~.store.StoreUnavailable` (fast: after a failure, calls fail at once for a second instead
-of each waiting on the connection pool).
+:meth:`PgStore.beat`, as is a change of who is connected, a turn's deadline or a seat's takeover
+that nobody announced). Two processes saving the same move number, seat or game collide on the
+primary key: the second gets :class:`~.store.StoreConflict` and nothing is written. A database
+that cannot be reached is :class:`~.store.StoreUnavailable` (fast: after a failure, calls fail at
+once for a second instead of each waiting on the connection pool).
 
 Connections come from a psycopg-pool pool for the worker threads, and for the moves, written
 from the event loop, from a few asynchronous connections of their own (a connection that broke,
@@ -114,6 +115,10 @@ PG_UPGRADES: dict[int, tuple[str, ...]] = {
         "CREATE INDEX tables_public ON tables (created) WHERE (options::jsonb ->> 'public') = 'true'",
         "CREATE TABLE turns (table_id TEXT PRIMARY KEY, game_no INTEGER NOT NULL, events INTEGER NOT NULL, "
         "ends DOUBLE PRECISION NOT NULL)"),
+    # when each person connected took their seat (the database's clock): a takeover of a seat by
+    # another process is found by the heartbeats even if its notification was lost (NULL: a row
+    # of a process of version 3, still running beside newer ones, which never says)
+    3: ("ALTER TABLE presence ADD COLUMN since DOUBLE PRECISION",),
 }
 """From each version to the next, as :data:`.store.UPGRADES` for SQLite."""
 
@@ -136,14 +141,16 @@ _ELSEWHERE_MANY = ("SELECT p.table_id, p.seat FROM presence p JOIN processes q O
 """The seats of some tables with a person connected to another live process (table, seat)."""
 _POSITIONS = ("SELECT x.t, (SELECT count(*) FROM seats s WHERE s.table_id = x.t), g.n, "
               "COALESCE((SELECT a.seq + 1 FROM actions a WHERE a.table_id = x.t AND a.game_no = g.n "
-              "ORDER BY a.seq DESC LIMIT 1), 0), "
-              "ARRAY(SELECT DISTINCT p.seat FROM presence p JOIN processes q ON q.id = p.process "
-              "WHERE p.table_id = x.t AND " + _LIVE + ") "
+              "ORDER BY a.seq DESC LIMIT 1), 0), e.seats, e.since, e.procs, u.game_no, u.events, u.ends "
               "FROM unnest(%s::text[]) AS x(t) CROSS JOIN LATERAL "
-              "(SELECT COALESCE(max(game_no), 0) AS n FROM games WHERE table_id = x.t) AS g")
-"""Where the database has each of some tables: seats taken, last game, moves saved in it; and its
-seats with a person connected to another live process (parameters: this process, how recent a
-live process's heartbeat is, in seconds, and the tables)."""
+              "(SELECT COALESCE(max(game_no), 0) AS n FROM games WHERE table_id = x.t) AS g "
+              "CROSS JOIN LATERAL (SELECT array_agg(p.seat) AS seats, array_agg(p.since) AS since, "
+              "array_agg(p.process) AS procs FROM presence p JOIN processes q ON q.id = p.process "
+              "WHERE p.table_id = x.t AND " + _LIVE + ") AS e LEFT JOIN turns u ON u.table_id = x.t")
+"""Where the database has each of some tables: seats taken, last game, moves saved in it; the
+people connected to other live processes there (their seats, when each took it and through which
+process; NULLs if none); and its turn timer's saved deadline (game, events, ends; NULLs if none)
+(parameters: the tables, this process, how recent a live process's heartbeat is, in seconds)."""
 _ALIVE = "INSERT INTO processes VALUES (%s, now()) ON CONFLICT (id) DO UPDATE SET seen = now()"
 # a move: its insert committed first, on its own (dated on the database's clock, as tables are:
 # the expiry of idle tables reads that clock), then its NOTIFY in a transaction of its own, sent
@@ -1003,17 +1010,20 @@ class PgStore:
         """The database's clock (seconds since the epoch) and the schema version it holds now."""
         return self._tx(lambda cur: _clock_row(cur.execute(_CLOCK).fetchone()), atomic=False)
 
-    def beat(self, present: Sequence[tuple[str, int]] | None, wanted: Sequence[str], held: Sequence[str],
-             lease: float, alive: float, dead: set[str],
+    def beat(self, present: Sequence[tuple[str, int, float]] | None, wanted: Sequence[str],
+             held: Sequence[str], lease: float, alive: float, dead: set[str],
              clock: list[tuple[float, int | None, float, float]] | None = None,
              positions: dict[str, tuple[int, int, int]] | None = None,
              elsewhere: dict[str, set[int]] | None = None,
+             turns: dict[str, tuple[int, int, float] | None] | None = None,
+             takers: dict[str, dict[int, tuple[float, str]]] | None = None,
              ) -> tuple[set[str], set[str], dict[str, set[int]], set[str], float | None]:
         """One heartbeat of this process, in one transaction: with ``clock`` (a list), first read
         the database's clock as :meth:`clock` does and append the reading to it, with this
         process's time (``time.time()``) just before and after the reading; say it is alive; if
         ``present`` is
-        given, state afresh the seats it has people connected at (table, seat; otherwise they
+        given, state afresh the seats it has people connected at (table, seat, when the person
+        took it on the database's clock; otherwise they
         are kept up to date by :meth:`set_presence`); renew the leases it ``held`` that it still
         wants, give up the others, and take the lease of each ``wanted`` table that has no live
         holder (for ``lease`` seconds). Returns the tables it holds; those it just took (it did
@@ -1029,7 +1039,13 @@ class PgStore:
         ``elsewhere`` (a dict) too, it gets each such table's seats with a person connected to
         another live process (in the same statement: one more index probe a table), so a change
         of who is connected that no notification announced (a presence written by a heartbeat, a
-        process that died or beats again, a lost ``NOTIFY``) is found as well. Each
+        process that died or beats again, a lost ``NOTIFY``) is found as well; with ``turns`` (a
+        dict) too, each such table's turn timer as saved (game, events, when it ends; None if
+        none: :meth:`set_turn`), in the same statement (one more index probe a table), so a
+        deadline whose notification was lost is found too; with ``takers`` (a dict) too, for each
+        such table with a seat taken through another live process (that process saying when),
+        the last taking of each such seat elsewhere (seat: when, which process), so a seat taken
+        from a person connected here whose notification was lost is found too. Each
         step touches only what changed: a steady beat is a few small statements, and its commit
         does not wait for the disk (``synchronous_commit`` off for it alone: a beat lost with a
         crash of PostgreSQL is written again by the next one a second later, and a lease taken in
@@ -1049,9 +1065,11 @@ class PgStore:
             if present is not None:
                 cur.execute("DELETE FROM presence WHERE process=%s", (me,))
                 if present:
-                    cur.execute("INSERT INTO presence SELECT %s, t, s FROM unnest(%s::text[], %s::int[]) "
-                                "AS x(t, s) ON CONFLICT DO NOTHING",
-                                (me, [t for t, _ in present], [s for _, s in present]))
+                    cur.execute("INSERT INTO presence (process, table_id, seat, since) SELECT %s, t, s, w "
+                                "FROM unnest(%s::text[], %s::int[], %s::float8[]) AS x(t, s, w) "
+                                "ON CONFLICT DO NOTHING",
+                                (me, [t for t, _, _ in present], [s for _, s, _ in present],
+                                 [w for _, _, w in present]))
             want = set(wanted)
             if tidy or set(held) - want:
                 cur.execute("DELETE FROM leases WHERE holder=%s AND NOT (table_id = ANY(%s::text[]))",
@@ -1089,11 +1107,20 @@ class PgStore:
             if tidy:
                 cur.execute("DELETE FROM processes WHERE seen < now() - interval '1 day'")
             if positions:
-                for t, taken, game_no, moves, here in cur.execute(
-                        _POSITIONS, (me, alive, sorted(positions))).fetchall():
+                rows = cur.execute(_POSITIONS, (sorted(positions), me, alive)).fetchall()
+                for t, taken, game_no, moves, here, since, procs, turn_game, turn_events, ends in rows:
                     positions[t] = (int(taken), int(game_no), int(moves))
                     if elsewhere is not None:
-                        elsewhere[t] = {int(s) for s in here}
+                        elsewhere[t] = {int(s) for s in here or ()}
+                    if takers is not None and here:
+                        last: dict[int, tuple[float, str]] = {}
+                        for s, w, q in zip(here, since, procs, strict=True):
+                            if w is not None and (int(s) not in last or (w, q) > last[int(s)]):
+                                last[int(s)] = (float(w), str(q))
+                        if last:
+                            takers[t] = last
+                    if turns is not None:
+                        turns[t] = None if ends is None else (int(turn_game), int(turn_events), float(ends))
             return holding, gained, seats, now_dead, soonest
         return self._tx(work)
 
@@ -1104,8 +1131,9 @@ class PgStore:
         def work(cur: Any) -> None:
             if here:
                 cur.execute(_ALIVE, (self.process,))
-                cur.execute("INSERT INTO presence VALUES (%s, %s, %s) ON CONFLICT DO NOTHING",
-                            (self.process, table_id, seat))
+                cur.execute("INSERT INTO presence (process, table_id, seat, since) VALUES (%s, %s, %s, %s) "
+                            "ON CONFLICT (process, table_id, seat) DO UPDATE SET since = EXCLUDED.since",
+                            (self.process, table_id, seat, at))
             else:
                 cur.execute("DELETE FROM presence WHERE process=%s AND table_id=%s AND seat=%s",
                             (self.process, table_id, seat))

@@ -44,13 +44,14 @@ from ..record import Record
 __all__ = ["Store", "StoredTable", "StoredSeat", "StoredGame", "StoredAction", "SCHEMA_VERSION",
            "StoreConflict", "StoreUnavailable", "TableStore", "is_url"]
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 """The version of the database's layout this server reads and writes (``meta.schema``)."""
 
 UPGRADES: dict[int, tuple[str, ...]] = {
     1: ("ALTER TABLE seats ADD COLUMN recovery_hash TEXT",),  # 1 -> 2: seats' recovery codes
     2: ("ALTER TABLE actions ADD COLUMN act_id TEXT",  # 2 -> 3: a client's act applied once
         "CREATE UNIQUE INDEX IF NOT EXISTS actions_act_id ON actions (table_id, act_id)"),
+    3: (),  # 3 -> 4: on PostgreSQL only, when each connected person took their seat (``presence``)
 }
 """The statements that take a database from each version to the next; a server upgrades an
 older database on start, one version after another, and refuses a newer one."""
