@@ -30,10 +30,9 @@ pytest.importorskip("httpx", reason=TEST_TOOL.format("httpx"))
 psycopg = pytest.importorskip("psycopg", reason=missing_extra("psycopg", "postgres"))
 
 from chasetheace.web.pgstore import PgStore  # noqa: E402
-from webtools import Client, ServerProcess, create, join, server_processes  # noqa: E402
+from webtools import PROCESS_LIMITS, Client, ServerProcess, create, join, server_processes, unheard_sql  # noqa: E402
 
-LIMITS = ["--connections-per-client", "1000", "--tables-per-client", "100000", "--rate-per-client", "100000",
-          "--burst-per-client", "100000", "--http-rate", "100000", "--http-burst", "100000"]
+LIMITS = PROCESS_LIMITS
 GHOST = "ghost"  # the process nobody hears
 
 
@@ -43,10 +42,7 @@ def started() -> Iterator[list[ServerProcess]]:
         yield procs
 
 
-def sql(url: str, text: str, *args: Any) -> None:
-    """One statement in a transaction of its own, with no ``NOTIFY``: as the ghost writes."""
-    with psycopg.connect(url, autocommit=True) as conn:
-        conn.execute(text, args)
+sql = unheard_sql
 
 
 def connected(c: Client) -> list[int] | None:

@@ -13,7 +13,6 @@ with plain SQL and no ``NOTIFY``."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 import pytest
 
@@ -24,10 +23,9 @@ pytest.importorskip("httpx", reason=TEST_TOOL.format("httpx"))
 psycopg = pytest.importorskip("psycopg", reason=missing_extra("psycopg", "postgres"))
 
 from chasetheace.web.pgstore import PG_SCHEMA_V1, PG_UPGRADES, PgStore  # noqa: E402
-from webtools import ServerProcess, create, join, server_processes, wait_until  # noqa: E402
+from webtools import PROCESS_LIMITS, ServerProcess, create, join, server_processes, unheard_sql, wait_until  # noqa: E402
 
-LIMITS = ["--connections-per-client", "1000", "--tables-per-client", "100000", "--rate-per-client", "100000",
-          "--burst-per-client", "100000", "--http-rate", "100000", "--http-burst", "100000"]
+LIMITS = PROCESS_LIMITS
 GHOST = "ghost"  # the process nobody hears
 
 
@@ -37,10 +35,7 @@ def started() -> Iterator[list[ServerProcess]]:
         yield procs
 
 
-def sql(url: str, text: str, *args: Any) -> None:
-    """One statement in a transaction of its own, with no ``NOTIFY``: as the ghost writes."""
-    with psycopg.connect(url, autocommit=True) as conn:
-        conn.execute(text, args)
+sql = unheard_sql
 
 
 def counts(proc: ServerProcess, key: str) -> int:

@@ -13,7 +13,6 @@ process whose notices nobody hears is this test, which holds the table's lease (
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 import pytest
 
@@ -23,10 +22,18 @@ pytest.importorskip("uvicorn")
 pytest.importorskip("httpx", reason=TEST_TOOL.format("httpx"))
 psycopg = pytest.importorskip("psycopg", reason=missing_extra("psycopg", "postgres"))
 
-from webtools import Client, ServerProcess, create, join, server_processes, wait_until  # noqa: E402
+from webtools import (  # noqa: E402
+    PROCESS_LIMITS,
+    Client,
+    ServerProcess,
+    create,
+    join,
+    server_processes,
+    unheard_sql,
+    wait_until,
+)
 
-LIMITS = ["--connections-per-client", "1000", "--tables-per-client", "100000", "--rate-per-client", "100000",
-          "--burst-per-client", "100000", "--http-rate", "100000", "--http-burst", "100000"]
+LIMITS = PROCESS_LIMITS
 GHOST = "ghost"  # the process nobody hears
 
 
@@ -36,12 +43,7 @@ def started() -> Iterator[list[ServerProcess]]:
         yield procs
 
 
-def sql(url: str, text: str, *args: Any) -> Any:
-    """One statement in a transaction of its own, with no ``NOTIFY``: as the ghost writes; its
-    first row, if any."""
-    with psycopg.connect(url, autocommit=True) as conn:
-        cur = conn.execute(text, args)
-        return cur.fetchone() if cur.description is not None else None
+sql = unheard_sql
 
 
 def left(c: Client) -> int | None:

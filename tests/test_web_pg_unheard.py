@@ -26,10 +26,9 @@ pytest.importorskip("psycopg", reason=missing_extra("psycopg", "postgres"))
 
 from chasetheace.web.pgstore import PgStore
 from chasetheace.web.tables import Table
-from webtools import ServerProcess, create, finish_together, join, server_processes
+from webtools import PROCESS_LIMITS, ServerProcess, create, finish_together, join, server_processes
 
-LIMITS = ["--connections-per-client", "1000", "--tables-per-client", "100000", "--rate-per-client", "100000",
-          "--burst-per-client", "100000", "--http-rate", "100000", "--http-burst", "100000"]
+LIMITS = PROCESS_LIMITS
 
 
 class Unannounced(PgStore):

@@ -224,6 +224,22 @@ class Client:
             self.ws.close()
 
 
+
+PROCESS_LIMITS = ["--connections-per-client", "1000", "--tables-per-client", "100000", "--rate-per-client",
+                  "100000", "--burst-per-client", "100000", "--http-rate", "100000", "--http-burst", "100000"]
+"""A server process's command-line limits high enough that a test's many clients from one address
+are never refused."""
+
+
+def unheard_sql(url: str, text: str, *args: Any) -> Any:
+    """One statement on PostgreSQL in a transaction of its own, with no ``NOTIFY`` (as a process
+    whose notices nobody hears writes); its first row, if any."""
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        cur = conn.execute(text.encode(), args)
+        return cur.fetchone() if cur.description is not None else None
+
 def create(client: Client, **options: Any) -> dict[str, Any]:
     msg = client.request({"type": "create", "name": options.pop("name", "Ann"), **options}, "joined")
     assert msg["type"] == "joined", msg
