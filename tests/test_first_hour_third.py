@@ -355,14 +355,32 @@ def ctrl_c_ends_in_one_line(process: subprocess.Popen[str], shown: str = "") -> 
     (the resource tracker leaves last)."""
     assert process.stderr is not None
     os.killpg(process.pid, signal.SIGINT)
-    rest = process.stderr.read()
-    assert process.wait(timeout=120) == 130, shown + rest
+    try:  # every process of the group holds stderr: it ends when the last one has left
+        rest = process.communicate(timeout=120)[1]
+    except subprocess.TimeoutExpired:
+        left = _group_members(process.pid)
+        os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
+        pytest.fail(f"Ctrl-C did not end the command in 120 s; still running: {left}")
+    assert process.returncode == 130, shown + rest
     assert "Traceback" not in rest and "KeyboardInterrupt" not in rest, rest
     assert rest.strip().splitlines()[-1] == "chase-the-ace: interrupted", rest
     end = time.monotonic() + 60
     while _group_alive(process.pid):
         assert time.monotonic() < end, "processes of the group were left running"
         time.sleep(0.01)
+
+
+def _group_members(group: int) -> list[str]:
+    """The command lines of the processes of a process group (Linux's /proc)."""
+    members = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            if int(stat.read_text().rpartition(")")[2].split()[2]) == group:
+                members.append((stat.parent / "cmdline").read_bytes().replace(b"\0", b" ").decode()[:200])
+        except (OSError, ValueError, IndexError):
+            continue
+    return members
 
 
 def _group_alive(group: int) -> bool:

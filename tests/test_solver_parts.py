@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
+import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -282,6 +284,80 @@ def _command(pid: int) -> bytes:
         return Path(f"/proc/{pid}/cmdline").read_bytes()
     except OSError:
         return b""
+
+
+ENDED_POOL = """
+import gc, multiprocessing.queues, os, struct, sys, time
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from multiprocessing import get_context
+from pathlib import Path
+
+from chasetheace.solver.methods.parts import end_workers
+
+
+def half_a_result(flag: str) -> None:  # in the worker: the start of a long result, then nothing
+    (queue,) = [o for o in gc.get_objects() if isinstance(o, multiprocessing.queues.SimpleQueue)]
+    os.write(queue._writer.fileno(), struct.pack("!i", 1 << 20) + bytes(1000))
+    Path(flag).write_text("sent")
+    time.sleep(600)
+
+
+def a_long_part(flag: str, keep: bytes) -> None:  # in the worker: a part that takes long
+    Path(flag).write_text("started")
+    time.sleep(600)
+
+
+if __name__ == "__main__":
+    flag, case, how = Path(sys.argv[1]), sys.argv[2], sys.argv[3]
+    pool = ProcessPoolExecutor(1, mp_context=get_context("spawn"))
+    if case == "half a result":
+        running = [pool.submit(half_a_result, str(flag))]
+    else:  # a pass left early: a part running, the calls queued behind it more than a pipe holds
+        keep = bytes(1 << 20)  # the strategy each part is sent
+        running = [pool.submit(a_long_part, str(flag), keep)]
+        rest = [pool.submit(a_long_part, str(flag), keep) for _ in range(50)]
+        time.sleep(0.5)
+        for future in rest:  # what a pass does as it is left: the parts not started are cancelled
+            future.cancel()
+    while not flag.exists():
+        time.sleep(0.01)
+    time.sleep(0.3)  # the pool's manager thread waits for a result now (or reads the rest of one)
+    if how == "terminate only":  # what the pool was left with before end_workers
+        for process in pool._processes.values():
+            process.terminate()
+        time.sleep(0.5)
+    else:
+        end_workers(pool)
+    pool.shutdown(cancel_futures=True)
+    try:
+        running[0].result(timeout=0)
+    except BrokenProcessPool:
+        print("broken, closed")
+"""
+
+
+@pytest.mark.parametrize("case", ["half a result", "cancelled calls"])
+def test_a_pool_ended_while_its_workers_are_busy_closes_at_once(tmp_path: Path, case: str) -> None:
+    """A pool whose workers are ended while a part runs (a Ctrl-C) is wound up as broken at once,
+    and the process exits: neither when a worker was half-way through sending a result (the rest
+    never comes), nor when parts not started were cancelled as the pass was left (the pool's
+    manager thread once failed on them, and the exit then waited for a call that no one reads).
+    Run in a process of its own, ended if it hangs (``terminate only`` as the last argument shows
+    the hang of the pool as it was)."""
+    script = tmp_path / "ended_pool.py"
+    script.write_text(ENDED_POOL)
+    path = os.pathsep.join([str(Path(__file__).parents[1] / "src"), os.environ.get("PYTHONPATH", "")])
+    run = subprocess.Popen([sys.executable, str(script), str(tmp_path / "flag"), case, "end_workers"],
+                           env={**os.environ, "PYTHONPATH": path}, text=True, stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        out = run.communicate(timeout=120)[0]
+    except subprocess.TimeoutExpired:
+        os.killpg(run.pid, signal.SIGKILL)
+        run.communicate()
+        pytest.fail(f"{case}: the pool, or the exit after it, waited forever")
+    assert run.returncode == 0 and out.strip() == "broken, closed", out
 
 
 def test_ctrl_c_while_the_parts_are_solved_in_workers_is_one_line(tmp_path: Path) -> None:

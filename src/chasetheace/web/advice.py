@@ -232,15 +232,13 @@ class Advisor:
         if pool is None:
             return
         self.closing = True
-        # the pool has no public way to stop a running task before Python 3.14
-        workers = list((getattr(pool, "_processes", None) or {}).values())
+        # the pool has no public way to stop a running task before Python 3.14: its workers are
+        # ended, and the pipe they answer on closed, so the interpreter's exit never waits on it
+        from ..solver.methods.parts import end_workers
+
+        with contextlib.suppress(Exception):
+            end_workers(pool)
         pool.shutdown(wait=False, cancel_futures=True)
-        for worker in workers:
-            with contextlib.suppress(Exception):
-                worker.terminate()
-        for worker in workers:
-            with contextlib.suppress(Exception):
-                worker.join(5)
 
     def _report(self, future: concurrent.futures.Future[None]) -> None:
         exc = None if future.cancelled() else future.exception()

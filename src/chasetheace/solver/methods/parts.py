@@ -48,7 +48,8 @@ if TYPE_CHECKING:
     from .checkpoint import Checkpoint
 
 __all__ = ["EVALUATION", "EVALUATIONS", "ONE_THREAD", "LocalRunner", "PartResult", "PartsEngine",
-           "PartsPasses", "Runner", "evaluate_part", "interrupts_held", "part_size", "parts_of", "run_part"]
+           "PartsPasses", "Runner", "end_workers", "evaluate_part", "interrupts_held", "part_size",
+           "parts_of", "run_part"]
 
 Array = Any  # numpy arrays
 
@@ -289,10 +290,47 @@ class LocalRunner:
             return
         if self._interrupted:  # left early (Ctrl-C, an error): end the parts still running at once
             # (the pool would wait for them: a part at 9 players takes a minute)
-            for process in list((getattr(self._pool, "_processes", None) or {}).values()):
-                process.terminate()
+            end_workers(self._pool)
         self._pool.shutdown(cancel_futures=True)
         self._pool = None
+
+
+def end_workers(pool: ProcessPoolExecutor) -> None:
+    """End a pool's workers at once (a part still running is abandoned), so that neither the
+    pool's shutdown nor the interpreter's exit can wait forever. Three ways CPython 3.11's
+    ``ProcessPoolExecutor`` (3.11.7 checked) hangs when its workers are simply terminated, each
+    shown by a test in ``tests/test_solver_parts.py``:
+
+    - the workers die before the pool is told it is shutting down: its manager thread then fails
+      on a future already cancelled (``InvalidStateError`` in ``terminate_broken``) and dies
+      before it closes the queue of calls, whose feeder thread, blocked writing the next call to
+      a pipe no one reads, is then waited for at exit. So the pool is shut down first (told,
+      not waited for), then its workers are ended;
+    - that feeder is left to the exit, not waited for (``cancel_join_thread``);
+    - a worker ended half-way through sending a result (a part's figures are more than a pipe
+      holds) leaves the manager thread reading the rest forever, as this process still holds a
+      writing end of that pipe: it is closed once the workers are gone, so the read ends.
+
+    Then the manager thread, which now marks the pool broken and winds it up, is waited for."""
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    calls = getattr(pool, "_call_queue", None)
+    results = getattr(pool, "_result_queue", None)
+    manager = getattr(pool, "_executor_manager_thread", None)
+    pool.shutdown(wait=False, cancel_futures=True)
+    if calls is not None:
+        calls.cancel_join_thread()
+    for process in processes:
+        process.terminate()
+    for process in processes:
+        process.join(5)
+        if process.exitcode is None:
+            process.kill()
+            process.join()
+    writer = getattr(results, "_writer", None)
+    if writer is not None:
+        writer.close()
+    if manager is not None:
+        manager.join(10)
 
 
 @dataclass
