@@ -382,3 +382,35 @@ def test_ctrl_c_while_the_parts_are_solved_in_workers_is_one_line(tmp_path: Path
         assert time.monotonic() < end and solve.poll() is None, "the parts never started"
         time.sleep(0.05)
     ctrl_c_ends_in_one_line(solve)
+
+
+def test_agree_in_parts_plays_the_better_action_where_its_figures_say_so() -> None:
+    """A strategy that mostly plays, in some situations, the action its own exact figures call
+    worse (a solved 4-player table with its most reached situations turned round): one exact pass
+    over the parts plays them by the better action, the NashConv falls, and the solution's figures
+    are the exact ones of the strategy it returns (an exact best response in one piece agrees)."""
+    from chasetheace.solver.methods.measure import measure
+    from chasetheace.solver.solutions.solving import _measured, agree_in_parts, disagreeing
+
+    hand = Hand(cta.Rules(), 4)
+    solved = cta.solve(cta.Rules(), 4)
+    index = {key: i for i, key in enumerate(solved.infosets)}
+    worst = sorted(range(len(solved.keep)), key=lambda i: -solved.reach[i])[:12]
+    turned = [1.0 - k if i in worst else k for i, k in enumerate(solved.keep)]
+    bad = _measured(hand, "dcfr", measure(hand, lambda key: turned[index[key]]))
+    wrong = disagreeing(bad)
+    assert len(wrong) >= 6 and bad.nash_conv > 10 * solved.nash_conv
+
+    agreed, counts = agree_in_parts(bad, 1, passes=1)
+    assert counts == [len(wrong), len(disagreeing(agreed))] and counts[1] < counts[0]
+    assert agreed.infosets == bad.infosets and agreed.nash_conv < bad.nash_conv
+    for i in wrong:  # each played by the action the figures it was judged by call better
+        kept, swapped = bad.values[i]
+        assert agreed.keep[i] == (1.0 if kept <= swapped else 0.0)
+    played = {key: k for key, k in zip(agreed.infosets, agreed.keep)}
+    exact = measure(hand, lambda key: played[key])
+    at = {key: i for i, key in enumerate(exact.infosets)}
+    assert agreed.nash_conv == pytest.approx(exact.nash_conv, abs=1e-12)
+    assert np.allclose(agreed.values, [exact.values[at[key]] for key in agreed.infosets], rtol=0, atol=1e-12)
+    with pytest.raises(ValueError, match="bad passes 0"):
+        agree_in_parts(bad, passes=0)

@@ -207,11 +207,22 @@ def _true(rules: Rules, players: int, path: Path, solved: str | None, workers: i
     CFR on the exact tree in parts, :data:`TRUE_ITERATIONS` iterations from the ``iid`` strategy,
     then an exact best response; every finished part kept in a checkpoint folder of the cache
     ``solved`` (``prepare-<file name>-dcfr<iterations>``), so that a run stopped resumes there."""
-    from ..solutions.solving import solve
+    from ..model.hand import Hand
+    from ..solutions.solving import AGREE_GAP, AGREE_PASSES, agree_in_parts, open_checkpoint, solve
+
+    def say(text: str) -> None:
+        print(f"{players} players: {text}", flush=True)
 
     folder = cache.cache_folder(solved) / f"prepare-{path.stem}-dcfr{TRUE_ITERATIONS}"
-    return solve(rules, players, method="dcfr", iterations=TRUE_ITERATIONS, workers=workers,
-                 checkpoint=folder, progress=lambda text: print(f"{players} players: {text}", flush=True))
+    sol = solve(rules, players, method="dcfr", iterations=TRUE_ITERATIONS, workers=workers,
+                checkpoint=folder, progress=say)
+    # then the situations where it mostly plays the action its own figures call worse
+    store = open_checkpoint(folder.with_name(folder.name + "-agree"), Hand(rules, players), "agree",
+                            passes=AGREE_PASSES, gap=AGREE_GAP)
+    agreed, counts = agree_in_parts(sol, workers, checkpoint=store, progress=say)
+    say(f"situations that disagree with their own figures: {' -> '.join(map(str, counts))}; "
+        f"NashConv {sol.nash_conv:.3e} -> {agreed.nash_conv:.3e} (exact)")
+    return agreed
 
 
 def _again(rules: Rules, players: int, solved: str | None) -> Solution:

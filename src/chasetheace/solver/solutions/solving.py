@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from ..methods.measure import Measure
     from ..methods.parts import Runner
 
-__all__ = ["Batches", "solve"]
+__all__ = ["AGREE_GAP", "AGREE_PASSES", "Batches", "agree_in_parts", "disagreeing", "solve"]
 
 
 def solve(rules: Rules | None = None, players: int = 5, *, method: str = "auto",
@@ -462,10 +462,9 @@ def _from_parts(hand: Hand, method: str, iterations: int, tolerance: float, chec
     """CFR on the exact tree evaluated in parts (:mod:`..methods.parts`), started from the strategy solved
     without card removal as CFR's first iterate. Every NashConv check is an exact best response in
     the true game; the solution's figures are those of the last check (no refinement off the path:
-    that would take a pass per round). ``checkpoint``: keep the iterates and parts there, and
-    resume from them; ``runner``: who runs the parts (default ``workers`` local processes)."""
-    import numpy as np
-
+    that takes a pass per try, :func:`agree_in_parts`). ``checkpoint``: keep the iterates and parts
+    there, and resume from them; ``runner``: who runs the parts (default ``workers`` local
+    processes)."""
     from ..methods.cfr import run_cfr
     from ..methods.parts import PartsEngine
     from ..model.tree import Tree
@@ -490,7 +489,17 @@ def _from_parts(hand: Hand, method: str, iterations: int, tolerance: float, chec
         if got is None:  # a finished solve run again: that pass, from the checkpoint
             got = engine.evaluate(sigma)
     assert got is not None
-    gains = engine.gains(sigma, got.cfv)
+    return _parts_solution(hand, method, keys, sigma, got, engine.gains(sigma, got.cfv),
+                           iterations=record.iterations, seconds=time.perf_counter() - start,
+                           trace=record.trace)
+
+
+def _parts_solution(hand: Hand, method: str, keys: list[Any], sigma: Any, got: Any, gains: Any,
+                    **extra: Any) -> Solution:
+    """The solution of ``sigma`` (rows: ``keys``) from an exact pass over the parts (``got``: its
+    sums, ``gains``: the best responses'), with the situations of the true game only."""
+    import numpy as np
+
     on = np.flatnonzero(got.present)  # the situations of the true game
 
     def per(table: Any) -> list[tuple[float, float]]:
@@ -501,8 +510,71 @@ def _from_parts(hand: Hand, method: str, iterations: int, tolerance: float, chec
                     keep=[float(x) for x in sigma[on, 0]], reach=[float(r) for r in got.info_reach[on]],
                     values=per(got.cfv), loss_probabilities=[float(x) for x in got.losses],
                     expected_lives_lost=[float(x) for x in got.lives], nash_conv=float(gains.sum()),
-                    gains=[float(g) for g in gains], iterations=record.iterations,
-                    seconds=time.perf_counter() - start, trace=record.trace, chances=per(got.cfp))
+                    gains=[float(g) for g in gains], chances=per(got.cfp), **extra)
+
+
+AGREE_PASSES = 1
+"""Exact passes over the parts that :func:`agree_in_parts` tries at most."""
+
+
+def disagreeing(solution: Solution, gap: float = AGREE_GAP) -> list[int]:
+    """The situations (indices into ``solution.infosets``) where the strategy mostly plays the
+    action its own figures (``values``: the lives each action loses from there) call worse by more
+    than ``gap`` lives: there the hint and the solved bot would disagree."""
+    wrong = []
+    for i, (keep, (kept, swapped)) in enumerate(zip(solution.keep, solution.values)):
+        if (kept - swapped > gap and keep > 0.5) or (swapped - kept > gap and keep < 0.5):
+            wrong.append(i)
+    return wrong
+
+
+def agree_in_parts(solution: Solution, workers: int = 1, *, passes: int = AGREE_PASSES,
+                   gap: float = AGREE_GAP, checkpoint: Checkpoint | None = None,
+                   runner: Runner | None = None,
+                   progress: Callable[[str], None] | None = None) -> tuple[Solution, list[int]]:
+    """``solution`` (solved on the exact tree in parts) played, in the situations of
+    :func:`disagreeing`, by the action its figures call better, wherever that does not raise its
+    exact NashConv: :func:`agree` for tables too big for one tree. Each try changes every such
+    situation at once and costs one exact pass over the parts (a best response in the true game):
+    kept if the NashConv is not higher, then tried again on the figures of the changed strategy,
+    ``passes`` passes at most. Returns the solution (its figures from the last kept pass, its
+    ``nash_conv`` exact) and the number of disagreeing situations before each pass and after the
+    last. ``checkpoint``: every finished part kept there (a run stopped resumes)."""
+    import numpy as np
+
+    from ..methods.parts import PartsEngine
+
+    if not (isinstance(passes, int) and not isinstance(passes, bool) and passes >= 1):
+        raise ValueError(f"bad passes {passes!r}: an integer >= 1")
+    hand = Hand(solution.rules, solution.players)
+    keys = list(solution.infosets)  # every situation of the true game, as the parts make them
+    sigma = np.array([[k, 1.0 - k] for k in solution.keep], dtype=np.float64)
+    best, counts = solution, []
+    with PartsEngine(hand, keys, workers, progress, runner=runner, checkpoint=checkpoint) as engine:
+        for _ in range(passes):
+            wrong = disagreeing(best, gap)
+            counts.append(len(wrong))
+            if not wrong:
+                return best, counts
+            trial = sigma.copy()
+            for i in wrong:
+                kept, swapped = best.values[i]
+                trial[i] = (1.0, 0.0) if kept <= swapped else (0.0, 1.0)
+            got = engine.evaluate(trial)
+            gains = engine.gains(trial, got.cfv)
+            if progress is not None:
+                progress(f"{len(wrong)} situations played by the better action: NashConv "
+                         f"{best.nash_conv:.3e} -> {float(gains.sum()):.3e}")
+            if float(gains.sum()) > best.nash_conv:
+                return best, counts
+            changed = _parts_solution(hand, solution.method, keys, trial, got, gains,
+                                      iterations=solution.iterations, seconds=solution.seconds,
+                                      trace=solution.trace)
+            if len(changed.infosets) != len(keys):
+                raise ValueError("the solution's situations are not those of the true game's parts")
+            sigma, best = trial, changed
+    counts.append(len(disagreeing(best, gap)))
+    return best, counts
 
 
 def _from_iid(hand: Hand, iterations: int, tolerance: float, check_every: int, start: float, workers: int,
