@@ -240,17 +240,22 @@ def unheard_sql(url: str, text: str, *args: Any) -> Any:
         cur = conn.execute(text.encode(), args)
         return cur.fetchone() if cur.description is not None else None
 
+STATE_WAIT = 30.0
+"""Seconds a test waits for the table's state after joining: generous for a loaded machine (once,
+under a CI run beside a solver on two cores, a new PostgreSQL process's first state took over 10 s)."""
+
+
 def create(client: Client, **options: Any) -> dict[str, Any]:
     msg = client.request({"type": "create", "name": options.pop("name", "Ann"), **options}, "joined")
     assert msg["type"] == "joined", msg
-    client.until(lambda m: m["type"] == "state")
+    client.until(lambda m: m["type"] == "state", STATE_WAIT)
     return msg
 
 
 def join(client: Client, table: str, name: str) -> dict[str, Any]:
     msg = client.request({"type": "join", "table": table, "name": name}, "joined")
     assert msg["type"] == "joined", msg
-    client.until(lambda m: m["type"] == "state")
+    client.until(lambda m: m["type"] == "state", STATE_WAIT)
     return msg
 
 
