@@ -112,7 +112,7 @@ TRUE_GAME: frozenset[tuple[str, int]] = frozenset(
     if not (Rules.preset(p).pairing or Rules.preset(p).kings_jerk))
 """The (preset, players) that :func:`prepare` solves in the true game (:data:`TRUE_PLAYERS`)."""
 TRUE_NOW: frozenset[tuple[str, int]] = frozenset(
-    {("standard", 8), ("standard", 9), ("chase-the-ace", 8)})
+    {("standard", 8), ("standard", 9), ("chase-the-ace", 8), ("cuckoo", 9)})
 """The tables of :data:`TRUE_GAME` shipped so in this version; the others of :data:`TRUE_GAME`
 (:data:`TRUE_AGAIN`) still ship their ``iid`` strategy, solved without card removal."""
 TRUE_AGAIN: frozenset[tuple[str, int]] = TRUE_GAME - TRUE_NOW
